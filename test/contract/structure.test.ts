@@ -1,0 +1,116 @@
+// Structural rules every operation of the contract follows. A new operation that forgets one fails here.
+import { describe, expect, it } from "vitest";
+import { loadOpenApi } from "../../lib/openapi-ajv.ts";
+
+const doc = loadOpenApi();
+const deref = (node: any): any => (node?.$ref ? node.$ref.slice(2).split("/").reduce((n: any, k: string) => n[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc) : node);
+const ops = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op, id: `${method.toUpperCase()} ${path}` })));
+const jsonSchema = (res: any) => res?.content?.["application/json"]?.schema;
+const isList = (op: any) => String(jsonSchema(op.responses["200"])?.$ref ?? "").endsWith("List");
+
+describe("contract structure", () => {
+  it("holds the 16 /v1 paths of the seed (13 endpoints + 3 participant) and the simulation paths", () => {
+    const v1 = Object.keys(doc.paths).filter((p) => p.startsWith("/v1/"));
+    const endpoints = ops.filter((o) => o.path.startsWith("/v1/"));
+    expect(endpoints).toHaveLength(16);
+    expect(v1).toEqual(expect.arrayContaining([
+      "/v1/studies", "/v1/studies/{id}", "/v1/interviews", "/v1/interviews/{id}", "/v1/releases", "/v1/releases/{id}",
+      "/v1/chats", "/v1/chats/{id}", "/v1/chats/{id}/messages", "/v1/webhooks", "/v1/experiments",
+      "/v1/interview-participant/config", "/v1/interview-participant/launches", "/v1/interview-participant/prompt-events",
+    ]));
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/interviews", "/_sim/webhook-deliveries"]);
+    for (const o of ops.filter((o) => o.path.startsWith("/_sim/"))) expect(o.op.tags).toEqual(["Simulation"]);
+  });
+
+  it.each(ops)("$id has an operationId, a summary, a description and titled success and error examples", ({ op }) => {
+    expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
+    expect(op.summary?.length).toBeGreaterThan(3);
+    expect(op.description?.length).toBeGreaterThan(10);
+    const titled = (status: string) => Object.values<any>(op.responses[status]?.content?.["application/json"]?.examples ?? {}).filter((e) => e.summary).length;
+    const statuses = Object.keys(op.responses);
+    const successExamples = statuses.filter((s) => s.startsWith("2")).reduce((n, s) => n + titled(s), 0);
+    const errorExamples = statuses.filter((s) => /^[45]/.test(s)).reduce((n, s) => n + titled(s), 0);
+    // 204 has no body to carry an example; DELETE proves its success example through the 401 one instead.
+    if (!statuses.every((s) => s === "204" || !s.startsWith("2"))) expect(successExamples).toBeGreaterThan(0);
+    expect(errorExamples).toBeGreaterThan(0);
+  });
+
+  it.each(ops)("$id declares 401 with the error envelope", ({ op }) => {
+    expect(jsonSchema(op.responses["401"])?.$ref).toBe("#/components/schemas/ErrorEnvelope");
+  });
+
+  it.each(ops.filter((o) => o.path.includes("{id}")))("$id declares 404 and 400 (non-UUID id)", ({ op }) => {
+    expect(jsonSchema(op.responses["404"])?.$ref).toBe("#/components/schemas/ErrorEnvelope");
+    expect(jsonSchema(op.responses["400"])?.$ref).toBe("#/components/schemas/ErrorEnvelope");
+    const id = op.parameters.map(deref).find((p: any) => p.in === "path" && p.name === "id");
+    expect(deref(id.schema).format).toBe("uuid");
+  });
+
+  const lists = ops.filter((o) => isList(o.op));
+  it("finds every list operation", () => expect(lists.map((o) => o.op.operationId).sort()).toEqual(
+    ["listChatMessages", "listChats", "listInterviews", "listReleases", "listStudies", "simListWebhookDeliveries"],
+  ));
+
+  it.each(lists)("$id uses the list envelope, limit 1..100 default 20, a UUID starting_after and declares 400", ({ op }) => {
+    const envelope = deref(jsonSchema(op.responses["200"]));
+    expect(envelope.required).toEqual(["object", "data", "has_more"]);
+    expect(envelope.properties.object.enum).toEqual(["list"]);
+    expect(envelope.properties.data.type).toBe("array");
+    expect(envelope.properties.has_more.type).toBe("boolean");
+    const params = op.parameters.map(deref);
+    const limit = params.find((p: any) => p.name === "limit");
+    expect(limit.in).toBe("query");
+    expect(limit.schema).toMatchObject({ minimum: 1, maximum: 100, default: 20 });
+    const cursor = params.find((p: any) => p.name === "starting_after");
+    expect(deref(cursor.schema).format).toBe("uuid");
+    expect(jsonSchema(op.responses["400"])?.$ref).toBe("#/components/schemas/ErrorEnvelope");
+  });
+
+  it("list items never carry detail-only fields", () => {
+    const props = (name: string) => Object.keys(doc.components.schemas[name].properties);
+    for (const [summary, detail] of [["StudySummary", "Study"], ["InterviewSummary", "Interview"], ["ReleaseSummary", "Release"], ["ChatSummary", "Chat"]]) {
+      const detailOnly = props(detail).filter((p) => !props(summary).includes(p));
+      expect(detailOnly.length, `${detail} adds detail-only fields`).toBeGreaterThan(0);
+    }
+    expect(props("StudySummary")).not.toContain("interview_count");
+    expect(props("InterviewSummary")).not.toContain("transcript");
+    expect(props("ReleaseSummary")).not.toContain("vcs_pr_description");
+    expect(props("ChatSummary")).not.toContain("message_count");
+  });
+
+  it("MessagePart is a oneOf over the six part types with a `type` discriminator", () => {
+    const part = doc.components.schemas.MessagePart;
+    expect(part.discriminator.propertyName).toBe("type");
+    expect(Object.keys(part.discriminator.mapping).sort()).toEqual(["file", "redacted_thinking", "text", "thinking", "tool_result", "tool_use"]);
+    expect(part.oneOf).toHaveLength(6);
+    for (const name of ["ToolUsePart", "ToolResultPart", "MessageSource"]) {
+      const p = doc.components.schemas[name].properties;
+      expect(p.truncated.enum).toEqual([true]);
+      expect(deref(p.truncation_reason.allOf[0]).enum).toEqual(["size_limit_32kb"]);
+    }
+  });
+
+  it("the deprecated experiments endpoint is marked deprecated and requires Deprecation and Sunset on every response", () => {
+    const op = doc.paths["/v1/experiments"].get;
+    expect(op.deprecated).toBe(true);
+    for (const res of Object.values<any>(op.responses)) {
+      expect(res.headers.Deprecation.required).toBe(true);
+      expect(res.headers.Sunset.required).toBe(true);
+    }
+  });
+
+  it("participant endpoints use the public SDK key, every other operation the project key", () => {
+    for (const { path, op } of ops) {
+      const schemes = (op.security ?? doc.security).flatMap((s: object) => Object.keys(s));
+      expect(schemes).toEqual([path.startsWith("/v1/interview-participant/") ? "PublicSdkKey" : "ProjectApiKey"]);
+    }
+    expect(doc.components.securitySchemes.ProjectApiKey).toMatchObject({ type: "http", scheme: "Bearer" });
+  });
+
+  it("PUT /v1/webhooks answers 201 with the secret and 200 without it", () => {
+    const put = doc.paths["/v1/webhooks"].put;
+    expect(deref(jsonSchema(put.responses["201"])).required).toContain("signing_secret");
+    expect(Object.keys(deref(jsonSchema(put.responses["200"])).properties)).not.toContain("signing_secret");
+    expect(Object.keys(doc.paths["/v1/webhooks"].delete.responses)).toContain("204");
+  });
+});
