@@ -44,6 +44,8 @@ export interface ContractAjv {
   doc: OpenApiDoc;
   /** Compiles (once, cached by ajv) the schema at `pointer`, e.g. `#/components/schemas/Study`. */
   validator(pointer: string): ValidateFunction;
+  /** Compiles a schema that may `$ref` into the contract as `openapi.json#/...`. */
+  compile(schema: object): ValidateFunction;
 }
 
 /** Builds an ajv instance holding the whole contract. `options` are passed to ajv (e.g. `coerceTypes`). */
@@ -69,6 +71,7 @@ export function createContractAjv(doc: OpenApiDoc = loadOpenApi(), options: Opti
       if (!fn) throw new Error(`No schema at ${ref}`);
       return fn;
     },
+    compile: (schema) => ajv.compile(schema),
   };
 }
 

@@ -1,0 +1,92 @@
+/** Starting the servers a benchmark compares, each in its own process on a free loopback port. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const root = fileURLToPath(new URL("../", import.meta.url));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+export interface Proc {
+  child: ChildProcess;
+  baseUrl: string;
+  startupMs: number;
+  /** Resident set size in bytes, read from /proc. */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+async function waitFor(child: ChildProcess, ready: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    if (await ready().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${what} did not start within ${timeoutMs} ms`);
+}
+
+function procOf(child: ChildProcess, baseUrl: string, startupMs: number): Proc {
+  return {
+    child,
+    baseUrl,
+    startupMs,
+    rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) * 1024,
+    stop: () => new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+    }),
+  };
+}
+
+/** The reference server as `npm start` runs it (response validation off), logging silenced. */
+export async function startReference(env: Record<string, string> = {}): Promise<Proc> {
+  const port = await freePort();
+  const started = Date.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "server/src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: "silent", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const baseUrl = `http://127.0.0.1:${port}/api`;
+  await waitFor(child, async () => (await fetch(`${baseUrl}/v1/studies`)).status === 401, 120_000, "reference server");
+  return procOf(child, baseUrl, Date.now() - started);
+}
+
+/** Prism 5.14.2 on the same contract, at its fastest settings: `-v silent`. It serves `/v1/...` at its root. */
+export async function startPrism(): Promise<Proc> {
+  const port = await freePort();
+  const started = Date.now();
+  const child = spawn(process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(port), "-h", "127.0.0.1", "-v", "silent", "generated/openapi.json"], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitFor(child, async () => (await fetch(`${baseUrl}/v1/studies`)).status > 0, 60_000, "prism");
+  return procOf(child, baseUrl, Date.now() - started);
+}
+
+/** A bare Express 5 app answering precomputed bodies: the ceiling of any Express handler. */
+export async function startCeiling(bodies: Record<string, string>): Promise<Proc> {
+  const port = await freePort();
+  const started = Date.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/ceiling.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), BODIES: JSON.stringify(bodies) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const baseUrl = `http://127.0.0.1:${port}/api`;
+  await waitFor(child, async () => (await fetch(`${baseUrl}/ready`)).status === 200, 30_000, "ceiling");
+  return procOf(child, baseUrl, Date.now() - started);
+}

@@ -1,0 +1,152 @@
+/**
+ * createApp(options) builds the reference server's Express app; it never listens (main.ts does).
+ * Everything time- or I/O-dependent is injectable so tests run the real app deterministically.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+import type { Logger } from "pino";
+import { pinoHttp } from "pino-http";
+import type { FixtureDataset } from "../../fixtures/types.ts";
+import { loadOpenApi } from "../../lib/openapi-ajv.ts";
+import { systemClock, type Clock } from "./clock.ts";
+import { experimentsHandlers } from "./handlers/experiments.ts";
+import { chatsHandlers } from "./handlers/chats.ts";
+import type { HandlerDeps } from "./handlers/deps.ts";
+import { interviewsHandlers } from "./handlers/interviews.ts";
+import { messagesHandlers } from "./handlers/messages.ts";
+import { participantHandlers } from "./handlers/participant.ts";
+import { releasesHandlers } from "./handlers/releases.ts";
+import { simulationHandlers } from "./handlers/simulation.ts";
+import { studiesHandlers } from "./handlers/studies.ts";
+import { webhooksHandlers } from "./handlers/webhooks.ts";
+import { ApiError } from "./http/errors.ts";
+import { buildRouter } from "./http/router.ts";
+import type { Handlers } from "./http/types.ts";
+import { readDataset, shiftDataset } from "./store/dataset.ts";
+import { Store } from "./store/store.ts";
+import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
+import type { WebhookDispatcher } from "./webhooks/types.ts";
+
+export interface AppOptions {
+  /** Fixture data; default fixtures/data/default.json. Not mutated when `shiftTime` is false. */
+  dataset?: FixtureDataset;
+  /** Shift fixture timestamps so the dataset's anchor is the clock's now (default true). */
+  shiftTime?: boolean;
+  clock?: Clock;
+  /** Check every success response against the contract (a violation is a 500 naming the field). Default true. */
+  validateResponses?: boolean;
+  webhookRetryDelaysMs?: number[];
+  webhookTimeoutMs?: number;
+  simProcessingMs?: number;
+  launchTokenTtlMs?: number;
+  participantConfigTtlSeconds?: number;
+  maxBodyBytes?: number;
+  /** Replace handlers (tests use it to prove the response check catches a broken handler). */
+  handlers?: Partial<Handlers>;
+  /** Replace the webhook dispatcher. */
+  webhooks?: WebhookDispatcher;
+  /** Request logger; false (the default) logs nothing. */
+  logger?: Logger | false;
+}
+
+export interface App {
+  app: Express;
+  store: Store;
+  webhooks: WebhookDispatcher;
+  close(): Promise<void>;
+}
+
+const DOCS = fileURLToPath(new URL("../../docs/", import.meta.url));
+
+export function createApp(options: AppOptions = {}): App {
+  const clock = options.clock ?? systemClock;
+  const dataset = options.dataset ?? readDataset();
+  if (options.shiftTime !== false) shiftDataset(dataset, clock.now() - Date.parse(dataset.anchor));
+  const store = new Store(dataset);
+  const doc = loadOpenApi();
+  const webhooks = options.webhooks ?? createWebhookDispatcher({
+    clock,
+    retryDelaysMs: options.webhookRetryDelaysMs ?? [10_000, 60_000, 300_000],
+    timeoutMs: options.webhookTimeoutMs ?? 10_000,
+    logger: options.logger || undefined,
+  });
+  const deps: HandlerDeps = {
+    store,
+    clock,
+    webhooks,
+    simProcessingMs: options.simProcessingMs ?? 1_000,
+    launchTokenSecret: randomBytes(32),
+    launchTokenTtlMs: options.launchTokenTtlMs ?? 15 * 60_000,
+    participantConfigTtlSeconds: options.participantConfigTtlSeconds ?? 300,
+  };
+  const handlers: Handlers = {
+    ...studiesHandlers(deps),
+    ...interviewsHandlers(deps),
+    ...releasesHandlers(deps),
+    ...chatsHandlers(deps),
+    ...messagesHandlers(deps),
+    ...webhooksHandlers(deps),
+    ...experimentsHandlers(deps),
+    ...participantHandlers(deps),
+    ...simulationHandlers(deps),
+    ...options.handlers,
+  };
+  const { router, routes } = buildRouter({
+    doc,
+    store,
+    handlers,
+    validateResponses: options.validateResponses ?? true,
+    maxBodyBytes: options.maxBodyBytes ?? 100 * 1024,
+  });
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("query parser", "simple");
+  if (options.logger) app.use(pinoHttp({ logger: options.logger }));
+  if (existsSync(DOCS)) app.use("/docs", express.static(DOCS, { index: "index.html", fallthrough: true }));
+  app.use("/api", router);
+  app.use(methodNotAllowed(routes));
+  app.use(((req, _res, next) => next(new ApiError(404, "not_found_error", `No such route: ${req.method} ${req.path}`))) as RequestHandler);
+  app.use(errorHandler(options.logger || undefined));
+
+  return { app, store, webhooks, close: () => webhooks.close() };
+}
+
+/** A known path with another method is a 405 with `Allow`, not a 404. */
+function methodNotAllowed(routes: Array<{ method: string; expressPath: string }>): RequestHandler {
+  const patterns = routes.map((r) => ({
+    method: r.method.toUpperCase(),
+    regex: new RegExp(`^/api${r.expressPath.replace(/:[^/]+/g, "[^/]+")}/?$`),
+  }));
+  return (req, res, next) => {
+    const allowed = patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method);
+    if (allowed.length === 0) return next();
+    if (allowed.includes("GET")) allowed.push("HEAD");
+    const allow = [...new Set(allowed)].sort().join(", ");
+    res.set("Allow", allow);
+    next(new ApiError(405, "method_not_allowed_error", `Method ${req.method} is not allowed on ${req.path}; allowed: ${allow}`));
+  };
+}
+
+/** Every error, including body-parser failures and bugs, leaves in the envelope: never HTML, never a stack trace. */
+function errorHandler(logger?: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    let e: ApiError;
+    if (err instanceof ApiError) e = err;
+    else if (err?.type === "entity.parse.failed") e = new ApiError(400, "invalid_request_error", "Malformed JSON body");
+    else if (err?.type === "entity.too.large") e = new ApiError(413, "payload_too_large_error", `Request body exceeds ${err.limit} bytes`);
+    else if (err?.type === "encoding.unsupported" || err?.type === "charset.unsupported") e = new ApiError(415, "unsupported_media_type_error", "Unsupported body encoding");
+    else if (err?.type === "request.aborted") e = new ApiError(400, "invalid_request_error", "Request aborted");
+    else if (err instanceof URIError) e = new ApiError(400, "invalid_request_error", "Malformed URL encoding");
+    else {
+      logger?.error({ err, path: req.path }, "unhandled error");
+      e = new ApiError(500, "api_error", "Internal server error");
+    }
+    if (e.status >= 500) logger?.error({ message: e.message, path: req.path }, "server error");
+    if (res.headersSent) return res.end();
+    res.set(e.headers).status(e.status).type("application/json").send(JSON.stringify(e.envelope));
+  };
+}

@@ -1,0 +1,32 @@
+/** Environment of `npm start`, parsed once with clear errors instead of NaN surprises. */
+export interface ServerEnv {
+  host: string;
+  port: number;
+  validateResponses: boolean;
+  webhookRetryDelaysMs: number[];
+  webhookTimeoutMs: number;
+  simProcessingMs: number;
+  fixturesScale: number | null;
+  logLevel: string;
+}
+
+function int(name: string, raw: string | undefined, fallback: number, min = 0): number {
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
+  const delays = (env.WEBHOOK_RETRY_DELAYS_MS ?? "10000,60000,300000").split(",").map((s, i) => int(`WEBHOOK_RETRY_DELAYS_MS[${i}]`, s.trim(), 0));
+  return {
+    host: env.HOST || "127.0.0.1",
+    port: int("PORT", env.PORT, 4010),
+    validateResponses: env.VALIDATE_RESPONSES === "1",
+    webhookRetryDelaysMs: delays,
+    webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", env.WEBHOOK_TIMEOUT_MS, 10_000, 1),
+    simProcessingMs: int("SIM_PROCESSING_MS", env.SIM_PROCESSING_MS, 1_000),
+    fixturesScale: env.FIXTURES_SCALE ? int("FIXTURES_SCALE", env.FIXTURES_SCALE, 0, 1) : null,
+    logLevel: env.LOG_LEVEL || "info",
+  };
+}

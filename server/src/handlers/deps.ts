@@ -1,0 +1,18 @@
+/** What handlers depend on besides the request: injected by app.ts so tests can replace any of it. */
+import type { Clock } from "../clock.ts";
+import type { Store } from "../store/store.ts";
+import type { WebhookDispatcher } from "../webhooks/types.ts";
+
+export interface HandlerDeps {
+  store: Store;
+  clock: Clock;
+  webhooks: WebhookDispatcher;
+  /** Delay from a simulated interview's start to its completion. */
+  simProcessingMs: number;
+  /** HMAC key of participant launch tokens. */
+  launchTokenSecret: Buffer;
+  /** Lifetime of a launch token issued with the trigger config. */
+  launchTokenTtlMs: number;
+  /** How long clients may cache the trigger config. */
+  participantConfigTtlSeconds: number;
+}

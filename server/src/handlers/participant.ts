@@ -1,0 +1,103 @@
+/**
+ * Participant endpoints of the mobile client library (public SDK key). Their shapes are this project's
+ * design (spec/resources/participant.tsp). Eligibility is decided here, never on the device: a study that
+ * is not accepting responses, or a user who already completed it, gets `not_eligible`.
+ */
+import { randomUUID } from "node:crypto";
+import type { components } from "../../../generated/schema.d.ts";
+import type { StoredStudy } from "../../../fixtures/types.ts";
+import { iso } from "../clock.ts";
+import { ApiError, badRequest, gone } from "../http/errors.ts";
+import type { HandlerGroup } from "../http/types.ts";
+import type { Project } from "../store/project.ts";
+import { studyUsage } from "../views/studies.ts";
+import type { HandlerDeps } from "./deps.ts";
+import { readLaunchToken, signLaunchToken } from "./launch-tokens.ts";
+
+type S = components["schemas"];
+
+/** How long a resolved interview URL stays valid. */
+const LAUNCH_URL_TTL_MS = 10 * 60_000;
+
+function notEligible(reason: string, attribution: Partial<S["LaunchDecision"]>): S["LaunchDecision"] {
+  return { object: "launch", mode: "not_eligible", url: null, expiresAt: null, reason, ...attribution };
+}
+
+function alreadyCompleted(project: Project, studyId: string, referenceId: string | null): boolean {
+  if (!referenceId) return false;
+  return (project.interviewsByReference.get(referenceId) ?? []).some((i) => i.study_id === studyId && i.status === "completed");
+}
+
+export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent"> {
+  const { clock, launchTokenSecret: secret } = deps;
+
+  function decide(project: Project, study: StoredStudy | undefined, mode: "webview" | "external_browser", referenceId: string | null, attribution: Partial<S["LaunchDecision"]>): S["LaunchDecision"] {
+    const now = clock.now();
+    if (!study || !studyUsage(project, study, now).accepting_responses) return notEligible("not_accepting_responses", attribution);
+    if (alreadyCompleted(project, study.id, referenceId)) return notEligible("already_completed", attribution);
+    const url = new URL(study.interview_link);
+    if (referenceId) url.searchParams.set("reference_id", referenceId);
+    url.searchParams.set("launch", randomUUID());
+    return { object: "launch", mode, url: url.toString(), expiresAt: iso(now + LAUNCH_URL_TTL_MS), reason: null, ...attribution };
+  }
+
+  return {
+    getParticipantConfig({ project, query }) {
+      const referenceId = query.referenceId ?? null;
+      const expiresAt = clock.now() + deps.launchTokenTtlMs;
+      const token = (ruleId: string, audienceId: string | null) => signLaunchToken({ r: ruleId, u: referenceId, a: audienceId, e: expiresAt }, secret);
+      const rules = new Map(project.triggerRules.map((r) => [r.id, r]));
+      const audienceMatches: S["AudienceMatch"][] = [];
+      if (referenceId) {
+        for (const a of project.audiences) {
+          const rule = rules.get(a.launch_rule_id);
+          if (!rule || !a.reference_ids.includes(referenceId)) continue;
+          audienceMatches.push({
+            audienceId: a.id, launchRuleId: rule.id, experimentId: rule.study_id, prompt: rule.prompt,
+            launchToken: token(rule.id, a.id), launchTokenExpiresAt: iso(expiresAt),
+          });
+        }
+      }
+      return {
+        status: 200,
+        body: {
+          object: "participant_config",
+          ttlSeconds: deps.participantConfigTtlSeconds,
+          triggerRules: project.triggerRules.map((r) => ({
+            launchRuleId: r.id, eventName: r.event_name, experimentId: r.study_id, prompt: r.prompt,
+            launchToken: token(r.id, null), launchTokenExpiresAt: iso(expiresAt),
+          })),
+          audienceMatches,
+        },
+      };
+    },
+
+    createParticipantLaunch({ project, body }) {
+      const referenceId = body.referenceId;
+      if ((body.launchToken === undefined) === (body.inviteCode === undefined)) {
+        throw new ApiError(400, "invalid_request_error", "Invalid parameters", [
+          { location: "body", field: "launchToken", message: "exactly one of launchToken and inviteCode is required" },
+        ]);
+      }
+      if (body.inviteCode !== undefined) {
+        const invite = project.invites.get(body.inviteCode);
+        if (!invite) return { status: 200, body: notEligible("unknown_invite", {}) };
+        const attribution = { experimentId: invite.study_id, ...(invite.launch_rule_id ? { launchRuleId: invite.launch_rule_id } : {}) };
+        return { status: 200, body: decide(project, project.studies.get(invite.study_id), invite.mode, referenceId, attribution) };
+      }
+      const claim = readLaunchToken(body.launchToken!, secret);
+      const rule = claim && project.triggerRules.find((r) => r.id === claim.r);
+      if (!claim || !rule) throw badRequest("Invalid launch token");
+      if (claim.u !== referenceId) throw badRequest("Launch token was issued for another referenceId");
+      if (claim.e <= clock.now()) throw gone("Launch token expired");
+      const attribution = { launchRuleId: rule.id, experimentId: rule.study_id, ...(claim.a ? { audienceId: claim.a } : {}) };
+      return { status: 200, body: decide(project, project.studies.get(rule.study_id), rule.mode, referenceId, attribution) };
+    },
+
+    createPromptEvent({ project, body }) {
+      const duplicate = project.promptEvents.has(body.eventId);
+      if (!duplicate) project.promptEvents.set(body.eventId, { phase: body.phase, received_at: iso(clock.now()) });
+      return { status: 202, body: { object: "prompt_event", id: body.eventId, duplicate } };
+    },
+  };
+}

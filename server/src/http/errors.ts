@@ -1,0 +1,32 @@
+/**
+ * The one error envelope: `{"error": {"type", "message", "details"?}}`. Every error the server sends,
+ * from a handler, the validator, the body parser or the fallback routes, is an ApiError rendered here.
+ */
+import type { components } from "../../../generated/schema.d.ts";
+
+export type ErrorType = components["schemas"]["ErrorType"];
+export type ValidationIssue = components["schemas"]["ValidationIssue"];
+export type ErrorEnvelope = components["schemas"]["ErrorEnvelope"];
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: ErrorType,
+    message: string,
+    readonly details?: ValidationIssue[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  get envelope(): ErrorEnvelope {
+    return { error: { type: this.type, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+export const invalidParameters = (details: ValidationIssue[]) => new ApiError(400, "invalid_request_error", "Invalid parameters", details);
+export const badRequest = (message: string) => new ApiError(400, "invalid_request_error", message);
+export const unauthorized = (message: string) => new ApiError(401, "authentication_error", message);
+export const notFound = (message: string) => new ApiError(404, "not_found_error", message);
+export const conflict = (message: string) => new ApiError(409, "conflict_error", message);
+export const gone = (message: string) => new ApiError(410, "launch_expired_error", message);

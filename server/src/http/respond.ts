@@ -1,0 +1,43 @@
+/**
+ * Writes results. In development and test every success body and required header is checked against
+ * the contract first; a violation becomes a 500 that names the field, so a handler bug never reaches a
+ * client as silently wrong data.
+ */
+import type { Response } from "express";
+import type { RouteDef } from "../../../generated/routes.ts";
+import { createContractAjv, describeErrors, type ContractAjv, type OpenApiDoc } from "../../../lib/openapi-ajv.ts";
+import { ApiError } from "./errors.ts";
+
+export class ResponseWriter {
+  private readonly ajv: ContractAjv | null;
+
+  constructor(doc: OpenApiDoc, validate: boolean) {
+    this.ajv = validate ? createContractAjv(doc) : null;
+  }
+
+  send(res: Response, route: RouteDef, result: { status: number; body: unknown; headers?: Record<string, string> }): void {
+    const declared = route.responses[String(result.status)];
+    if (this.ajv) this.check(res, route, result);
+    if (result.headers) res.set(result.headers);
+    if (!declared?.schema || result.status === 204) {
+      res.status(result.status).end();
+      return;
+    }
+    res.status(result.status).type("application/json").send(JSON.stringify(result.body));
+  }
+
+  private check(res: Response, route: RouteDef, result: { status: number; body: unknown; headers?: Record<string, string> }): void {
+    const declared = route.responses[String(result.status)];
+    const where = `${route.operationId} ${result.status}`;
+    if (!declared) throw contractViolation(`${where}: status not declared by the contract`);
+    for (const name of declared.requiredHeaders) {
+      if (result.headers?.[name] === undefined && res.get(name) === undefined) throw contractViolation(`${where}: missing required header ${name}`);
+    }
+    if (declared.schema) {
+      const validate = this.ajv!.validator(declared.schema);
+      if (!validate(result.body)) throw contractViolation(`${where}: ${describeErrors(validate.errors)}`);
+    }
+  }
+}
+
+const contractViolation = (detail: string) => new ApiError(500, "api_error", `Response does not match the contract: ${detail}`);

@@ -1,0 +1,74 @@
+/**
+ * Mounts every operation of generated/routes.ts on an Express router: authenticate (401), then validate
+ * (415/413/400), then the handler (404 and the rest), then the response check against the contract when
+ * enabled. The order is the contract's: no unauthenticated caller learns whether an id exists.
+ */
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import { routes, type OperationId, type RouteDef } from "../../../generated/routes.ts";
+import type { OpenApiDoc } from "../../../lib/openapi-ajv.ts";
+import type { Store } from "../store/store.ts";
+import { projectFromBearer, projectFromPublicKey } from "./auth.ts";
+import { ApiError } from "./errors.ts";
+import { ResponseWriter } from "./respond.ts";
+import type { Ctx, Handlers } from "./types.ts";
+import { ValidatorFactory } from "./validate.ts";
+
+export interface RouterOptions {
+  doc: OpenApiDoc;
+  store: Store;
+  handlers: Handlers;
+  validateResponses: boolean;
+  maxBodyBytes: number;
+}
+
+/** Headers every response of a deprecated operation carries, errors included (the seed: "all its responses"). */
+export const DEPRECATION_HEADERS: Record<string, string> = {
+  Deprecation: "@1751328000",
+  Sunset: "Wed, 01 Jul 2026 00:00:00 GMT",
+  Link: '</api/v1/studies>; rel="successor-version"',
+};
+
+/** Node's query parser silently keeps malformed `%` escapes; a client sending them deserves a 400, not a garbled filter. */
+function assertWellFormedQuery(url: string): void {
+  const q = url.indexOf("?");
+  if (q < 0) return;
+  try {
+    decodeURIComponent(url.slice(q + 1).replace(/\+/g, " "));
+  } catch {
+    throw new ApiError(400, "invalid_request_error", "Malformed URL encoding in the query string");
+  }
+}
+
+function readJson(req: Request, res: Response, limit: number): Promise<unknown> {
+  if (!req.is("application/json")) {
+    return Promise.reject(new ApiError(415, "unsupported_media_type_error", "Content-Type must be application/json"));
+  }
+  const parse = express.json({ limit, strict: true });
+  return new Promise((resolve, reject) => parse(req, res, (err?: unknown) => (err ? reject(err) : resolve(req.body))));
+}
+
+export function buildRouter(options: RouterOptions): { router: Router; routes: RouteDef[] } {
+  const router = express.Router({ caseSensitive: true, strict: false });
+  const factory = new ValidatorFactory(options.doc);
+  const writer = new ResponseWriter(options.doc, options.validateResponses);
+
+  for (const route of routes) {
+    const validate = factory.forRoute(route);
+    const handler = options.handlers[route.operationId as OperationId] as (ctx: Ctx<OperationId>) => unknown;
+    router[route.method](route.expressPath, async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        if (route.deprecated) res.set(DEPRECATION_HEADERS);
+        const project = route.auth === "public" ? projectFromPublicKey(req, options.store.publicKeys) : projectFromBearer(req, options.store.apiKeys);
+        assertWellFormedQuery(req.originalUrl);
+        const path = validate.path(req.params as Record<string, string>);
+        const query = validate.query(req.query as Record<string, unknown>);
+        const body = route.requestBody ? validate.body(await readJson(req, res, options.maxBodyBytes)) : undefined;
+        const result = await handler({ project, path, query, body, req } as unknown as Ctx<OperationId>);
+        writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });
+      } catch (err) {
+        next(err);
+      }
+    });
+  }
+  return { router, routes };
+}

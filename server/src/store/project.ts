@@ -1,0 +1,154 @@
+/**
+ * One project's data and its indexes. Every list the API serves is a sorted array kept in the list's
+ * order (see sorted.ts); lookups by id are maps. Hidden chats are kept apart so they can never leak
+ * into a list or a count.
+ */
+import type {
+  FixtureProject, StoredAudience, StoredChat, StoredInterview, StoredInvite, StoredMessage, StoredRelease, StoredStudy, StoredTriggerRule,
+} from "../../../fixtures/types.ts";
+import { ascBy, descBy, insertSorted, removeSorted, type Compare } from "./sorted.ts";
+
+export const studyOrder: Compare<StoredStudy> = descBy((s) => s.created_at);
+export const interviewOrder: Compare<StoredInterview> = descBy((i) => i.created_at);
+export const releaseOrder: Compare<StoredRelease> = descBy((r) => r.merged_at);
+export const chatOrder: Compare<StoredChat> = descBy((c) => c.created_at);
+export const messageOrder: Compare<StoredMessage> = ascBy((m) => m.created_at);
+
+/** The project's webhook as stored; the secret never leaves except in the creation response. */
+export interface WebhookSetting {
+  url: string;
+  events: Array<"interview.completed">;
+  signing_secret: string;
+  /** Bumped on every change, so deliveries scheduled for an older setting can tell they are stale. */
+  version: number;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export class Project {
+  readonly id: string;
+  readonly name: string;
+
+  readonly studies = new Map<string, StoredStudy>();
+  /** Active studies only: the study list shows active studies. */
+  readonly activeStudies: StoredStudy[] = [];
+
+  readonly interviews = new Map<string, StoredInterview>();
+  readonly interviewList: StoredInterview[] = [];
+  readonly interviewsByStudy = new Map<string, StoredInterview[]>();
+  readonly interviewsByStatus = new Map<string, StoredInterview[]>();
+  readonly interviewsByReference = new Map<string, StoredInterview[]>();
+  readonly interviewsByQuality = new Map<string, StoredInterview[]>();
+
+  readonly releases = new Map<string, StoredRelease>();
+  readonly releaseList: StoredRelease[] = [];
+
+  /** Visible chats only. */
+  readonly chats = new Map<string, StoredChat>();
+  readonly chatList: StoredChat[] = [];
+  /** Visible messages of visible chats, per chat, oldest first. */
+  readonly messagesByChat = new Map<string, StoredMessage[]>();
+  readonly messages = new Map<string, StoredMessage>();
+
+  readonly triggerRules: StoredTriggerRule[] = [];
+  readonly audiences: StoredAudience[] = [];
+  readonly invites = new Map<string, StoredInvite>();
+  /** Prompt event ids already recorded (idempotency). */
+  readonly promptEvents = new Map<string, { phase: string; received_at: string }>();
+
+  webhook: WebhookSetting | null = null;
+  private webhookVersion = 0;
+
+  constructor(p: FixtureProject) {
+    this.id = p.id;
+    this.name = p.name;
+  }
+
+  addStudy(s: StoredStudy): void {
+    this.studies.set(s.id, s);
+    if (s.status === "active") this.activeStudies.push(s);
+  }
+
+  addInterview(i: StoredInterview, sorted = false): void {
+    this.interviews.set(i.id, i);
+    const add = sorted ? (list: StoredInterview[]) => insertSorted(list, i, interviewOrder) : (list: StoredInterview[]) => list.push(i);
+    add(this.interviewList);
+    for (const [map, key] of this.indexKeys(i)) {
+      if (!map.has(key)) map.set(key, []);
+      add(map.get(key)!);
+    }
+  }
+
+  /** Re-indexes an interview whose status or quality changed (simulated interviews). */
+  updateInterview(i: StoredInterview, change: Partial<StoredInterview>): void {
+    for (const [map, key] of this.indexKeys(i)) removeSorted(map.get(key)!, i, interviewOrder);
+    Object.assign(i, change);
+    for (const [map, key] of this.indexKeys(i)) {
+      if (!map.has(key)) map.set(key, []);
+      insertSorted(map.get(key)!, i, interviewOrder);
+    }
+  }
+
+  private indexKeys(i: StoredInterview): Array<[Map<string, StoredInterview[]>, string]> {
+    const keys: Array<[Map<string, StoredInterview[]>, string]> = [
+      [this.interviewsByStudy, i.study_id],
+      [this.interviewsByStatus, i.status],
+      [this.interviewsByReference, i.reference_id],
+    ];
+    if (i.quality_score) keys.push([this.interviewsByQuality, i.quality_score]);
+    return keys;
+  }
+
+  addRelease(r: StoredRelease): void {
+    this.releases.set(r.id, r);
+    this.releaseList.push(r);
+  }
+
+  addChat(c: StoredChat): void {
+    if (c.visibility !== "visible") return;
+    this.chats.set(c.id, c);
+    this.chatList.push(c);
+    this.messagesByChat.set(c.id, []);
+  }
+
+  /** Must run after every chat is added: messages of hidden chats and hidden branches are dropped here. */
+  addMessage(m: StoredMessage): void {
+    if (m.hidden) return;
+    const list = this.messagesByChat.get(m.chat_id);
+    if (!list) return;
+    list.push(m);
+    this.messages.set(m.id, m);
+  }
+
+  /** Sorts every index once after bulk loading. */
+  finishLoading(): void {
+    this.activeStudies.sort(studyOrder);
+    this.interviewList.sort(interviewOrder);
+    for (const map of [this.interviewsByStudy, this.interviewsByStatus, this.interviewsByReference, this.interviewsByQuality]) {
+      for (const list of map.values()) list.sort(interviewOrder);
+    }
+    this.releaseList.sort(releaseOrder);
+    this.chatList.sort(chatOrder);
+    for (const list of this.messagesByChat.values()) list.sort(messageOrder);
+  }
+
+  setWebhook(url: string, events: Array<"interview.completed">, secret: string): WebhookSetting {
+    this.webhook = { url, events, signing_secret: secret, version: ++this.webhookVersion };
+    return this.webhook;
+  }
+
+  deleteWebhook(): void {
+    this.webhook = null;
+    this.webhookVersion++;
+  }
+
+  static group<T extends { project_id: string }>(items: T[]): Map<string, T[]> {
+    const map = new Map<string, T[]>();
+    for (const item of items) push(map, item.project_id, item);
+    return map;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Study views. `limits.*.used` and `accepting_responses` are derived from the interviews at request time:
+ * every interview created in the window counts, whatever its status (a started interview uses capacity).
+ */
+import type { components } from "../../../generated/schema.d.ts";
+import type { StoredStudy } from "../../../fixtures/types.ts";
+import type { Project } from "../store/project.ts";
+import { monthStart, weekStart } from "../store/windows.ts";
+
+type S = components["schemas"];
+
+/** Interviews of the study created at or after `sinceIso`; the per-study index is newest first, so this is a binary search. */
+function countSince(project: Project, studyId: string, sinceIso: string): number {
+  const list = project.interviewsByStudy.get(studyId) ?? [];
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].created_at >= sinceIso) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export interface StudyUsage {
+  limits: S["StudyLimits"];
+  accepting_responses: boolean;
+}
+
+export function studyUsage(project: Project, study: StoredStudy, nowMs: number): StudyUsage {
+  const limits: S["StudyLimits"] = {
+    monthly: { limit: study.monthly_limit, used: countSince(project, study.id, new Date(monthStart(nowMs)).toISOString()) },
+    weekly: { limit: study.weekly_limit, used: countSince(project, study.id, new Date(weekStart(nowMs)).toISOString()) },
+  };
+  const within = (l: S["UsageLimit"]) => l.limit === null || l.used < l.limit;
+  return { limits, accepting_responses: study.status === "active" && within(limits.monthly) && within(limits.weekly) };
+}
+
+export function studySummary(project: Project, s: StoredStudy, nowMs: number): S["StudySummary"] {
+  const usage = studyUsage(project, s, nowMs);
+  return {
+    id: s.id,
+    object: "study",
+    name: s.name,
+    status: s.status,
+    interview_link: s.interview_link,
+    accepting_responses: usage.accepting_responses,
+    supported_languages: s.supported_languages,
+    limits: usage.limits,
+    created_at: s.created_at,
+  };
+}
+
+export function completedCount(project: Project, studyId: string): number {
+  let n = 0;
+  for (const i of project.interviewsByStudy.get(studyId) ?? []) if (i.status === "completed") n++;
+  return n;
+}
+
+export function studyDetail(project: Project, s: StoredStudy, nowMs: number): S["Study"] {
+  return {
+    ...studySummary(project, s, nowMs),
+    research_goal: s.research_goal,
+    product_name: s.product_name,
+    questions: s.questions,
+    interview_count: completedCount(project, s.id),
+  };
+}
+

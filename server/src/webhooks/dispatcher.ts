@@ -1,0 +1,210 @@
+/**
+ * Delivery of `interview.completed` to the project's webhook, with the seed's rules:
+ * - sent only when the project has a webhook whose `events` include `interview.completed`;
+ * - the body is built and serialised once per event, so every retry carries the byte-identical body and signature
+ *   (and `timestamp` is the send time of the first attempt);
+ * - a non-2xx answer, a connection error or no answer within `timeoutMs` is retried after `retryDelaysMs[0]`,
+ *   `[1]`, `[2]` (10 s, 1 min, 5 min by default), then the event is dropped; a 2xx ends it;
+ * - deleting or replacing the webhook cancels the pending retries to the old setting (recorded as `cancelled`),
+ *   and an attempt already in flight to the old setting is not retried.
+ * Handlers call in and return at once: nothing here is awaited in a request, and no error escapes to the caller.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { iso, type Clock } from "../clock.ts";
+import type { Project } from "../store/project.ts";
+import { AttemptLog } from "./attempt-log.ts";
+import { postWebhook, type PostOutcome } from "./delivery.ts";
+import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
+import { retryDelayAfter, TimerSet } from "./schedule.ts";
+import { signWebhookBody } from "./signing.ts";
+import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
+
+export interface WebhookDispatcherOptions {
+  clock: Clock;
+  /** Waits before the 1st, 2nd, 3rd... retry; its length is the number of retries. */
+  retryDelaysMs: readonly number[];
+  /** Per attempt: connect + response headers. */
+  timeoutMs: number;
+  logger?: Logger;
+  /** Attempts kept per project for the deliveries list (default 1000). */
+  maxAttemptsPerProject?: number;
+}
+
+/** One event bound to the webhook setting it was created for. */
+interface EventDelivery {
+  id: string;
+  project: Project;
+  interviewId: string;
+  url: string;
+  secret: string;
+  version: number;
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** Why an attempt of `ev` will not be sent; null while its webhook setting is still the current one. */
+function staleReason(ev: EventDelivery): string | null {
+  const current = ev.project.webhook;
+  if (!current) return "cancelled: webhook deleted";
+  if (!current.events.includes(INTERVIEW_COMPLETED)) return "cancelled: event unsubscribed";
+  // The version is bumped by every PUT, even one that changes nothing; such a PUT keeps the same receiver and
+  // secret, so its retries go on. A different url or secret is a replaced webhook.
+  if (current.version !== ev.version && (current.url !== ev.url || current.signing_secret !== ev.secret)) return "cancelled: webhook replaced";
+  return null;
+}
+
+function outcomeFields(outcome: PostOutcome): Pick<WebhookDelivery, "status" | "response_status" | "error"> {
+  switch (outcome.kind) {
+    case "answered":
+      return outcome.status >= 200 && outcome.status < 300
+        ? { status: "succeeded", response_status: outcome.status, error: null }
+        : { status: "failed", response_status: outcome.status, error: `http_${outcome.status}` };
+    case "timeout":
+      return { status: "failed", response_status: null, error: "timeout" };
+    case "connection_error":
+      return { status: "failed", response_status: null, error: `connection_error: ${outcome.code}` };
+    case "aborted":
+      return { status: "cancelled", response_status: null, error: "cancelled: server shutting down" };
+  }
+}
+
+export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { clock, timeoutMs, logger } = options;
+  const retryDelaysMs = [...options.retryDelaysMs];
+  const log = new AttemptLog(options.maxAttemptsPerProject);
+  const timers = new TimerSet(clock);
+  /** Attempts waiting for their retry timer, with what cancels the timer. */
+  const waiting = new Map<WebhookDelivery, { ev: EventDelivery; cancel: () => void }>();
+  /** Attempts on the wire, with what aborts them, and the promises close() waits for. */
+  const inFlight = new Map<WebhookDelivery, AbortController>();
+  const running = new Set<Promise<void>>();
+  let closed = false;
+
+  const nowIso = () => iso(clock.now());
+
+  function newAttempt(ev: EventDelivery, attempt: number, scheduledAtMs: number): WebhookDelivery {
+    const record: WebhookDelivery = {
+      id: randomUUID(),
+      object: "webhook_delivery",
+      event_id: ev.id,
+      event: INTERVIEW_COMPLETED,
+      interview_id: ev.interviewId,
+      attempt,
+      url: ev.url,
+      status: "pending",
+      response_status: null,
+      error: null,
+      scheduled_at: iso(scheduledAtMs),
+      sent_at: null,
+      finished_at: null,
+    };
+    log.add(ev.project.id, record);
+    return record;
+  }
+
+  function cancelAttempt(record: WebhookDelivery, reason: string): void {
+    Object.assign(record, { status: "cancelled", error: reason, finished_at: nowIso() });
+  }
+
+  function send(ev: EventDelivery, record: WebhookDelivery, nowMs = clock.now()): void {
+    record.status = "in_flight";
+    record.sent_at = iso(nowMs);
+    const controller = new AbortController();
+    inFlight.set(record, controller);
+    const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal })
+      .then((outcome) => finish(ev, record, outcome))
+      .catch((err) => logger?.error({ err, event_id: ev.id }, "webhook delivery bookkeeping failed"))
+      .finally(() => {
+        inFlight.delete(record);
+        running.delete(done);
+      });
+    running.add(done);
+  }
+
+  function finish(ev: EventDelivery, record: WebhookDelivery, outcome: PostOutcome): void {
+    const now = clock.now();
+    Object.assign(record, outcomeFields(outcome), { finished_at: iso(now) });
+    if (record.status !== "failed") return;
+    logger?.warn({ event_id: ev.id, attempt: record.attempt, url: ev.url, error: record.error }, "webhook attempt failed");
+    scheduleRetry(ev, record.attempt, now);
+  }
+
+  /** The retry is due `delay` after the failure (`failedAtMs`), which is exactly its `scheduled_at`. */
+  function scheduleRetry(ev: EventDelivery, failedAttempt: number, failedAtMs: number): void {
+    if (closed) return;
+    const delay = retryDelayAfter(retryDelaysMs, failedAttempt);
+    if (delay === null) {
+      logger?.warn({ event_id: ev.id, url: ev.url }, "webhook retries exhausted; event dropped");
+      return;
+    }
+    // An attempt that was in flight when the webhook changed is not retried against the old setting.
+    if (staleReason(ev)) return;
+    const next = newAttempt(ev, failedAttempt + 1, failedAtMs + delay);
+    const cancel = timers.at(failedAtMs + delay, () => {
+      waiting.delete(next);
+      const stale = staleReason(ev);
+      if (stale) cancelAttempt(next, stale);
+      else send(ev, next);
+    });
+    waiting.set(next, { ev, cancel });
+  }
+
+  return {
+    interviewCompleted(project, interview, study) {
+      if (closed) return;
+      try {
+        const webhook = project.webhook;
+        if (!webhook || !webhook.events.includes(INTERVIEW_COMPLETED)) return;
+        const now = clock.now();
+        // The first attempt goes out now, so its send time is the event's timestamp.
+        const body = serializeEvent(interviewCompletedEvent(interview, study, iso(now)));
+        const ev: EventDelivery = {
+          id: randomUUID(),
+          project,
+          interviewId: interview.id,
+          url: webhook.url,
+          secret: webhook.signing_secret,
+          version: webhook.version,
+          body,
+          headers: {
+            "Content-Type": "application/json",
+            "X-Webhook-Event": INTERVIEW_COMPLETED,
+            "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body),
+          },
+        };
+        send(ev, newAttempt(ev, 1, now), now);
+      } catch (err) {
+        logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");
+      }
+    },
+
+    webhookChanged(project) {
+      try {
+        for (const [record, { ev, cancel }] of waiting) {
+          if (ev.project !== project) continue;
+          const stale = staleReason(ev);
+          if (!stale) continue;
+          cancel();
+          waiting.delete(record);
+          cancelAttempt(record, stale);
+        }
+      } catch (err) {
+        logger?.error({ err, project_id: project.id }, "webhook cancellation failed");
+      }
+    },
+
+    attempts(project) {
+      return log.list(project.id);
+    },
+
+    async close() {
+      closed = true;
+      timers.clearAll();
+      for (const record of waiting.keys()) cancelAttempt(record, "cancelled: server shutting down");
+      waiting.clear();
+      for (const controller of inFlight.values()) controller.abort();
+      await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * What the rest of the server needs from webhook delivery. The dispatcher owns signing, the retry
+ * schedule, timeouts and the record of attempts; handlers only tell it what happened.
+ */
+import type { components } from "../../../generated/schema.d.ts";
+import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
+import type { Project } from "../store/project.ts";
+
+export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
+
+export interface WebhookDispatcher {
+  /** An interview of `project` finished processing: send `interview.completed` if the project's webhook subscribes to it. */
+  interviewCompleted(project: Project, interview: StoredInterview, study: StoredStudy | undefined): void;
+  /** The project's webhook was deleted or replaced: cancel every pending delivery to the old setting. */
+  webhookChanged(project: Project): void;
+  /** Every attempt of the project's deliveries, oldest scheduled first (ties by id). */
+  attempts(project: Project): readonly WebhookDelivery[];
+  /** Stops timers and aborts in-flight requests (server shutdown). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,62 @@
+// `npm start` as a new user runs it: prints the base URL, both keys and a curl line, serves the
+// fixtures, logs requests as JSON lines, and exits cleanly on SIGTERM and SIGINT.
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { ACME, GLOBEX } from "./helpers.ts";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, "127.0.0.1", () => {
+    const { port } = s.address() as { port: number };
+    s.close(() => resolve(port));
+  });
+});
+
+async function startMain(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "server/src/main.ts"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const deadline = Date.now() + 20_000;
+  while (!out.includes("Try: curl") && Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, exited, output: () => out, errors: () => err };
+}
+
+describe("npm start", () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it(`prints what a new user needs, serves the fixtures and stops on ${signal}`, async () => {
+      const port = await freePort();
+      const { child, exited, output } = await startMain({ PORT: String(port), HOST: "127.0.0.1" });
+      try {
+        const base = `http://127.0.0.1:${port}/api`;
+        expect(output()).toContain(base);
+        expect(output()).toContain(ACME);
+        expect(output()).toContain(GLOBEX);
+        expect(output()).toContain(`curl -H "Authorization: Bearer ${ACME}" ${base}/v1/chats`);
+        const res = await fetch(`${base}/v1/chats`, { headers: { authorization: `Bearer ${ACME}` } });
+        expect(res.status).toBe(200);
+        expect((await res.json()).object).toBe("list");
+        await new Promise((r) => setTimeout(r, 100));
+        const logLine = output().split("\n").find((l) => l.startsWith("{") && l.includes("/api/v1/chats"));
+        expect(logLine, "a JSON request log line").toBeTruthy();
+        expect(JSON.parse(logLine!).res.statusCode).toBe(200);
+      } finally {
+        child.kill(signal);
+      }
+      expect(await exited).toBe(0);
+    }, 40_000);
+  }
+
+  it("refuses a bad PORT with a clear message", async () => {
+    const { exited, errors } = await startMain({ PORT: "eighty" });
+    expect(await exited).toBe(2);
+    expect(errors()).toContain("PORT must be an integer");
+  }, 20_000);
+});
