@@ -105,7 +105,8 @@ export function createApp(options: AppOptions = {}): App {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
-  if (options.logger) app.use(pinoHttp({ logger: options.logger }));
+  // pino-http costs a child logger and listeners per request even when nothing is printed; skip it when silent.
+  if (options.logger && options.logger.level !== "silent") app.use(pinoHttp({ logger: options.logger }));
   if (existsSync(DOCS)) app.use("/docs", express.static(DOCS, { index: "index.html", fallthrough: true }));
   app.use("/api", router);
   app.use(methodNotAllowed(routes));

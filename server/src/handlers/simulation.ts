@@ -11,6 +11,7 @@ import type { HandlerGroup } from "../http/types.ts";
 import type { Project } from "../store/project.ts";
 import { ascBy } from "../store/sorted.ts";
 import { interviewDetail } from "../views/interviews.ts";
+import { forget } from "../views/memo.ts";
 import { studyUsage } from "../views/studies.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";
@@ -51,9 +52,13 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<"simCreateIn
   const { clock, webhooks } = deps;
 
   function run(project: Project, study: StoredStudy, interview: StoredInterview): void {
-    schedule(clock, () => project.updateInterview(interview, { status: "processing" }), Math.floor(deps.simProcessingMs / 2));
+    schedule(clock, () => {
+      project.updateInterview(interview, { status: "processing" });
+      forget(interview);
+    }, Math.floor(deps.simProcessingMs / 2));
     schedule(clock, () => {
       project.updateInterview(interview, completion(study, interview, clock.now()));
+      forget(interview);
       webhooks.interviewCompleted(project, interview, study);
     }, deps.simProcessingMs);
   }

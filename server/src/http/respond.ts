@@ -7,6 +7,7 @@ import type { Response } from "express";
 import type { RouteDef } from "../../../generated/routes.ts";
 import { createContractAjv, describeErrors, type ContractAjv, type OpenApiDoc } from "../../../lib/openapi-ajv.ts";
 import { ApiError } from "./errors.ts";
+import { toJson } from "./serialize.ts";
 
 export class ResponseWriter {
   private readonly ajv: ContractAjv | null;
@@ -23,7 +24,7 @@ export class ResponseWriter {
       res.status(result.status).end();
       return;
     }
-    res.status(result.status).type("application/json").send(JSON.stringify(result.body));
+    res.status(result.status).type("application/json").send(toJson(result.body));
   }
 
   private check(res: Response, route: RouteDef, result: { status: number; body: unknown; headers?: Record<string, string> }): void {

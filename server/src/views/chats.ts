@@ -1,10 +1,13 @@
 /** Chat views: `message_count` (visible messages only) is detail-only; message bodies are never part of a chat. */
 import type { components } from "../../../generated/schema.d.ts";
 import type { StoredChat } from "../../../fixtures/types.ts";
+import { memo } from "./memo.ts";
 
 type S = components["schemas"];
 
-export function chatSummary(c: StoredChat): S["ChatSummary"] {
+export const chatSummary = (c: StoredChat): S["ChatSummary"] => memo(c, "summary", buildSummary);
+
+function buildSummary(c: StoredChat): S["ChatSummary"] {
   return {
     id: c.id,
     object: "chat",

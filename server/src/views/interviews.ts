@@ -1,10 +1,13 @@
 /** Interview views: list items never carry the transcript or question answers; internal fields never leave. */
 import type { components } from "../../../generated/schema.d.ts";
 import type { StoredInterview } from "../../../fixtures/types.ts";
+import { memo } from "./memo.ts";
 
 type S = components["schemas"];
 
-export function interviewSummary(i: StoredInterview): S["InterviewSummary"] {
+export const interviewSummary = (i: StoredInterview): S["InterviewSummary"] => memo(i, "summary", buildSummary);
+
+function buildSummary(i: StoredInterview): S["InterviewSummary"] {
   return {
     id: i.id,
     object: "interview",
@@ -23,6 +26,5 @@ export function interviewSummary(i: StoredInterview): S["InterviewSummary"] {
   };
 }
 
-export function interviewDetail(i: StoredInterview): S["Interview"] {
-  return { ...interviewSummary(i), transcript: i.transcript, question_answers: i.question_answers };
-}
+export const interviewDetail = (i: StoredInterview): S["Interview"] =>
+  memo(i, "detail", (r) => ({ ...interviewSummary(r), transcript: r.transcript, question_answers: r.question_answers }));

@@ -4,10 +4,11 @@
  * - Transient tool states (streaming input, approval requests) are reported as `input_available`.
  * - Internal runtime parts (compaction, container uploads, hidden branches) and metadata are dropped.
  * - Oversized tool inputs, tool results and source queries are nulled and marked (truncation.ts).
- * A view is computed once per message and cached: stored messages never change.
+ * A view is computed once per message (memo.ts): stored messages never change.
  */
 import type { components } from "../../../generated/schema.d.ts";
 import type { RawPart, RawSource, StoredMessage } from "../../../fixtures/types.ts";
+import { memo } from "./memo.ts";
 import { overCap, TRUNCATION_REASON } from "./truncation.ts";
 
 type S = components["schemas"];
@@ -60,12 +61,10 @@ export function publicSource(s: RawSource): S["MessageSource"] {
     : { ...base, rows: s.rows, query: s.query };
 }
 
-const cache = new WeakMap<StoredMessage, S["Message"]>();
+export const messageView = (m: StoredMessage): S["Message"] => memo(m, "view", buildView);
 
-export function messageView(m: StoredMessage): S["Message"] {
-  let view = cache.get(m);
-  if (!view) {
-    view = {
+function buildView(m: StoredMessage): S["Message"] {
+  return {
       id: m.id,
       object: "message",
       chat_id: m.chat_id,
@@ -74,10 +73,7 @@ export function messageView(m: StoredMessage): S["Message"] {
       sources: m.sources ? m.sources.map(publicSource) : null,
       feedback: m.feedback,
       usage: m.role === "assistant" ? m.usage : null,
-      created_at: m.created_at,
-      completed_at: m.completed_at,
-    };
-    cache.set(m, view);
-  }
-  return view;
+    created_at: m.created_at,
+    completed_at: m.completed_at,
+  };
 }

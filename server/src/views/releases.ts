@@ -1,10 +1,13 @@
 /** Release views: `vcs_pr_description` is detail-only. */
 import type { components } from "../../../generated/schema.d.ts";
 import type { StoredRelease } from "../../../fixtures/types.ts";
+import { memo } from "./memo.ts";
 
 type S = components["schemas"];
 
-export function releaseSummary(r: StoredRelease): S["ReleaseSummary"] {
+export const releaseSummary = (r: StoredRelease): S["ReleaseSummary"] => memo(r, "summary", buildSummary);
+
+function buildSummary(r: StoredRelease): S["ReleaseSummary"] {
   return {
     id: r.id,
     object: "release",
@@ -20,6 +23,4 @@ export function releaseSummary(r: StoredRelease): S["ReleaseSummary"] {
   };
 }
 
-export function releaseDetail(r: StoredRelease): S["Release"] {
-  return { ...releaseSummary(r), vcs_pr_description: r.vcs_pr_description };
-}
+export const releaseDetail = (r: StoredRelease): S["Release"] => memo(r, "detail", (x) => ({ ...releaseSummary(x), vcs_pr_description: x.vcs_pr_description }));
