@@ -1,0 +1,156 @@
+/**
+ * `npm run bench`: every figure measured side by side in one run on this machine, medians over rounds.
+ *  1. req/s and p99 of three endpoints on the reference server (as `npm start` runs it), Prism at its fastest
+ *     settings (`-v silent`) and a bare Express ceiling with precomputed bodies of the same size;
+ *  2. pagination scaling: p50 of a page deep in the interview list at 1,000 vs 1,000,000 interviews, start-up
+ *     time and resident memory at 1,000,000;
+ *  3. the conformance suite's full run and `npm run generate`;
+ *  4. the metrics engine over 1,000,000 events.
+ * Writes BENCHMARKS.md. Options: ROUNDS (default 3), SECONDS per round (default 5), SKIP_SCALE=1.
+ */
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import { generateDataset } from "../fixtures/generate.ts";
+import { compare, load, median } from "./load.ts";
+import { root, startCeiling, startPrism, startReference } from "./servers.ts";
+
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const SECONDS = Number(process.env.SECONDS ?? 5);
+const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
+const auth = { authorization: `Bearer ${ACME}` };
+const lines: string[] = [];
+const say = (s = "") => {
+  console.log(s);
+  lines.push(s);
+};
+const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function throughput(): Promise<void> {
+  const ref = await startReference();
+  const prism = await startPrism();
+  try {
+    const chats = await (await fetch(`${ref.baseUrl}/v1/chats?limit=100`, { headers: auth })).json() as { data: Array<{ id: string }> };
+    let busiest = chats.data[0].id;
+    let most = 0;
+    for (const c of chats.data) {
+      const n = ((await (await fetch(`${ref.baseUrl}/v1/chats/${c.id}`, { headers: auth })).json()) as { message_count: number }).message_count;
+      if (n > most) [busiest, most] = [c.id, n];
+    }
+    const paths = ["/v1/studies", "/v1/interviews?limit=100", `/v1/chats/${busiest}/messages`];
+    const bodies: Record<string, string> = {};
+    for (const p of paths) bodies[p] = await (await fetch(`${ref.baseUrl}${p}`, { headers: auth })).text();
+    const ceiling = await startCeiling(bodies);
+    try {
+      say("## Throughput (autocannon, 50 connections, " + `${ROUNDS} rounds x ${SECONDS} s, medians)`);
+      say();
+      say("| endpoint | server | req/s | p50 ms | p99 ms | body bytes | non-2xx |");
+      say("|---|---|---:|---:|---:|---:|---:|");
+      const ratios: string[] = [];
+      for (const p of paths) {
+        const label = p.replace(busiest, ":id");
+        const r = await compare([
+          { name: "reference", url: `${ref.baseUrl}${p}`, headers: auth },
+          { name: "prism (-v silent)", url: `${prism.baseUrl}${p}`, headers: auth },
+          { name: "express ceiling", url: `${ceiling.baseUrl}${p}`, headers: {} },
+        ], ROUNDS, SECONDS);
+        for (const [name, x] of r) say(`| \`GET ${label}\` | ${name} | ${fmt(x.rps)} | ${fmt(x.p50, 1)} | ${fmt(x.p99, 1)} | ${fmt(x.bytes)} | ${x.non2xx} |`);
+        const refR = r.get("reference")!;
+        ratios.push(`| \`GET ${label}\` | ${fmt(refR.rps / r.get("prism (-v silent)")!.rps, 2)} | ${fmt(refR.rps / r.get("express ceiling")!.rps, 2)} |`);
+      }
+      say();
+      say("| endpoint | reference / Prism (target >= 2.5) | reference / ceiling (target >= 0.7) |");
+      say("|---|---:|---:|");
+      for (const r of ratios) say(r);
+      say();
+      say("Prism serves its single example whatever `limit` says, so its bodies are smaller than the reference server's.");
+      say();
+    } finally {
+      await ceiling.stop();
+    }
+  } finally {
+    await ref.stop();
+    await prism.stop();
+  }
+}
+
+/** The id of the interview at `fraction` of Acme's list, recomputed from the same deterministic generator. */
+function deepCursor(scale: number, fraction: number): string {
+  const ds = generateDataset({ scale });
+  const acme = ds.projects[0].id;
+  const list = ds.interviews.filter((i) => i.project_id === acme).map((i) => [i.created_at, i.id] as const);
+  list.sort((a, b) => (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : a[1] < b[1] ? 1 : -1));
+  return list[Math.floor(list.length * fraction)][1];
+}
+
+async function scaling(): Promise<void> {
+  say("## Pagination at scale");
+  say();
+  const rows: Array<{ scale: number; p50: number; startup: number; rss: number }> = [];
+  for (const scale of [1_000, 1_000_000]) {
+    const cursor = deepCursor(scale, 0.9);
+    const ref = await startReference({ FIXTURES_SCALE: String(scale) });
+    try {
+      const url = `${ref.baseUrl}/v1/interviews?limit=100&starting_after=${cursor}`;
+      const check = await fetch(url, { headers: auth });
+      if (check.status !== 200) throw new Error(`deep page answered ${check.status}: ${await check.text()}`);
+      const p50s: number[] = [];
+      for (let r = 0; r < ROUNDS; r++) p50s.push((await load(url, auth, SECONDS, 10)).p50);
+      rows.push({ scale, p50: median(p50s), startup: ref.startupMs, rss: ref.rss() });
+    } finally {
+      await ref.stop();
+    }
+  }
+  say("| interviews | p50 of a page 90% deep (ms) | start-up (ms) | resident memory (MB) |");
+  say("|---:|---:|---:|---:|");
+  for (const r of rows) say(`| ${fmt(r.scale)} | ${fmt(r.p50, 2)} | ${fmt(r.startup)} | ${fmt(r.rss / 2 ** 20)} |`);
+  say();
+  say(`1M / 1k page latency: **${fmt(rows[1].p50 / Math.max(rows[0].p50, 0.01), 2)}** (target <= 1.5; autocannon reports whole milliseconds, so both are often 0-1 ms).`);
+  say(`Start-up at 1M: ${fmt(rows[1].startup / 1000, 1)} s (target < 20 s); resident memory ${fmt(rows[1].rss / 2 ** 20)} MB (target < 1,536 MB).`);
+  say();
+}
+
+function timed(cmd: string[], env: Record<string, string> = {}): { ms: number; ok: boolean; tail: string } {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, cmd, { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" });
+  return { ms: performance.now() - t, ok: r.status === 0, tail: (r.stdout + r.stderr).trim().split("\n").slice(-1)[0] ?? "" };
+}
+
+async function tooling(): Promise<void> {
+  say("## Tooling");
+  say();
+  const ref = await startReference({ WEBHOOK_RETRY_DELAYS_MS: "500,1000,1500", SIM_PROCESSING_MS: "100" });
+  try {
+    const conf = timed(["--import", "tsx", "conformance/cli.ts", "--base-url", ref.baseUrl, "--api-key", ACME,
+      "--other-key", "svc_live_globex_0123456789abcdef0123456789abcdef", "--public-key", "pk_live_acme_0123456789abcdef0123456789abcdef",
+      "--sim", "--webhook-retry-delays-ms", "500,1000,1500"]);
+    say(`- conformance suite, full run with --sim against the reference server: ${fmt(conf.ms / 1000, 1)} s (${conf.ok ? "passed" : "FAILED"}: ${conf.tail})`);
+  } finally {
+    await ref.stop();
+  }
+  const gen = timed(["--import", "tsx", "scripts/generate.ts", "--out", `${os.tmpdir()}/bench-generated`]);
+  say(`- \`npm run generate\`: ${fmt(gen.ms / 1000, 1)} s`);
+  const { benchMetrics } = await import("./metrics.ts");
+  const metrics = await benchMetrics();
+  say(`- metrics engine, 1,000,000 events / 100,000 users (median of 3): ${metrics.map((m) => `${m.name} ${fmt(m.median_ms)} ms`).join(", ")}`);
+  say();
+}
+
+async function main(): Promise<void> {
+  const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+  say("# Benchmarks");
+  say();
+  say(`Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} x ${cpu}, ${fmt(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}.`);
+  say("Every server runs in its own process on loopback; load comes from autocannon in the bench process. The machine is shared: read ratios, not absolutes.");
+  say();
+  await throughput();
+  if (process.env.SKIP_SCALE !== "1") await scaling();
+  await tooling();
+  writeFileSync(`${root}BENCHMARKS.md`, lines.join("\n") + "\n");
+  console.log("wrote BENCHMARKS.md");
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

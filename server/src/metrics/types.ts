@@ -1,0 +1,52 @@
+/** Inputs and outputs of the success-metrics engine. */
+export type MetricType = "conversion" | "events_per_user" | "events_per_user_per_active_day" | "retention";
+
+export type MetricDefinition =
+  | { type: "conversion"; event: string; window_days?: number }
+  | { type: "events_per_user"; event: string; window_days?: number }
+  | { type: "events_per_user_per_active_day"; event: string; window_days?: number }
+  | { type: "retention"; event: string; threshold: number; window_days: number };
+
+export interface Exposure {
+  user_id: string;
+  variant: string;
+  /** ISO 8601 timestamp with a time and a zone (`Z` or `+hh:mm`). */
+  exposed_at: string;
+}
+
+export interface MetricEvent {
+  user_id: string;
+  event: string;
+  timestamp: string;
+}
+
+export interface MetricData {
+  exposures: readonly Exposure[];
+  events: readonly MetricEvent[];
+}
+
+export interface MetricOptions {
+  /** Variants to report even when nobody was exposed to them (their value is then null). */
+  variants?: readonly string[];
+}
+
+export interface VariantResult {
+  /** numerator / denominator; null when nobody was exposed (never 0 or NaN). */
+  value: number | null;
+  /** Converting users, total counted events, sum of per-user intensities, or retained users. */
+  numerator: number;
+  /** Distinct exposed users of the variant (excluded users not counted). */
+  denominator: number;
+  /** Sum of the per-user values, zeros included (equals numerator). */
+  sum: number;
+  /** Sum of the squared per-user values: with `sum` and `denominator`, the variance for confidence intervals. */
+  sum_squares: number;
+}
+
+export interface MetricResult {
+  metric: MetricType;
+  event: string;
+  variants: Record<string, VariantResult>;
+  /** Users exposed to more than one variant, left out of every variant. */
+  excluded_users: number;
+}

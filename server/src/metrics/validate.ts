@@ -1,0 +1,52 @@
+/**
+ * Input checks of the metrics engine. Every error names the offending field by path
+ * (`definition.threshold`, `events[3].timestamp`), so a bad row in a million is easy to find.
+ */
+import type { MetricData, MetricDefinition, MetricType } from "./types.ts";
+
+export class MetricInputError extends Error {
+  constructor(readonly field: string, problem: string) {
+    super(`${field} ${problem}`);
+    this.name = "MetricInputError";
+  }
+}
+
+const TYPES: readonly MetricType[] = ["conversion", "events_per_user", "events_per_user_per_active_day", "retention"];
+// A date, a time and an explicit zone: "2026-03-02" or "March 2" would be read in local time or guessed.
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Milliseconds since the epoch, or a MetricInputError naming `field`. */
+export function parseTimestamp(value: unknown, field: string): number {
+  if (typeof value !== "string" || !ISO.test(value)) throw new MetricInputError(field, `must be an ISO 8601 timestamp with a zone, got ${JSON.stringify(value)}`);
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new MetricInputError(field, `is not a valid date: ${JSON.stringify(value)}`);
+  return ms;
+}
+
+export function requireId(value: unknown, field: string): string {
+  if (typeof value !== "string" || value === "") throw new MetricInputError(field, "must be a non-empty string");
+  return value;
+}
+
+export function validateDefinition(def: unknown): MetricDefinition {
+  if (!def || typeof def !== "object") throw new MetricInputError("definition", "must be an object");
+  const d = def as Record<string, unknown>;
+  if (!TYPES.includes(d.type as MetricType)) throw new MetricInputError("definition.type", `must be one of ${TYPES.join(", ")}, got ${JSON.stringify(d.type)}`);
+  requireId(d.event, "definition.event");
+  if (d.type === "retention") {
+    if (!Number.isInteger(d.threshold) || (d.threshold as number) < 1) throw new MetricInputError("definition.threshold", `must be an integer >= 1, got ${JSON.stringify(d.threshold)}`);
+    if (d.window_days === undefined) throw new MetricInputError("definition.window_days", "is required for retention");
+  }
+  if (d.window_days !== undefined && !(typeof d.window_days === "number" && Number.isFinite(d.window_days) && d.window_days > 0)) {
+    throw new MetricInputError("definition.window_days", `must be a number > 0, got ${JSON.stringify(d.window_days)}`);
+  }
+  return def as MetricDefinition;
+}
+
+export function validateDataShape(data: unknown): MetricData {
+  if (!data || typeof data !== "object") throw new MetricInputError("data", "must be an object");
+  const d = data as Record<string, unknown>;
+  if (!Array.isArray(d.exposures)) throw new MetricInputError("data.exposures", "must be an array");
+  if (!Array.isArray(d.events)) throw new MetricInputError("data.events", "must be an array");
+  return data as MetricData;
+}
