@@ -37,9 +37,11 @@ export function webhooksHandlers({ webhooks }: HandlerDeps): HandlerGroup<"putWe
       const events = [...new Set(body.events)];
       const existing = project.webhook;
       if (existing) {
-        const changed = existing.url !== body.url || existing.events.join() !== events.join();
-        project.setWebhook(body.url, events, existing.signing_secret);
-        if (changed) webhooks.webhookChanged(project);
+        // An identical PUT changes nothing, so pending retries to the same receiver go on.
+        if (existing.url !== body.url || existing.events.join() !== events.join()) {
+          project.setWebhook(body.url, events, existing.signing_secret);
+          webhooks.webhookChanged(project);
+        }
         return { status: 200, body: { url: body.url, events } };
       }
       const secret = `whsec_${randomBytes(24).toString("hex")}`;

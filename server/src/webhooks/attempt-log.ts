@@ -2,14 +2,20 @@
  * The record of delivery attempts that `GET /api/_sim/webhook-deliveries` lists: per project, sorted oldest
  * scheduled first with ties by id (the list's keyset order, so its cursor can be found by binary search),
  * and bounded so a long-running sandbox with a failing receiver cannot grow memory without limit.
- * Records are the contract's `WebhookDelivery` objects themselves, updated in place as an attempt moves on.
+ *
+ * Records are the contract's `WebhookDelivery` objects and are never mutated: an update puts a new object in
+ * the old one's place. The response serializer caches each list item's JSON text by object identity
+ * (http/serialize.ts), so a record changed in place would keep being listed with its old status.
  */
-import { ascBy, insertSorted } from "../store/sorted.ts";
+import { ascBy, insertSorted, lowerBound } from "../store/sorted.ts";
 import type { WebhookDelivery } from "./types.ts";
 
 export const DEFAULT_ATTEMPTS_PER_PROJECT = 1000;
 
 const order = ascBy<WebhookDelivery>((d) => d.scheduled_at);
+
+/** What may change on an attempt after it is recorded; its place in the order (scheduled_at, id) never does. */
+export type AttemptChange = Partial<Pick<WebhookDelivery, "status" | "response_status" | "error" | "sent_at" | "finished_at">>;
 
 export class AttemptLog {
   private readonly byProject = new Map<string, WebhookDelivery[]>();
@@ -20,8 +26,19 @@ export class AttemptLog {
     let list = this.byProject.get(projectId);
     if (!list) this.byProject.set(projectId, (list = []));
     insertSorted(list, record, order);
-    // The oldest scheduled go first; a record dropped here may still be updated by its attempt, unseen.
+    // The oldest scheduled go first; an attempt dropped here still runs, it is just no longer listed.
     if (list.length > this.maxPerProject) list.splice(0, list.length - this.maxPerProject);
+  }
+
+  /** Returns the updated copy of `record`, which takes its place in the list (if it is still listed). */
+  update(projectId: string, record: WebhookDelivery, change: AttemptChange): WebhookDelivery {
+    const next: WebhookDelivery = { ...record, ...change };
+    const list = this.byProject.get(projectId);
+    if (list) {
+      const i = lowerBound(list, record, order);
+      if (list[i] === record) list[i] = next;
+    }
+    return next;
   }
 
   list(projectId: string): readonly WebhookDelivery[] {

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { iso, type Clock } from "../clock.ts";
 import type { Project } from "../store/project.ts";
-import { AttemptLog } from "./attempt-log.ts";
+import { AttemptLog, type AttemptChange } from "./attempt-log.ts";
 import { postWebhook, type PostOutcome } from "./delivery.ts";
 import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
 import { retryDelayAfter, TimerSet } from "./schedule.ts";
@@ -69,21 +69,25 @@ function outcomeFields(outcome: PostOutcome): Pick<WebhookDelivery, "status" | "
   }
 }
 
+/** One attempt as the dispatcher tracks it: `record` is the latest (immutable) version of its log entry. */
+interface Attempt {
+  ev: EventDelivery;
+  record: WebhookDelivery;
+}
+
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { clock, timeoutMs, logger } = options;
   const retryDelaysMs = [...options.retryDelaysMs];
   const log = new AttemptLog(options.maxAttemptsPerProject);
   const timers = new TimerSet(clock);
   /** Attempts waiting for their retry timer, with what cancels the timer. */
-  const waiting = new Map<WebhookDelivery, { ev: EventDelivery; cancel: () => void }>();
+  const waiting = new Map<Attempt, () => void>();
   /** Attempts on the wire, with what aborts them, and the promises close() waits for. */
-  const inFlight = new Map<WebhookDelivery, AbortController>();
+  const inFlight = new Map<Attempt, AbortController>();
   const running = new Set<Promise<void>>();
   let closed = false;
 
-  const nowIso = () => iso(clock.now());
-
-  function newAttempt(ev: EventDelivery, attempt: number, scheduledAtMs: number): WebhookDelivery {
+  function newAttempt(ev: EventDelivery, attempt: number, scheduledAtMs: number): Attempt {
     const record: WebhookDelivery = {
       id: randomUUID(),
       object: "webhook_delivery",
@@ -100,34 +104,38 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       finished_at: null,
     };
     log.add(ev.project.id, record);
-    return record;
+    return { ev, record };
   }
 
-  function cancelAttempt(record: WebhookDelivery, reason: string): void {
-    Object.assign(record, { status: "cancelled", error: reason, finished_at: nowIso() });
+  function update(a: Attempt, change: AttemptChange): void {
+    a.record = log.update(a.ev.project.id, a.record, change);
   }
 
-  function send(ev: EventDelivery, record: WebhookDelivery, nowMs = clock.now()): void {
-    record.status = "in_flight";
-    record.sent_at = iso(nowMs);
+  function cancelAttempt(a: Attempt, reason: string): void {
+    update(a, { status: "cancelled", error: reason, finished_at: iso(clock.now()) });
+  }
+
+  function send(a: Attempt, nowMs = clock.now()): void {
+    const { ev } = a;
+    update(a, { status: "in_flight", sent_at: iso(nowMs) });
     const controller = new AbortController();
-    inFlight.set(record, controller);
+    inFlight.set(a, controller);
     const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal })
-      .then((outcome) => finish(ev, record, outcome))
+      .then((outcome) => finish(a, outcome))
       .catch((err) => logger?.error({ err, event_id: ev.id }, "webhook delivery bookkeeping failed"))
       .finally(() => {
-        inFlight.delete(record);
+        inFlight.delete(a);
         running.delete(done);
       });
     running.add(done);
   }
 
-  function finish(ev: EventDelivery, record: WebhookDelivery, outcome: PostOutcome): void {
+  function finish(a: Attempt, outcome: PostOutcome): void {
     const now = clock.now();
-    Object.assign(record, outcomeFields(outcome), { finished_at: iso(now) });
-    if (record.status !== "failed") return;
-    logger?.warn({ event_id: ev.id, attempt: record.attempt, url: ev.url, error: record.error }, "webhook attempt failed");
-    scheduleRetry(ev, record.attempt, now);
+    update(a, { ...outcomeFields(outcome), finished_at: iso(now) });
+    if (a.record.status !== "failed") return;
+    logger?.warn({ event_id: a.ev.id, attempt: a.record.attempt, url: a.ev.url, error: a.record.error }, "webhook attempt failed");
+    scheduleRetry(a.ev, a.record.attempt, now);
   }
 
   /** The retry is due `delay` after the failure (`failedAtMs`), which is exactly its `scheduled_at`. */
@@ -145,9 +153,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       waiting.delete(next);
       const stale = staleReason(ev);
       if (stale) cancelAttempt(next, stale);
-      else send(ev, next);
+      else send(next);
     });
-    waiting.set(next, { ev, cancel });
+    waiting.set(next, cancel);
   }
 
   return {
@@ -173,7 +181,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
             "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body),
           },
         };
-        send(ev, newAttempt(ev, 1, now), now);
+        send(newAttempt(ev, 1, now), now);
       } catch (err) {
         logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");
       }
@@ -181,13 +189,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
     webhookChanged(project) {
       try {
-        for (const [record, { ev, cancel }] of waiting) {
-          if (ev.project !== project) continue;
-          const stale = staleReason(ev);
+        for (const [a, cancel] of waiting) {
+          if (a.ev.project !== project) continue;
+          const stale = staleReason(a.ev);
           if (!stale) continue;
           cancel();
-          waiting.delete(record);
-          cancelAttempt(record, stale);
+          waiting.delete(a);
+          cancelAttempt(a, stale);
         }
       } catch (err) {
         logger?.error({ err, project_id: project.id }, "webhook cancellation failed");
@@ -201,7 +209,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     async close() {
       closed = true;
       timers.clearAll();
-      for (const record of waiting.keys()) cancelAttempt(record, "cancelled: server shutting down");
+      for (const a of waiting.keys()) cancelAttempt(a, "cancelled: server shutting down");
       waiting.clear();
       for (const controller of inFlight.values()) controller.abort();
       await Promise.allSettled([...running]);

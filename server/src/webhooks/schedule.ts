@@ -17,6 +17,10 @@ export function retryDelayAfter(retryDelaysMs: readonly number[], attempt: numbe
   return attempt >= 1 && attempt <= retryDelaysMs.length ? retryDelaysMs[attempt - 1] : null;
 }
 
+/** How early a real timer may wake up, by the clock, before we treat it as a clock that does not follow real time. */
+const EARLY_WAKEUP_MS = 20;
+const MAX_REARMS = 3;
+
 export class TimerSet {
   /** Live timers: the key is the cancel function handed out, the value clears the clock's timer. */
   private readonly live = new Map<() => void, () => void>();
@@ -24,9 +28,11 @@ export class TimerSet {
   constructor(private readonly clock: Clock) {}
 
   /**
-   * Runs `fn` once the clock reads `dueMs` or later; returns a cancel function (a no-op once fired or cancelled).
-   * The real timer may fire a millisecond before Date.now() reaches the due time (it runs on a monotonic clock),
-   * so an early wake-up waits for the rest: an attempt is never sent before its recorded `scheduled_at`.
+   * Runs `fn` when the clock reaches `dueMs`; returns a cancel function (a no-op once fired or cancelled).
+   * The real timer runs on a monotonic clock and may fire a millisecond before Date.now() reaches the due time;
+   * such an early wake-up waits out the rest, so an attempt is not sent before its recorded `scheduled_at`.
+   * Only a short remainder is waited out, a few times at most: a clock that does not move with real time (a
+   * test's frozen clock without timers) must not stall the schedule.
    */
   at(dueMs: number, fn: () => void): () => void {
     const cancel = () => {
@@ -35,17 +41,18 @@ export class TimerSet {
       this.live.delete(cancel);
       clear();
     };
-    const arm = () => {
+    const arm = (ms: number, rearms: number) => {
       const clear = schedule(this.clock, () => {
         // A fake clock may call a timer it was asked to clear; only live timers run.
         if (!this.live.has(cancel)) return;
-        if (this.clock.now() < dueMs) return arm();
+        const early = dueMs - this.clock.now();
+        if (early > 0 && early <= EARLY_WAKEUP_MS && rearms < MAX_REARMS) return arm(early, rearms + 1);
         this.live.delete(cancel);
         fn();
-      }, Math.max(0, dueMs - this.clock.now()));
+      }, ms);
       this.live.set(cancel, clear);
     };
-    arm();
+    arm(Math.max(0, dueMs - this.clock.now()), 0);
     return cancel;
   }
 
