@@ -1,0 +1,72 @@
+/**
+ * `npm run conformance -- --base-url URL --api-key KEY [...]`: the conformance suite against any
+ * implementation. Exit 0 only when every check passes. Progress goes to stderr, results to stdout.
+ */
+import { writeFileSync } from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { human, json, junit } from "./src/report.ts";
+import { CHECK_NAMES, runConformance } from "./src/run.ts";
+
+const int = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
+  return n;
+};
+
+const program = new Command("conformance")
+  .description("Black-box, property-based conformance suite for the Project Data API")
+  .requiredOption("--base-url <url>", "service address up to and including /api (Prism: http://127.0.0.1:4011)")
+  .requiredOption("--api-key <key>", "a project API key (svc_live_...)")
+  .option("--other-key <key>", "a second project's key: enables the isolation check")
+  .option("--public-key <key>", "the public SDK key: enables the participant check")
+  .option("--sim", "allow writes through the simulation surface (/_sim) and webhook configuration", false)
+  .option("--seed <n>", "fast-check seed, to replay a failure", int("--seed"), Date.now() % 2_147_483_647)
+  .option("--runs <n>", "fast-check runs per property", int("--runs"), 20)
+  .addOption(new Option("--only <checks>", `comma-separated subset of: ${CHECK_NAMES.join(", ")}`).argParser((v) => {
+    const names = v.split(",").map((s) => s.trim()).filter(Boolean);
+    const unknown = names.filter((n) => !CHECK_NAMES.includes(n));
+    if (unknown.length) throw new InvalidArgumentError(`unknown check(s): ${unknown.join(", ")}`);
+    return names;
+  }))
+  .addOption(new Option("--report <format> <file>", "also write a report: junit or json").argParser(() => undefined))
+  .option("--metrics-engine <module>", "module exporting computeMetric, path from the repository root", "server/src/metrics/index.ts")
+  .option("--webhook-retry-delays-ms <list>", "the server's retry delays", (v) => v.split(",").map((s) => int("--webhook-retry-delays-ms")(s.trim())), [10_000, 60_000, 300_000])
+  .option("--webhook-budget-ms <n>", "longest wait for the retry schedule before skipping its tail", int("--webhook-budget-ms"), 60_000)
+  .option("--timeout-ms <n>", "per-request timeout", int("--timeout-ms"), 15_000)
+  .allowExcessArguments(false);
+
+// --report takes two values (format and file); commander options take one, so read it by hand.
+const argv = [...process.argv];
+let report: { format: "junit" | "json"; file: string } | undefined;
+const r = argv.indexOf("--report");
+if (r > 0) {
+  const [format, file] = [argv[r + 1], argv[r + 2]];
+  if ((format !== "junit" && format !== "json") || !file) {
+    console.error("--report takes a format (junit or json) and a file, e.g. --report junit conformance.xml");
+    process.exit(2);
+  }
+  report = { format, file };
+  argv.splice(r, 3);
+}
+program.parse(argv);
+const o = program.opts();
+
+const started = Date.now();
+const result = await runConformance({
+  baseUrl: o.baseUrl,
+  apiKey: o.apiKey,
+  otherKey: o.otherKey,
+  publicKey: o.publicKey,
+  sim: o.sim,
+  seed: o.seed,
+  runs: o.runs,
+  only: o.only,
+  metricsEngine: o.metricsEngine,
+  webhookRetryDelaysMs: o.webhookRetryDelaysMs,
+  webhookBudgetMs: o.webhookBudgetMs,
+  timeoutMs: o.timeoutMs,
+  onProgress: (line) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`),
+});
+if (report) writeFileSync(report.file, report.format === "junit" ? junit(result) : json(result));
+console.log(human(result));
+process.exit(result.failed > 0 ? 1 : 0);

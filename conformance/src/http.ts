@@ -1,0 +1,114 @@
+/**
+ * The suite's HTTP client: every request is logged with a curl line that reproduces it (keys redacted), and
+ * every answer is matched to its contract operation for the coverage guard.
+ */
+import type { Contract } from "./contract.ts";
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any;
+  curl: string;
+  method: string;
+  path: string;
+}
+
+export interface RequestInit {
+  method?: string;
+  /** `null` sends no Authorization header; default is the suite's API key. */
+  key?: string | null;
+  headers?: Record<string, string>;
+  body?: unknown;
+  rawBody?: string;
+}
+
+const redact = (value: string) => value.replace(/((?:svc|pk)_live_)[A-Za-z0-9_]+/g, "$1…REDACTED");
+
+function curlOf(url: string, method: string, headers: Record<string, string>, body?: string): string {
+  const parts = ["curl", "-sS", "-i"];
+  if (method !== "GET") parts.push("-X", method);
+  for (const [k, v] of Object.entries(headers)) parts.push("-H", `'${redact(`${k}: ${v}`).replace(/'/g, "'\\''")}'`);
+  if (body !== undefined) parts.push("--data-raw", `'${body.replace(/'/g, "'\\''")}'`);
+  parts.push(`'${url}'`);
+  return parts.join(" ");
+}
+
+export class Http {
+  /** Operation ids that returned a 2xx during the run. */
+  readonly succeeded = new Set<string>();
+  readonly requests: string[] = [];
+  count = 0;
+
+  constructor(readonly baseUrl: string, readonly apiKey: string, private readonly contract: Contract, private readonly timeoutMs: number) {}
+
+  async req(path: string, init: RequestInit = {}): Promise<Reply> {
+    const method = init.method ?? "GET";
+    const headers: Record<string, string> = { ...init.headers };
+    const key = init.key === undefined ? this.apiKey : init.key;
+    if (key !== null && headers.authorization === undefined && headers.Authorization === undefined) headers.authorization = `Bearer ${key}`;
+    let body = init.rawBody;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const url = `${this.baseUrl}${path}`;
+    const curl = curlOf(url, method, headers, body);
+    this.count++;
+    let res: Response;
+    try {
+      res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs), redirect: "manual" });
+    } catch (err) {
+      throw new Error(`request failed (${(err as Error).message})\n  reproduce: ${curl}`);
+    }
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (res.status >= 200 && res.status < 300) {
+      const op = this.contract.match(method, path.split("?")[0]);
+      if (op) this.succeeded.add(op.operationId);
+    }
+    if (this.requests.length < 5000) this.requests.push(curl);
+    return { status: res.status, headers: res.headers, text, body: parsed, curl, method, path };
+  }
+
+  /** Every item of a list, following `starting_after` until `has_more` is false (bounded). */
+  async walk(path: string, limit: number, init: RequestInit = {}): Promise<{ items: any[]; pages: Reply[] }> {
+    const items: any[] = [];
+    const pages: Reply[] = [];
+    const cursors = new Set<string>();
+    let after: string | undefined;
+    for (let n = 0; n < 20_000; n++) {
+      const sep = path.includes("?") ? "&" : "?";
+      const page = await this.req(`${path}${sep}limit=${limit}${after ? `&starting_after=${after}` : ""}`, init);
+      pages.push(page);
+      if (page.status !== 200 || !Array.isArray(page.body?.data)) throw new CheckFailure(`${path} answered ${page.status} during a walk`, { reply: page });
+      items.push(...page.body.data);
+      if (!page.body.has_more || page.body.data.length === 0) return { items, pages };
+      after = page.body.data[page.body.data.length - 1].id as string;
+      // A cursor used twice means the walk would loop forever: fail now with the page that repeats it.
+      if (cursors.has(after)) throw new CheckFailure(`${path}: page ${n + 1} ends with ${after} again, so the walk never ends`, { reply: page });
+      cursors.add(after);
+    }
+    throw new CheckFailure(`${path}: the walk did not end after 20000 pages`, {});
+  }
+}
+
+/** A check's failure: what went wrong, the request that shows it, and (from fast-check) the counterexample. */
+export class CheckFailure extends Error {
+  readonly reply?: Reply;
+  readonly details?: unknown;
+  constructor(message: string, extra: { reply?: Reply; details?: unknown }) {
+    super(message);
+    this.reply = extra.reply;
+    this.details = extra.details;
+  }
+}
+
+export function expectThat(condition: unknown, message: string, reply?: Reply, details?: unknown): asserts condition {
+  if (!condition) throw new CheckFailure(message, { reply, details });
+}

@@ -1,0 +1,135 @@
+/** The broken implementations the suite must catch, each with the check expected to catch it. */
+import { createHmac } from "node:crypto";
+import type { Mutation } from "./proxy.ts";
+import { Relay } from "./relay.ts";
+
+export const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
+export const GLOBEX = "svc_live_globex_0123456789abcdef0123456789abcdef";
+
+export interface Variant {
+  mutation: Mutation;
+  /** The check that must fail. */
+  caughtBy: string;
+  /** Checks to run (the catching one, plus neighbours that must not crash). */
+  only: string[];
+  /** Needs the webhook relay. */
+  relay?: Relay;
+}
+
+const isList = (body: any) => body && body.object === "list" && Array.isArray(body.data);
+
+function webhookRelay(tamper: (body: Buffer, headers: Record<string, string>, secret: string) => { body: Buffer; headers: Record<string, string> }): { relay: Relay; mutation: Mutation } {
+  let secret = "";
+  const relay = new Relay((body, headers) => tamper(body, headers, secret));
+  return {
+    relay,
+    mutation: {
+      name: "webhook relay",
+      request(ex) {
+        if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && ex.requestBody?.url) {
+          relay.target = ex.requestBody.url;
+          ex.requestBody = { ...ex.requestBody, url: relay.url };
+        }
+      },
+      response(ex) {
+        if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && ex.body?.signing_secret) secret = ex.body.signing_secret;
+        if (ex.path === "/api/v1/webhooks" && ex.body?.url === relay.url) ex.body.url = relay.target;
+      },
+    },
+  };
+}
+
+export function variants(): Variant[] {
+  const seen = new Map<string, any>();
+  const wrongSignature = webhookRelay((body, headers) => ({ body, headers: { ...headers, "x-webhook-signature": headers["x-webhook-signature"].replace(/.$/, (c) => (c === "0" ? "1" : "0")) } }));
+  const alteredPayload = webhookRelay((body, headers, secret) => {
+    const payload = JSON.parse(body.toString("utf8"));
+    payload.data.duration_secs = (payload.data.duration_secs ?? 0) + 60;
+    const out = Buffer.from(JSON.stringify(payload));
+    return { body: out, headers: { ...headers, "x-webhook-signature": `sha256=${createHmac("sha256", secret).update(out).digest("hex")}` } };
+  });
+  return [
+    {
+      caughtBy: "pagination", only: ["pagination"],
+      mutation: { name: "has_more off by one on the last page", response(ex) { if (isList(ex.body) && !ex.body.has_more && ex.body.data.length > 0) ex.body.has_more = true; } },
+    },
+    {
+      caughtBy: "pagination", only: ["pagination"],
+      mutation: {
+        name: "the cursor item repeated on the next page",
+        response(ex) {
+          if (!isList(ex.body)) return;
+          for (const item of ex.body.data) seen.set(item.id, item);
+          const after = ex.query.get("starting_after");
+          if (after && seen.has(after) && ex.body.data.length > 0) ex.body.data = [seen.get(after), ...ex.body.data.slice(0, -1)];
+        },
+      },
+    },
+    {
+      caughtBy: "pagination", only: ["pagination"],
+      mutation: { name: "an item skipped after every cursor", response(ex) { if (isList(ex.body) && ex.query.get("starting_after") && ex.body.data.length > 1) ex.body.data = ex.body.data.slice(1); } },
+    },
+    {
+      caughtBy: "pagination", only: ["pagination"],
+      mutation: { name: "the first two items of a page swapped", response(ex) { if (isList(ex.body) && ex.body.data.length > 1) [ex.body.data[0], ex.body.data[1]] = [ex.body.data[1], ex.body.data[0]]; } },
+    },
+    {
+      caughtBy: "isolation", only: ["isolation"],
+      mutation: {
+        name: "a retrieval falls back to another project's data",
+        async response(ex) {
+          if (ex.method !== "GET" || ex.status !== 404 || !/^\/api\/v1\/(studies|interviews|releases|chats)\/[0-9a-f-]{36}$/.test(ex.path)) return;
+          const key = ex.requestHeaders.authorization?.includes(ACME) ? GLOBEX : ACME;
+          const other = await ex.upstream(ex.path, { headers: { authorization: `Bearer ${key}` } });
+          if (other.status === 200) Object.assign(ex, { status: 200, body: other.body, headers: other.headers });
+        },
+      },
+    },
+    {
+      caughtBy: "schema", only: ["schema", "auth"],
+      mutation: { name: "a 500 on bad input", response(ex) { if (ex.status === 400) ex.status = 500; } },
+    },
+    {
+      caughtBy: "schema", only: ["schema"],
+      mutation: { name: "a detail-only field leaking into study list items", response(ex) { if (ex.path === "/api/v1/studies" && isList(ex.body)) for (const s of ex.body.data) s.research_goal = "Leaked"; } },
+    },
+    {
+      caughtBy: "filters", only: ["filters"],
+      mutation: { name: "the quality_score filter ignored", request(ex) { if (ex.path === "/api/v1/interviews") ex.query.delete("quality_score"); } },
+    },
+    {
+      caughtBy: "chats", only: ["chats"],
+      mutation: {
+        name: "an evaluation chat listed",
+        response(ex) {
+          if (ex.path === "/api/v1/chats" && isList(ex.body) && !ex.query.get("starting_after")) {
+            ex.body.data.push({ id: "e7a1c0de-0000-4000-8000-000000000001", object: "chat", title: "eval run 17", source: "eval", is_streaming: false, created_at: "2020-01-01T00:00:00.000Z", updated_at: "2020-01-01T00:00:00.000Z" });
+          }
+        },
+      },
+    },
+    {
+      caughtBy: "chats", only: ["chats"],
+      mutation: { name: "message_count counts a hidden message", response(ex) { if (/^\/api\/v1\/chats\/[0-9a-f-]{36}$/.test(ex.path) && typeof ex.body?.message_count === "number") ex.body.message_count += 1; } },
+    },
+    {
+      caughtBy: "truncation", only: ["truncation"],
+      mutation: {
+        name: "truncation markers dropped",
+        response(ex) {
+          if (!ex.path.endsWith("/messages") || !isList(ex.body)) return;
+          for (const m of ex.body.data) for (const x of [...m.parts, ...(m.sources ?? [])]) {
+            delete x.truncated;
+            delete x.truncation_reason;
+          }
+        },
+      },
+    },
+    {
+      caughtBy: "deprecated", only: ["deprecated"],
+      mutation: { name: "no Sunset header", response(ex) { delete ex.headers.sunset; } },
+    },
+    { caughtBy: "webhooks", only: ["webhooks"], relay: wrongSignature.relay, mutation: { ...wrongSignature.mutation, name: "a wrong webhook signature" } },
+    { caughtBy: "webhooks", only: ["webhooks"], relay: alteredPayload.relay, mutation: { ...alteredPayload.mutation, name: "a signed payload that disagrees with the REST resource" } },
+  ];
+}

@@ -1,0 +1,66 @@
+// The suite against Prism on the same contract: Prism answers with examples and keeps no state, so most
+// checks must fail there, each for the reason recorded in conformance/README.md. This proves the checks judge
+// behaviour, not just shapes, and keeps the README's table honest.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runConformance, type Report } from "../../conformance/src/run.ts";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+let prism: ChildProcess;
+let baseUrl = "";
+let report: Report;
+
+beforeAll(async () => {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+  prism = spawn(process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(port), "-h", "127.0.0.1", "-v", "silent", "generated/openapi.json"], { cwd: root, stdio: "ignore" });
+  baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${baseUrl}/v1/studies`)).status > 0) break;
+    } catch {
+      if (Date.now() > deadline) throw new Error("Prism did not start");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  report = await runConformance({
+    baseUrl, apiKey: "svc_live_acme_0123456789abcdef0123456789abcdef", otherKey: "svc_live_globex_0123456789abcdef0123456789abcdef",
+    publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: false, seed: 1, runs: 5, webhookRetryDelaysMs: [10_000, 60_000, 300_000], webhookBudgetMs: 1_000, timeoutMs: 10_000,
+  });
+}, 90_000);
+afterAll(() => void prism?.kill("SIGTERM"));
+
+const status = (name: string) => report.results.find((r) => r.name === name)!;
+
+describe("the suite against Prism (stateless, example-driven)", () => {
+  it("fails pagination: the example page says has_more and the cursor is ignored, so a walk never ends", () => {
+    expect(status("pagination").status).toBe("failed");
+    expect(status("pagination").reason).toContain("never ends");
+  });
+
+  it("fails auth: Prism only checks that a credential is present", () => {
+    expect(status("auth").status).toBe("failed");
+    expect(status("auth").reason).toMatch(/unknown key|wrong prefix|trailing garbage|answered 200/);
+  });
+
+  it("fails deprecated: header values are generated placeholders, not an HTTP date", () => {
+    expect(status("deprecated").status).toBe("failed");
+    expect(status("deprecated").reason).toContain("Sunset");
+  });
+
+  it("fails participant: no state, so a repeated prompt event is never a duplicate", () => {
+    expect(status("participant").status).toBe("failed");
+  });
+
+  it("skips webhooks without --sim, and the metrics check does not depend on the server", () => {
+    expect(status("webhooks").status).toBe("skipped");
+    expect(status("metrics").status).toBe("passed");
+  });
+});
