@@ -1,0 +1,79 @@
+// `npm run mock` serves every operation's examples: each named example of each status comes back when asked
+// for with `Prefer`, equal to the contract's example and valid against the response schema.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createContractAjv, describeErrors } from "../../lib/openapi-ajv.ts";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const contract = createContractAjv();
+const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+let mock: ChildProcess;
+let base = "";
+let startupMs = 0;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  const started = Date.now();
+  mock = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "mock/run.ts"], { cwd: root, env: { ...process.env, MOCK_PORT: String(port), MOCK_QUIET: "1" }, stdio: "ignore" });
+  base = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 60_000; ; ) {
+    try {
+      await fetch(`${base}/v1/studies`);
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error("the mock did not start");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  startupMs = Date.now() - started;
+}, 90_000);
+afterAll(() => void mock?.kill("SIGTERM"));
+
+interface Case { name: string; method: string; path: string; status: string; title: string; value: unknown; schema: string; body?: unknown; public: boolean }
+const cases: Case[] = [];
+for (const [path, item] of Object.entries<any>(contract.doc.paths)) {
+  for (const [method, op] of Object.entries<any>(item)) {
+    const requestExample = Object.values<any>(op.requestBody?.content?.["application/json"]?.examples ?? {})[0]?.value;
+    const isPublic = (op.security ?? []).some((s: object) => "PublicSdkKey" in s);
+    for (const [status, res] of Object.entries<any>(op.responses)) {
+      for (const [title, ex] of Object.entries<any>(res.content?.["application/json"]?.examples ?? {})) {
+        cases.push({
+          name: `${method.toUpperCase()} ${path} ${status} "${title}"`, method: method.toUpperCase(), path: path.replace("{id}", "c0ffee00-1234-4abc-8def-0123456789ab"),
+          status, title, value: ex.value, schema: `#/paths/${esc(path)}/${method}/responses/${status}/content/application~1json/schema`, body: requestExample, public: isPublic,
+        });
+      }
+    }
+  }
+}
+
+describe("npm run mock", () => {
+  it("starts, and every operation has examples to serve", () => {
+    expect(cases.length).toBeGreaterThan(40);
+    expect(new Set(cases.map((c) => `${c.method} ${c.path}`)).size).toBe(Object.values<any>(contract.doc.paths).reduce((n, item) => n + Object.keys(item).length, 0));
+    console.log(`Prism started in ${startupMs} ms`);
+  });
+
+  it.each(cases)("$name", async (c) => {
+    const headers: Record<string, string> = { prefer: `code=${c.status}, example=${c.title}` };
+    if (c.public) headers["x-public-key"] = "pk_live_acme_0123456789abcdef0123456789abcdef";
+    else headers.authorization = "Bearer svc_live_acme_0123456789abcdef0123456789abcdef";
+    if (c.body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(`${base}${c.path}`, { method: c.method, headers, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
+    expect(res.status).toBe(Number(c.status));
+    const body = await res.json();
+    expect(body).toEqual(c.value);
+    const validate = contract.validator(c.schema);
+    expect(validate(body), describeErrors(validate.errors)).toBe(true);
+  });
+});

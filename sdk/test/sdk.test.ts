@@ -1,0 +1,165 @@
+// The typed client against the reference server (paging, errors), against Prism (examples), and its retry
+// rules against small local servers that fail on purpose.
+import { spawn, type ChildProcess } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../server/src/testing.ts";
+import { ApiError, createApiClient, paginate, unwrap, verifyWebhookSignature } from "../src/index.ts";
+
+const KEY = "svc_live_acme_0123456789abcdef0123456789abcdef";
+let server: RunningServer;
+beforeAll(async () => void (server = await startServer()));
+afterAll(() => server.close());
+
+describe("against the reference server", () => {
+  it("paginate walks every interview once, in the server's order", async () => {
+    const client = createApiClient({ baseUrl: server.baseUrl, apiKey: KEY });
+    const ids: string[] = [];
+    for await (const interview of paginate(client, "/v1/interviews", { query: { limit: 37 } })) ids.push(interview.id);
+    const manual: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await unwrap(client.GET("/v1/interviews", { params: { query: { limit: 100, starting_after: after } } }));
+      manual.push(...page.data.map((i) => i.id));
+      if (!page.has_more) break;
+      after = page.data[page.data.length - 1].id;
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(manual);
+    expect(ids.length).toBeGreaterThanOrEqual(300);
+  });
+
+  it("paginate follows a nested list with path parameters and filters", async () => {
+    const client = createApiClient({ baseUrl: server.baseUrl, apiKey: KEY });
+    const chats = await unwrap(client.GET("/v1/chats", { params: { query: { limit: 5 } } }));
+    let n = 0;
+    for await (const m of paginate(client, "/v1/chats/{id}/messages", { path: { id: chats.data[0].id }, query: { limit: 3 } })) {
+      expect(m.chat_id).toBe(chats.data[0].id);
+      n++;
+    }
+    const chat = await unwrap(client.GET("/v1/chats/{id}", { params: { path: { id: chats.data[0].id } } }));
+    expect(n).toBe(chat.message_count);
+    for await (const i of paginate(client, "/v1/interviews", { query: { status: "started", limit: 50 } })) expect(i.status).toBe("started");
+  });
+
+  it("turns error envelopes into ApiError", async () => {
+    const client = createApiClient({ baseUrl: server.baseUrl, apiKey: KEY });
+    const missing = await unwrap(client.GET("/v1/studies/{id}", { params: { path: { id: "00000000-0000-4000-8000-000000000000" } } })).catch((e) => e);
+    expect(missing).toBeInstanceOf(ApiError);
+    expect(missing).toMatchObject({ status: 404, type: "not_found_error" });
+    const anonymous = createApiClient({ baseUrl: server.baseUrl, apiKey: "svc_live_wrong" });
+    const denied = await unwrap(anonymous.GET("/v1/studies")).catch((e) => e);
+    expect(denied).toMatchObject({ status: 401, type: "authentication_error" });
+    const bad = await (async () => {
+      for await (const _ of paginate(client, "/v1/interviews", { query: { limit: 500 } })) void _;
+    })().catch((e) => e);
+    expect(bad).toMatchObject({ status: 400, message: "Invalid parameters" });
+    expect(bad.details[0].field).toBe("limit");
+  });
+
+  it("re-exports the webhook receiver library", () => {
+    expect(typeof verifyWebhookSignature).toBe("function");
+  });
+});
+
+describe("retries", () => {
+  const servers: Array<{ close(): void }> = [];
+  afterAll(() => servers.forEach((s) => s.close()));
+  async function flaky(answers: Array<[number, Record<string, string>?]>) {
+    const hits: string[] = [];
+    const app = express();
+    app.use((req, res) => {
+      hits.push(req.method);
+      const [status, headers] = answers[Math.min(hits.length - 1, answers.length - 1)];
+      res.status(status).set(headers ?? {}).json(status < 400 ? { object: "list", data: [], has_more: false } : { error: { type: "api_error", message: "try later" } });
+    });
+    const s = app.listen(0, "127.0.0.1");
+    await new Promise((r) => s.once("listening", r));
+    servers.push(s);
+    return { base: `http://127.0.0.1:${(s.address() as AddressInfo).port}/api`, hits };
+  }
+
+  it("retries GET after 503s with backoff and succeeds", async () => {
+    const { base, hits } = await flaky([[503], [503], [200]]);
+    const waits: number[] = [];
+    const client = createApiClient({ baseUrl: base, apiKey: KEY, retry: { retries: 2, sleep: async (ms) => void waits.push(ms), random: () => 1 } });
+    const page = await unwrap(client.GET("/v1/studies"));
+    expect(page.has_more).toBe(false);
+    expect(hits).toEqual(["GET", "GET", "GET"]);
+    expect(waits).toEqual([200, 400]);
+  });
+
+  it("honours Retry-After on 429, and gives up after the last retry", async () => {
+    const { base, hits } = await flaky([[429, { "retry-after": "0" }], [429, { "retry-after": "0" }], [429, { "retry-after": "0" }]]);
+    const waits: number[] = [];
+    const client = createApiClient({ baseUrl: base, apiKey: KEY, retry: { retries: 2, sleep: async (ms) => void waits.push(ms) } });
+    const err = await unwrap(client.GET("/v1/studies")).catch((e) => e);
+    expect(err).toMatchObject({ status: 429 });
+    expect(hits.length).toBe(3);
+    expect(waits).toEqual([0, 0]);
+  });
+
+  it("never retries POST", async () => {
+    const { base, hits } = await flaky([[503], [200]]);
+    const client = createApiClient({ baseUrl: base, apiKey: KEY, retry: { retries: 3, sleep: async () => undefined } });
+    const err = await unwrap(client.POST("/_sim/interviews", { body: { study_id: "00000000-0000-4000-8000-000000000000" } })).catch((e) => e);
+    expect(err).toMatchObject({ status: 503 });
+    expect(hits).toEqual(["POST"]);
+  });
+
+  it("retries a refused connection, then reports it", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    let waits = 0;
+    const client = createApiClient({ baseUrl: `http://127.0.0.1:${closed}/api`, apiKey: KEY, retry: { retries: 2, sleep: async () => void waits++ } });
+    await expect(client.GET("/v1/studies")).rejects.toThrow();
+    expect(waits).toBe(2);
+  });
+});
+
+describe("against Prism", () => {
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  let prism: ChildProcess;
+  let base = "";
+  beforeAll(async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    prism = spawn(process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(port), "-h", "127.0.0.1", "-v", "silent", "generated/openapi.json"], { cwd: root, stdio: "ignore" });
+    base = `http://127.0.0.1:${port}`;
+    for (const deadline = Date.now() + 60_000; ; ) {
+      try {
+        await fetch(`${base}/v1/studies`);
+        break;
+      } catch {
+        if (Date.now() > deadline) throw new Error("Prism did not start");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }, 90_000);
+  afterAll(() => void prism?.kill("SIGTERM"));
+
+  it("returns the contract's examples through typed calls", async () => {
+    const client = createApiClient({ baseUrl: base, apiKey: KEY });
+    const studies = await unwrap(client.GET("/v1/studies"));
+    expect(studies.data[0].name).toBe("Onboarding friction, Q1");
+    const study = await unwrap(client.GET("/v1/studies/{id}", { params: { path: { id: studies.data[0].id } } }));
+    expect(study.questions.length).toBeGreaterThan(0);
+  });
+
+  it("turns a requested error example into ApiError", async () => {
+    const client = createApiClient({ baseUrl: base, apiKey: KEY, retry: false });
+    const err = await unwrap(client.GET("/v1/studies/{id}", { params: { path: { id: "00000000-0000-4000-8000-000000000000" } }, headers: { Prefer: "code=404" } })).catch((e) => e);
+    expect(err).toMatchObject({ status: 404, type: "not_found_error" });
+  });
+});
