@@ -9,7 +9,9 @@ import type {
 import { ascBy, descBy, insertSorted, removeSorted, type Compare } from "./sorted.ts";
 
 export const studyOrder: Compare<StoredStudy> = descBy((s) => s.created_at);
-export const interviewOrder: Compare<StoredInterview> = descBy((i) => i.created_at);
+// Written out rather than descBy(...): this comparator sorts a million interviews at start-up.
+export const interviewOrder: Compare<StoredInterview> = (a, b) =>
+  a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 export const releaseOrder: Compare<StoredRelease> = descBy((r) => r.merged_at);
 export const chatOrder: Compare<StoredChat> = descBy((c) => c.created_at);
 export const messageOrder: Compare<StoredMessage> = ascBy((m) => m.created_at);
@@ -73,13 +75,17 @@ export class Project {
     if (s.status === "active") this.activeStudies.push(s);
   }
 
+  /** Bulk loading appends (finishLoading sorts and indexes); `sorted` inserts in place for interviews created later. */
   addInterview(i: StoredInterview, sorted = false): void {
     this.interviews.set(i.id, i);
-    const add = sorted ? (list: StoredInterview[]) => insertSorted(list, i, interviewOrder) : (list: StoredInterview[]) => list.push(i);
-    add(this.interviewList);
+    if (!sorted) {
+      this.interviewList.push(i);
+      return;
+    }
+    insertSorted(this.interviewList, i, interviewOrder);
     for (const [map, key] of this.indexKeys(i)) {
       if (!map.has(key)) map.set(key, []);
-      add(map.get(key)!);
+      insertSorted(map.get(key)!, i, interviewOrder);
     }
   }
 
@@ -124,12 +130,21 @@ export class Project {
     this.messages.set(m.id, m);
   }
 
-  /** Sorts every index once after bulk loading. */
+  /**
+   * Sorts every index once after bulk loading. The interview list is sorted once; the per-filter indexes are
+   * then rebuilt by one pass over it, already in order (sorting each of them again cost 4x the time at 1M).
+   */
   finishLoading(): void {
     this.activeStudies.sort(studyOrder);
     this.interviewList.sort(interviewOrder);
-    for (const map of [this.interviewsByStudy, this.interviewsByStatus, this.interviewsByReference, this.interviewsByQuality]) {
-      for (const list of map.values()) list.sort(interviewOrder);
+    const maps = [this.interviewsByStudy, this.interviewsByStatus, this.interviewsByReference, this.interviewsByQuality];
+    for (const map of maps) map.clear();
+    for (const i of this.interviewList) {
+      for (const [map, key] of this.indexKeys(i)) {
+        const list = map.get(key);
+        if (list) list.push(i);
+        else map.set(key, [i]);
+      }
     }
     this.releaseList.sort(releaseOrder);
     this.chatList.sort(chatOrder);
