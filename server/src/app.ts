@@ -22,6 +22,7 @@ import { simulationHandlers } from "./handlers/simulation.ts";
 import { studiesHandlers } from "./handlers/studies.ts";
 import { webhooksHandlers } from "./handlers/webhooks.ts";
 import { ApiError } from "./http/errors.ts";
+import { ResponseCache } from "./http/response-cache.ts";
 import { buildRouter } from "./http/router.ts";
 import type { Handlers } from "./http/types.ts";
 import { readDataset, shiftDataset } from "./store/dataset.ts";
@@ -49,6 +50,8 @@ export interface AppOptions {
   webhooks?: WebhookDispatcher;
   /** Request logger; false (the default) logs nothing. */
   logger?: Logger | false;
+  /** Cache serialized bodies of read-only operations (default true; see http/response-cache.ts). */
+  responseCache?: boolean;
 }
 
 export interface App {
@@ -99,6 +102,8 @@ export function createApp(options: AppOptions = {}): App {
     handlers,
     validateResponses: options.validateResponses ?? true,
     maxBodyBytes: options.maxBodyBytes ?? 100 * 1024,
+    cache: options.responseCache === false ? null : new ResponseCache(),
+    now: () => clock.now(),
   });
 
   const app = express();

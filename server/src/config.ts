@@ -8,6 +8,7 @@ export interface ServerEnv {
   simProcessingMs: number;
   fixturesScale: number | null;
   logLevel: string;
+  responseCache: boolean;
 }
 
 function int(name: string, raw: string | undefined, fallback: number, min = 0): number {
@@ -28,5 +29,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     simProcessingMs: int("SIM_PROCESSING_MS", env.SIM_PROCESSING_MS, 1_000),
     fixturesScale: env.FIXTURES_SCALE ? int("FIXTURES_SCALE", env.FIXTURES_SCALE, 0, 1) : null,
     logLevel: env.LOG_LEVEL || "info",
+    responseCache: env.RESPONSE_CACHE !== "0",
   };
 }

@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     shiftTime: env.fixturesScale === null,
     logger,
     validateResponses: env.validateResponses,
+    responseCache: env.responseCache,
     webhookRetryDelaysMs: env.webhookRetryDelaysMs,
     webhookTimeoutMs: env.webhookTimeoutMs,
     simProcessingMs: env.simProcessingMs,

@@ -16,15 +16,18 @@ export class ResponseWriter {
     this.ajv = validate ? createContractAjv(doc) : null;
   }
 
-  send(res: Response, route: RouteDef, result: { status: number; body: unknown; headers?: Record<string, string> }): void {
+  /** Sends the result; returns the JSON bytes sent (for the response cache), or null for an empty body. */
+  send(res: Response, route: RouteDef, result: { status: number; body: unknown; headers?: Record<string, string> }): Buffer | null {
     const declared = route.responses[String(result.status)];
     if (this.ajv) this.check(res, route, result);
     if (result.headers) res.set(result.headers);
     if (!declared?.schema || result.status === 204) {
       res.status(result.status).end();
-      return;
+      return null;
     }
-    res.status(result.status).type("application/json").send(toJson(result.body));
+    const body = Buffer.from(toJson(result.body));
+    sendJson(res, result.status, body);
+    return body;
   }
 
   private check(res: Response, route: RouteDef, result: { status: number; body: unknown; headers?: Record<string, string> }): void {
@@ -42,3 +45,8 @@ export class ResponseWriter {
 }
 
 const contractViolation = (detail: string) => new ApiError(500, "api_error", `Response does not match the contract: ${detail}`);
+
+/** Writes JSON bytes: the one place a JSON body leaves, cached or fresh. */
+export function sendJson(res: Response, status: number, body: Buffer): void {
+  res.status(status).set("Content-Type", "application/json; charset=utf-8").end(body);
+}

@@ -9,7 +9,8 @@ import type { OpenApiDoc } from "../../../lib/openapi-ajv.ts";
 import type { Store } from "../store/store.ts";
 import { projectFromBearer, projectFromPublicKey } from "./auth.ts";
 import { ApiError } from "./errors.ts";
-import { ResponseWriter } from "./respond.ts";
+import { ResponseCache } from "./response-cache.ts";
+import { ResponseWriter, sendJson } from "./respond.ts";
 import type { Ctx, Handlers } from "./types.ts";
 import { ValidatorFactory } from "./validate.ts";
 
@@ -19,7 +20,16 @@ export interface RouterOptions {
   handlers: Handlers;
   validateResponses: boolean;
   maxBodyBytes: number;
+  /** Cache serialized bodies of read-only operations (response-cache.ts); null turns it off. */
+  cache: ResponseCache | null;
+  /** `now` for the cache key of operations whose bodies depend on the current week and month. */
+  now: () => number;
 }
+
+/** Read-only operations whose body depends only on the project's data (and, for some, the usage windows). */
+const CACHEABLE = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listReleases", "getRelease", "listChats", "getChat", "listChatMessages"]);
+const USES_WINDOWS = new Set(["listStudies", "getStudy"]);
+const DAY = 86_400_000;
 
 /** Headers every response of a deprecated operation carries, errors included (the seed: "all its responses"). */
 export const DEPRECATION_HEADERS: Record<string, string> = {
@@ -63,8 +73,17 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         const path = validate.path(req.params as Record<string, string>);
         const query = validate.query(req.query as Record<string, unknown>);
         const body = route.requestBody ? validate.body(await readJson(req, res, options.maxBodyBytes)) : undefined;
+        let key: string | null = null;
+        if (options.cache && CACHEABLE.has(route.operationId)) {
+          // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.
+          const day = USES_WINDOWS.has(route.operationId) ? Math.floor(options.now() / DAY) : 0;
+          key = `${project.id}|${project.dataVersion}|${day}|${req.originalUrl}`;
+          const hit = options.cache.get(key);
+          if (hit) return sendJson(res, hit.status, hit.body);
+        }
         const result = await handler({ project, path, query, body, req } as unknown as Ctx<OperationId>);
-        writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });
+        const sent = writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });
+        if (key && sent && options.cache) options.cache.set(key, { status: (result as { status: number }).status, body: sent });
       } catch (err) {
         next(err);
       }

@@ -64,6 +64,8 @@ export class Project {
 
   webhook: WebhookSetting | null = null;
   private webhookVersion = 0;
+  /** Bumped by every change to the data the read operations show (response-cache key). */
+  dataVersion = 0;
 
   constructor(p: FixtureProject) {
     this.id = p.id;
@@ -82,6 +84,7 @@ export class Project {
       this.interviewList.push(i);
       return;
     }
+    this.dataVersion++;
     insertSorted(this.interviewList, i, interviewOrder);
     for (const [map, key] of this.indexKeys(i)) {
       if (!map.has(key)) map.set(key, []);
@@ -91,6 +94,7 @@ export class Project {
 
   /** Re-indexes an interview whose status or quality changed (simulated interviews). */
   updateInterview(i: StoredInterview, change: Partial<StoredInterview>): void {
+    this.dataVersion++;
     for (const [map, key] of this.indexKeys(i)) removeSorted(map.get(key)!, i, interviewOrder);
     Object.assign(i, change);
     for (const [map, key] of this.indexKeys(i)) {
