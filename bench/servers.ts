@@ -64,11 +64,11 @@ export async function startReference(env: Record<string, string> = {}): Promise<
   return procOf(child, baseUrl, Date.now() - started);
 }
 
-/** Prism 5.14.2 on the same contract, at its fastest settings: `-v silent`. It serves `/v1/...` at its root. */
-export async function startPrism(): Promise<Proc> {
+/** Prism 5.14.2 on the same contract: fastest with `-v silent`, or with its default logging. It serves `/v1/...` at its root. */
+export async function startPrism(silent = true): Promise<Proc> {
   const port = await freePort();
   const started = Date.now();
-  const child = spawn(process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(port), "-h", "127.0.0.1", "-v", "silent", "generated/openapi.json"], {
+  const child = spawn(process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(port), "-h", "127.0.0.1", ...(silent ? ["-v", "silent"] : []), "generated/openapi.json"], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],
   });
