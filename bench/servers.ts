@@ -1,20 +1,9 @@
 /** Starting the servers a benchmark compares, each in its own process on a free loopback port. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
+import { freePort, root, startPrismProcess } from "../test/support/processes.ts";
 
-export const root = fileURLToPath(new URL("../", import.meta.url));
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
+export { root };
 
 export interface Proc {
   child: ChildProcess;
@@ -66,14 +55,8 @@ export async function startReference(env: Record<string, string> = {}): Promise<
 
 /** Prism 5.14.2 on the same contract: fastest with `-v silent`, or with its default logging. It serves `/v1/...` at its root. */
 export async function startPrism(silent = true): Promise<Proc> {
-  const port = await freePort();
   const started = Date.now();
-  const child = spawn(process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(port), "-h", "127.0.0.1", ...(silent ? ["-v", "silent"] : []), "generated/openapi.json"], {
-    cwd: root,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(child, async () => (await fetch(`${baseUrl}/v1/studies`)).status > 0, 60_000, "prism");
+  const { child, baseUrl } = await startPrismProcess({ logging: !silent });
   return procOf(child, baseUrl, Date.now() - started);
 }
 

@@ -3,6 +3,7 @@
  * generated/openapi.json for every parameter, body and response schema. The server compiles its
  * validators and serializers from those pointers, so no schema is ever copied by hand.
  */
+import type { RouteDef, RouteParam, RouteResponse } from "../lib/route-types.ts";
 import type { OpenApiDocument } from "./openapi-post.ts";
 
 type Json = Record<string, unknown>;
@@ -16,38 +17,6 @@ function resolveRef(doc: OpenApiDocument, ref: string): { value: Json; pointer: 
     node = (node as Json)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
   }
   return { value: node as Json, pointer };
-}
-
-export interface RouteParam {
-  name: string;
-  in: "path" | "query" | "header";
-  required: boolean;
-  /** JSON pointer into openapi.json of the parameter's schema. */
-  schema: string;
-}
-
-export interface RouteResponse {
-  /** JSON pointer of the `application/json` body schema; null for bodiless responses (204). */
-  schema: string | null;
-  /** Response headers the contract marks required. */
-  requiredHeaders: string[];
-}
-
-export interface RouteDef {
-  operationId: string;
-  method: "get" | "post" | "put" | "delete";
-  /** OpenAPI path, e.g. `/v1/chats/{id}/messages`. */
-  path: string;
-  /** Express path, e.g. `/v1/chats/:id/messages`. */
-  expressPath: string;
-  tag: string;
-  /** Which credential the operation takes. */
-  auth: "project" | "public";
-  deprecated: boolean;
-  parameters: RouteParam[];
-  /** JSON pointer of the JSON request body schema, when the operation takes one. */
-  requestBody: string | null;
-  responses: Record<string, RouteResponse>;
 }
 
 export function routeDefs(doc: OpenApiDocument): RouteDef[] {
@@ -94,41 +63,12 @@ export function buildRouteTable(doc: OpenApiDocument, notice: string): string {
   const defs = routeDefs(doc);
   const ids = defs.map((d) => JSON.stringify(d.operationId)).join(" | ");
   return `// ${notice}
+import type { RouteDef as AnyRouteDef } from "../lib/route-types.ts";
 import type { operations } from "./schema.d.ts";
 
+export type { RouteParam, RouteResponse } from "../lib/route-types.ts";
 export type OperationId = ${ids};
-
-export interface RouteParam {
-  name: string;
-  in: "path" | "query" | "header";
-  required: boolean;
-  /** JSON pointer into generated/openapi.json of the parameter's schema. */
-  schema: string;
-}
-
-export interface RouteResponse {
-  /** JSON pointer of the \`application/json\` body schema; null for bodiless responses (204). */
-  schema: string | null;
-  /** Response headers the contract marks required. */
-  requiredHeaders: string[];
-}
-
-export interface RouteDef<Id extends OperationId = OperationId> {
-  operationId: Id;
-  method: "get" | "post" | "put" | "delete";
-  /** OpenAPI path, e.g. \`/v1/chats/{id}/messages\`. */
-  path: string;
-  /** Express path, e.g. \`/v1/chats/:id/messages\`. */
-  expressPath: string;
-  tag: string;
-  /** Which credential the operation takes: the project API key or the public SDK key. */
-  auth: "project" | "public";
-  deprecated: boolean;
-  parameters: RouteParam[];
-  /** JSON pointer of the JSON request body schema, when the operation takes one. */
-  requestBody: string | null;
-  responses: Record<string, RouteResponse>;
-}
+export type RouteDef<Id extends OperationId = OperationId> = AnyRouteDef<Id>;
 
 /** Every operation of the contract's \`paths\`. */
 export const routes: RouteDef[] = ${JSON.stringify(defs, null, 2)};

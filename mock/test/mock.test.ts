@@ -1,41 +1,22 @@
 // `npm run mock` serves every operation's examples: each named example of each status comes back when asked
 // for with `Prefer`, equal to the contract's example and valid against the response schema.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContractAjv, describeErrors } from "../../lib/openapi-ajv.ts";
+import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const contract = createContractAjv();
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 let mock: ChildProcess;
 let base = "";
 let startupMs = 0;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 beforeAll(async () => {
   const port = await freePort();
   const started = Date.now();
   mock = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "mock/run.ts"], { cwd: root, env: { ...process.env, MOCK_PORT: String(port), MOCK_QUIET: "1" }, stdio: "ignore" });
   base = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 60_000; ; ) {
-    try {
-      await fetch(`${base}/v1/studies`);
-      break;
-    } catch {
-      if (Date.now() > deadline) throw new Error("the mock did not start");
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await waitUntilUp(`${base}/v1/studies`, 60_000, mock);
   startupMs = Date.now() - started;
 }, 90_000);
 afterAll(() => void mock?.kill("SIGTERM"));

@@ -1,12 +1,11 @@
 // The typed client against the reference server (paging, errors), against Prism (examples), and its retry
 // rules against small local servers that fail on purpose.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { AddressInfo } from "node:net";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
+import { freePort, startPrismProcess } from "../../test/support/processes.ts";
 import { ApiError, createApiClient, paginate, unwrap, verifyWebhookSignature } from "../src/index.ts";
 
 const KEY = "svc_live_acme_0123456789abcdef0123456789abcdef";
@@ -111,12 +110,7 @@ describe("retries", () => {
   });
 
   it("retries a refused connection, then reports it", async () => {
-    const closed = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, "127.0.0.1", () => {
-        const p = (s.address() as AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const closed = await freePort();
     let waits = 0;
     const client = createApiClient({ baseUrl: `http://127.0.0.1:${closed}/api`, apiKey: KEY, retry: { retries: 2, sleep: async () => void waits++ } });
     await expect(client.GET("/v1/studies")).rejects.toThrow();
@@ -125,27 +119,10 @@ describe("retries", () => {
 });
 
 describe("against Prism", () => {
-  const root = fileURLToPath(new URL("../../", import.meta.url));
   let prism: ChildProcess;
   let base = "";
   beforeAll(async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, "127.0.0.1", () => {
-        const p = (s.address() as AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
-    prism = spawn(process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(port), "-h", "127.0.0.1", "-v", "silent", "generated/openapi.json"], { cwd: root, stdio: "ignore" });
-    base = `http://127.0.0.1:${port}`;
-    for (const deadline = Date.now() + 60_000; ; ) {
-      try {
-        await fetch(`${base}/v1/studies`);
-        break;
-      } catch {
-        if (Date.now() > deadline) throw new Error("Prism did not start");
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    ({ child: prism, baseUrl: base } = await startPrismProcess());
   }, 90_000);
   afterAll(() => void prism?.kill("SIGTERM"));
 

@@ -1,18 +1,9 @@
 // `npm start` as a new user runs it: prints the base URL, both keys and a curl line, serves the
 // fixtures, logs requests as JSON lines, and exits cleanly on SIGTERM and SIGINT.
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { freePort, root } from "../../test/support/processes.ts";
 import { ACME, GLOBEX } from "./helpers.ts";
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = s.address() as { port: number };
-    s.close(() => resolve(port));
-  });
-});
 
 async function startMain(env: Record<string, string>) {
   const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "server/src/main.ts"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });

@@ -1,35 +1,17 @@
 // The suite against Prism on the same contract: Prism answers with examples and keeps no state, so most
 // checks must fail there, each for the reason recorded in conformance/README.md. This proves the checks judge
 // behaviour, not just shapes, and keeps the README's table honest.
-import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConformance, type Report } from "../../conformance/src/run.ts";
+import { startPrismProcess } from "../support/processes.ts";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
 let prism: ChildProcess;
 let baseUrl = "";
 let report: Report;
 
 beforeAll(async () => {
-  const port = await new Promise<number>((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-  prism = spawn(process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(port), "-h", "127.0.0.1", "-v", "silent", "generated/openapi.json"], { cwd: root, stdio: "ignore" });
-  baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${baseUrl}/v1/studies`)).status > 0) break;
-    } catch {
-      if (Date.now() > deadline) throw new Error("Prism did not start");
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  ({ child: prism, baseUrl } = await startPrismProcess());
   report = await runConformance({
     baseUrl, apiKey: "svc_live_acme_0123456789abcdef0123456789abcdef", otherKey: "svc_live_globex_0123456789abcdef0123456789abcdef",
     publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: false, seed: 1, runs: 5, webhookRetryDelaysMs: [10_000, 60_000, 300_000], webhookBudgetMs: 1_000, timeoutMs: 10_000,

@@ -1,0 +1,41 @@
+/** Helpers for tests and benchmarks that run real processes on loopback: free ports, Prism, readiness. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const root = fileURLToPath(new URL("../../", import.meta.url));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+/** Resolves once `url` answers anything at all (a 401 counts); rejects after `timeoutMs` or if `child` exits. */
+export async function waitUntilUp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** Prism 5.14.2 on generated/openapi.json on a free port; `-v silent` unless `logging`. Its paths are at its root. */
+export async function startPrismProcess(options: { logging?: boolean } = {}): Promise<{ child: ChildProcess; baseUrl: string; port: number }> {
+  const port = await freePort();
+  const args = ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(port), "-h", "127.0.0.1", ...(options.logging ? [] : ["-v", "silent"]), "generated/openapi.json"];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "inherit"] });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitUntilUp(`${baseUrl}/v1/studies`, 60_000, child);
+  return { child, baseUrl, port };
+}
