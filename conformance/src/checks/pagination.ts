@@ -115,13 +115,15 @@ async function walkWhileCreating(ctx: Ctx): Promise<void> {
   if (!studies.length) return ctx.note("pagination during writes: no study accepting responses, not checked");
   const before = (await ctx.http.walk("/v1/interviews", 100)).items.map((i: any) => i.id);
   const seen: string[] = [];
+  const created: string[] = [];
   let after: string | undefined;
   for (let page = 0; page < 10_000; page++) {
     const reply = await ctx.http.req(`/v1/interviews?limit=25${after ? `&starting_after=${after}` : ""}`);
     seen.push(...reply.body.data.map((i: any) => i.id));
     if (page < 3) {
-      const created = await ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: studies[page % studies.length].id, reference_id: "conformance_walk" } });
-      expectThat(created.status === 201, `POST /_sim/interviews answered ${created.status}`, created);
+      const made = await ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: studies[page % studies.length].id, reference_id: "conformance_walk" } });
+      expectThat(made.status === 201, `POST /_sim/interviews answered ${made.status}`, made);
+      created.push(made.body.id);
     }
     if (!reply.body.has_more) break;
     after = reply.body.data[reply.body.data.length - 1].id;
@@ -130,5 +132,13 @@ async function walkWhileCreating(ctx: Ctx): Promise<void> {
   expectThat(!dup, `an interview appeared twice in a walk during which interviews were created: ${dup}`);
   const missed = before.filter((id: string) => !seen.includes(id));
   expectThat(missed.length === 0, `${missed.length} interview(s) that existed before the walk were skipped while interviews were created, e.g. ${missed[0]}`);
+  // Let the simulated interviews finish, so later checks see a list that is not still changing.
+  const deadline = Date.now() + 40_000;
+  for (const id of created) {
+    while ((await ctx.http.req(`/v1/interviews/${id}`)).body?.status !== "completed") {
+      if (Date.now() > deadline) return ctx.note("pagination: interviews created during the walk had not completed after 40 s");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
   void s;
 }
