@@ -3,11 +3,44 @@ import type { RouteDef as AnyRouteDef } from "../lib/route-types.ts";
 import type { operations } from "./schema.d.ts";
 
 export type { RouteParam, RouteResponse } from "../lib/route-types.ts";
-export type OperationId = "simCreateInterview" | "simListWebhookDeliveries" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
+export type OperationId = "simCreateChat" | "simCreateInterview" | "simCompleteInterview" | "simCreateStudy" | "simListWebhookDeliveries" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
 export type RouteDef<Id extends OperationId = OperationId> = AnyRouteDef<Id>;
 
 /** Every operation of the contract's `paths`. */
 export const routes: RouteDef[] = [
+  {
+    "operationId": "simCreateChat",
+    "method": "post",
+    "path": "/_sim/chats",
+    "expressPath": "/_sim/chats",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [],
+    "requestBody": "#/paths/~1_sim~1chats/post/requestBody/content/application~1json/schema",
+    "responses": {
+      "201": {
+        "schema": "#/paths/~1_sim~1chats/post/responses/201/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1chats/post/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1chats/post/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "413": {
+        "schema": "#/paths/~1_sim~1chats/post/responses/413/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "415": {
+        "schema": "#/paths/~1_sim~1chats/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
   {
     "operationId": "simCreateInterview",
     "method": "post",
@@ -45,6 +78,79 @@ export const routes: RouteDef[] = [
       },
       "415": {
         "schema": "#/paths/~1_sim~1interviews/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simCompleteInterview",
+    "method": "post",
+    "path": "/_sim/interviews/{id}/complete",
+    "expressPath": "/_sim/interviews/:id/complete",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/parameters/0/schema"
+      }
+    ],
+    "requestBody": null,
+    "responses": {
+      "200": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "404": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "409": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/409/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simCreateStudy",
+    "method": "post",
+    "path": "/_sim/studies",
+    "expressPath": "/_sim/studies",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [],
+    "requestBody": "#/paths/~1_sim~1studies/post/requestBody/content/application~1json/schema",
+    "responses": {
+      "201": {
+        "schema": "#/paths/~1_sim~1studies/post/responses/201/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1studies/post/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1studies/post/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "413": {
+        "schema": "#/paths/~1_sim~1studies/post/responses/413/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "415": {
+        "schema": "#/paths/~1_sim~1studies/post/responses/415/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -228,6 +334,14 @@ export const routes: RouteDef[] = [
     "responses": {
       "200": {
         "schema": "#/paths/~1v1~1experiments/get/responses/200/content/application~1json/schema",
+        "requiredHeaders": [
+          "Deprecation",
+          "Sunset",
+          "Link"
+        ]
+      },
+      "400": {
+        "schema": "#/paths/~1v1~1experiments/get/responses/400/content/application~1json/schema",
         "requiredHeaders": [
           "Deprecation",
           "Sunset",
@@ -613,6 +727,10 @@ export const routes: RouteDef[] = [
         "schema": null,
         "requiredHeaders": []
       },
+      "400": {
+        "schema": "#/paths/~1v1~1webhooks/delete/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "401": {
         "schema": "#/paths/~1v1~1webhooks/delete/responses/401/content/application~1json/schema",
         "requiredHeaders": []
@@ -632,6 +750,10 @@ export const routes: RouteDef[] = [
     "responses": {
       "200": {
         "schema": "#/paths/~1v1~1webhooks/get/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1v1~1webhooks/get/responses/400/content/application~1json/schema",
         "requiredHeaders": []
       },
       "401": {

@@ -1,7 +1,17 @@
-/** What a check is, what it gets, and how a property's failure becomes a reproducible report. */
+/**
+ * What a check is, what it gets, and how its assertions are recorded.
+ *
+ * Assertions are soft: `ctx.expect(rule, ok, ...)` records a failure (up to MAX_FAILURES per check) and the
+ * check goes on, so one run shows every bug it can see. A rule the chosen level does not enforce becomes a
+ * warning. `ctx.must` stops the check when going on makes no sense; inside a fast-check property (`holds`)
+ * an enforced failure throws, so fast-check can shrink it, and the shrunk case is recorded with its seed.
+ */
 import fc from "fast-check";
-import type { Contract } from "./contract.ts";
+import type { Contract, Problem } from "./contract.ts";
 import { CheckFailure, type Http, type Reply } from "./http.ts";
+import type { Level, Rule } from "./rules.ts";
+
+export type ReceiverMode = "auto" | "http" | "https";
 
 export interface RunOptions {
   baseUrl: string;
@@ -12,12 +22,35 @@ export interface RunOptions {
   seed: number;
   runs: number;
   only?: string[];
+  /** `seed` enforces seed rules only; `contract` (default) enforces both. */
+  level?: Level;
+  /** Exit 0 even when parts could not be exercised (they are still listed as NOT TESTED). */
+  allowUntested?: boolean;
+  /** Module exporting computeMetric; without it the metrics check is not applicable. */
   metricsEngine?: string;
   webhookRetryDelaysMs: number[];
-  /** Longest the webhook check may wait for the retry schedule; beyond it the tail is skipped, with the reason. */
+  /** Longest the webhook check may wait for the retry schedule; beyond it the tail is NOT TESTED. */
   webhookBudgetMs: number;
+  /** `auto` tries an http:// loopback receiver, then https:// with a certificate made at run time. */
+  receiver?: ReceiverMode;
+  /** URL the service must call to reach the suite's receiver, when it is not the receiver's own address. */
+  receiverUrl?: string;
+  /** Where the receiver listens (`host:port`); default 127.0.0.1 on a free port. */
+  receiverListen?: string;
+  /** Folder for the receiver's generated certificate (`ca.pem`); default a new temporary folder. */
+  receiverCertDir?: string;
   timeoutMs: number;
   onProgress?: (line: string) => void;
+}
+
+export const MAX_FAILURES = 20;
+
+export interface Finding {
+  rule: string;
+  level: Level;
+  message: string;
+  curl?: string;
+  details?: unknown;
 }
 
 export interface Ctx {
@@ -27,53 +60,135 @@ export interface Ctx {
   options: RunOptions;
   /** Prints a progress line (stderr in the CLI). */
   progress(message: string): void;
-  /** Notes recorded in the report without failing (e.g. what part of a check was skipped). */
+  /** Notes recorded in the report without failing. */
   note(message: string): void;
+  /** Records that `rule` was exercised; on `!ok`, a failure (or a warning when the level does not enforce it). */
+  expect(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown): boolean;
+  /** Like expect, but an enforced failure ends the check (nothing after it can be judged). */
+  must(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown): boolean;
+  /** Records the contract's judgement of a reply, each problem under its own rule. */
+  conforms(reply: Reply, what: string): void;
+  /** A capability this check could not exercise: listed as NOT TESTED, and the run is not green without --allow-untested. */
+  untested(capability: string, reason: string): void;
+  /** Runs a fast-check property; its shrunk failure is recorded under the rule the predicate broke. */
+  holds<T>(label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs?: number): Promise<void>;
+}
+
+/** Ends a check early: the failure or reason is already recorded. */
+export class Abort extends Error {}
+
+/** Ends a check because what it needs is not there: its capability is NOT TESTED. */
+export class NotTested extends Error {}
+
+/** Ends a check that does not apply to this run (e.g. metrics without --metrics-engine). */
+export class NotApplicable extends Error {}
+
+export function enforced(rule: Rule, options: RunOptions): boolean {
+  return rule.level === "seed" || (options.level ?? "contract") === "contract";
+}
+
+/** The per-check recorder behind Ctx's assertion methods. */
+export class Findings {
+  readonly failures: Finding[] = [];
+  readonly warnings: Finding[] = [];
+  /** Rules exercised, with whether they held. */
+  readonly exercised = new Map<string, { rule: Rule; failed: boolean }>();
+  readonly untested: Array<{ capability: string; reason: string }> = [];
+  /** > 0 while a fast-check property runs: enforced failures then throw, so the property fails and shrinks. */
+  inProperty = 0;
+
+  constructor(readonly options: RunOptions, private readonly rulesById: Map<string, Rule>) {}
+
+  record(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown): boolean {
+    const seen = this.exercised.get(rule.id);
+    if (!seen) this.exercised.set(rule.id, { rule, failed: !ok });
+    else if (!ok) seen.failed = true;
+    if (ok) return true;
+    const finding: Finding = { rule: rule.id, level: rule.level, message, curl: reply?.curl, details };
+    if (!enforced(rule, this.options)) {
+      if (this.warnings.length < MAX_FAILURES && !this.warnings.some((w) => w.rule === rule.id && w.message === message)) this.warnings.push(finding);
+      return false;
+    }
+    if (this.inProperty > 0) throw new CheckFailure(message, { reply, details, rule });
+    if (!this.failures.some((f) => f.rule === rule.id && f.message === message)) this.failures.push(finding);
+    if (this.failures.length >= MAX_FAILURES) throw new Abort(`stopped after ${MAX_FAILURES} failures`);
+    return false;
+  }
+
+  ruleOf(problem: Problem): Rule {
+    const rule = this.rulesById.get(problem.rule);
+    if (!rule) throw new Error(`unknown rule ${problem.rule}`);
+    return rule;
+  }
 }
 
 export interface Check {
   name: string;
   description: string;
-  /** What the check needs beyond a base URL and a key; missing needs skip it with the reason. */
+  /** Every rule the check asserts (the README's table is generated from these). */
+  rules: Record<string, Rule>;
+  /** What the check needs beyond a base URL and a key; without it the check is NOT TESTED, with the reason. */
   needs?: Array<"sim" | "otherKey" | "publicKey">;
-  /** Operations this check would have exercised; the coverage guard excuses them when the check is skipped. */
+  /** Operations the check exercises; coverage does not blame them when the check did not run to the end. */
   operations?: string[];
   run(ctx: Ctx): Promise<void>;
 }
 
-/** Skips the rest of a check with a reason (not a failure). */
-export class Skip extends Error {}
-
 /**
- * Runs a fast-check property with the suite's seed and run count. On failure the shrunk counterexample, the
- * seed and path, and the curl of the failing request are attached to the thrown CheckFailure.
+ * Runs a fast-check property with the suite's seed and run count. An enforced failure inside the predicate
+ * fails the property; the shrunk counterexample, seed and path, and the curl of the failing request are
+ * recorded under the failing rule, and the check goes on.
  */
-export async function holds<T>(ctx: Ctx, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = ctx.options.runs): Promise<void> {
+async function holds<T>(options: RunOptions, findings: Findings, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs): Promise<void> {
   let lastFailure: CheckFailure | undefined;
-  const result = await fc.check(
-    fc.asyncProperty(arb, async (value) => {
-      try {
-        await predicate(value);
-      } catch (err) {
-        if (err instanceof CheckFailure) lastFailure = err;
-        throw err;
-      }
-    }),
-    // Shrinking a walk is costly (each step walks a list again); after 20 s the smallest failure found so far is reported.
-    { seed: ctx.options.seed, numRuns: runs, endOnFailure: false, interruptAfterTimeLimit: 20_000 },
-  );
-  if (result.failed) {
-    const err = result.errorInstance as Error | undefined;
-    const failure = new CheckFailure(`${label}: ${err?.message ?? "property failed"}`, {
-      reply: lastFailure?.reply,
-      details: { counterexample: result.counterexample?.[0], seed: result.seed, path: result.counterexample ? result.counterexamplePath : undefined, runs: result.numRuns, shrinks: result.numShrinks },
-    });
-    throw failure;
+  findings.inProperty++;
+  let result: fc.RunDetails<[T]>;
+  try {
+    result = await fc.check(
+      fc.asyncProperty(arb, async (value) => {
+        try {
+          await predicate(value);
+        } catch (err) {
+          if (err instanceof CheckFailure) lastFailure = err;
+          throw err;
+        }
+      }),
+      // Shrinking a walk is costly (each step walks a list again); after 20 s the smallest failure found so far is reported.
+      { seed: options.seed, numRuns: runs, endOnFailure: false, interruptAfterTimeLimit: 20_000 },
+    );
+  } finally {
+    findings.inProperty--;
   }
+  if (!result.failed) return;
+  const err = result.errorInstance as Error | undefined;
+  const evidence = { counterexample: result.counterexample?.[0], seed: result.seed, path: result.counterexample ? result.counterexamplePath : undefined, runs: result.numRuns, shrinks: result.numShrinks };
+  if (lastFailure?.rule) {
+    findings.record(lastFailure.rule, false, `${label}: ${err?.message ?? "property failed"}`, lastFailure.reply, evidence);
+    return;
+  }
+  throw new Error(`${label}: ${err?.stack ?? err}`);
 }
 
-/** Fails with the reply's curl when the contract judges it wrong. */
-export function conforms(ctx: Ctx, reply: Reply, what: string): void {
-  const problems = ctx.contract.judge(reply);
-  if (problems.length) throw new CheckFailure(`${what}: ${problems.join("; ")}`, { reply });
+/** Makes the Ctx assertion methods for one check. */
+export function assertions(findings: Findings, contract: Contract): Pick<Ctx, "expect" | "must" | "conforms" | "untested" | "holds"> {
+  return {
+    holds: (label, arb, predicate, runs) => holds(findings.options, findings, label, arb, predicate, runs),
+    expect: (rule, ok, message, reply, details) => findings.record(rule, ok, message, reply, details),
+    must(rule, ok, message, reply, details) {
+      const held = findings.record(rule, ok, message, reply, details);
+      if (!held && enforced(rule, findings.options)) throw new Abort(message);
+      return held;
+    },
+    conforms(reply, what) {
+      const problems = contract.judge(reply);
+      // Every rule judge() knows is exercised; the ones with problems fail.
+      for (const rule of contract.judgedRules(reply)) {
+        const mine = problems.filter((p) => p.rule === rule.id);
+        findings.record(rule, mine.length === 0, `${what}: ${mine.map((p) => p.message).join("; ")}`, reply);
+      }
+    },
+    untested(capability, reason) {
+      if (!findings.untested.some((u) => u.capability === capability)) findings.untested.push({ capability, reason });
+    },
+  };
 }

@@ -1,10 +1,41 @@
 /**
  * What the suite knows of the contract: the operations of generated/openapi.json, how to match a request to
- * one, and how to judge a response: declared status, JSON content type, body schema, required headers, and
- * no undeclared fields (so a detail-only field leaking into a list item is caught).
+ * one, and how to judge a response. Each judgement is a rule with a level (rules.ts): what the seed states
+ * (JSON bodies, the resources' fields, detail-only fields, no 5xx) apart from what only our contract pins
+ * (the error envelope, declared error statuses, the shapes of endpoints the seed does not show).
  */
 import { createContractAjv, describeErrors, type ContractAjv, type OpenApiDoc } from "../../lib/openapi-ajv.ts";
 import type { Reply } from "./http.ts";
+import { contract, rules, seed, type Rule } from "./rules.ts";
+
+export const responseRules = rules("response", {
+  "no-5xx": seed("Errors (the status table has no 5xx)", "no request, however malformed, is answered with a 5xx"),
+  json: seed("Conventions: all responses are JSON except 204", "every non-204 response has an application/json body"),
+  "empty-204": seed("Endpoints: DELETE /v1/webhooks returns 204, empty body", "a 204 has an empty body"),
+  body: seed("Resources and their fields", "a 2xx body of a seed endpoint has the seed's fields and types"),
+  "detail-only": seed("Resources and their fields: detail-only fields", "detail-only fields (research_goal, transcript, vcs_pr_description, message_count, ...) never appear in list items"),
+  status: contract("declared responses", "every status answered is one the operation declares"),
+  "body-shape": contract("shapes the seed does not show", "a 2xx body of the experiments, participant and simulation endpoints matches the contract"),
+  envelope: contract("error envelope", "every error body is {\"error\": {\"type\", \"message\", \"details\"?}}"),
+  undeclared: contract("closed response schemas", "no field the contract does not declare appears in a response"),
+  headers: contract("declared response headers", "every header the contract marks required is present"),
+});
+
+export interface Problem {
+  rule: string;
+  message: string;
+}
+
+/** Fields the seed lists as detail-only (single retrieval), per resource object. */
+const DETAIL_ONLY: Record<string, string[]> = {
+  study: ["research_goal", "product_name", "questions", "interview_count"],
+  interview: ["transcript", "question_answers"],
+  release: ["vcs_pr_description"],
+  chat: ["message_count"],
+};
+
+/** Tags whose shapes the seed does not show: their bodies are judged at the contract level only. */
+const CONTRACT_SHAPED = new Set(["Experiments", "Participant", "Simulation"]);
 
 export interface Operation {
   operationId: string;
@@ -58,37 +89,55 @@ export class Contract {
     return n;
   }
 
+  /** The response rules that apply to a reply (each is exercised by judging it). */
+  judgedRules(reply: Reply, operation = this.match(reply.method, reply.path.split("?")[0])): Rule[] {
+    const r = responseRules;
+    const out: Rule[] = [r["no-5xx"], reply.status === 204 ? r["empty-204"] : r.json];
+    if (reply.status >= 400) out.push(r.envelope);
+    if (!operation) return out;
+    out.push(r.status);
+    if (reply.status < 300 && reply.status !== 204) out.push(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, r["detail-only"], r.undeclared, r.headers);
+    return out;
+  }
+
   /** Problems of a reply judged against the operation it answers (or the error envelope for unknown routes). */
-  judge(reply: Reply, operation = this.match(reply.method, reply.path.split("?")[0])): string[] {
-    const problems: string[] = [];
-    if (reply.status >= 500) problems.push(`status ${reply.status}: a server error is never a valid answer`);
+  judge(reply: Reply, operation = this.match(reply.method, reply.path.split("?")[0])): Problem[] {
+    const problems: Problem[] = [];
+    const add = (rule: Rule, message: string) => problems.push({ rule: rule.id, message });
+    const r = responseRules;
+    if (reply.status >= 500) add(r["no-5xx"], `status ${reply.status}: a server error is never a valid answer`);
     const type = reply.headers.get("content-type") ?? "";
-    if (reply.status !== 204 && !/^application\/json\b/.test(type)) problems.push(`content-type is ${JSON.stringify(type)}, not application/json`);
-    if (!operation) {
+    if (reply.status === 204) {
+      if (reply.text !== "") add(r["empty-204"], "a 204 must have an empty body");
+    } else if (!/^application\/json\b/.test(type) || (reply.body === undefined && reply.text !== "null")) add(r.json, `content-type is ${JSON.stringify(type)}${reply.body === undefined ? " and the body is not JSON" : ""}`);
+    if (reply.status >= 400) {
       const v = this.ajv.validator("#/components/schemas/ErrorEnvelope");
-      if (reply.status < 400) problems.push(`unknown route answered ${reply.status}`);
-      else if (!v(reply.body)) problems.push(`error body is not the envelope: ${describeErrors(v.errors)}`);
-      return problems;
+      if (!v(reply.body)) add(r.envelope, `error body is not the envelope: ${describeErrors(v.errors)}`);
     }
+    if (!operation) return problems;
     const declared = operation.op.responses[String(reply.status)];
     if (!declared) {
-      problems.push(`status ${reply.status} is not declared for ${operation.operationId} (declared: ${Object.keys(operation.op.responses).join(", ")})`);
+      add(r.status, `status ${reply.status} is not declared for ${operation.operationId} (declared: ${Object.keys(operation.op.responses).join(", ")})`);
       return problems;
     }
+    if (reply.status >= 300 || reply.status === 204) return problems;
     for (const [name, h] of Object.entries<any>(declared.headers ?? {})) {
-      if (h.required && !reply.headers.has(name)) problems.push(`missing required header ${name}`);
+      if (h.required && !reply.headers.has(name)) add(r.headers, `missing required header ${name}`);
     }
     if (declared.content?.["application/json"]) {
       const pointer = `#/paths/${esc(operation.path)}/${operation.method.toLowerCase()}/responses/${reply.status}/content/application~1json/schema`;
       const v = this.ajv.validator(pointer);
-      if (!v(reply.body)) problems.push(`body does not match the schema: ${describeErrors(v.errors)}`);
-      else problems.push(...this.undeclared(declared.content["application/json"].schema, reply.body, ""));
-    } else if (reply.text !== "") problems.push(`a ${reply.status} must have an empty body`);
+      if (!v(reply.body)) add(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, `body does not match the schema: ${describeErrors(v.errors)}`);
+      for (const u of this.undeclared(declared.content["application/json"].schema, reply.body, "")) {
+        const field = u.path.split("/").pop()!;
+        add(DETAIL_ONLY[u.object ?? ""]?.includes(field) ? r["detail-only"] : r.undeclared, `${u.path} is not declared by the contract${DETAIL_ONLY[u.object ?? ""]?.includes(field) ? " (a detail-only field)" : ""}`);
+      }
+    }
     return problems;
   }
 
-  /** Fields present in `value` that the schema does not declare (free-form objects are left alone). */
-  undeclared(schemaNode: any, value: any, path: string): string[] {
+  /** Fields present in `value` that the schema does not declare (free-form objects are left alone), with the `object` they sit in. */
+  undeclared(schemaNode: any, value: any, path: string): Array<{ path: string; object?: string }> {
     const schema = this.resolve(schemaNode);
     if (value === null || typeof value !== "object" || !schema) return [];
     if (schema.allOf) return schema.allOf.flatMap((s: any) => this.undeclared(s, value, path));
@@ -101,9 +150,9 @@ export class Contract {
     }
     if (Array.isArray(value)) return schema.items ? value.flatMap((v, i) => this.undeclared(schema.items, v, `${path}/${i}`)) : [];
     if (!schema.properties || schema.additionalProperties !== undefined) return [];
-    const out: string[] = [];
+    const out: Array<{ path: string; object?: string }> = [];
     for (const key of Object.keys(value)) {
-      if (!(key in schema.properties)) out.push(`${path}/${key} is not declared by the contract`);
+      if (!(key in schema.properties)) out.push({ path: `${path}/${key}`, object: typeof value.object === "string" ? value.object : undefined });
       else out.push(...this.undeclared(schema.properties[key], value[key], `${path}/${key}`));
     }
     return out;

@@ -3,6 +3,7 @@
  * every answer is matched to its contract operation for the coverage guard.
  */
 import type { Contract } from "./contract.ts";
+import type { Rule } from "./rules.ts";
 
 export interface Reply {
   status: number;
@@ -76,19 +77,20 @@ export class Http {
     return { status: res.status, headers: res.headers, text, body: parsed, curl, method, path };
   }
 
-  /** Every item of a list, following `starting_after` until `has_more` is false (bounded). */
-  async walk(path: string, limit: number, init: RequestInit = {}): Promise<{ items: any[]; pages: Reply[] }> {
+  /** Every item of a list, following `starting_after` until `has_more` is false (bounded; `complete` is false when maxPages cut it). */
+  async walk(path: string, limit: number, init: RequestInit = {}, maxPages = 20_000): Promise<{ items: any[]; pages: Reply[]; complete: boolean }> {
     const items: any[] = [];
     const pages: Reply[] = [];
     const cursors = new Set<string>();
     let after: string | undefined;
     for (let n = 0; n < 20_000; n++) {
+      if (n >= maxPages) return { items, pages, complete: false };
       const sep = path.includes("?") ? "&" : "?";
       const page = await this.req(`${path}${sep}limit=${limit}${after ? `&starting_after=${after}` : ""}`, init);
       pages.push(page);
       if (page.status !== 200 || !Array.isArray(page.body?.data)) throw new CheckFailure(`${path} answered ${page.status} during a walk`, { reply: page });
       items.push(...page.body.data);
-      if (!page.body.has_more || page.body.data.length === 0) return { items, pages };
+      if (!page.body.has_more || page.body.data.length === 0) return { items, pages, complete: true };
       after = page.body.data[page.body.data.length - 1].id as string;
       // A cursor used twice means the walk would loop forever: fail now with the page that repeats it.
       if (cursors.has(after)) throw new CheckFailure(`${path}: page ${n + 1} ends with ${after} again, so the walk never ends`, { reply: page });
@@ -102,13 +104,27 @@ export class Http {
 export class CheckFailure extends Error {
   readonly reply?: Reply;
   readonly details?: unknown;
-  constructor(message: string, extra: { reply?: Reply; details?: unknown }) {
+  /** The rule it breaks, when known (a walk that cannot go on has none: it stops the check). */
+  readonly rule?: Rule;
+  constructor(message: string, extra: { reply?: Reply; details?: unknown; rule?: Rule }) {
     super(message);
     this.reply = extra.reply;
     this.details = extra.details;
+    this.rule = extra.rule;
   }
 }
 
-export function expectThat(condition: unknown, message: string, reply?: Reply, details?: unknown): asserts condition {
-  if (!condition) throw new CheckFailure(message, { reply, details });
+/** The message and details of an error body, read leniently: the seed fixes the message text and a `details` array, not where they sit. */
+export function errorMessage(body: any): string | undefined {
+  if (typeof body?.error?.message === "string") return body.error.message;
+  if (typeof body?.error === "string") return body.error;
+  return typeof body?.message === "string" ? body.message : undefined;
 }
+
+export function errorDetails(body: any): any[] | undefined {
+  const d = body?.error?.details ?? body?.details ?? body?.errors;
+  return Array.isArray(d) ? d : undefined;
+}
+
+/** The field a validation issue names, whatever the implementation calls it. */
+export const issueField = (d: any): string | undefined => d?.field ?? d?.param ?? d?.name ?? (Array.isArray(d?.path) ? d.path.join(".") : d?.path);

@@ -1,34 +1,56 @@
-/** Report formats: human lines (last line `N passed, N failed, N skipped`), JUnit XML and JSON. */
+/**
+ * Report formats: human lines (the summary ends `N passed, N failed, N not tested`), JUnit XML and JSON.
+ * Every failure names its rule and level; NOT TESTED parts are listed in the summary, never hidden in notes.
+ */
+import type { Finding } from "./check.ts";
 import type { Report } from "./run.ts";
+
+const MARK = { passed: "PASS", failed: "FAIL", not_tested: "NOT TESTED", not_applicable: "N/A" } as const;
+
+function finding(f: Finding, seed: number, check: string, warning: boolean): string[] {
+  const lines = [`     ${warning ? "warning" : "✗"} [${f.level}] ${f.rule}: ${f.message}`];
+  if (f.curl) lines.push(`       reproduce: ${f.curl}`);
+  if (f.details !== undefined) lines.push(`       evidence: ${JSON.stringify(f.details).slice(0, 1500)}`);
+  if (!warning) lines.push(`       replay: --seed ${seed} --only ${check}`);
+  return lines;
+}
 
 export function human(report: Report): string {
   const lines: string[] = [];
   for (const r of report.results) {
-    const mark = r.status === "passed" ? "PASS" : r.status === "failed" ? "FAIL" : "SKIP";
-    lines.push(`${mark} ${r.name} - ${r.description}${r.status === "skipped" ? ` (skipped: ${r.reason})` : ""} [${(r.durationMs / 1000).toFixed(1)} s]`);
-    if (r.status === "failed") {
-      lines.push(`     ${r.reason}`);
-      if (r.curl) lines.push(`     reproduce: ${r.curl}`);
-      if (r.details !== undefined) lines.push(`     evidence: ${JSON.stringify(r.details).slice(0, 2000)}`);
-      lines.push(`     replay: --seed ${report.seed} --only ${r.name}`);
-    }
+    const why = r.status === "not_tested" || r.status === "not_applicable" ? ` (${r.reason})` : r.reason ? ` (${r.reason})` : "";
+    lines.push(`${MARK[r.status]} ${r.name} - ${r.description}${why} [${(r.durationMs / 1000).toFixed(1)} s]`);
+    for (const f of r.failures) lines.push(...finding(f, report.seed, r.name, false));
+    for (const w of r.warnings) lines.push(...finding(w, report.seed, r.name, true));
+    for (const u of r.untested) if (r.status !== "not_tested") lines.push(`     NOT TESTED: ${u.capability} (${u.reason})`);
     for (const note of r.notes) lines.push(`     note: ${note}`);
   }
+  lines.push("");
+  lines.push(`level ${report.level}: seed rules ${report.levels.seed.checked} checked, ${report.levels.seed.failed} failed; contract rules ${report.levels.contract.checked} checked, ${report.levels.contract.failed} ${report.level === "seed" ? "differ (warnings, not enforced at --level seed)" : "failed"}`);
+  if (report.untested.length) {
+    lines.push(`NOT TESTED (${report.untested.length}):`);
+    for (const u of report.untested) lines.push(`  - ${u}`);
+    lines.push(report.exitCode === 3 ? "The run is not green while parts are NOT TESTED: provide what each line asks, or pass --allow-untested." : "(--allow-untested: these do not change the exit code)");
+  }
   lines.push(`${report.requests} requests to ${report.baseUrl} in ${(report.durationMs / 1000).toFixed(1)} s, seed ${report.seed}`);
-  lines.push(`${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped`);
+  lines.push(`${report.passed} passed, ${report.failed} failed, ${report.notTested} not tested, ${report.notApplicable} not applicable, ${report.warnings} warnings`);
   return lines.join("\n");
 }
 
 const xml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 export function junit(report: Report): string {
+  const text = (fs: Finding[]) => fs.map((f) => [`[${f.level}] ${f.rule}: ${f.message}`, f.curl, f.details === undefined ? undefined : JSON.stringify(f.details)].filter(Boolean).join("\n")).join("\n\n");
   const cases = report.results.map((r) => {
-    const open = `  <testcase classname="conformance" name="${xml(r.name)}" time="${(r.durationMs / 1000).toFixed(3)}">`;
-    if (r.status === "skipped") return `${open}<skipped message="${xml(r.reason ?? "")}"/></testcase>`;
-    if (r.status === "failed") return `${open}<failure message="${xml(r.reason ?? "")}">${xml([r.curl, JSON.stringify(r.details), `--seed ${report.seed} --only ${r.name}`].filter(Boolean).join("\n"))}</failure></testcase>`;
-    return `${open}</testcase>`;
+    const props = `<properties><property name="seed.checked" value="${r.levels.seed.checked}"/><property name="seed.failed" value="${r.levels.seed.failed}"/><property name="contract.checked" value="${r.levels.contract.checked}"/><property name="contract.failed" value="${r.levels.contract.failed}"/></properties>`;
+    const open = `  <testcase classname="conformance" name="${xml(r.name)}" time="${(r.durationMs / 1000).toFixed(3)}">${props}`;
+    const out = r.warnings.length || r.untested.length ? `<system-out>${xml([...r.untested.map((u) => `NOT TESTED: ${u.capability} (${u.reason})`), text(r.warnings)].filter(Boolean).join("\n"))}</system-out>` : "";
+    if (r.status === "not_tested" || r.status === "not_applicable") return `${open}<skipped message="${xml(`${r.status === "not_tested" ? "NOT TESTED" : "not applicable"}: ${r.reason ?? ""}`)}"/>${out}</testcase>`;
+    if (r.status === "failed") return `${open}<failure message="${xml(r.failures[0]?.message ?? r.reason ?? "")}">${xml(`${text(r.failures)}\n--seed ${report.seed} --only ${r.name}`)}</failure>${out}</testcase>`;
+    return `${open}${out}</testcase>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="project-data-api-conformance" tests="${report.results.length}" failures="${report.failed}" skipped="${report.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">\n${cases.join("\n")}\n</testsuite>\n`;
+  const props = `  <properties><property name="level" value="${report.level}"/><property name="seed" value="${report.seed}"/><property name="seed.checked" value="${report.levels.seed.checked}"/><property name="seed.failed" value="${report.levels.seed.failed}"/><property name="contract.checked" value="${report.levels.contract.checked}"/><property name="contract.failed" value="${report.levels.contract.failed}"/><property name="contract.warned" value="${report.levels.contract.warned}"/><property name="not_tested" value="${report.notTested}"/></properties>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="project-data-api-conformance" tests="${report.results.length}" failures="${report.failed}" skipped="${report.notTested + report.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">\n${props}\n${cases.join("\n")}\n</testsuite>\n`;
 }
 
 export const json = (report: Report) => JSON.stringify(report, null, 2) + "\n";

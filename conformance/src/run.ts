@@ -1,24 +1,42 @@
 /**
  * runConformance(options): runs the checks against a base URL and returns a report. Used by the CLI and by
- * the package's own self-test. The last check, `coverage`, fails the run when an operation of the contract
- * never answered a 2xx, except operations whose checks were skipped.
+ * the package's own self-test.
+ *
+ * - Each check records every failure it sees (up to MAX_FAILURES), each under a rule with a level.
+ * - What could not be exercised is NOT TESTED, listed in the report, and makes the run not green unless
+ *   --allow-untested (a run must never look green with untested parts).
+ * - The last check, `coverage`, fails when an operation never answered a 2xx; it blames only operations of
+ *   checks that ran to the end (an operation whose check stopped early is listed as not judged).
  */
-import { Contract } from "./contract.ts";
-import { Skip, type Check, type Ctx, type RunOptions } from "./check.ts";
+import { Abort, assertions, Findings, NotApplicable, NotTested, type Check, type Ctx, type Finding, type RunOptions } from "./check.ts";
 import { checks } from "./checks/index.ts";
+import { Contract, responseRules } from "./contract.ts";
 import { CheckFailure, Http } from "./http.ts";
+import { rules, seed, contract as pinned, type Level, type Rule } from "./rules.ts";
 
 export type { RunOptions } from "./check.ts";
+
+export const coverageRules = rules("coverage", {
+  "seed-operations": seed("Endpoints", "every endpoint of the seed answered a 2xx at least once during the run"),
+  "simulation-operations": pinned("simulation surface", "with --sim, every simulation operation answered a 2xx at least once"),
+});
+
+export type Status = "passed" | "failed" | "not_tested" | "not_applicable";
 
 export interface CheckResult {
   name: string;
   description: string;
-  status: "passed" | "failed" | "skipped";
+  status: Status;
+  /** Why the check did not run, or stopped early. */
   reason?: string;
-  /** A curl line reproducing the failing request (keys redacted). */
-  curl?: string;
-  /** Shrunk counterexample, seed and path of a failing property, or other evidence. */
-  details?: unknown;
+  failures: Finding[];
+  /** Failures of rules the chosen level does not enforce. */
+  warnings: Finding[];
+  /** Capabilities this check could not exercise. */
+  untested: Array<{ capability: string; reason: string }>;
+  /** Rules exercised by level: how many, and how many failed. */
+  levels: Record<Level, { checked: number; failed: number }>;
+  ranToEnd: boolean;
   notes: string[];
   durationMs: number;
 }
@@ -26,72 +44,135 @@ export interface CheckResult {
 export interface Report {
   baseUrl: string;
   seed: number;
+  level: Level;
   results: CheckResult[];
   passed: number;
   failed: number;
-  skipped: number;
+  notTested: number;
+  notApplicable: number;
+  warnings: number;
+  /** Every capability not exercised, as `check: capability (reason)`. */
+  untested: string[];
+  /** Rules exercised over the whole run, by level. */
+  levels: Record<Level, { checked: number; failed: number; warned: number }>;
   requests: number;
   durationMs: number;
+  /** 0 all good; 1 failures; 3 nothing failed but parts were NOT TESTED (and --allow-untested was not given). */
+  exitCode: number;
 }
 
 export const CHECK_NAMES = [...checks.map((c) => c.name), "coverage"];
 
+/** Every rule the suite can assert, for the generated README table. */
+export function allRules(): Rule[] {
+  return [...Object.values(responseRules), ...checks.flatMap((c) => Object.values(c.rules)), ...Object.values(coverageRules)];
+}
+
 function missingNeeds(check: Check, o: RunOptions): string | null {
   const missing = (check.needs ?? []).filter((n) => (n === "sim" ? !o.sim : n === "otherKey" ? !o.otherKey : !o.publicKey));
   if (!missing.length) return null;
-  const flag = { sim: "--sim (writes: creates interviews, sets the webhook)", otherKey: "--other-key (a second project's key)", publicKey: "--public-key (the public SDK key)" };
+  const flag = { sim: "--sim (the simulation surface: writes, planted data, triggered interviews)", otherKey: "--other-key (a second project's key)", publicKey: "--public-key (the public SDK key)" };
   return `needs ${missing.map((m) => flag[m]).join(" and ")}`;
 }
 
+const byLevel = (exercised: Findings["exercised"]): CheckResult["levels"] => {
+  const out = { seed: { checked: 0, failed: 0 }, contract: { checked: 0, failed: 0 } };
+  for (const { rule, failed } of exercised.values()) {
+    out[rule.level].checked++;
+    if (failed) out[rule.level].failed++;
+  }
+  return out;
+};
+
 export async function runConformance(options: RunOptions): Promise<Report> {
   const started = Date.now();
+  const level = options.level ?? "contract";
   const contract = new Contract();
   const base = options.baseUrl.replace(/\/+$/, "");
   const http = new Http(base, options.apiKey, contract, options.timeoutMs);
   const other = options.otherKey ? new Http(base, options.otherKey, contract, options.timeoutMs) : undefined;
+  const rulesById = new Map(allRules().map((r) => [r.id, r]));
   const results: CheckResult[] = [];
-  const excused = new Set<string>();
+  const notJudged = new Set<string>();
   const selected = checks.filter((c) => !options.only || options.only.includes(c.name));
-  for (const check of checks) if (!selected.includes(check)) for (const op of check.operations ?? []) excused.add(op);
+  for (const check of checks) if (!selected.includes(check)) for (const op of check.operations ?? []) notJudged.add(op);
 
   for (const check of selected) {
     const notes: string[] = [];
-    const ctx: Ctx = { http, other, contract, options, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m) };
+    const findings = new Findings(options, rulesById);
+    const ctx: Ctx = { http, other, contract, options, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...assertions(findings, contract) };
     const t = Date.now();
     options.onProgress?.(`running ${check.name}…`);
+    let status: Status = "passed";
+    let reason: string | undefined;
+    let ranToEnd = true;
     const need = missingNeeds(check, options);
-    if (need) {
-      for (const op of check.operations ?? []) excused.add(op);
-      results.push({ name: check.name, description: check.description, status: "skipped", reason: need, notes, durationMs: 0 });
-      continue;
-    }
     try {
+      if (need) throw new NotTested(need);
       await check.run(ctx);
-      results.push({ name: check.name, description: check.description, status: "passed", notes, durationMs: Date.now() - t });
     } catch (err) {
-      if (err instanceof Skip) {
-        for (const op of check.operations ?? []) excused.add(op);
-        results.push({ name: check.name, description: check.description, status: "skipped", reason: err.message, notes, durationMs: Date.now() - t });
+      ranToEnd = false;
+      if (err instanceof NotTested) {
+        status = "not_tested";
+        reason = err.message;
+        findings.untested.push({ capability: "the whole check", reason: err.message });
+      } else if (err instanceof NotApplicable) {
+        status = "not_applicable";
+        reason = err.message;
+      } else if (err instanceof Abort) {
+        reason = `stopped early: ${err.message}`;
+      } else if (err instanceof CheckFailure && err.rule) {
+        findings.record(err.rule, false, err.message, err.reply, err.details);
       } else {
+        // A walk that cannot go on, or a crash: recorded as a failure of the check itself.
         const f = err instanceof CheckFailure ? err : new CheckFailure(`crashed: ${(err as Error)?.stack ?? err}`, {});
-        results.push({ name: check.name, description: check.description, status: "failed", reason: f.message, curl: f.reply?.curl, details: f.details, notes, durationMs: Date.now() - t });
+        findings.failures.push({ rule: `${check.name}.completes`, level: "seed", message: f.message, curl: f.reply?.curl, details: f.details });
+        reason = "stopped early";
       }
     }
+    if (!ranToEnd) for (const op of check.operations ?? []) notJudged.add(op);
+    if (findings.failures.length) status = "failed";
+    results.push({
+      name: check.name, description: check.description, status, reason, failures: findings.failures, warnings: findings.warnings,
+      untested: status === "not_applicable" ? [] : findings.untested, levels: byLevel(findings.exercised), ranToEnd, notes, durationMs: Date.now() - t,
+    });
   }
 
-  if (!options.only || options.only.includes("coverage")) {
-    if (!options.publicKey) for (const op of contract.operations.filter((o) => o.auth === "public")) excused.add(op.operationId);
-    if (!options.sim) for (const op of contract.operations.filter((o) => o.tag === "Simulation" || o.operationId === "putWebhook" || o.operationId === "deleteWebhook" || o.operationId === "getWebhook")) excused.add(op.operationId);
-    const full = !options.only;
-    const never = contract.operations.map((o) => o.operationId).filter((id) => !http.succeeded.has(id) && !excused.has(id));
-    results.push(
-      !full
-        ? { name: "coverage", description: "every operation answered a 2xx at least once", status: "skipped", reason: "only meaningful on a full run (no --only)", notes: [], durationMs: 0 }
-        : never.length
-          ? { name: "coverage", description: "every operation answered a 2xx at least once", status: "failed", reason: `never answered 2xx: ${never.join(", ")}`, notes: [], durationMs: 0 }
-          : { name: "coverage", description: "every operation answered a 2xx at least once", status: "passed", notes: excused.size ? [`excused (their checks were skipped): ${[...excused].sort().join(", ")}`] : [], durationMs: 0 },
-    );
+  if (!options.only || options.only.includes("coverage")) results.push(coverage(contract, http, options, notJudged, rulesById));
+
+  const count = (s: Status) => results.filter((r) => r.status === s).length;
+  const levels = { seed: { checked: 0, failed: 0, warned: 0 }, contract: { checked: 0, failed: 0, warned: 0 } };
+  for (const r of results) {
+    for (const l of ["seed", "contract"] as const) {
+      levels[l].checked += r.levels[l].checked;
+      levels[l].failed += r.levels[l].failed;
+    }
+    for (const w of r.warnings) levels[w.level].warned++;
   }
-  const count = (s: CheckResult["status"]) => results.filter((r) => r.status === s).length;
-  return { baseUrl: base, seed: options.seed, results, passed: count("passed"), failed: count("failed"), skipped: count("skipped"), requests: http.count + (other?.count ?? 0), durationMs: Date.now() - started };
+  const untested = results.flatMap((r) => r.untested.map((u) => `${r.name}: ${u.capability} (${u.reason})`));
+  const failed = count("failed");
+  return {
+    baseUrl: base, seed: options.seed, level, results, passed: count("passed"), failed, notTested: untested.length, notApplicable: count("not_applicable"),
+    warnings: results.reduce((s, r) => s + r.warnings.length, 0), untested, levels,
+    requests: http.count + (other?.count ?? 0), durationMs: Date.now() - started,
+    exitCode: failed > 0 ? 1 : untested.length > 0 && !options.allowUntested ? 3 : 0,
+  };
+}
+
+function coverage(contract: Contract, http: Http, options: RunOptions, notJudged: Set<string>, rulesById: Map<string, Rule>): CheckResult {
+  const findings = new Findings(options, rulesById);
+  const result = (status: Status, reason?: string, notes: string[] = []): CheckResult => ({
+    name: "coverage", description: "every operation answered a 2xx at least once", status, reason, failures: findings.failures, warnings: findings.warnings,
+    untested: [], levels: byLevel(findings.exercised), ranToEnd: true, notes, durationMs: 0,
+  });
+  if (options.only) return result("not_applicable", "only meaningful on a full run (no --only)");
+  const offered = contract.operations.filter((o) => (o.tag === "Simulation" ? options.sim : o.auth === "public" ? !!options.publicKey : true));
+  const judged = offered.filter((o) => !notJudged.has(o.operationId));
+  const skipped = offered.filter((o) => notJudged.has(o.operationId) && !http.succeeded.has(o.operationId)).map((o) => o.operationId);
+  for (const o of judged) {
+    const rule = o.tag === "Simulation" ? coverageRules["simulation-operations"] : coverageRules["seed-operations"];
+    findings.record(rule, http.succeeded.has(o.operationId), `${o.operationId} (${o.method} ${o.path}) never answered a 2xx`);
+  }
+  const notes = skipped.length ? [`not judged, never answered a 2xx but their checks did not run to the end or were not run: ${skipped.sort().join(", ")}`] : [];
+  return result(findings.failures.length ? "failed" : "passed", undefined, notes);
 }

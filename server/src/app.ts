@@ -40,6 +40,8 @@ export interface AppOptions {
   validateResponses?: boolean;
   webhookRetryDelaysMs?: number[];
   webhookTimeoutMs?: number;
+  /** Extra CA certificates (PEM file) trusted for https webhook receivers, read at each attempt. */
+  webhookCaFile?: string;
   simProcessingMs?: number;
   launchTokenTtlMs?: number;
   participantConfigTtlSeconds?: number;
@@ -73,6 +75,7 @@ export function createApp(options: AppOptions = {}): App {
     clock,
     retryDelaysMs: options.webhookRetryDelaysMs ?? [10_000, 60_000, 300_000],
     timeoutMs: options.webhookTimeoutMs ?? 10_000,
+    caFile: options.webhookCaFile,
     logger: options.logger || undefined,
   });
   const deps: HandlerDeps = {

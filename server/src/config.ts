@@ -5,6 +5,8 @@ export interface ServerEnv {
   validateResponses: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
+  /** Extra CA certificates (PEM file) trusted for https webhook receivers. */
+  webhookCaFile: string | undefined;
   simProcessingMs: number;
   fixturesScale: number | null;
   logLevel: string;
@@ -26,6 +28,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     validateResponses: env.VALIDATE_RESPONSES === "1",
     webhookRetryDelaysMs: delays,
     webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", env.WEBHOOK_TIMEOUT_MS, 10_000, 1),
+    webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
     simProcessingMs: int("SIM_PROCESSING_MS", env.SIM_PROCESSING_MS, 1_000),
     fixturesScale: env.FIXTURES_SCALE ? int("FIXTURES_SCALE", env.FIXTURES_SCALE, 0, 1) : null,
     logLevel: env.LOG_LEVEL || "info",

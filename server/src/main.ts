@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     responseCache: env.responseCache,
     webhookRetryDelaysMs: env.webhookRetryDelaysMs,
     webhookTimeoutMs: env.webhookTimeoutMs,
+    webhookCaFile: env.webhookCaFile,
     simProcessingMs: env.simProcessingMs,
   });
   const server = app.app.listen(env.port, env.host, () => {

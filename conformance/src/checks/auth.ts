@@ -1,14 +1,21 @@
 /**
- * auth: every operation answers 401 in the envelope to a missing header, another scheme, an empty bearer, an
- * unknown key, a wrong prefix and a key with trailing garbage; and 401 wins over 400 and 404.
+ * auth: every operation answers 401 to a missing header, another scheme, an empty bearer, an unknown key, a
+ * wrong prefix and a key with trailing garbage; and 401 wins over 400 and 404.
  */
-import { conforms, type Check } from "../check.ts";
+import type { Check } from "../check.ts";
 import { NEVER_ID } from "../data.ts";
-import { expectThat } from "../http.ts";
+import { contract, rules, seed } from "../rules.ts";
+
+const r = rules("auth", {
+  "401": seed("Authentication 1, 4", "a missing or invalid API key gets 401 on every endpoint"),
+  first: seed("Authentication 4: every endpoint returns 401", "401 wins over 400 and 404: no unauthenticated caller learns whether a parameter or id is valid"),
+  "public-key": contract("participant endpoints: X-Public-Key", "participant endpoints refuse a missing, unknown or project API key with 401"),
+});
 
 export const authCheck: Check = {
   name: "auth",
   description: "missing, malformed and unknown keys get 401 on every operation, before any 400 or 404",
+  rules: r,
   async run(ctx) {
     const key = ctx.options.apiKey;
     const prefix = key.match(/^[a-z]+_[a-z]+_/)?.[0] ?? "svc_live_";
@@ -20,21 +27,22 @@ export const authCheck: Check = {
       ["wrong prefix", { authorization: `Bearer ${key.replace(/^[a-z]+_[a-z]+_/, "svc_test_")}` }],
       ["trailing garbage", { authorization: `Bearer ${key}x` }],
     ];
-    // The simulation surface exists only on the reference server; other implementations are not asked about it.
+    // The simulation surface is asked about only when the implementation offers it (--sim).
     for (const op of ctx.contract.operations.filter((o) => ctx.options.sim || o.tag !== "Simulation")) {
       const path = op.path.replace("{id}", NEVER_ID);
-      const variants: Array<[string, Record<string, string>]> = op.auth === "public"
+      const isPublic = op.auth === "public";
+      const variants: Array<[string, Record<string, string>]> = isPublic
         ? [["no public key", {}], ["unknown public key", { "x-public-key": "pk_live_nobody" }], ["API key as public key", { "x-public-key": key }]]
         : bad;
       for (const [name, headers] of variants) {
         const reply = await ctx.http.req(path, { method: op.method, key: null, headers, body: op.op.requestBody ? {} : undefined });
-        expectThat(reply.status === 401, `${op.method} ${op.path} with ${name} answered ${reply.status}, not 401`, reply);
-        conforms(ctx, reply, `${op.method} ${op.path} (${name})`);
+        ctx.expect(isPublic ? r["public-key"] : r["401"], reply.status === 401, `${op.method} ${op.path} with ${name} answered ${reply.status}, not 401`, reply);
+        ctx.conforms(reply, `${op.method} ${op.path} (${name})`);
       }
     }
-    for (const path of ["/v1/studies?limit=0", `/v1/interviews/${NEVER_ID}`, "/v1/chats/not-a-uuid/messages?limit=500"]) {
+    for (const path of ["/v1/studies?limit=0", `/v1/interviews/${NEVER_ID}`, "/v1/chats/not-a-uuid/messages?limit=500", "/v1/interviews?status=1&limit=abc"]) {
       const reply = await ctx.http.req(path, { key: null });
-      expectThat(reply.status === 401, `GET ${path} without a key answered ${reply.status}: 401 must win over 400 and 404`, reply);
+      ctx.expect(r.first, reply.status === 401, `GET ${path} without a key answered ${reply.status}: 401 must win over 400 and 404`, reply);
     }
   },
 };

@@ -1,50 +1,102 @@
 /**
- * chats: hidden chats (internal sources `eval`, `releases`) never appear; message_count equals the messages a
- * full walk returns; parts are the six public types with the four public tool states and no undeclared
- * fields; and the seed's two 400 messages of the messages endpoint.
+ * chats: hidden chats never appear (listed chats with internal sources, every release's chat, and with --sim
+ * planted internal, evaluation and release chats); message_count equals the messages a full walk returns;
+ * parts are the six public types with the four public tool states; and the seed's two 400s of messages.
  */
-import { conforms, type Check } from "../check.ts";
+import type { Check, Ctx } from "../check.ts";
 import { messagesOf, NEVER_ID, snapshot } from "../data.ts";
-import { expectThat } from "../http.ts";
+import { errorDetails, errorMessage, issueField } from "../http.ts";
+import { contract, rules, seed } from "../rules.ts";
 
 const PART_TYPES = ["text", "thinking", "redacted_thinking", "file", "tool_use", "tool_result"];
 const STATES = ["input_available", "output_available", "output_error", "output_denied"];
 
+const r = rules("chats", {
+  "hidden-not-listed": seed("Chat: internal, evaluation and release-generated chats are excluded everywhere", "no listed chat has an internal source (eval, releases), and no hidden chat is ever listed"),
+  "hidden-404": seed("Errors 2", "an internal, evaluation or release-generated chat answers 404 on /v1/chats/:id and /v1/chats/:id/messages"),
+  "release-chats": seed("Release: chat_id; Chat: release-generated chats excluded; Errors 2", "every release's chat_id answers 404 on /v1/chats/:id and its messages, and is never listed"),
+  "message-count": seed("Chat: message_count, visible messages only", "message_count equals the number of messages a full walk returns"),
+  "chat-id": seed("Message: chat_id", "every message listed under a chat carries that chat's id"),
+  "public-parts": seed("Message: part types; tool_use.state", "parts are the six public types, and tool_use.state is one of the four public states"),
+  "invalid-parameters": seed("Errors 4", "an invalid limit and a non-UUID starting_after on messages answer 400 `Invalid parameters` with one details entry per offending field"),
+  "no-such-message": seed("Errors 5", "a UUID starting_after that is not a visible message of the chat answers 400 `No such message: <id>`"),
+  "unknown-chat": seed("Errors 2", "messages of a chat that does not exist answer 404"),
+  "message-fields": contract("closed response schemas", "messages carry no field the contract does not declare (internal metadata never leaks)"),
+});
+
+/** With --sim, plants one chat of each hidden kind and probes that they stay hidden. */
+async function plantedHidden(ctx: Ctx): Promise<void> {
+  const hidden = new Set<string>();
+  if (!ctx.options.sim) return ctx.untested("planted internal, evaluation and release chats", "needs --sim");
+  for (const visibility of ["internal", "evaluation", "release"]) {
+    const planted = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: `hidden ${visibility} probe`, visibility, messages: [{ role: "user", parts: [{ type: "text", text: "internal" }] }] } });
+    if (planted.status !== 201) return ctx.untested("planted hidden chats", `POST /_sim/chats answered ${planted.status}`);
+    ctx.conforms(planted, "POST /_sim/chats");
+    const id = planted.body.id;
+    const detail = await ctx.http.req(`/v1/chats/${id}`);
+    ctx.expect(r["hidden-404"], detail.status === 404, `a planted ${visibility} chat answered ${detail.status} on GET /v1/chats/${id}`, detail);
+    const messages = await ctx.http.req(`/v1/chats/${id}/messages`);
+    ctx.expect(r["hidden-404"], messages.status === 404, `a planted ${visibility} chat's messages answered ${messages.status}`, messages);
+    hidden.add(id);
+  }
+  const after = (await ctx.http.walk("/v1/chats", 100)).items.map((c: any) => c.id);
+  const shown = after.filter((id: string) => hidden.has(id));
+  ctx.expect(r["hidden-not-listed"], shown.length === 0, `hidden chat(s) listed after planting: ${shown.join(", ")}`);
+}
+
 export const chatsCheck: Check = {
   name: "chats",
-  description: "hidden chats never appear, message_count is exact, message parts are public shapes, the messages 400s",
+  description: "hidden and release chats never appear, message_count is exact, message parts are public shapes, the messages 400s",
+  rules: r,
+  operations: ["listChats", "getChat", "listChatMessages"],
   async run(ctx) {
-    const { chats } = await snapshot(ctx.http);
+    const { chats, releases } = await snapshot(ctx.http);
     const internal = chats.find((c) => c.source === "eval" || c.source === "releases");
-    if (internal) expectThat(false, `chat ${internal.id} with internal source ${internal.source} is listed`, await ctx.http.req("/v1/chats?limit=100"));
-    if (chats.some((c) => "message_count" in c)) expectThat(false, "chat list items carry message_count, a detail-only field", await ctx.http.req("/v1/chats?limit=100"));
+    ctx.expect(r["hidden-not-listed"], !internal, `chat ${internal?.id} with internal source ${internal?.source} is listed`, internal ? await ctx.http.req("/v1/chats?limit=100") : undefined);
+
+    const listedIds = new Set(chats.map((c) => c.id));
+    const releaseChats = [...new Set(releases.map((x) => x.chat_id).filter((id) => typeof id === "string"))];
+    for (const id of releaseChats) {
+      ctx.expect(r["release-chats"], !listedIds.has(id), `release chat ${id} is listed by GET /v1/chats`);
+      const detail = await ctx.http.req(`/v1/chats/${id}`);
+      ctx.expect(r["release-chats"], detail.status === 404, `GET /v1/chats/${id} (a release's chat_id) answered ${detail.status}, not 404`, detail);
+      const messages = await ctx.http.req(`/v1/chats/${id}/messages`);
+      ctx.expect(r["release-chats"], messages.status === 404, `GET /v1/chats/${id}/messages (a release's chat_id) answered ${messages.status}, not 404`, messages);
+    }
+    if (!releaseChats.length) ctx.untested("release chats stay hidden", "the project has no release");
+
     for (const chat of chats) {
       const detail = await ctx.http.req(`/v1/chats/${chat.id}`);
-      conforms(ctx, detail, `GET /v1/chats/${chat.id}`);
+      ctx.conforms(detail, `GET /v1/chats/${chat.id}`);
       const messages = await messagesOf(ctx.http, chat.id);
+      ctx.expect(r["message-count"], detail.body?.message_count === messages.length, `chat ${chat.id}: message_count ${detail.body?.message_count} but a full walk returns ${messages.length} messages`, detail);
       const walk = `/v1/chats/${chat.id}/messages?limit=100`;
-      expectThat(detail.body.message_count === messages.length, `chat ${chat.id}: message_count ${detail.body.message_count} but a full walk returns ${messages.length} messages`, detail);
       for (const m of messages) {
-        const problems: string[] = [];
-        if (m.chat_id !== chat.id) problems.push(`message ${m.id} listed under chat ${chat.id} says chat_id ${m.chat_id}`);
-        for (const p of m.parts) {
-          if (!PART_TYPES.includes(p.type)) problems.push(`message ${m.id} has a part of type ${p.type}`);
-          if (p.type === "tool_use" && !STATES.includes(p.state)) problems.push(`message ${m.id}: tool_use state ${p.state} is not public`);
-        }
-        problems.push(...ctx.contract.undeclared({ $ref: "#/components/schemas/Message" }, m, "").map((u) => `message ${m.id}: ${u}`));
-        if (problems.length) expectThat(false, problems.join("; "), await ctx.http.req(walk));
+        ctx.expect(r["chat-id"], m.chat_id === chat.id, `message ${m.id} listed under chat ${chat.id} says chat_id ${m.chat_id}`);
+        const bad = (m.parts ?? []).find((p: any) => !PART_TYPES.includes(p.type) || (p.type === "tool_use" && !STATES.includes(p.state)));
+        if (bad) ctx.expect(r["public-parts"], false, `message ${m.id} has a ${bad.type} part${bad.type === "tool_use" ? ` with state ${bad.state}` : ""}`, await ctx.http.req(walk));
+        const extra = ctx.contract.undeclared({ $ref: "#/components/schemas/Message" }, m, "");
+        ctx.expect(r["message-fields"], extra.length === 0, `message ${m.id}: ${extra.map((u) => u.path).join(", ")} not declared by the contract`);
       }
     }
-    const withMessages = chats.find((c) => c.id);
+
+    const withMessages = chats[0];
     if (withMessages) {
       const bad = await ctx.http.req(`/v1/chats/${withMessages.id}/messages?limit=0&starting_after=nope`);
-      expectThat(bad.status === 400 && bad.body?.error?.message === "Invalid parameters", `invalid limit and cursor: expected 400 "Invalid parameters", got ${bad.status} ${JSON.stringify(bad.body?.error?.message)}`, bad);
-      const fields = (bad.body.error.details ?? []).map((d: any) => d.field).sort();
-      expectThat(fields.join() === "limit,starting_after", `details must list one issue per offending field (limit, starting_after), got ${JSON.stringify(fields)}`, bad);
+      const fields = (errorDetails(bad.body) ?? []).map(issueField).sort();
+      ctx.expect(r["invalid-parameters"], bad.status === 400 && errorMessage(bad.body) === "Invalid parameters", `invalid limit and cursor: expected 400 "Invalid parameters", got ${bad.status} ${JSON.stringify(errorMessage(bad.body))}`, bad);
+      ctx.expect(r["invalid-parameters"], fields.join() === "limit,starting_after", `details must list one issue per offending field (limit, starting_after), got ${JSON.stringify(fields)}`, bad);
       const unknown = await ctx.http.req(`/v1/chats/${withMessages.id}/messages?starting_after=${NEVER_ID}`);
-      expectThat(unknown.status === 400 && unknown.body?.error?.message === `No such message: ${NEVER_ID}`, `an unknown message cursor: expected 400 "No such message: ${NEVER_ID}", got ${unknown.status} ${JSON.stringify(unknown.body?.error?.message)}`, unknown);
+      ctx.expect(r["no-such-message"], unknown.status === 400 && errorMessage(unknown.body) === `No such message: ${NEVER_ID}`, `an unknown message cursor: expected 400 "No such message: ${NEVER_ID}", got ${unknown.status} ${JSON.stringify(errorMessage(unknown.body))}`, unknown);
+      const otherChat = chats.find((c) => c.id !== withMessages.id);
+      const foreignMessage = otherChat ? (await messagesOf(ctx.http, otherChat.id))[0] : undefined;
+      if (foreignMessage) {
+        const reply = await ctx.http.req(`/v1/chats/${withMessages.id}/messages?starting_after=${foreignMessage.id}`);
+        ctx.expect(r["no-such-message"], reply.status === 400 && errorMessage(reply.body) === `No such message: ${foreignMessage.id}`, `another chat's message as cursor: expected 400 "No such message: ${foreignMessage.id}", got ${reply.status} ${JSON.stringify(errorMessage(reply.body))}`, reply);
+      }
     }
-    const hidden = await ctx.http.req(`/v1/chats/${NEVER_ID}/messages`);
-    expectThat(hidden.status === 404, `messages of an unknown chat answered ${hidden.status}`, hidden);
+    const unknownChat = await ctx.http.req(`/v1/chats/${NEVER_ID}/messages`);
+    ctx.expect(r["unknown-chat"], unknownChat.status === 404, `messages of an unknown chat answered ${unknownChat.status}`, unknownChat);
+    await plantedHidden(ctx);
   },
 };

@@ -1,23 +1,31 @@
 /** deprecated: every response of `GET /v1/experiments`, errors included, carries Deprecation and a valid Sunset. */
-import { conforms, type Check } from "../check.ts";
-import { expectThat } from "../http.ts";
+import type { Check } from "../check.ts";
+import { contract, rules, seed } from "../rules.ts";
 
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+const r = rules("deprecated", {
+  headers: seed("Versioning 3", "every response of GET /v1/experiments, errors included, carries Deprecation and a Sunset HTTP-date"),
+  sunset: seed("Versioning 3: removed after July 1, 2026", "Sunset is July 1, 2026"),
+  answers: seed("Endpoints: GET /v1/experiments", "GET /v1/experiments with a valid key answers 200"),
+  link: contract("deprecated endpoint", "every response carries Link: </api/v1/studies>; rel=\"successor-version\""),
+});
 
 export const deprecatedCheck: Check = {
   name: "deprecated",
   description: "GET /v1/experiments carries Deprecation and Sunset headers on every response",
+  rules: r,
   operations: ["listExperiments"],
   async run(ctx) {
-    for (const key of [undefined, null, "svc_live_bogus"]) {
-      const reply = await ctx.http.req("/v1/experiments", { key });
+    for (const [key, path] of [[undefined, "/v1/experiments"], [null, "/v1/experiments"], ["svc_live_bogus", "/v1/experiments"], [undefined, "/v1/experiments?unexpected=1"]] as const) {
+      const reply = await ctx.http.req(path, { key });
       const sunset = reply.headers.get("sunset");
-      expectThat(reply.headers.has("deprecation"), `GET /v1/experiments (${reply.status}) has no Deprecation header`, reply);
-      expectThat(sunset !== null && HTTP_DATE.test(sunset) && !Number.isNaN(Date.parse(sunset)), `GET /v1/experiments (${reply.status}) has no valid Sunset HTTP-date: ${sunset}`, reply);
-      if (key === undefined) {
-        expectThat(reply.status === 200, `GET /v1/experiments answered ${reply.status}`, reply);
-        expectThat(new Date(sunset!).toISOString().startsWith("2026-07-0"), `Sunset ${sunset} is not the seed's July 1, 2026`, reply);
-        conforms(ctx, reply, "GET /v1/experiments");
+      ctx.expect(r.headers, reply.headers.has("deprecation") && sunset !== null && HTTP_DATE.test(sunset) && !Number.isNaN(Date.parse(sunset)), `GET ${path} (${reply.status}) has Deprecation ${reply.headers.get("deprecation")} and Sunset ${sunset}`, reply);
+      ctx.expect(r.link, /<[^>]*\/v1\/studies>;\s*rel="?successor-version"?/.test(reply.headers.get("link") ?? ""), `GET ${path} (${reply.status}) has Link ${reply.headers.get("link")}`, reply);
+      if (key === undefined && path === "/v1/experiments") {
+        ctx.expect(r.answers, reply.status === 200, `GET /v1/experiments answered ${reply.status}`, reply);
+        ctx.expect(r.sunset, sunset !== null && !Number.isNaN(Date.parse(sunset)) && new Date(sunset).toISOString().startsWith("2026-07-0"), `Sunset ${sunset} is not the seed's July 1, 2026`, reply);
+        ctx.conforms(reply, "GET /v1/experiments");
       }
     }
   },

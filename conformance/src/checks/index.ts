@@ -1,18 +1,20 @@
 /** Every check, in the order they run. */
 import type { Check } from "../check.ts";
 import { authCheck } from "./auth.ts";
+import { capacityCheck } from "./capacity.ts";
 import { chatsCheck } from "./chats.ts";
 import { deprecatedCheck } from "./deprecated.ts";
 import { filtersCheck } from "./filters.ts";
 import { isolationCheck } from "./isolation.ts";
 import { metricsCheck } from "./metrics.ts";
 import { paginationCheck } from "./pagination.ts";
+import { parametersCheck } from "./parameters.ts";
 import { participantCheck } from "./participant.ts";
 import { schemaCheck } from "./schema.ts";
 import { truncationCheck } from "./truncation.ts";
 import { webhooksCheck } from "./webhooks.ts";
 
 export const checks: Check[] = [
-  schemaCheck, authCheck, paginationCheck, isolationCheck, filtersCheck, chatsCheck, truncationCheck,
-  webhooksCheck, deprecatedCheck, participantCheck, metricsCheck,
+  schemaCheck, authCheck, paginationCheck, isolationCheck, filtersCheck, chatsCheck, truncationCheck, capacityCheck,
+  webhooksCheck, parametersCheck, deprecatedCheck, participantCheck, metricsCheck,
 ];

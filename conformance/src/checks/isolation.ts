@@ -1,10 +1,17 @@
 /**
- * isolation (--other-key): no id of one project is visible with the other key, in either direction: a
- * retrieval answers a 404 identical to that of an id that never existed, and no list contains it.
+ * isolation (--other-key): no id of one project is visible with the other project's key, in either
+ * direction: a retrieval answers 404 (identical to that of an id that never existed), and no list contains it.
  */
-import { type Check, type Ctx } from "../check.ts";
+import type { Check, Ctx } from "../check.ts";
 import { NEVER_ID, snapshot } from "../data.ts";
-import { expectThat, type Http } from "../http.ts";
+import type { Http } from "../http.ts";
+import { contract, rules, seed } from "../rules.ts";
+
+const r = rules("isolation", {
+  "retrieval-404": seed("Errors 1; Authentication 3", "retrieving another project's study, interview, release or chat (or its messages) answers 404"),
+  lists: seed("Authentication 3: a key is scoped to a single project", "no list shows another project's items, and filtering by another project's study shows nothing"),
+  "identical-404": contract("isolation", "the 404 for another project's id is byte-identical to the 404 of an id that never existed"),
+});
 
 async function oneWay(ctx: Ctx, owner: Http, stranger: Http, label: string): Promise<void> {
   const mine = await snapshot(owner);
@@ -14,26 +21,27 @@ async function oneWay(ctx: Ctx, owner: Http, stranger: Http, label: string): Pro
     for (const item of items.slice(0, 5)) {
       const leak = await stranger.req(`/v1/${resource}/${item.id}`);
       const none = await stranger.req(`/v1/${resource}/${NEVER_ID}`);
-      expectThat(leak.status === 404, `${label}: GET /v1/${resource}/${item.id} of the other project answered ${leak.status}`, leak);
-      expectThat(leak.text.replaceAll(item.id, "<id>") === none.text.replaceAll(NEVER_ID, "<id>"), `${label}: the 404 for another project's ${resource} id differs from the 404 of an id that never existed`, leak, { foreign: leak.text, never: none.text });
+      ctx.expect(r["retrieval-404"], leak.status === 404, `${label}: GET /v1/${resource}/${item.id} of the other project answered ${leak.status}`, leak);
+      ctx.expect(r["identical-404"], leak.text.replaceAll(item.id, "<id>") === none.text.replaceAll(NEVER_ID, "<id>"), `${label}: the 404 for another project's ${resource} id differs from the 404 of an id that never existed`, leak, { foreign: leak.text, never: none.text });
     }
     const theirIds = new Set((theirs as any)[resource].map((x: any) => x.id));
     const leaked = items.find((x) => theirIds.has(x.id));
-    expectThat(!leaked, `${label}: ${resource} ${leaked?.id} appears in both projects' lists`);
+    ctx.expect(r.lists, !leaked, `${label}: ${resource} ${leaked?.id} appears in both projects' lists`);
   }
   for (const chat of mine.chats.slice(0, 3)) {
     const reply = await stranger.req(`/v1/chats/${chat.id}/messages`);
-    expectThat(reply.status === 404, `${label}: the other project's chat messages answered ${reply.status}`, reply);
+    ctx.expect(r["retrieval-404"], reply.status === 404, `${label}: the other project's chat messages answered ${reply.status}`, reply);
   }
   if (mine.studies[0]) {
     const reply = await stranger.req(`/v1/interviews?study_id=${mine.studies[0].id}`);
-    expectThat(reply.status !== 200 || reply.body.data.length === 0, `${label}: filtering interviews by the other project's study returned its interviews`, reply);
+    ctx.expect(r.lists, reply.status !== 200 || reply.body.data.length === 0, `${label}: filtering interviews by the other project's study returned its interviews`, reply);
   }
 }
 
 export const isolationCheck: Check = {
   name: "isolation",
   description: "no id of one project is visible with the other project's key, in either direction",
+  rules: r,
   needs: ["otherKey"],
   async run(ctx) {
     await oneWay(ctx, ctx.http, ctx.other!, "key B sees project A");

@@ -1,33 +1,42 @@
 /**
- * metrics: the laws and hand-computed cases of the success metrics, run against the engine module given by
- * --metrics-engine (default: this package's). Loaded by path at run time, never imported statically.
+ * metrics (--metrics-engine MODULE): the laws and hand-computed cases of the success metrics, run against the
+ * engine module given. Loaded by path at run time, never imported statically. Without the option the check
+ * is not applicable: the suite talks HTTP and the API has no metrics endpoint.
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import fc from "fast-check";
-import { Skip, type Check } from "../check.ts";
-import { CheckFailure } from "../http.ts";
+import { NotApplicable, type Check } from "../check.ts";
 import { metricCases } from "../metrics/cases.ts";
 import type { MetricsEngine } from "../metrics/engine.ts";
 import { metricLaws } from "../metrics/laws.ts";
+import { contract, rules, seed } from "../rules.ts";
 
-export const DEFAULT_ENGINE = "server/src/metrics/index.ts";
-const root = fileURLToPath(new URL("../../../", import.meta.url));
+const r = rules("metrics", {
+  formulas: seed("Success metrics: the four formulas, zero-filled over exposed users", "conversion, events per user, events per user per active day and retention follow the seed's formulas and their laws"),
+  "pinned-rules": contract("metrics rules", "earliest exposure, users in two variants excluded, windows from each exposure, UTC active days, null when nobody is exposed, input errors naming the field"),
+});
+
+/** Laws and cases about the rules DESIGN pins (exposure, windows, UTC days, null, errors) are contract rules. */
+const PINNED = /exposure|exposed to two|two variants|null|window|active days are|UTC|before|threshold below|unknown metric|missing|negative|unparseable|zone/i;
 
 export const metricsCheck: Check = {
   name: "metrics",
   description: "the metric formulas' laws and hand-computed cases hold for the engine module",
+  rules: r,
   async run(ctx) {
-    const path = resolve(root, ctx.options.metricsEngine ?? DEFAULT_ENGINE);
-    if (!existsSync(path)) throw new Skip(`no metrics engine at ${path}`);
+    if (!ctx.options.metricsEngine) throw new NotApplicable("no --metrics-engine MODULE given (the API has no metrics endpoint to test over HTTP)");
+    const path = resolve(process.cwd(), ctx.options.metricsEngine);
+    ctx.must(r.formulas, existsSync(path), `no metrics engine at ${path}`);
     const engine = (await import(pathToFileURL(path).href)) as MetricsEngine;
-    if (typeof engine.computeMetric !== "function") throw new Skip(`${path} exports no computeMetric`);
+    ctx.must(r.formulas, typeof engine.computeMetric === "function", `${path} exports no computeMetric`);
     for (const law of metricLaws(engine)) {
-      const r = fc.check(law.property, { seed: ctx.options.seed, numRuns: Math.max(ctx.options.runs * 3, 50) });
-      if (r.failed) throw new CheckFailure(`law "${law.name}" fails: ${(r.errorInstance as Error)?.message}`, { details: { counterexample: r.counterexample, seed: r.seed, path: r.counterexamplePath } });
+      const res = fc.check(law.property, { seed: ctx.options.seed, numRuns: Math.max(ctx.options.runs * 3, 50) });
+      ctx.expect(PINNED.test(law.name) ? r["pinned-rules"] : r.formulas, !res.failed, `law "${law.name}" fails: ${(res.errorInstance as Error)?.message}`, undefined, res.failed ? { counterexample: res.counterexample, seed: res.seed, path: res.counterexamplePath } : undefined);
     }
     for (const c of metricCases) {
+      const rule = PINNED.test(`${c.name} ${c.why}`) ? r["pinned-rules"] : r.formulas;
       let result: any;
       let error: any;
       try {
@@ -36,16 +45,16 @@ export const metricsCheck: Check = {
         error = e;
       }
       if (c.errorField) {
-        if (!error || !String(error.message).includes(c.errorField)) throw new CheckFailure(`case "${c.name}": expected an error naming ${c.errorField}, got ${error ? error.message : "no error"}`, { details: c });
+        ctx.expect(rule, error && String(error.message).includes(c.errorField), `case "${c.name}": expected an error naming ${c.errorField}, got ${error ? error.message : "no error"}`, undefined, c);
         continue;
       }
-      if (error) throw new CheckFailure(`case "${c.name}": threw ${error.message}`, { details: c });
+      if (!ctx.expect(rule, !error, `case "${c.name}": threw ${error?.message}`, undefined, c)) continue;
       for (const [v, want] of Object.entries(c.expected!.variants)) {
         const got = result.variants?.[v];
         const ok = got && got.denominator === want.denominator && Math.abs(got.numerator - want.numerator) < 1e-9 && (want.value === null ? got.value === null : Math.abs(got.value - want.value) < 1e-9);
-        if (!ok) throw new CheckFailure(`case "${c.name}" (${c.why}): variant ${v} expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`, { details: c.data });
+        ctx.expect(rule, ok, `case "${c.name}" (${c.why}): variant ${v} expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`, undefined, c.data);
       }
-      if (result.excluded_users !== c.expected!.excluded_users) throw new CheckFailure(`case "${c.name}": excluded_users ${result.excluded_users}, expected ${c.expected!.excluded_users}`, { details: c.data });
+      ctx.expect(rule, result.excluded_users === c.expected!.excluded_users, `case "${c.name}": excluded_users ${result.excluded_users}, expected ${c.expected!.excluded_users}`, undefined, c.data);
     }
   },
 };

@@ -1,27 +1,47 @@
 /**
- * pagination: on every list, any `limit` in 1..100 walks the whole list with each item exactly once, in the
- * documented order, with an exact `has_more`; the default page is 20; bad limits and cursors are 400s; with
+ * pagination: on every list, walks with deterministic boundary limits (1, 100, the list's length and length
+ * ± 1, divisors of the length, so a full last page is always tried) and random ones return each item exactly
+ * once, in order, with an exact `has_more`; the default page is 20; bad limits and cursors are 400s; with
  * --sim, items created during a walk neither repeat nor hide the items that existed before it.
  */
 import fc from "fast-check";
-import { conforms, holds, type Check, type Ctx } from "../check.ts";
+import type { Check, Ctx } from "../check.ts";
 import { messagesOf, NEVER_ID, snapshot } from "../data.ts";
-import { CheckFailure, expectThat, type Reply } from "../http.ts";
+import { CheckFailure, errorMessage, type Reply } from "../http.ts";
+import { contract, rules, seed, type Rule } from "../rules.ts";
+
+const r = rules("pagination", {
+  "each-once": seed("Endpoints: limit and starting_after; List envelope", "walking a list with any limit in 1..100 returns every item exactly once"),
+  "has-more": seed("List envelope: has_more", "has_more is true exactly when another page exists, and every page before the last is full"),
+  "walk-ends": seed("Endpoints: request the next page with starting_after", "a walk ends: every page answers 200 and no page ends with an earlier cursor"),
+  "default-limit": seed("Endpoints: limit default 20", "without limit a page has 20 items (or all, when fewer)"),
+  order: seed("Endpoints: releases and chats newest first, messages oldest first", "releases by merged_at and chats by created_at descending, messages by created_at ascending"),
+  "limit-range": seed("Endpoints: limit min 1, max 100; Errors: 400", "limit 0, 101, -1, 1.5, abc or empty answers 400"),
+  "messages-cursor": seed("Errors 4, 5", "on messages, a non-UUID starting_after is 400 `Invalid parameters`; a UUID that is not a visible message of the chat is 400 `No such message: <id>`"),
+  "pinned-order": contract("ordering", "studies and interviews by created_at descending, simulation deliveries by scheduled_at ascending"),
+  ties: contract("ordering: ties by id", "items with equal sort keys are ordered by id in the list's direction, so identical calls are byte-identical"),
+  cursor: contract("cursors", "a starting_after that is not an item of that list (unknown, non-UUID, another list's, another project's) is a 400 on every list"),
+  "stable-under-writes": contract("keyset pagination", "interviews created during a walk neither repeat nor hide the interviews that existed before it"),
+});
 
 interface ListSpec {
   path: string;
-  /** Timestamp field and direction of the documented order; ties are broken by id in the same direction. */
+  /** Timestamp field and direction of the order; ties are broken by id in the same direction. */
   key: string;
   desc: boolean;
+  /** Whether the seed states this list's order (else our contract pins it). */
+  seedOrder: boolean;
 }
 
-export function orderProblem(items: any[], spec: ListSpec): string | null {
+/** The first order problem of a list, judged at the primary key (seed or contract) or at ties (contract). */
+export function orderProblem(items: any[], spec: ListSpec, ties: boolean): string | null {
   for (let i = 1; i < items.length; i++) {
     const a = items[i - 1];
     const b = items[i];
-    const cmp = a[spec.key] < b[spec.key] ? -1 : a[spec.key] > b[spec.key] ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-    if (spec.desc ? cmp <= 0 : cmp >= 0) {
-      return `items ${i - 1} and ${i} are out of order (${spec.key} ${spec.desc ? "descending" : "ascending"}, ties by id in the same direction): ${a.id} ${a[spec.key]} then ${b.id} ${b[spec.key]}`;
+    const key = a[spec.key] < b[spec.key] ? -1 : a[spec.key] > b[spec.key] ? 1 : 0;
+    const cmp = key || (ties ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : 0);
+    if (spec.desc ? (ties ? cmp <= 0 : cmp < 0) : ties ? cmp >= 0 : cmp > 0) {
+      return `items ${i - 1} and ${i} are out of order (${spec.key} ${spec.desc ? "descending" : "ascending"}${ties ? ", ties by id in the same direction" : ""}): ${a.id} ${a[spec.key]} then ${b.id} ${b[spec.key]}`;
     }
   }
   return null;
@@ -30,70 +50,113 @@ export function orderProblem(items: any[], spec: ListSpec): string | null {
 async function lists(ctx: Ctx): Promise<ListSpec[]> {
   const s = await snapshot(ctx.http);
   const specs: ListSpec[] = [
-    { path: "/v1/studies", key: "created_at", desc: true },
-    { path: "/v1/interviews", key: "created_at", desc: true },
-    { path: "/v1/releases", key: "merged_at", desc: true },
-    { path: "/v1/chats", key: "created_at", desc: true },
+    { path: "/v1/studies", key: "created_at", desc: true, seedOrder: false },
+    { path: "/v1/interviews", key: "created_at", desc: true, seedOrder: false },
+    { path: "/v1/releases", key: "merged_at", desc: true, seedOrder: true },
+    { path: "/v1/chats", key: "created_at", desc: true, seedOrder: true },
   ];
   // The chats with the most messages make the longest message walks.
   const counts = await Promise.all(s.chats.slice(0, 30).map(async (c) => [c.id, (await messagesOf(ctx.http, c.id)).length] as const));
-  for (const [id] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3)) specs.push({ path: `/v1/chats/${id}/messages`, key: "created_at", desc: false });
-  if (s.studies[0]) specs.push({ path: `/v1/interviews?study_id=${s.studies[0].id}`, key: "created_at", desc: true });
-  if (ctx.options.sim) specs.push({ path: "/_sim/webhook-deliveries", key: "scheduled_at", desc: false });
+  for (const [id] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3)) specs.push({ path: `/v1/chats/${id}/messages`, key: "created_at", desc: false, seedOrder: true });
+  if (s.studies[0]) specs.push({ path: `/v1/interviews?study_id=${s.studies[0].id}`, key: "created_at", desc: true, seedOrder: false });
+  if (ctx.options.sim) specs.push({ path: "/_sim/webhook-deliveries", key: "scheduled_at", desc: false, seedOrder: false });
   return specs;
 }
 
-function checkWalk(spec: ListSpec, limit: number, items: any[], pages: Reply[], reference: string[]): void {
+/** Boundary limits for a list of n items: 1, 100, n and n ± 1, and divisors of n (a full last page). */
+export function boundaryLimits(n: number): number[] {
+  const divisors: number[] = [];
+  for (let d = 2; d <= Math.min(100, n); d++) if (n % d === 0) divisors.push(d);
+  const picked = divisors.length <= 3 ? divisors : [divisors[0], divisors[Math.floor(divisors.length / 2)], divisors[divisors.length - 1]];
+  return [...new Set([1, 100, n - 1, n, n + 1, ...picked])].filter((l) => l >= 1 && l <= 100).sort((a, b) => a - b);
+}
+
+/** Walks, turning a walk that cannot go on into a `walk-ends` failure. */
+async function walk(ctx: Ctx, path: string, limit: number, maxPages?: number): Promise<{ items: any[]; pages: Reply[]; complete: boolean } | null> {
+  try {
+    return await ctx.http.walk(path, limit, {}, maxPages);
+  } catch (err) {
+    if (!(err instanceof CheckFailure) || err.rule) throw err;
+    ctx.expect(r["walk-ends"], false, err.message, err.reply);
+    return null;
+  }
+}
+
+function judgeWalk(ctx: Ctx, spec: ListSpec, limit: number, w: { items: any[]; pages: Reply[]; complete: boolean }, reference: string[]): void {
+  const { items, pages } = w;
   const ids = items.map((i) => i.id);
+  const where = `${spec.path} with limit=${limit}`;
   const dup = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (dup) throw new CheckFailure(`${spec.path} with limit=${limit}: item ${dup} appears twice`, { reply: pages.find((p) => p.text.includes(dup) && p !== pages[0]) ?? pages[pages.length - 1] });
-  const missing = reference.filter((id) => !ids.includes(id));
-  if (missing.length) throw new CheckFailure(`${spec.path} with limit=${limit}: ${missing.length} item(s) never returned, e.g. ${missing[0]}`, { reply: pages[pages.length - 1] });
+  ctx.expect(r["each-once"], !dup, `${where}: item ${dup} appears twice`, pages.find((p) => dup && p.text.includes(dup) && p !== pages[0]) ?? pages[pages.length - 1]);
+  const expected = w.complete ? reference : reference.slice(0, ids.length);
+  const missing = expected.filter((id) => !ids.includes(id));
+  ctx.expect(r["each-once"], missing.length === 0, `${where}: ${missing.length} item(s) never returned, e.g. ${missing[0]}`, pages[pages.length - 1]);
   const extra = ids.filter((id) => !reference.includes(id));
-  if (extra.length) throw new CheckFailure(`${spec.path} with limit=${limit}: item ${extra[0]} not in the list walked with limit=100`, { reply: pages[pages.length - 1] });
-  const order = orderProblem(items, spec);
-  if (order) throw new CheckFailure(`${spec.path} with limit=${limit}: ${order}`, { reply: pages[0] });
+  ctx.expect(r["each-once"], extra.length === 0, `${where}: item ${extra[0]} is not in the list walked with limit=100`, pages[pages.length - 1]);
+  const orderRule: Rule = spec.seedOrder ? r.order : r["pinned-order"];
+  const primary = orderProblem(items, spec, false);
+  ctx.expect(orderRule, !primary, `${where}: ${primary}`, pages[0]);
+  const tie = primary ? null : orderProblem(items, spec, true);
+  ctx.expect(r.ties, !tie, `${where}: ${tie}`, pages[0]);
   pages.forEach((p, n) => {
-    const last = n === pages.length - 1;
-    if (p.body.has_more !== !last) throw new CheckFailure(`${spec.path} with limit=${limit}: page ${n + 1} of ${pages.length} says has_more=${p.body.has_more}${last && p.body.data.length === 0 ? " (an empty last page after a full one means has_more was wrong)" : ""}`, { reply: last && n > 0 ? pages[n - 1] : p });
-    if (!last && p.body.data.length !== limit) throw new CheckFailure(`${spec.path} with limit=${limit}: page ${n + 1} has ${p.body.data.length} items, not ${limit}`, { reply: p });
-    if (last && p.body.data.length === 0 && n > 0) throw new CheckFailure(`${spec.path} with limit=${limit}: the walk ended on an empty page, so the previous page's has_more=true was wrong`, { reply: pages[n - 1] });
+    const last = n === pages.length - 1 && w.complete;
+    if (last && p.body.data.length === 0 && n > 0) {
+      ctx.expect(r["has-more"], false, `${where}: the walk ended on an empty page, so the previous page's has_more=true was wrong (${pages.length - 1} pages of ${limit} hold exactly ${ids.length} items)`, pages[n - 1]);
+      return;
+    }
+    ctx.expect(r["has-more"], p.body.has_more === !last, `${where}: page ${n + 1} of ${pages.length} says has_more=${p.body.has_more}`, p);
+    if (!last) ctx.expect(r["has-more"], p.body.data.length === limit, `${where}: page ${n + 1} has ${p.body.data.length} items, not ${limit}`, p);
   });
 }
 
 export const paginationCheck: Check = {
   name: "pagination",
-  description: "any limit walks every list exactly once in the documented order with an exact has_more; bad limits and cursors are 400s",
+  description: "boundary and random limits walk every list exactly once in order with an exact has_more; bad limits and cursors are 400s",
+  rules: r,
+  operations: ["listStudies", "listInterviews", "listReleases", "listChats", "listChatMessages"],
   async run(ctx) {
     const specs = await lists(ctx);
     const s = await snapshot(ctx.http);
     for (const spec of specs) {
-      const reference = (await ctx.http.walk(spec.path, 100)).items.map((i: any) => i.id);
-      ctx.progress(`pagination: ${spec.path} (${reference.length} items)`);
+      const full = await walk(ctx, spec.path, 100);
+      if (!full) continue;
+      const reference = full.items.map((i: any) => i.id);
+      judgeWalk(ctx, spec, 100, full, reference);
+      const limits = boundaryLimits(reference.length);
+      ctx.progress(`pagination: ${spec.path} (${reference.length} items), limits ${limits.join(", ")} and random ones`);
+      for (const limit of limits) {
+        // A limit-1 walk of a long list is capped at 1000 pages; the prefix is still judged.
+        const w = await walk(ctx, spec.path, limit, 1000);
+        if (w) judgeWalk(ctx, spec, limit, w, reference);
+      }
       const runs = Math.max(3, Math.ceil(ctx.options.runs / 4));
-      await holds(ctx, `walk ${spec.path}`, fc.integer({ min: 1, max: 100 }), async (limit) => {
-        const { items, pages } = await ctx.http.walk(spec.path, limit);
-        checkWalk(spec, limit, items, pages, reference);
+      await ctx.holds(`walk ${spec.path}`, fc.integer({ min: 1, max: 100 }), async (limit) => {
+        const w = await walk(ctx, spec.path, limit);
+        if (w) judgeWalk(ctx, spec, limit, w, reference);
       }, runs);
 
       const first = await ctx.http.req(spec.path);
-      conforms(ctx, first, `GET ${spec.path}`);
-      expectThat(first.body.data.length === Math.min(20, reference.length), `${spec.path} without limit returned ${first.body.data.length} items, not the default 20 (or all ${reference.length})`, first);
-      expectThat(first.body.has_more === reference.length > 20, `${spec.path} without limit says has_more=${first.body.has_more} with ${reference.length} items`, first);
+      ctx.conforms(first, `GET ${spec.path}`);
+      ctx.expect(r["default-limit"], first.body?.data?.length === Math.min(20, reference.length), `${spec.path} without limit returned ${first.body?.data?.length} items, not the default 20 (or all ${reference.length})`, first);
+      ctx.expect(r["has-more"], first.body?.has_more === reference.length > 20, `${spec.path} without limit says has_more=${first.body?.has_more} with ${reference.length} items`, first);
 
       const sep = spec.path.includes("?") ? "&" : "?";
       for (const limit of ["0", "101", "-1", "1.5", "abc", ""]) {
         const reply = await ctx.http.req(`${spec.path}${sep}limit=${encodeURIComponent(limit)}`);
-        expectThat(reply.status === 400, `${spec.path} with limit=${JSON.stringify(limit)} answered ${reply.status}, not 400`, reply);
-        conforms(ctx, reply, `limit=${limit}`);
+        ctx.expect(r["limit-range"], reply.status === 400, `${spec.path} with limit=${JSON.stringify(limit)} answered ${reply.status}, not 400`, reply);
+        ctx.conforms(reply, `limit=${limit}`);
       }
+      const messages = spec.path.endsWith("/messages");
       // An id that exists, but in another list of the same project.
       const foreign = spec.path.startsWith("/v1/chats") || spec.path.startsWith("/_sim") ? s.interviews[0]?.id : s.chats[0]?.id ?? s.releases[0]?.id;
       for (const [what, cursor] of [["an unknown UUID", NEVER_ID], ["a non-UUID", "not-a-uuid"], ["an id of another list", foreign]] as const) {
         if (!cursor) continue;
         const reply = await ctx.http.req(`${spec.path}${sep}starting_after=${cursor}`);
-        expectThat(reply.status === 400, `${spec.path} with ${what} as starting_after answered ${reply.status}, not 400`, reply);
-        conforms(ctx, reply, `starting_after=${cursor}`);
+        if (messages) {
+          const want = cursor === "not-a-uuid" ? "Invalid parameters" : `No such message: ${cursor}`;
+          ctx.expect(r["messages-cursor"], reply.status === 400 && errorMessage(reply.body) === want, `${spec.path} with ${what} as starting_after answered ${reply.status} ${JSON.stringify(errorMessage(reply.body))}, not 400 ${JSON.stringify(want)}`, reply);
+        } else ctx.expect(r.cursor, reply.status === 400, `${spec.path} with ${what} as starting_after answered ${reply.status}, not 400`, reply);
+        ctx.conforms(reply, `starting_after=${cursor}`);
       }
     }
     if (ctx.other) {
@@ -101,44 +164,44 @@ export const paginationCheck: Check = {
       for (const [path, id] of [["/v1/interviews", theirs.interviews[0]?.id], ["/v1/chats", theirs.chats[0]?.id]]) {
         if (!id) continue;
         const reply = await ctx.http.req(`${path}?starting_after=${id}`);
-        expectThat(reply.status === 400, `${path} with another project's id as starting_after answered ${reply.status}, not 400`, reply);
+        ctx.expect(r.cursor, reply.status === 400, `${path} with another project's id as starting_after answered ${reply.status}, not 400`, reply);
       }
-    }
+    } else ctx.untested("another project's ids as cursors", "needs --other-key");
     if (ctx.options.sim) await walkWhileCreating(ctx);
+    else ctx.untested("walks while interviews are created", "needs --sim");
   },
 };
 
 /** Starts a walk, creates interviews between its pages, and checks the items that existed before are all seen once. */
 async function walkWhileCreating(ctx: Ctx): Promise<void> {
-  const s = await snapshot(ctx.http);
   const studies = (await ctx.http.walk("/v1/studies", 100)).items.filter((x: any) => x.accepting_responses);
-  if (!studies.length) return ctx.note("pagination during writes: no study accepting responses, not checked");
+  if (!studies.length) return ctx.untested("walks while interviews are created", "no study is accepting responses");
   const before = (await ctx.http.walk("/v1/interviews", 100)).items.map((i: any) => i.id);
   const seen: string[] = [];
   const created: string[] = [];
   let after: string | undefined;
   for (let page = 0; page < 10_000; page++) {
     const reply = await ctx.http.req(`/v1/interviews?limit=25${after ? `&starting_after=${after}` : ""}`);
+    if (!ctx.must(r["walk-ends"], reply.status === 200, `a page of a walk answered ${reply.status}`, reply)) return;
     seen.push(...reply.body.data.map((i: any) => i.id));
     if (page < 3) {
       const made = await ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: studies[page % studies.length].id, reference_id: "conformance_walk" } });
-      expectThat(made.status === 201, `POST /_sim/interviews answered ${made.status}`, made);
-      created.push(made.body.id);
+      if (made.status === 201) created.push(made.body.id);
+      else return ctx.untested("walks while interviews are created", `POST /_sim/interviews answered ${made.status}`);
     }
     if (!reply.body.has_more) break;
     after = reply.body.data[reply.body.data.length - 1].id;
   }
   const dup = seen.find((id, i) => seen.indexOf(id) !== i);
-  expectThat(!dup, `an interview appeared twice in a walk during which interviews were created: ${dup}`);
+  ctx.expect(r["stable-under-writes"], !dup, `an interview appeared twice in a walk during which interviews were created: ${dup}`);
   const missed = before.filter((id: string) => !seen.includes(id));
-  expectThat(missed.length === 0, `${missed.length} interview(s) that existed before the walk were skipped while interviews were created, e.g. ${missed[0]}`);
+  ctx.expect(r["stable-under-writes"], missed.length === 0, `${missed.length} interview(s) that existed before the walk were skipped while interviews were created, e.g. ${missed[0]}`);
   // Let the simulated interviews finish, so later checks see a list that is not still changing.
   const deadline = Date.now() + 40_000;
   for (const id of created) {
     while ((await ctx.http.req(`/v1/interviews/${id}`)).body?.status !== "completed") {
       if (Date.now() > deadline) return ctx.note("pagination: interviews created during the walk had not completed after 40 s");
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((res) => setTimeout(res, 50));
     }
   }
-  void s;
 }

@@ -1,52 +1,150 @@
 /**
  * truncation: a tool_use.input, tool_result.content or sources[].query whose JSON encoding is longer than
  * 32768 UTF-8 bytes is null with `truncated: true` and `truncation_reason: "size_limit_32kb"`; nothing at or
- * under the limit is truncated or marked. Needs data near the boundary: without any, the check is skipped.
+ * under the limit is truncated or marked. Judged on the server's own data, and, with --sim, on planted values
+ * of exact sizes: 32767, 32768 and 32769 bytes, multi-byte characters straddling the limit, escapes that
+ * double a string's size, and strings short in characters but long in bytes.
  */
-import { Skip, type Check } from "../check.ts";
+import { isDeepStrictEqual } from "node:util";
+import type { Check, Ctx } from "../check.ts";
 import { messagesOf, snapshot } from "../data.ts";
-import { expectThat } from "../http.ts";
+import { contract, rules, seed } from "../rules.ts";
 
 const LIMIT = 32_768;
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), "utf8");
 
+const r = rules("truncation", {
+  "over-cap": seed("Message: Truncation; Limits: payload cap 32 KB of JSON-encoded UTF-8", "a value whose JSON encoding is over 32768 UTF-8 bytes is replaced by null"),
+  kept: seed("Message: Truncation (only values exceeding 32 KB)", "a value of at most 32768 bytes (exactly 32768 included) is returned whole and unmarked"),
+  markers: seed("Message: Source entry, Truncation", "a nulled value's object carries truncated: true and truncation_reason: size_limit_32kb, and only then"),
+  siblings: seed("Message: Truncation (is_error unchanged)", "truncation leaves the other fields of the part or source unchanged"),
+  "rows-kept": contract("truncation", "a truncated source keeps its rows"),
+});
+
+/** A JSON string value whose encoding is exactly `n` bytes: `unit` repeated, the rest ASCII (or the unit last, to straddle). */
+export function stringOfBytes(n: number, unit = "a", unitLast = false): string {
+  const unitBytes = bytes(unit) - 2;
+  const content = n - 2;
+  if (unitLast) return "a".repeat(content - unitBytes) + unit;
+  const count = Math.floor(content / unitBytes);
+  return unit.repeat(count) + "a".repeat(content - count * unitBytes);
+}
+
+interface Planted {
+  label: string;
+  /** Which payload: tool_use.input (object), tool_result.content (string) or sources[].query (string). */
+  kind: "input" | "content" | "query";
+  value: unknown;
+}
+
+/** The planted boundary values; every one's JSON size is asserted here, so the suite cannot plant the wrong size. */
+export function boundaryValues(): Planted[] {
+  const out: Planted[] = [];
+  const object = (n: number, unit?: string, last?: boolean) => ({ q: stringOfBytes(n - 6, unit, last) }); // {"q":} is 6 bytes
+  for (const n of [LIMIT - 1, LIMIT, LIMIT + 1]) {
+    out.push({ label: `tool_use.input of ${n} bytes`, kind: "input", value: object(n) });
+    out.push({ label: `tool_result.content of ${n} bytes`, kind: "content", value: stringOfBytes(n) });
+    out.push({ label: `sources[].query of ${n} bytes`, kind: "query", value: stringOfBytes(n) });
+  }
+  for (const [unit, name] of [["é", "2-byte é"], ["日", "3-byte 日"], ["😀", "4-byte 😀"]] as const) {
+    const w = bytes(unit) - 2;
+    // The last character ends exactly at the limit, or crosses it by one byte.
+    out.push({ label: `tool_result.content of ${LIMIT} bytes ending with a ${name}`, kind: "content", value: stringOfBytes(LIMIT, unit, true) });
+    out.push({ label: `tool_result.content of ${LIMIT + 1} bytes ending with a ${name}`, kind: "content", value: stringOfBytes(LIMIT + 1, unit, true) });
+    // Few characters, many bytes: under the limit in UTF-16 units, over it in UTF-8 bytes.
+    const many = unit.repeat(Math.floor((LIMIT + 64) / w));
+    out.push({ label: `sources[].query of ${many.length} UTF-16 units of ${name} (${bytes(many)} bytes)`, kind: "query", value: many });
+    out.push({ label: `tool_use.input of ${name} characters, ${LIMIT} bytes`, kind: "input", value: object(LIMIT, unit) });
+  }
+  // Escapes double a string: 16384 quotes are 32770 bytes of JSON.
+  out.push({ label: "sources[].query of 16384 escaped quotes (32770 bytes)", kind: "query", value: "\"".repeat(16_384) });
+  out.push({ label: "tool_result.content object of 32768 bytes", kind: "content", value: { rows: [stringOfBytes(LIMIT - 11)] } }); // {"rows":[]} is 11 bytes
+  for (const p of out) {
+    const stated = Number(/(\d+) bytes/.exec(p.label)?.[1]);
+    if (bytes(p.value) !== stated) throw new Error(`the suite planted ${bytes(p.value)} bytes for "${p.label}"`);
+  }
+  return out;
+}
+
+function messageFor(p: Planted): unknown {
+  if (p.kind === "input") return { role: "assistant", parts: [{ type: "tool_use", id: "toolu_probe", name: "query_warehouse", summary: "Probe", input: p.value, state: "output_available" }] };
+  if (p.kind === "content") return { role: "assistant", parts: [{ type: "tool_result", tool_use_id: "toolu_probe", content: p.value, is_error: true }] };
+  return { role: "assistant", parts: [{ type: "text", text: "Cited" }], sources: [{ id: "src_probe", description: "Probe source", rows: 7, query: p.value }] };
+}
+
+/** Judges one value holder (a part or a source) as the server returned it. */
+function judge(ctx: Ctx, holder: any, field: string, what: string, original?: unknown): void {
+  const marked = holder.truncated !== undefined || holder.truncation_reason !== undefined;
+  const value = holder[field];
+  if (original !== undefined) {
+    const over = bytes(original) > LIMIT;
+    if (over) {
+      ctx.expect(r["over-cap"], value === null, `${what}: over the limit (${bytes(original)} bytes) but ${value === undefined ? "absent" : `returned (${bytes(value)} bytes)`}`);
+      ctx.expect(r.markers, holder.truncated === true && holder.truncation_reason === "size_limit_32kb", `${what}: nulled with markers ${JSON.stringify({ truncated: holder.truncated, truncation_reason: holder.truncation_reason })}`);
+    } else {
+      ctx.expect(r.kept, !marked && isDeepStrictEqual(value, original), `${what}: ${bytes(original)} bytes (not over 32768) but ${marked ? "marked truncated" : value === null ? "nulled" : "changed"}`);
+    }
+    return;
+  }
+  if (marked) {
+    ctx.expect(r.markers, holder.truncated === true && holder.truncation_reason === "size_limit_32kb", `${what} has truncation markers ${JSON.stringify({ truncated: holder.truncated, truncation_reason: holder.truncation_reason })}`);
+    ctx.expect(r.markers, value === null, `${what} is marked truncated but its ${field} is not null`);
+  } else if (value !== null && value !== undefined) {
+    const size = bytes(value);
+    ctx.expect(r["over-cap"], size <= LIMIT, `${what} is ${size} bytes of JSON (over 32768) and not truncated`);
+  }
+}
+
+async function observed(ctx: Ctx): Promise<number> {
+  const { chats } = await snapshot(ctx.http);
+  let near = 0;
+  for (const chat of chats) {
+    for (const m of await messagesOf(ctx.http, chat.id)) {
+      const where = `chat ${chat.id} message ${m.id}`;
+      const isNear = (holder: any, value: unknown) => holder.truncated !== undefined || (value != null && bytes(value) > LIMIT - 256);
+      (m.parts ?? []).forEach((p: any, i: number) => {
+        const field = p.type === "tool_use" ? "input" : p.type === "tool_result" ? "content" : null;
+        if (!field) return;
+        judge(ctx, p, field, `${where} parts[${i}] ${p.type}.${field}`);
+        if (isNear(p, p[field])) near++;
+      });
+      (m.sources ?? []).forEach((s: any, i: number) => {
+        judge(ctx, s, "query", `${where} sources[${i}].query`);
+        if (isNear(s, s.query)) near++;
+      });
+    }
+  }
+  return near;
+}
+
+async function planted(ctx: Ctx): Promise<void> {
+  for (const p of boundaryValues()) {
+    const made = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: `Truncation probe: ${p.label}`, messages: [messageFor(p)] } });
+    if (made.status !== 201) return ctx.untested("planted boundary values", `POST /_sim/chats answered ${made.status}`);
+    const page = await ctx.http.req(`/v1/chats/${made.body.id}/messages`);
+    if (!ctx.must(r.kept, page.status === 200 && page.body?.data?.length === 1, `the planted chat's messages answered ${page.status} with ${page.body?.data?.length} messages`, page)) return;
+    const m = page.body.data[0];
+    const holder = p.kind === "query" ? m.sources?.[0] : m.parts?.[0];
+    judge(ctx, holder ?? {}, p.kind, p.label, p.value);
+    if (p.kind === "input") ctx.expect(r.siblings, holder?.id === "toolu_probe" && holder?.name === "query_warehouse" && holder?.summary === "Probe" && holder?.state === "output_available", `${p.label}: the tool_use's other fields changed: ${JSON.stringify({ ...holder, input: "…" })}`, page);
+    if (p.kind === "content") ctx.expect(r.siblings, holder?.tool_use_id === "toolu_probe" && holder?.is_error === true, `${p.label}: the tool_result's tool_use_id or is_error changed: ${JSON.stringify({ ...holder, content: "…" })}`, page);
+    if (p.kind === "query") {
+      ctx.expect(r.siblings, holder?.id === "src_probe" && holder?.description === "Probe source", `${p.label}: the source's id or description changed`, page);
+      ctx.expect(r["rows-kept"], holder?.rows === 7, `${p.label}: rows became ${holder?.rows}`, page);
+    }
+  }
+}
+
 export const truncationCheck: Check = {
   name: "truncation",
-  description: "values over 32768 bytes of JSON are null and marked; none at or under it are",
+  description: "values over 32768 bytes of JSON are null and marked; none at or under it are (exact boundaries with --sim)",
+  rules: r,
+  operations: ["listChatMessages"],
   async run(ctx) {
-    const { chats } = await snapshot(ctx.http);
-    let truncated = 0;
-    let nearLimit = 0;
-    for (const chat of chats) {
-      let problem: string | null = null;
-      const expect = (ok: boolean, message: string) => {
-        if (!ok && problem === null) problem = message;
-      };
-      for (const m of await messagesOf(ctx.http, chat.id)) {
-        const where = `chat ${chat.id} message ${m.id}`;
-        const judge = (holder: any, field: string, what: string) => {
-          const value = holder[field];
-          if (holder.truncated !== undefined || holder.truncation_reason !== undefined) {
-            expect(holder.truncated === true && holder.truncation_reason === "size_limit_32kb", `${where}: ${what} has truncation markers ${JSON.stringify({ truncated: holder.truncated, truncation_reason: holder.truncation_reason })}`);
-            expect(value === null, `${where}: ${what} is marked truncated but its ${field} is not null`);
-            truncated++;
-          } else if (value !== null && value !== undefined) {
-            const size = bytes(value);
-            expect(size <= LIMIT, `${where}: ${what} is ${size} bytes of JSON (over 32768) and not truncated`);
-            if (size > LIMIT - 256) nearLimit++;
-          } else if (field === "input") {
-            expect(false, `${where}: ${what} is null without truncation markers`);
-          }
-        };
-        m.parts.forEach((p: any, i: number) => {
-          if (p.type === "tool_use") judge(p, "input", `parts[${i}] tool_use.input`);
-          if (p.type === "tool_result") judge(p, "content", `parts[${i}] tool_result.content`);
-        });
-        (m.sources ?? []).forEach((s: any, i: number) => judge(s, "query", `sources[${i}].query`));
-      }
-      if (problem !== null) expectThat(false, problem, await ctx.http.req(`/v1/chats/${chat.id}/messages?limit=100`));
-    }
-    ctx.note(`truncation: ${truncated} truncated values, ${nearLimit} kept values within 256 bytes of the limit`);
-    if (truncated === 0 && nearLimit === 0) throw new Skip("no value near or over 32768 bytes in the server's data (messages cannot be created through the API, so --sim cannot help)");
+    const near = await observed(ctx);
+    ctx.note(`truncation: ${near} values in the server's data are truncated or within 256 bytes of the limit`);
+    if (ctx.options.sim) await planted(ctx);
+    else if (near === 0) ctx.untested("values at the 32768-byte boundary", "the server's data has nothing near 32 KB, and messages can be planted only with --sim");
+    else ctx.untested("planted exact boundaries (32767/32768/32769 bytes, multi-byte)", "needs --sim; only the server's own data was judged");
   },
 };

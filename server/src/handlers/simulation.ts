@@ -1,10 +1,12 @@
 /**
  * The reference server's simulation surface (outside /v1): create an interview as if a respondent opened
- * the link, run it started -> processing -> completed, and emit `interview.completed`; list delivery attempts.
+ * the link, run it started -> processing -> completed (on a timer, or on demand when held), and emit
+ * `interview.completed`; plant studies with chosen caps and chats with chosen payloads; list delivery attempts.
+ * An interview's status only moves forward, whichever of its timers or a completion request comes first.
  */
 import { randomUUID } from "node:crypto";
 import type { components } from "../../../generated/schema.d.ts";
-import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
+import type { RawPart, StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../fixtures/types.ts";
 import { iso, schedule } from "../clock.ts";
 import { conflict, notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
@@ -12,7 +14,7 @@ import type { Project } from "../store/project.ts";
 import { ascBy } from "../store/sorted.ts";
 import { interviewDetail } from "../views/interviews.ts";
 import { forget } from "../views/memo.ts";
-import { studyUsage } from "../views/studies.ts";
+import { studyDetail, studyUsage } from "../views/studies.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";
 
@@ -48,19 +50,32 @@ function completion(study: StoredStudy, i: StoredInterview, nowMs: number): Part
   };
 }
 
-export function simulationHandlers(deps: HandlerDeps): HandlerGroup<"simCreateInterview" | "simListWebhookDeliveries"> {
+type SimOps = "simCreateInterview" | "simCompleteInterview" | "simCreateStudy" | "simCreateChat" | "simListWebhookDeliveries";
+const VISIBILITY = { visible: "visible", internal: "internal", evaluation: "evaluation", release: "release" } as const;
+
+export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
   const { clock, webhooks } = deps;
 
-  function run(project: Project, study: StoredStudy, interview: StoredInterview): void {
-    schedule(clock, () => {
-      project.updateInterview(interview, { status: "processing" });
-      forget(interview);
-    }, Math.floor(deps.simProcessingMs / 2));
-    schedule(clock, () => {
-      project.updateInterview(interview, completion(study, interview, clock.now()));
-      forget(interview);
-      webhooks.interviewCompleted(project, interview, study);
-    }, deps.simProcessingMs);
+  /** started -> processing; never backwards (a late timer after completion does nothing). */
+  function toProcessing(project: Project, interview: StoredInterview): void {
+    if (interview.status !== "started") return;
+    project.updateInterview(interview, { status: "processing" });
+    forget(interview);
+  }
+
+  /** -> completed, once: emits `interview.completed`. Returns false when it was already completed. */
+  function toCompleted(project: Project, interview: StoredInterview): boolean {
+    if (interview.status === "completed") return false;
+    const study = project.studies.get(interview.study_id)!;
+    project.updateInterview(interview, completion(study, interview, clock.now()));
+    forget(interview);
+    webhooks.interviewCompleted(project, interview, study);
+    return true;
+  }
+
+  function run(project: Project, interview: StoredInterview): void {
+    schedule(clock, () => toProcessing(project, interview), Math.floor(deps.simProcessingMs / 2));
+    schedule(clock, () => void toCompleted(project, interview), deps.simProcessingMs);
   }
 
   return {
@@ -90,8 +105,70 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<"simCreateIn
         respondent_id: null,
       };
       project.addInterview(interview, true);
-      run(project, study, interview);
+      if (!body.hold) run(project, interview);
       return { status: 201, body: interviewDetail(interview) };
+    },
+
+    simCompleteInterview({ project, path }) {
+      const interview = project.interviews.get(path.id);
+      if (!interview) throw notFound(`No such interview: ${path.id}`);
+      toProcessing(project, interview);
+      if (!toCompleted(project, interview)) throw conflict(`Interview ${path.id} is already completed`);
+      return { status: 200, body: interviewDetail(interview) };
+    },
+
+    simCreateStudy({ project, body }) {
+      const id = randomUUID();
+      const study: StoredStudy = {
+        id,
+        object: "study",
+        name: body.name ?? "Simulated study",
+        status: body.status ?? "active",
+        interview_link: `https://interviews.example.com/s/${id.slice(0, 8)}`,
+        supported_languages: body.supported_languages ?? ["en"],
+        created_at: iso(clock.now()),
+        research_goal: "Simulated study",
+        product_name: "Simulated product",
+        questions: body.questions ?? [{ text: "What did you try to do?" }],
+        project_id: project.id,
+        monthly_limit: body.monthly_limit ?? null,
+        weekly_limit: body.weekly_limit ?? null,
+      };
+      project.plantStudy(study);
+      return { status: 201, body: studyDetail(project, study, clock.now()) };
+    },
+
+    simCreateChat({ project, body }) {
+      const now = clock.now();
+      const visibility = VISIBILITY[body.visibility ?? "visible"];
+      const chat: StoredChat = {
+        id: randomUUID(),
+        object: "chat",
+        title: body.title ?? null,
+        source: body.source === undefined ? "web" : body.source,
+        is_streaming: false,
+        created_at: iso(now),
+        updated_at: iso(now + Math.max(0, body.messages.length - 1)),
+        project_id: project.id,
+        visibility,
+      };
+      // One millisecond apart, so the planted order is the listed order.
+      const messages: StoredMessage[] = body.messages.map((m, n) => ({
+        id: randomUUID(),
+        chat_id: chat.id,
+        project_id: project.id,
+        role: m.role,
+        parts: m.parts as RawPart[],
+        sources: m.sources === undefined || m.sources === null ? null : m.sources.map((x) => ({ id: x.id, description: x.description, rows: x.rows ?? null, query: x.query ?? null })),
+        feedback: null,
+        usage: null,
+        created_at: iso(now + n),
+        completed_at: iso(now + n),
+        hidden: false,
+        metadata: { session_id: "sim", model: "sim", branch_id: null },
+      }));
+      project.plantChat(chat, messages);
+      return { status: 201, body: { object: "sim_chat", id: chat.id, visibility, message_ids: messages.map((m) => m.id) } };
     },
 
     simListWebhookDeliveries({ project, query }) {

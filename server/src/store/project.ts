@@ -113,6 +113,24 @@ export class Project {
     return keys;
   }
 
+  /** A study created after loading (simulation surface): inserted at its sorted place. */
+  plantStudy(s: StoredStudy): void {
+    this.dataVersion++;
+    this.studies.set(s.id, s);
+    if (s.status === "active") insertSorted(this.activeStudies, s, studyOrder);
+  }
+
+  /** A chat and its messages created after loading (simulation surface); hidden ones are dropped as at loading. */
+  plantChat(c: StoredChat, messages: StoredMessage[]): void {
+    if (c.visibility !== "visible") return;
+    this.dataVersion++;
+    this.chats.set(c.id, c);
+    insertSorted(this.chatList, c, chatOrder);
+    this.messagesByChat.set(c.id, []);
+    for (const m of messages) this.addMessage(m);
+    this.messagesByChat.get(c.id)!.sort(messageOrder);
+  }
+
   addRelease(r: StoredRelease): void {
     this.releases.set(r.id, r);
     this.releaseList.push(r);

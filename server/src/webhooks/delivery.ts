@@ -9,6 +9,7 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { rootCertificates } from "node:tls";
 
 /** Enough to see a short error message in a debugger; a 50 MB answer stops here. */
 export const MAX_RESPONSE_BYTES = 4096;
@@ -22,6 +23,8 @@ export interface PostRequest {
   timeoutMs: number;
   /** Aborts the attempt (server shutdown); the outcome is then `aborted`. */
   signal?: AbortSignal;
+  /** Extra trusted CA certificates (PEM) for https receivers, on top of the system's. */
+  extraCa?: string;
 }
 
 export type PostOutcome =
@@ -73,6 +76,7 @@ export function postWebhook(req: PostRequest): Promise<PostOutcome> {
         agent: false,
         signal: controller.signal,
         headers: { ...req.headers, "Content-Length": String(req.body.length), "User-Agent": USER_AGENT, Connection: "close" },
+        ...(req.extraCa && transport === https ? { ca: [...rootCertificates, req.extraCa] } : {}),
       });
     } catch (err) {
       cleanup();

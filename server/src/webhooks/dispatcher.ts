@@ -17,8 +17,18 @@ import { AttemptLog, type AttemptChange } from "./attempt-log.ts";
 import { postWebhook, type PostOutcome } from "./delivery.ts";
 import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
 import { retryDelayAfter, TimerSet } from "./schedule.ts";
+import { readFileSync } from "node:fs";
 import { signWebhookBody } from "./signing.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
+
+function readCa(file: string | undefined): string | undefined {
+  if (!file) return undefined;
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
 
 export interface WebhookDispatcherOptions {
   clock: Clock;
@@ -29,6 +39,11 @@ export interface WebhookDispatcherOptions {
   logger?: Logger;
   /** Attempts kept per project for the deliveries list (default 1000). */
   maxAttemptsPerProject?: number;
+  /**
+   * A PEM file of extra CA certificates trusted for https receivers (`WEBHOOK_CA_FILE`). Read at each attempt,
+   * so a certificate written after start-up (a conformance run's receiver) is trusted; a missing file adds nothing.
+   */
+  caFile?: string;
 }
 
 /** One event bound to the webhook setting it was created for. */
@@ -120,7 +135,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     update(a, { status: "in_flight", sent_at: iso(nowMs) });
     const controller = new AbortController();
     inFlight.set(a, controller);
-    const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal })
+    const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal, extraCa: readCa(options.caFile) })
       .then((outcome) => finish(a, outcome))
       .catch((err) => logger?.error({ err, event_id: ev.id }, "webhook delivery bookkeeping failed"))
       .finally(() => {

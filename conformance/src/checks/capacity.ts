@@ -1,0 +1,110 @@
+/**
+ * capacity (--sim): plants studies with chosen caps and moves interviews through them one step at a time
+ * (held interviews, completed on demand), checking `limits.*.used`, `accepting_responses` flipping at the
+ * cap, `interview_count` counting completed interviews only, and paused studies.
+ */
+import type { Check, Ctx } from "../check.ts";
+import type { Reply } from "../http.ts";
+import { contract, rules, seed } from "../rules.ts";
+
+const r = rules("capacity", {
+  "used-counts": seed("Study: limits.*.used, interviews used in the period", "a completed interview counts once in limits.monthly.used and limits.weekly.used of its study"),
+  "limits-echo": seed("Study: limits.*.limit", "limits.monthly.limit and limits.weekly.limit are the configured caps (null = unlimited)"),
+  "accepting-below": seed("Study: accepting_responses", "an active study whose every capped window has used < limit is accepting responses"),
+  "accepting-at-cap": seed("Study: accepting_responses; Limits: study interview caps", "once a window's used reaches its limit, accepting_responses is false"),
+  "interview-count": seed("Study: interview_count, total completed interviews", "interview_count counts completed interviews only: a started one does not count until it completes"),
+  paused: seed("Study: accepting_responses; Endpoints: GET /v1/studies lists active studies", "a paused study is not accepting responses and is not listed"),
+  listed: seed("Endpoints: GET /v1/studies", "an active study is listed with the same limits and accepting_responses as its retrieval"),
+  "used-on-start": contract("usage windows", "an interview counts in limits.*.used from its creation, whatever its status"),
+  "sim-at-cap": contract("simulation surface", "simulating an interview in a study that is not accepting responses answers 409"),
+});
+
+async function study(ctx: Ctx, id: string): Promise<any | null> {
+  const reply = await ctx.http.req(`/v1/studies/${id}`);
+  ctx.must(r.listed, reply.status === 200, `GET /v1/studies/${id} of a planted study answered ${reply.status}`, reply);
+  ctx.conforms(reply, `GET /v1/studies/${id}`);
+  return reply.body;
+}
+
+async function simulate(ctx: Ctx, studyId: string): Promise<Reply> {
+  return ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: studyId, reference_id: "conformance_capacity", hold: true } });
+}
+
+async function complete(ctx: Ctx, id: string): Promise<boolean> {
+  const reply = await ctx.http.req(`/_sim/interviews/${id}/complete`, { method: "POST" });
+  if (reply.status !== 200) {
+    ctx.untested("interviews completed on demand", `POST /_sim/interviews/${id}/complete answered ${reply.status}`);
+    return false;
+  }
+  ctx.conforms(reply, "POST /_sim/interviews/:id/complete");
+  return true;
+}
+
+export const capacityCheck: Check = {
+  name: "capacity",
+  description: "planted caps: limits.*.used, accepting_responses flipping at the cap, interview_count counting completed interviews only",
+  rules: r,
+  needs: ["sim"],
+  operations: ["getStudy", "listStudies", "simCreateStudy", "simCompleteInterview"],
+  async run(ctx) {
+    const planted = await ctx.http.req("/_sim/studies", { method: "POST", body: { name: "Capacity probe", monthly_limit: 3, weekly_limit: 2 } });
+    if (planted.status !== 201) return ctx.untested("planted caps", `POST /_sim/studies answered ${planted.status}`);
+    ctx.conforms(planted, "POST /_sim/studies");
+    const id = planted.body.id;
+    let s = await study(ctx, id);
+    ctx.expect(r["limits-echo"], s.limits?.monthly?.limit === 3 && s.limits?.weekly?.limit === 2, `planted caps 3 (monthly) and 2 (weekly) read back as ${JSON.stringify(s.limits)}`);
+    ctx.expect(r["accepting-below"], s.accepting_responses === true, `an active study with 0 of 2 used says accepting_responses=${s.accepting_responses}`);
+    ctx.expect(r["interview-count"], s.interview_count === 0, `a new study has interview_count ${s.interview_count}`);
+    const listed = (await ctx.http.walk("/v1/studies", 100)).items.find((x: any) => x.id === id);
+    ctx.expect(r.listed, listed && JSON.stringify(listed.limits) === JSON.stringify(s.limits) && listed.accepting_responses === s.accepting_responses, `the planted study is ${listed ? `listed with ${JSON.stringify({ limits: listed.limits, accepting_responses: listed.accepting_responses })}` : "not listed"}`);
+
+    const first = await simulate(ctx, id);
+    if (first.status !== 201) return ctx.untested("interviews in a planted study", `POST /_sim/interviews with hold answered ${first.status}`);
+    s = await study(ctx, id);
+    ctx.expect(r["used-on-start"], s.limits.monthly.used === 1 && s.limits.weekly.used === 1, `with one started interview, used is ${JSON.stringify(s.limits)}`);
+    ctx.expect(r["interview-count"], s.interview_count === 0, `with one started (not completed) interview, interview_count is ${s.interview_count}`);
+    ctx.expect(r["accepting-below"], s.accepting_responses === true, `with 1 of 2 weekly used, accepting_responses=${s.accepting_responses}`);
+
+    if (!(await complete(ctx, first.body.id))) return;
+    s = await study(ctx, id);
+    ctx.expect(r["used-counts"], s.limits.monthly.used === 1 && s.limits.weekly.used === 1, `after one completed interview, used is ${JSON.stringify(s.limits)}`);
+    ctx.expect(r["interview-count"], s.interview_count === 1, `after one completed interview, interview_count is ${s.interview_count}`);
+    ctx.expect(r["accepting-below"], s.accepting_responses === true, `with 1 of 2 weekly used, accepting_responses=${s.accepting_responses}`);
+
+    const second = await simulate(ctx, id);
+    ctx.must(r["accepting-below"], second.status === 201, `simulating the 2nd of 2 weekly interviews answered ${second.status}`, second);
+    s = await study(ctx, id);
+    ctx.expect(r["interview-count"], s.interview_count === 1, `with one completed and one started interview, interview_count is ${s.interview_count}`);
+    ctx.expect(r["accepting-at-cap"], s.accepting_responses === false, `with 2 of 2 weekly used (${JSON.stringify(s.limits)}), accepting_responses=${s.accepting_responses}`);
+    const third = await simulate(ctx, id);
+    ctx.expect(r["sim-at-cap"], third.status === 409, `simulating an interview past the cap answered ${third.status}, not 409`, third);
+    if (third.status === 201) {
+      s = await study(ctx, id);
+      ctx.expect(r["accepting-at-cap"], s.accepting_responses === false, `with 3 used against a weekly cap of 2, accepting_responses=${s.accepting_responses}`);
+    }
+    if (await complete(ctx, second.body.id)) {
+      s = await study(ctx, id);
+      ctx.expect(r["interview-count"], s.interview_count === 2, `after two completed interviews, interview_count is ${s.interview_count}`);
+      ctx.expect(r["used-counts"], s.limits.weekly.used === (third.status === 201 ? 3 : 2), `after two completed interviews, used is ${JSON.stringify(s.limits)}`);
+    }
+
+    // The monthly cap alone flips it too.
+    const monthly = await ctx.http.req("/_sim/studies", { method: "POST", body: { name: "Monthly cap probe", monthly_limit: 1, weekly_limit: null } });
+    if (monthly.status === 201) {
+      const one = await simulate(ctx, monthly.body.id);
+      if (one.status === 201 && (await complete(ctx, one.body.id))) {
+        const m = await study(ctx, monthly.body.id);
+        ctx.expect(r["limits-echo"], m.limits.weekly.limit === null, `an unlimited weekly cap reads back as ${m.limits.weekly.limit}`);
+        ctx.expect(r["accepting-at-cap"], m.accepting_responses === false, `with 1 of 1 monthly used, accepting_responses=${m.accepting_responses}`);
+      }
+    }
+
+    const paused = await ctx.http.req("/_sim/studies", { method: "POST", body: { name: "Paused probe", status: "paused" } });
+    if (paused.status === 201) {
+      const p = await study(ctx, paused.body.id);
+      ctx.expect(r.paused, p.accepting_responses === false, `a paused study without caps says accepting_responses=${p.accepting_responses}`);
+      const shown = (await ctx.http.walk("/v1/studies", 100)).items.some((x: any) => x.id === paused.body.id);
+      ctx.expect(r.paused, !shown, "a paused study is listed by GET /v1/studies");
+    } else ctx.untested("paused studies", `POST /_sim/studies with status paused answered ${paused.status}`);
+  },
+};

@@ -1,0 +1,69 @@
+/**
+ * parameters: every operation (reads, writes with --sim, participant with --public-key, simulation with
+ * --sim) is sent generated unknown query parameters. The contract pins a 400 in the envelope; the seed
+ * only allows a 400 or the answer the same request gets without the parameter (never a 5xx).
+ */
+import { randomUUID } from "node:crypto";
+import fc from "fast-check";
+import type { Check, Ctx } from "../check.ts";
+import type { Operation } from "../contract.ts";
+import { NEVER_ID, snapshot } from "../data.ts";
+import type { RequestInit } from "../http.ts";
+import { contract, rules, seed } from "../rules.ts";
+
+const r = rules("parameters", {
+  "unknown-harmless": seed("Errors: 400 invalid request body or parameters", "an unknown query parameter gets a 400 or the same status as the request without it, never a 5xx"),
+  "unknown-400": contract("unknown query parameters", "an unknown query parameter answers 400 in the error envelope, on every operation"),
+});
+
+/** A request the operation accepts as it is (ids that exist where the suite knows some). */
+async function request(ctx: Ctx, op: Operation): Promise<{ path: string; init: RequestInit }> {
+  const s = await snapshot(ctx.http);
+  const ids: Record<string, string | undefined> = {
+    getStudy: s.studies[0]?.id, getInterview: s.interviews[0]?.id, getRelease: s.releases[0]?.id, getChat: s.chats[0]?.id, listChatMessages: s.chats[0]?.id,
+  };
+  const path = op.path.replace("{id}", ids[op.operationId] ?? NEVER_ID);
+  const pk = { key: null, headers: { "x-public-key": ctx.options.publicKey ?? "" } };
+  const bodies: Record<string, () => RequestInit> = {
+    putWebhook: () => ({ method: "PUT", body: { url: "https://example.com/conformance-parameters", events: ["interview.completed"] } }),
+    createParticipantLaunch: () => ({ ...pk, method: "POST", body: {} }),
+    createPromptEvent: () => ({ ...pk, method: "POST", body: { eventId: randomUUID(), phase: "shown", referenceId: "conformance_user", occurredAt: new Date().toISOString() } }),
+    getParticipantConfig: () => pk,
+    simCreateInterview: () => ({ method: "POST", body: { study_id: NEVER_ID } }),
+    simCreateStudy: () => ({ method: "POST", body: { name: "Parameters probe", status: "draft" } }),
+    simCreateChat: () => ({ method: "POST", body: { title: "Parameters probe", visibility: "internal", messages: [] } }),
+  };
+  return { path, init: bodies[op.operationId]?.() ?? { method: op.method } };
+}
+
+export const parametersCheck: Check = {
+  name: "parameters",
+  description: "an unknown query parameter on any operation is a 400 (contract) or harmless (seed), never a 5xx",
+  rules: r,
+  async run(ctx) {
+    const ops = ctx.contract.operations.filter((o) => {
+      if (o.tag === "Simulation") return ctx.options.sim;
+      if (o.auth === "public") return !!ctx.options.publicKey;
+      return o.method === "GET" || ctx.options.sim;
+    });
+    if (!ctx.options.sim) ctx.untested("unknown parameters on writes and the simulation surface", "needs --sim");
+    if (!ctx.options.publicKey) ctx.untested("unknown parameters on participant endpoints", "needs --public-key");
+    const declared = (op: Operation) => new Set((op.op.parameters ?? []).map((p: any) => ctx.contract.resolve(p).name));
+    try {
+      for (const op of ops) {
+        const names = fc.stringMatching(/^[a-z][a-zA-Z_]{2,14}$/).filter((n) => !declared(op).has(n));
+        await ctx.holds(`unknown parameters on ${op.operationId}`, fc.tuple(names, fc.oneof(fc.constant("1"), fc.string({ maxLength: 8 }))), async ([name, value]) => {
+          const { path, init } = await request(ctx, op);
+          const baseline = await ctx.http.req(path, init);
+          const again = await request(ctx, op);
+          const reply = await ctx.http.req(`${path}?${new URLSearchParams({ [name]: value })}`, again.init);
+          ctx.expect(r["unknown-harmless"], reply.status === 400 || reply.status === baseline.status || (reply.status < 300 && baseline.status < 300), `${op.method} ${op.path} with ?${name}= answered ${reply.status}; without it ${baseline.status}`, reply);
+          ctx.expect(r["unknown-400"], reply.status === 400, `${op.method} ${op.path} with the unknown parameter ${name} answered ${reply.status}, not 400`, reply);
+          ctx.conforms(reply, `${op.method} ${op.path}?${name}=`);
+        }, Math.max(2, Math.ceil(ctx.options.runs / 5)));
+      }
+    } finally {
+      if (ctx.options.sim) await ctx.http.req("/v1/webhooks", { method: "DELETE" });
+    }
+  },
+};

@@ -1,0 +1,116 @@
+/**
+ * The suite's webhook receiver: records every delivery with its raw bytes, answers by policy, and runs over
+ * plain HTTP (loopback development URLs) or HTTPS with a certificate generated at run time, whose file the
+ * implementer is told to trust. `publicUrl` overrides the URL registered with the service when the receiver
+ * is reachable at another address (a tunnel, another host).
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer as createHttp, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttps } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import selfsigned from "selfsigned";
+import { CheckFailure } from "./http.ts";
+
+export interface Delivery {
+  at: number;
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+  interviewId: string | null;
+}
+
+export interface ReceiverOptions {
+  tls: boolean;
+  /** `host:port` to listen on; default 127.0.0.1 on a free port. */
+  listen?: string;
+  /** The URL the service must call, when not the listening address. */
+  publicUrl?: string;
+  /** Folder for `ca.pem` (TLS); default a new temporary folder. */
+  certDir?: string;
+}
+
+export class Receiver {
+  readonly deliveries: Delivery[] = [];
+  /** TLS handshakes that failed (the service did not trust the certificate, or spoke plain HTTP). */
+  readonly tlsErrors: string[] = [];
+  /** Status to answer for the n-th (1-based) delivery about an interview; 200 by default. */
+  policy: (interviewId: string | null, attempt: number) => number = () => 200;
+  url = "";
+  /** PEM file of the certificate (its own CA) when TLS is on. */
+  caFile: string | undefined;
+  private server!: Server;
+
+  constructor(readonly options: ReceiverOptions) {}
+
+  async start(): Promise<void> {
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const raw = Buffer.concat(chunks);
+        let interviewId: string | null = null;
+        try {
+          interviewId = JSON.parse(raw.toString("utf8"))?.data?.interview_id ?? null;
+        } catch {
+          interviewId = null;
+        }
+        this.deliveries.push({ at: Date.now(), headers: req.headers, raw, interviewId });
+        const attempt = this.deliveries.filter((d) => d.interviewId === interviewId).length;
+        res.statusCode = this.policy(interviewId, attempt);
+        res.end();
+      });
+    };
+    const [host, portText] = splitListen(this.options.listen);
+    if (this.options.tls) {
+      const pems = await selfsigned.generate([{ name: "commonName", value: "conformance webhook receiver" }], {
+        keySize: 2048,
+        algorithm: "sha256",
+        notAfterDate: new Date(Date.now() + 7 * 86_400_000),
+        extensions: [
+          { name: "basicConstraints", cA: true },
+          { name: "subjectAltName", altNames: [{ type: 2 as const, value: "localhost" }, { type: 7 as const, ip: "127.0.0.1" }, { type: 7 as const, ip: "::1" }, ...(host && !["127.0.0.1", "localhost", "::1"].includes(host) ? [/^[\d.]+$|:/.test(host) ? { type: 7 as const, ip: host } : { type: 2 as const, value: host }] : [])] },
+        ],
+      });
+      const dir = this.options.certDir ?? mkdtempSync(join(tmpdir(), "conformance-receiver-"));
+      mkdirSync(dir, { recursive: true });
+      this.caFile = join(dir, "ca.pem");
+      writeFileSync(this.caFile, pems.cert);
+      const server = createHttps({ key: pems.private, cert: pems.cert }, handler);
+      server.on("tlsClientError", (err) => this.tlsErrors.push(err.message));
+      this.server = server;
+    } else {
+      this.server = createHttp(handler);
+    }
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(Number(portText ?? 0), host ?? "127.0.0.1", resolve);
+    });
+    const { port, address } = this.server.address() as AddressInfo;
+    const shown = address.includes(":") ? `[${address}]` : address;
+    this.url = this.options.publicUrl ?? `${this.options.tls ? "https" : "http"}://${shown}:${port}/hook`;
+  }
+
+  of(interviewId: string): Delivery[] {
+    return this.deliveries.filter((d) => d.interviewId === interviewId);
+  }
+
+  async waitFor(what: string, ready: () => boolean, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!ready()) {
+      if (Date.now() > deadline) throw new CheckFailure(`timed out after ${timeoutMs} ms waiting for ${what}`, {});
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function splitListen(listen: string | undefined): [string | undefined, string | undefined] {
+  if (!listen) return [undefined, undefined];
+  const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(listen);
+  return m ? [m[1] || undefined, m[2]] : [listen, undefined];
+}
