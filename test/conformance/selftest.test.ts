@@ -1,58 +1,112 @@
-// The conformance suite's own test: it passes against the reference server, and fails each deliberately
-// broken variant with the check that should catch it.
+// The conformance suite's own test: it passes against the reference server, passes a server that follows only
+// the seed at --level seed (and fails it, on contract rules only, at --level contract), reports what it cannot
+// exercise as NOT TESTED, and fails each deliberately broken variant with the check that should catch it.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runConformance, type RunOptions } from "../../conformance/src/run.ts";
+import { runConformance, type Report, type RunOptions } from "../../conformance/src/run.ts";
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
-import { BrokenProxy } from "./broken/proxy.ts";
+import { BrokenProxy, type Mutation } from "./broken/proxy.ts";
+import { seedOnly } from "./broken/seed-only.ts";
 import { ACME, GLOBEX, variants } from "./broken/variants.ts";
 
-const DELAYS = [300, 600, 900];
+const DELAYS = [400, 800, 1200];
+// The suite's HTTPS receiver writes its certificate here; the server trusts it (WEBHOOK_CA_FILE), read at each delivery.
+const certDir = mkdtempSync(join(tmpdir(), "selftest-receiver-"));
+const serverOptions = { webhookRetryDelaysMs: DELAYS, simProcessingMs: 50, webhookTimeoutMs: 2000, validateResponses: true, webhookCaFile: join(certDir, "ca.pem") };
 let server: RunningServer;
-beforeAll(async () => void (server = await startServer({ webhookRetryDelaysMs: DELAYS, simProcessingMs: 50, webhookTimeoutMs: 2000, validateResponses: true })));
+beforeAll(async () => void (server = await startServer(serverOptions)));
 afterAll(() => server.close());
 
 const options = (baseUrl: string, extra: Partial<RunOptions> = {}): RunOptions => ({
   baseUrl, apiKey: ACME, otherKey: GLOBEX, publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: true,
-  seed: 20260302, runs: 10, webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, timeoutMs: 10_000, ...extra,
+  seed: 20260302, runs: 10, webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, timeoutMs: 10_000, metricsEngine: "server/src/metrics/index.ts",
+  receiverCertDir: certDir, ...extra,
 });
 
+const problems = (report: Report) => report.results.filter((r) => r.status !== "passed").map((r) => `${r.name} ${r.status}: ${r.reason ?? ""} ${r.failures.map((f) => `[${f.level}] ${f.rule}: ${f.message}`).join(" | ")}`);
+const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
+
+async function throughProxy<T>(mutation: Mutation, upstream: RunningServer, fn: (baseUrl: string) => Promise<T>): Promise<T> {
+  const proxy = new BrokenProxy(upstream.origin, mutation);
+  await proxy.start();
+  try {
+    return await fn(proxy.baseUrl);
+  } finally {
+    await proxy.close();
+  }
+}
+
 describe("conformance self-test", () => {
-  it("passes every check against the reference server", async () => {
+  it("passes every check against the reference server, with nothing NOT TESTED", async () => {
     const report = await runConformance(options(server.baseUrl));
-    const failed = report.results.filter((r) => r.status !== "passed").map((r) => `${r.name}: ${r.reason}`);
-    expect(failed).toEqual([]);
-    expect(report.results.map((r) => r.name)).toEqual(["schema", "auth", "pagination", "isolation", "filters", "chats", "truncation", "webhooks", "deprecated", "participant", "metrics", "coverage"]);
+    expect(problems(report)).toEqual([]);
+    expect(report.untested).toEqual([]);
+    expect(report.exitCode).toBe(0);
+    expect(report.results.map((r) => r.name)).toEqual(["schema", "auth", "pagination", "isolation", "filters", "chats", "truncation", "capacity", "webhooks", "parameters", "deprecated", "participant", "metrics", "coverage"]);
+    expect(report.levels.seed.checked).toBeGreaterThan(40);
+    expect(report.levels.contract.checked).toBeGreaterThan(20);
   }, 120_000);
 
   it("passes again on a server its own writes changed (pagination creates interviews before filters runs)", async () => {
     for (const seed of [1, 2, 3]) {
       const report = await runConformance(options(server.baseUrl, { seed, only: ["pagination", "filters"] }));
-      expect(report.results.filter((r) => r.status !== "passed").map((r) => `${r.name}: ${r.reason}`)).toEqual([]);
+      expect(problems(report)).toEqual([]);
     }
   }, 60_000);
 
-  it("skips, with the reason, what it cannot run without --sim, --other-key or --public-key", async () => {
-    const report = await runConformance(options(server.baseUrl, { sim: false, otherKey: undefined, publicKey: undefined, only: ["isolation", "webhooks", "participant"] }));
-    expect(report.results.map((r) => [r.name, r.status])).toEqual([["isolation", "skipped"], ["webhooks", "skipped"], ["participant", "skipped"]]);
-    expect(report.results[0].reason).toContain("--other-key");
-    expect(report.results[1].reason).toContain("--sim");
+  it("reports what it cannot exercise as NOT TESTED and exits non-zero unless --allow-untested", async () => {
+    const only = ["isolation", "webhooks", "participant", "truncation", "capacity", "metrics"];
+    const bare = { sim: false, otherKey: undefined, publicKey: undefined, metricsEngine: undefined, only };
+    const report = await runConformance(options(server.baseUrl, bare));
+    expect(report.results.map((r) => [r.name, r.status])).toEqual([["isolation", "not_tested"], ["truncation", "passed"], ["capacity", "not_tested"], ["webhooks", "not_tested"], ["participant", "not_tested"], ["metrics", "not_applicable"]]);
+    expect(report.untested.join("\n")).toMatch(/isolation: .*--other-key/);
+    expect(report.untested.join("\n")).toMatch(/webhooks: .*--sim/);
+    expect(report.untested.join("\n")).toMatch(/truncation: planted exact boundaries/);
+    expect(report.failed).toBe(0);
+    expect(report.exitCode).toBe(3);
+    expect((await runConformance(options(server.baseUrl, { ...bare, allowUntested: true }))).exitCode).toBe(0);
   }, 60_000);
 
+  it("reports webhooks as NOT TESTED, not green, when the service refuses every receiver URL", async () => {
+    const refuseAll: Mutation = { name: "refuses every webhook URL", response(ex) { if (ex.method === "PUT" && ex.path === "/api/v1/webhooks") Object.assign(ex, { status: 400, body: { error: { type: "invalid_request_error", message: "Invalid parameters" } } }); } };
+    const report = await throughProxy(refuseAll, server, (baseUrl) => runConformance(options(baseUrl, { only: ["webhooks"] })));
+    expect(report.results[0].untested[0]?.capability).toBe("webhook delivery");
+    expect(report.exitCode).toBe(3);
+  }, 60_000);
+
+  it("passes a server that follows only the seed at --level seed (HTTPS receiver included), and fails it only on contract rules at --level contract", async () => {
+    const seedLevel = await throughProxy(seedOnly, server, (baseUrl) => runConformance(options(baseUrl, { level: "seed", seed: randomSeed() })));
+    expect(problems(seedLevel), `seed ${seedLevel.seed}`).toEqual([]);
+    expect(seedLevel.untested).toEqual([]);
+    expect(seedLevel.exitCode).toBe(0);
+    expect(seedLevel.results.find((r) => r.name === "webhooks")!.notes.join()).toContain("ca.pem");
+    expect(seedLevel.levels.contract.warned).toBeGreaterThan(5);
+    const contractLevel = await throughProxy(seedOnly, server, (baseUrl) => runConformance(options(baseUrl)));
+    const failures = contractLevel.results.flatMap((r) => r.failures);
+    expect(failures.length).toBeGreaterThan(5);
+    expect(failures.filter((f) => f.level !== "contract")).toEqual([]);
+    expect(new Set(failures.map((f) => f.rule.split(".")[0]))).toEqual(new Set(["response", "schema", "pagination", "parameters", "deprecated", "coverage"]));
+  }, 180_000);
+
   for (const variant of variants()) {
-    it(`catches "${variant.mutation.name}" with the ${variant.caughtBy} check`, async () => {
-      const proxy = new BrokenProxy(server.origin, variant.mutation);
-      await proxy.start();
+    it(`catches "${variant.mutation.name}" with the ${variant.caughtBy} check${variant.seedRule ? " at --level seed and a random --seed" : ""}`, async () => {
+      const upstream = variant.server ? await startServer({ ...serverOptions, ...variant.server }) : server;
       await variant.relay?.start();
       try {
-        const report = await runConformance(options(proxy.baseUrl, { only: variant.only, runs: 6 }));
+        const extra: Partial<RunOptions> = { only: variant.only, runs: 6, ...(variant.seedRule ? { level: "seed" as const, seed: randomSeed() } : {}) };
+        const report = await throughProxy(variant.mutation, upstream, (baseUrl) => runConformance(options(baseUrl, extra)));
         const caught = report.results.find((r) => r.name === variant.caughtBy)!;
-        expect(caught.status, JSON.stringify(report.results.map((r) => [r.name, r.status, r.reason]))).toBe("failed");
-        expect(caught.reason).toBeTruthy();
-        if (variant.caughtBy !== "webhooks" && variant.caughtBy !== "metrics") expect(caught.curl ?? JSON.stringify(caught.details)).toBeTruthy();
+        const summary = JSON.stringify(report.results.map((r) => [r.name, r.status, r.reason, r.failures.map((f) => f.message)]));
+        expect(caught.status, `seed ${report.seed}: ${summary}`).toBe("failed");
+        expect(caught.failures.length).toBeGreaterThan(0);
+        if (variant.seedRule) expect(caught.failures.some((f) => f.level === "seed"), summary).toBe(true);
+        if (!["webhooks", "metrics", "capacity"].includes(variant.caughtBy)) expect(caught.failures.some((f) => f.curl || f.details)).toBe(true);
       } finally {
         await variant.relay?.close();
-        await proxy.close();
+        if (upstream !== server) await upstream.close();
       }
-    }, 60_000);
+    }, 90_000);
   }
 });

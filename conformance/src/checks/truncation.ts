@@ -8,7 +8,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Check, Ctx } from "../check.ts";
 import { messagesOf, snapshot } from "../data.ts";
-import { contract, rules, seed } from "../rules.ts";
+import type { Reply } from "../http.ts";
+import { contract, rules, seed, type Rule } from "../rules.ts";
 
 const LIMIT = 32_768;
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), "utf8");
@@ -72,47 +73,55 @@ function messageFor(p: Planted): unknown {
   return { role: "assistant", parts: [{ type: "text", text: "Cited" }], sources: [{ id: "src_probe", description: "Probe source", rows: 7, query: p.value }] };
 }
 
-/** Judges one value holder (a part or a source) as the server returned it. */
-function judge(ctx: Ctx, holder: any, field: string, what: string, original?: unknown): void {
+type Verdict = [rule: Rule, ok: boolean, message: string];
+
+/** Judges one value holder (a part or a source) as the server returned it; `original` when the suite planted it. */
+function verdicts(holder: any, field: string, what: string, original?: unknown): Verdict[] {
   const marked = holder.truncated !== undefined || holder.truncation_reason !== undefined;
+  const markers = holder.truncated === true && holder.truncation_reason === "size_limit_32kb";
   const value = holder[field];
   if (original !== undefined) {
-    const over = bytes(original) > LIMIT;
-    if (over) {
-      ctx.expect(r["over-cap"], value === null, `${what}: over the limit (${bytes(original)} bytes) but ${value === undefined ? "absent" : `returned (${bytes(value)} bytes)`}`);
-      ctx.expect(r.markers, holder.truncated === true && holder.truncation_reason === "size_limit_32kb", `${what}: nulled with markers ${JSON.stringify({ truncated: holder.truncated, truncation_reason: holder.truncation_reason })}`);
-    } else {
-      ctx.expect(r.kept, !marked && isDeepStrictEqual(value, original), `${what}: ${bytes(original)} bytes (not over 32768) but ${marked ? "marked truncated" : value === null ? "nulled" : "changed"}`);
+    if (bytes(original) > LIMIT) {
+      return [
+        [r["over-cap"], value === null, `${what}: over the limit (${bytes(original)} bytes) but ${value === undefined ? "absent" : `returned (${bytes(value)} bytes)`}`],
+        [r.markers, markers, `${what}: nulled with markers ${JSON.stringify({ truncated: holder.truncated, truncation_reason: holder.truncation_reason })}`],
+      ];
     }
-    return;
+    return [[r.kept, !marked && isDeepStrictEqual(value, original), `${what}: ${bytes(original)} bytes (not over 32768) but ${marked ? "marked truncated" : value === null ? "nulled" : "changed"}`]];
   }
   if (marked) {
-    ctx.expect(r.markers, holder.truncated === true && holder.truncation_reason === "size_limit_32kb", `${what} has truncation markers ${JSON.stringify({ truncated: holder.truncated, truncation_reason: holder.truncation_reason })}`);
-    ctx.expect(r.markers, value === null, `${what} is marked truncated but its ${field} is not null`);
-  } else if (value !== null && value !== undefined) {
-    const size = bytes(value);
-    ctx.expect(r["over-cap"], size <= LIMIT, `${what} is ${size} bytes of JSON (over 32768) and not truncated`);
+    return [
+      [r.markers, markers, `${what} has truncation markers ${JSON.stringify({ truncated: holder.truncated, truncation_reason: holder.truncation_reason })}`],
+      [r.markers, value === null, `${what} is marked truncated but its ${field} is not null`],
+    ];
   }
+  if (value === null || value === undefined) return [];
+  const size = bytes(value);
+  return [[r["over-cap"], size <= LIMIT, `${what} is ${size} bytes of JSON (over 32768) and not truncated`]];
 }
 
 async function observed(ctx: Ctx): Promise<number> {
   const { chats } = await snapshot(ctx.http);
   let near = 0;
   for (const chat of chats) {
+    const found: Verdict[] = [];
     for (const m of await messagesOf(ctx.http, chat.id)) {
       const where = `chat ${chat.id} message ${m.id}`;
       const isNear = (holder: any, value: unknown) => holder.truncated !== undefined || (value != null && bytes(value) > LIMIT - 256);
       (m.parts ?? []).forEach((p: any, i: number) => {
         const field = p.type === "tool_use" ? "input" : p.type === "tool_result" ? "content" : null;
         if (!field) return;
-        judge(ctx, p, field, `${where} parts[${i}] ${p.type}.${field}`);
+        found.push(...verdicts(p, field, `${where} parts[${i}] ${p.type}.${field}`));
         if (isNear(p, p[field])) near++;
       });
       (m.sources ?? []).forEach((s: any, i: number) => {
-        judge(ctx, s, "query", `${where} sources[${i}].query`);
+        found.push(...verdicts(s, "query", `${where} sources[${i}].query`));
         if (isNear(s, s.query)) near++;
       });
     }
+    // The curl of a failure replays the chat's first page of messages.
+    const reply: Reply | undefined = found.some(([, ok]) => !ok) ? await ctx.http.req(`/v1/chats/${chat.id}/messages?limit=100`) : undefined;
+    for (const [rule, ok, message] of found) ctx.expect(rule, ok, message, reply);
   }
   return near;
 }
@@ -125,7 +134,7 @@ async function planted(ctx: Ctx): Promise<void> {
     if (!ctx.must(r.kept, page.status === 200 && page.body?.data?.length === 1, `the planted chat's messages answered ${page.status} with ${page.body?.data?.length} messages`, page)) return;
     const m = page.body.data[0];
     const holder = p.kind === "query" ? m.sources?.[0] : m.parts?.[0];
-    judge(ctx, holder ?? {}, p.kind, p.label, p.value);
+    for (const [rule, ok, message] of verdicts(holder ?? {}, p.kind, p.label, p.value)) ctx.expect(rule, ok, message, page);
     if (p.kind === "input") ctx.expect(r.siblings, holder?.id === "toolu_probe" && holder?.name === "query_warehouse" && holder?.summary === "Probe" && holder?.state === "output_available", `${p.label}: the tool_use's other fields changed: ${JSON.stringify({ ...holder, input: "…" })}`, page);
     if (p.kind === "content") ctx.expect(r.siblings, holder?.tool_use_id === "toolu_probe" && holder?.is_error === true, `${p.label}: the tool_result's tool_use_id or is_error changed: ${JSON.stringify({ ...holder, content: "…" })}`, page);
     if (p.kind === "query") {

@@ -1,6 +1,6 @@
 /** The broken implementations the suite must catch, each with the check expected to catch it. */
 import { createHmac } from "node:crypto";
-import type { Mutation } from "./proxy.ts";
+import type { Exchange, Mutation } from "./proxy.ts";
 import { Relay } from "./relay.ts";
 
 export const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
@@ -8,6 +8,10 @@ export const GLOBEX = "svc_live_globex_0123456789abcdef0123456789abcdef";
 
 export interface Variant {
   mutation: Mutation;
+  /** Caught at --level seed too (a seed rule), and at any --seed (a deterministic case). */
+  seedRule?: boolean;
+  /** Server options of a dedicated upstream (e.g. retry delays other than the suite is told). */
+  server?: { webhookRetryDelaysMs: number[] };
   /** The check that must fail. */
   caughtBy: string;
   /** Checks to run (the catching one, plus neighbours that must not crash). */
@@ -17,6 +21,18 @@ export interface Variant {
 }
 
 const isList = (body: any) => body && body.object === "list" && Array.isArray(body.data);
+const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), "utf8");
+const auth = (ex: { requestHeaders: Record<string, string> }) => ({ authorization: ex.requestHeaders.authorization ?? "" });
+
+/** The release chat ids of the caller's project, read from the real server once per proxy. */
+async function releaseChats(ex: Exchange, memory: Map<string, any>): Promise<Set<string>> {
+  const key = `release-chats ${ex.requestHeaders.authorization}`;
+  if (!memory.has(key)) {
+    const page = await ex.upstream("/api/v1/releases?limit=100", { headers: auth(ex) });
+    memory.set(key, new Set(page.status === 200 ? page.body.data.map((r: any) => r.chat_id) : []));
+  }
+  return memory.get(key);
+}
 
 function webhookRelay(tamper: (body: Buffer, headers: Record<string, string>, secret: string) => { body: Buffer; headers: Record<string, string> }): { relay: Relay; mutation: Mutation } {
   let secret = "";
@@ -130,6 +146,85 @@ export function variants(): Variant[] {
       mutation: { name: "no Sunset header", response(ex) { delete ex.headers.sunset; } },
     },
     { caughtBy: "webhooks", only: ["webhooks"], relay: wrongSignature.relay, mutation: { ...wrongSignature.mutation, name: "a wrong webhook signature" } },
+    // The cases below are seed rules that only planted data or deterministic limits can reach.
+    {
+      caughtBy: "truncation", only: ["truncation"], seedRule: true,
+      mutation: {
+        name: "truncation at >= 32768 bytes instead of > 32768",
+        response(ex) {
+          if (!ex.path.endsWith("/messages") || !isList(ex.body)) return;
+          for (const m of ex.body.data) {
+            for (const p of m.parts) {
+              const field = p.type === "tool_use" ? "input" : p.type === "tool_result" ? "content" : null;
+              if (field && p[field] !== null && jsonBytes(p[field]) === 32_768) Object.assign(p, { [field]: null, truncated: true, truncation_reason: "size_limit_32kb" });
+            }
+            for (const src of m.sources ?? []) if (src.query !== null && jsonBytes(src.query) === 32_768) Object.assign(src, { query: null, truncated: true, truncation_reason: "size_limit_32kb" });
+          }
+        },
+      },
+    },
+    {
+      caughtBy: "chats", only: ["chats"], seedRule: true,
+      mutation: {
+        name: "release-generated chats retrievable by id",
+        async response(ex, proxy) {
+          const m = /^\/api\/v1\/chats\/([0-9a-f-]{36})(\/messages)?$/.exec(ex.path);
+          if (!m || ex.status !== 404 || !(await releaseChats(ex, proxy.memory)).has(m[1])) return;
+          ex.status = 200;
+          ex.body = m[2]
+            ? { object: "list", data: [], has_more: false }
+            : { id: m[1], object: "chat", title: "Release analysis", source: "releases", is_streaming: false, message_count: 0, created_at: "2026-01-01T00:00:00.000Z", updated_at: "2026-01-01T00:00:00.000Z" };
+        },
+      },
+    },
+    {
+      caughtBy: "capacity", only: ["capacity"], seedRule: true,
+      mutation: {
+        name: "accepting_responses ignores the caps",
+        response(ex) {
+          const fix = (s: any) => { if (s?.object === "study") s.accepting_responses = s.status === "active"; };
+          if (isList(ex.body)) ex.body.data.forEach(fix);
+          else fix(ex.body);
+        },
+      },
+    },
+    {
+      caughtBy: "capacity", only: ["capacity"], seedRule: true,
+      mutation: {
+        name: "interview_count counts unfinished interviews",
+        async response(ex) {
+          if (ex.body?.object !== "study" || typeof ex.body.interview_count !== "number") return;
+          const all = await ex.upstream(`/api/v1/interviews?limit=100&study_id=${ex.body.id}`, { headers: auth(ex) });
+          if (all.status === 200) ex.body.interview_count = all.body.data.length;
+        },
+      },
+    },
+    {
+      caughtBy: "pagination", only: ["pagination"], seedRule: true,
+      mutation: {
+        name: "has_more wrong only when the list length is an exact multiple of the limit",
+        response(ex) {
+          const limit = Number(ex.query.get("limit") ?? 20);
+          if (isList(ex.body) && !ex.body.has_more && ex.body.data.length === limit) ex.body.has_more = true;
+        },
+      },
+    },
+    {
+      caughtBy: "webhooks", only: ["webhooks"], seedRule: true, server: { webhookRetryDelaysMs: [800, 1600, 2400] },
+      mutation: { name: "retry delays doubled" },
+    },
+    {
+      caughtBy: "parameters", only: ["parameters"], seedRule: true,
+      mutation: {
+        name: "an unknown query parameter gives a 500",
+        response(ex) {
+          if ([...ex.query.keys()].some((k) => !["limit", "starting_after", "study_id", "status", "reference_id", "quality_score", "interview_id", "referenceId"].includes(k))) {
+            ex.status = 500;
+            ex.body = { error: { type: "api_error", message: "Internal error" } };
+          }
+        },
+      },
+    },
     { caughtBy: "webhooks", only: ["webhooks"], relay: alteredPayload.relay, mutation: { ...alteredPayload.mutation, name: "a signed payload that disagrees with the REST resource" } },
   ];
 }

@@ -1,0 +1,94 @@
+/**
+ * A server that follows the seed and nothing else: the reference server behind a proxy that replaces every
+ * choice only our contract pins with another choice the seed allows. `--level seed` must pass it; `--level
+ * contract` must fail it (on contract rules only). Its differences:
+ * - errors are `{"error": "<message>", "details": [{field, message}]}`, not our envelope;
+ * - studies and interviews are listed oldest first, releases break ties by id ascending;
+ * - an unknown cursor on lists other than messages gives an empty page; unknown query parameters are ignored;
+ * - a non-UUID path id is a 404; plain http:// webhook URLs are refused (HTTPS only, as the seed says);
+ * - the experiments body and the participant shapes are its own, and the deprecated endpoint has no Link.
+ */
+import type { Exchange, Mutation } from "./proxy.ts";
+
+const LISTS: Record<string, { key: string; desc: boolean; tieDesc: boolean }> = {
+  "/api/v1/studies": { key: "created_at", desc: false, tieDesc: false },
+  "/api/v1/interviews": { key: "created_at", desc: false, tieDesc: false },
+  "/api/v1/releases": { key: "merged_at", desc: true, tieDesc: false },
+};
+const KNOWN = new Set(["limit", "starting_after", "study_id", "status", "reference_id", "quality_score", "interview_id", "referenceId"]);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function all(ex: Exchange, path: string, query: URLSearchParams): Promise<any[]> {
+  const items: any[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const q = new URLSearchParams(query);
+    q.set("limit", "100");
+    if (after) q.set("starting_after", after);
+    const page = await ex.upstream(`${path}?${q}`, { headers: { authorization: ex.requestHeaders.authorization ?? "" } });
+    if (page.status !== 200) return items;
+    items.push(...page.body.data);
+    if (!page.body.has_more) return items;
+    after = page.body.data[page.body.data.length - 1].id;
+  }
+}
+
+/** Serves a list in its own order, paginating itself. */
+async function repaginate(ex: Exchange): Promise<void> {
+  const spec = LISTS[ex.path];
+  if (!spec || ex.method !== "GET" || ex.status === 401) return;
+  const limitText = ex.query.get("limit");
+  const limit = limitText === null ? 20 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100 || !/^\d+$/.test(limitText ?? "20")) return; // upstream's 400 stands
+  const filters = new URLSearchParams(ex.query);
+  filters.delete("limit");
+  filters.delete("starting_after");
+  const items = await all(ex, ex.path, filters);
+  const cmp = (a: any, b: any) => (a[spec.key] < b[spec.key] ? -1 : a[spec.key] > b[spec.key] ? 1 : 0) * (spec.desc ? -1 : 1) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) * (spec.tieDesc ? -1 : 1);
+  items.sort(cmp);
+  const after = ex.query.get("starting_after");
+  let start = 0;
+  if (after !== null) {
+    const at = items.findIndex((i) => i.id === after);
+    if (at < 0) {
+      Object.assign(ex, { status: 200, body: { object: "list", data: [], has_more: false } });
+      return;
+    }
+    start = at + 1;
+  }
+  const data = items.slice(start, start + limit);
+  Object.assign(ex, { status: 200, body: { object: "list", data, has_more: start + limit < items.length } });
+}
+
+function snake(value: any): any {
+  if (Array.isArray(value)) return value.map(snake);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snake(v)]));
+}
+
+export const seedOnly: Mutation = {
+  name: "a server that follows only the seed",
+  request(ex) {
+    for (const name of [...ex.query.keys()]) if (!KNOWN.has(name)) ex.query.delete(name);
+  },
+  async response(ex) {
+    if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && typeof ex.requestBody?.url === "string" && ex.requestBody.url.startsWith("http://") && ex.status < 300) {
+      // Refused before it was stored: undo what the upstream stored, then answer 400.
+      await ex.upstream("/api/v1/webhooks", { method: "DELETE", headers: { authorization: ex.requestHeaders.authorization ?? "" } });
+      Object.assign(ex, { status: 400, body: { error: { message: "Invalid parameters", details: [{ field: "url", message: "must be an HTTPS URL" }] } } });
+    }
+    if (ex.method === "GET" && /^\/api\/v1\/(studies|interviews|releases|chats)\/[^/]+$/.test(ex.path) && !UUID.test(ex.path.split("/").pop()!) && ex.status === 400) {
+      Object.assign(ex, { status: 404, body: { error: { message: "Not found" } } });
+    }
+    await repaginate(ex);
+    if (ex.path === "/api/v1/experiments") {
+      delete ex.headers.link;
+      if (ex.status === 200) ex.body = { experiments: ex.body.data, usage: ex.body.usage };
+    }
+    if (ex.path.startsWith("/api/v1/interview-participant/") && ex.status < 300) ex.body = snake(ex.body);
+    if (ex.status >= 400 && ex.body?.error && typeof ex.body.error === "object") {
+      const { message, details } = ex.body.error;
+      ex.body = { error: message, ...(details ? { details: details.map((d: any) => ({ field: d.field, message: d.message })) } : {}) };
+    }
+  },
+};
