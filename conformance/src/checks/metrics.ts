@@ -19,7 +19,7 @@ const r = rules("metrics", {
 });
 
 /** Laws and cases about the rules DESIGN pins (exposure, windows, UTC days, null, errors) are contract rules. */
-const PINNED = /exposure|exposed to two|two variants|null|window|active days are|UTC|before|threshold below|unknown metric|missing|negative|unparseable|zone/i;
+const PINNED = /earliest exposure|exactly at exposure|two variants|before (its user's )?exposure|window ends|windows start|null|UTC|threshold below|unknown metric|missing|negative|unparseable|zone/i;
 
 export const metricsCheck: Check = {
   name: "metrics",
