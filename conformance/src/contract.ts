@@ -17,6 +17,7 @@ export const responseRules = rules("response", {
   status: contract("declared responses", "every status answered is one the operation declares"),
   "body-shape": contract("shapes the seed does not show", "a 2xx body of the experiments, participant and simulation endpoints matches the contract"),
   envelope: contract("error envelope", "every error body is {\"error\": {\"type\", \"message\", \"details\"?}}"),
+  "pinned-fields": contract("fields the seed leaves open", "an interview's reference_id is a string, \"\" when none was passed (the seed's webhook allows null)"),
   undeclared: contract("closed response schemas", "no field the contract does not declare appears in a response"),
   headers: contract("declared response headers", "every header the contract marks required is present"),
 });
@@ -33,6 +34,9 @@ const DETAIL_ONLY: Record<string, string[]> = {
   release: ["vcs_pr_description"],
   chat: ["message_count"],
 };
+
+/** Fields whose type our contract pins tighter than the seed (the seed's webhook types reference_id as nullable). */
+const PINNED_FIELDS = ["reference_id"];
 
 /** Tags whose shapes the seed does not show: their bodies are judged at the contract level only. */
 const CONTRACT_SHAPED = new Set(["Experiments", "Participant", "Simulation"]);
@@ -96,7 +100,7 @@ export class Contract {
     if (reply.status >= 400) out.push(r.envelope);
     if (!operation) return out;
     out.push(r.status);
-    if (reply.status < 300 && reply.status !== 204) out.push(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, r["detail-only"], r.undeclared, r.headers);
+    if (reply.status < 300 && reply.status !== 204) out.push(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, r["pinned-fields"], r["detail-only"], r.undeclared, r.headers);
     return out;
   }
 
@@ -127,7 +131,14 @@ export class Contract {
     if (declared.content?.["application/json"]) {
       const pointer = `#/paths/${esc(operation.path)}/${operation.method.toLowerCase()}/responses/${reply.status}/content/application~1json/schema`;
       const v = this.ajv.validator(pointer);
-      if (!v(reply.body)) add(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, `body does not match the schema: ${describeErrors(v.errors)}`);
+      if (!v(reply.body)) {
+        // Errors on fields our contract pins where the seed is open are contract problems; the rest are the seed's.
+        const errors = v.errors ?? [];
+        const pinned = errors.filter((e) => PINNED_FIELDS.some((f) => e.instancePath.endsWith(`/${f}`)));
+        const rest = errors.filter((e) => !pinned.includes(e));
+        if (pinned.length) add(r["pinned-fields"], `body does not match the schema: ${describeErrors(pinned)}`);
+        if (rest.length || !pinned.length) add(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, `body does not match the schema: ${describeErrors(rest.length ? rest : errors)}`);
+      }
       for (const u of this.undeclared(declared.content["application/json"].schema, reply.body, "")) {
         const field = u.path.split("/").pop()!;
         add(DETAIL_ONLY[u.object ?? ""]?.includes(field) ? r["detail-only"] : r.undeclared, `${u.path} is not declared by the contract${DETAIL_ONLY[u.object ?? ""]?.includes(field) ? " (a detail-only field)" : ""}`);
