@@ -15,11 +15,11 @@ import { contract, rules, seed } from "../rules.ts";
 
 const r = rules("metrics", {
   formulas: seed("Success metrics: the four formulas, zero-filled over exposed users", "conversion, events per user, events per user per active day and retention follow the seed's formulas and their laws"),
-  "pinned-rules": contract("metrics rules", "earliest exposure, users in two variants excluded, windows from each exposure, UTC active days, null when nobody is exposed, input errors naming the field"),
+  "pinned-rules": contract("metrics rules", "earliest exposure, users in two variants excluded, windows from each exposure, UTC active days, as-of maturity, the active-day definition, null when nobody is exposed, input errors naming the field"),
 });
 
 /** Laws and cases about the rules DESIGN pins (exposure, windows, UTC days, null, errors) are contract rules. */
-const PINNED = /earliest exposure|exactly at exposure|two variants|before (its user's )?exposure|window ends|windows start|null|UTC|threshold below|unknown metric|missing|negative|unparseable|zone/i;
+const PINNED = /earliest exposure|exactly at exposure|two variants|before (its user's )?exposure|window ends|windows start|null|UTC|as of|any_event|active-day|threshold below|unknown metric|missing|negative|unparseable|zone/i;
 
 export const metricsCheck: Check = {
   name: "metrics",
@@ -32,7 +32,7 @@ export const metricsCheck: Check = {
     const engine = (await import(pathToFileURL(path).href)) as MetricsEngine;
     ctx.must(r.formulas, typeof engine.computeMetric === "function", `${path} exports no computeMetric`);
     for (const law of metricLaws(engine)) {
-      const res = fc.check(law.property, { seed: ctx.options.seed, numRuns: Math.max(ctx.options.runs * 3, 50) });
+      const res = await fc.check(law.property, { seed: ctx.options.seed, numRuns: Math.max(ctx.options.runs * 3, 50) });
       ctx.expect(PINNED.test(law.name) ? r["pinned-rules"] : r.formulas, !res.failed, `law "${law.name}" fails: ${(res.errorInstance as Error)?.message}`, undefined, res.failed ? { counterexample: res.counterexample, seed: res.seed, path: res.counterexamplePath } : undefined);
     }
     for (const c of metricCases) {
@@ -40,7 +40,7 @@ export const metricsCheck: Check = {
       let result: any;
       let error: any;
       try {
-        result = engine.computeMetric(c.definition, c.data);
+        result = await engine.computeMetric(c.definition, c.data, c.options);
       } catch (e) {
         error = e;
       }
@@ -55,6 +55,7 @@ export const metricsCheck: Check = {
         ctx.expect(rule, ok, `case "${c.name}" (${c.why}): variant ${v} expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`, undefined, c.data);
       }
       ctx.expect(rule, result.excluded_users === c.expected!.excluded_users, `case "${c.name}": excluded_users ${result.excluded_users}, expected ${c.expected!.excluded_users}`, undefined, c.data);
+      if (c.expected!.immature_users !== undefined) ctx.expect(rule, result.immature_users === c.expected!.immature_users, `case "${c.name}": immature_users ${result.immature_users}, expected ${c.expected!.immature_users}`, undefined, c.data);
     }
   },
 };

@@ -9,7 +9,9 @@ export interface MetricCase {
   why: string;
   definition: Definition;
   data: Data;
-  expected?: { variants: Record<string, { value: number | null; numerator: number; denominator: number }>; excluded_users: number };
+  /** Analysis time (`as_of`); cases without one have every window ended long ago. */
+  options?: { as_of: string };
+  expected?: { variants: Record<string, { value: number | null; numerator: number; denominator: number }>; excluded_users: number; immature_users?: number };
   /** For invalid input: the field path the error message must name. */
   errorField?: string;
 }
@@ -108,6 +110,33 @@ export const metricCases: MetricCase[] = [
     },
     expected: { variants: { c: { value: 1 / 3, numerator: 1, denominator: 3 } }, excluded_users: 0 },
   },
+  {
+    name: "as of a time, a user whose window is still open is excluded and counted, not a zero",
+    why: "window 7 days, as of Jan 10: a and b exposed Jan 1 (mature; a converted), c exposed Jan 8 (window ends Jan 15: immature) -> 1 / 2, 1 immature",
+    definition: { type: "conversion", event: "purchase", window_days: 7 },
+    options: { as_of: "2026-01-10T00:00:00Z" },
+    data: {
+      exposures: [x("a", "c", "2026-01-01T00:00:00Z"), x("b", "c", "2026-01-01T00:00:00Z"), x("c", "c", "2026-01-08T00:00:00Z")],
+      events: [e("a", "2026-01-02T00:00:00Z"), e("c", "2026-01-08T01:00:00Z")],
+    },
+    expected: { variants: { c: { value: 0.5, numerator: 1, denominator: 2 } }, excluded_users: 0, immature_users: 1 },
+  },
+  {
+    name: "as of a time, events and exposures at or after it do not exist yet",
+    why: "as of Jan 5 12:00: a's events at 11:59 (counts) and 12:00 (not yet); b exposed at 12:00 (not yet exposed) -> 1 / 1",
+    definition: { type: "events_per_user", event: "purchase" },
+    options: { as_of: `${D}12:00:00Z` },
+    data: { exposures: [x("a", "c", `${D}00:00:00Z`), x("b", "c", `${D}12:00:00Z`)], events: [e("a", `${D}11:59:00Z`), e("a", `${D}12:00:00Z`)] },
+    expected: { variants: { c: { value: 1, numerator: 1, denominator: 1 } }, excluded_users: 0, immature_users: 0 },
+  },
+  {
+    name: "active days can count any event of the user (active_day any_event)",
+    why: "a: purchase on Jan 5, page_view on Jan 6 (UTC): any_event -> 1 purchase / 2 active days = 0.5 (metric_event would give 1)",
+    definition: { type: "events_per_user_per_active_day", event: "purchase", active_day: "any_event" },
+    data: { exposures: [x("a", "c", `${D}00:00:00Z`)], events: [e("a", `${D}10:00:00Z`), e("a", "2026-01-06T10:00:00+05:00", "page_view")] },
+    expected: { variants: { c: { value: 0.5, numerator: 0.5, denominator: 1 } }, excluded_users: 0 },
+  },
+  { name: "unknown active-day definition", why: "named field", definition: { type: "events_per_user_per_active_day", event: "purchase", active_day: "weekdays" } as unknown as Definition, data: { exposures: [], events: [] }, errorField: "definition.active_day" },
   {
     name: "nobody exposed gives null",
     why: "no exposures: the denominator is 0, the value is null, never 0 or NaN",

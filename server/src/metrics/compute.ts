@@ -15,10 +15,15 @@
  *    Retention = users with >= threshold counted events inside the window / exposed users.
  * 7. Nobody exposed: value null, never 0 or NaN.
  * 8. Invalid definitions or data throw MetricInputError naming the field.
+ * 9. As of `options.as_of` (default now): exposures and events at or after it are ignored, and with `window_days`
+ *    a user whose window ends after it (exposed_at + window > as_of) is immature: excluded from every variant and
+ *    counted in `immature_users`, never counted as a 0 (which would pull every arm toward 0).
+ * 10. Active days (per-active-day metric): `active_day: "metric_event"` (default) counts UTC dates with a counted
+ *    event of the metric; `"any_event"` counts UTC dates with any event of the user inside the same window.
  * Cost: one pass over the exposures and one over the events, with a Map per user: O(exposures + events).
  */
 import type { MetricData, MetricDefinition, MetricOptions, MetricResult, VariantResult } from "./types.ts";
-import { parseTimestamp, requireId, validateDataShape, validateDefinition } from "./validate.ts";
+import { asOfMs, parseTimestamp, requireId, validateDataShape, validateDefinition } from "./validate.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -35,7 +40,9 @@ export function computeMetric(definition: MetricDefinition, data: MetricData, op
   const def = validateDefinition(definition);
   const { exposures, events } = validateDataShape(data);
   const trackDays = def.type === "events_per_user_per_active_day";
+  const anyEventDays = def.type === "events_per_user_per_active_day" && def.active_day === "any_event";
   const windowMs = def.window_days === undefined ? Infinity : def.window_days * DAY_MS;
+  const asOf = asOfMs(options.as_of);
 
   const users = new Map<string, UserState>();
   for (let i = 0; i < exposures.length; i++) {
@@ -43,6 +50,7 @@ export function computeMetric(definition: MetricDefinition, data: MetricData, op
     const user = requireId(x?.user_id, `exposures[${i}].user_id`);
     const variant = requireId(x.variant, `exposures[${i}].variant`);
     const ms = parseTimestamp(x.exposed_at, `exposures[${i}].exposed_at`);
+    if (ms >= asOf) continue; // not exposed yet at the analysis time
     const seen = users.get(user);
     if (!seen) users.set(user, { variant, exposedMs: ms, excluded: false, count: 0, days: trackDays ? new Set() : null });
     else if (seen.variant !== variant) seen.excluded = true;
@@ -55,11 +63,12 @@ export function computeMetric(definition: MetricDefinition, data: MetricData, op
     requireId(e.event, `events[${i}].event`);
     // Every timestamp is checked, counted or not: a malformed row is an error wherever it is.
     const ms = parseTimestamp(e.timestamp, `events[${i}].timestamp`);
-    if (e.event !== def.event) continue;
+    const metricEvent = e.event === def.event;
+    if (!metricEvent && !anyEventDays) continue;
     const u = users.get(e.user_id);
-    if (!u || u.excluded || ms < u.exposedMs || ms - u.exposedMs >= windowMs) continue;
-    u.count++;
-    u.days?.add(Math.floor(ms / DAY_MS));
+    if (!u || u.excluded || ms >= asOf || ms < u.exposedMs || ms - u.exposedMs >= windowMs) continue;
+    if (metricEvent) u.count++;
+    if (metricEvent || anyEventDays) u.days?.add(Math.floor(ms / DAY_MS));
   }
 
   const perUser = (u: UserState): number => {
@@ -79,9 +88,14 @@ export function computeMetric(definition: MetricDefinition, data: MetricData, op
   const empty = (): VariantResult => ({ value: null, numerator: 0, denominator: 0, sum: 0, sum_squares: 0 });
   for (const v of options.variants ?? []) variants[v] = empty();
   let excluded = 0;
+  let immature = 0;
   for (const u of users.values()) {
     if (u.excluded) {
       excluded++;
+      continue;
+    }
+    if (windowMs !== Infinity && u.exposedMs + windowMs > asOf) {
+      immature++;
       continue;
     }
     const r = (variants[u.variant] ??= empty());
@@ -94,5 +108,5 @@ export function computeMetric(definition: MetricDefinition, data: MetricData, op
     r.numerator = r.sum;
     r.value = r.denominator === 0 ? null : r.sum / r.denominator;
   }
-  return { metric: def.type, event: def.event, variants, excluded_users: excluded };
+  return { metric: def.type, event: def.event, variants, excluded_users: excluded, immature_users: immature, as_of: new Date(asOf).toISOString() };
 }

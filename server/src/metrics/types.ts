@@ -1,10 +1,13 @@
 /** Inputs and outputs of the success-metrics engine. */
 export type MetricType = "conversion" | "events_per_user" | "events_per_user_per_active_day" | "retention";
 
+/** Which days count as active for the per-active-day metric: days with the metric's own event (default), or with any event. */
+export type ActiveDay = "metric_event" | "any_event";
+
 export type MetricDefinition =
   | { type: "conversion"; event: string; window_days?: number }
   | { type: "events_per_user"; event: string; window_days?: number }
-  | { type: "events_per_user_per_active_day"; event: string; window_days?: number }
+  | { type: "events_per_user_per_active_day"; event: string; window_days?: number; active_day?: ActiveDay }
   | { type: "retention"; event: string; threshold: number; window_days: number };
 
 export interface Exposure {
@@ -28,6 +31,12 @@ export interface MetricData {
 export interface MetricOptions {
   /** Variants to report even when nobody was exposed to them (their value is then null). */
   variants?: readonly string[];
+  /**
+   * The time the analysis is made at (ISO 8601 with a zone; default: the time of the call). Exposures and events at
+   * or after it do not exist yet, and a user whose window (`window_days`) has not ended by then is immature:
+   * excluded from every variant and counted in `immature_users`, instead of counting as not converted.
+   */
+  as_of?: string;
 }
 
 export interface VariantResult {
@@ -49,4 +58,8 @@ export interface MetricResult {
   variants: Record<string, VariantResult>;
   /** Users exposed to more than one variant, left out of every variant. */
   excluded_users: number;
+  /** Users whose window had not ended at `as_of`, left out of every variant. */
+  immature_users: number;
+  /** The analysis time used, ISO 8601 UTC. */
+  as_of: string;
 }

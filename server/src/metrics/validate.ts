@@ -37,6 +37,10 @@ export function validateDefinition(def: unknown): MetricDefinition {
     if (!Number.isInteger(d.threshold) || (d.threshold as number) < 1) throw new MetricInputError("definition.threshold", `must be an integer >= 1, got ${JSON.stringify(d.threshold)}`);
     if (d.window_days === undefined) throw new MetricInputError("definition.window_days", "is required for retention");
   }
+  if (d.active_day !== undefined) {
+    if (d.type !== "events_per_user_per_active_day") throw new MetricInputError("definition.active_day", "applies to events_per_user_per_active_day only");
+    if (d.active_day !== "metric_event" && d.active_day !== "any_event") throw new MetricInputError("definition.active_day", `must be metric_event or any_event, got ${JSON.stringify(d.active_day)}`);
+  }
   if (d.window_days !== undefined && !(typeof d.window_days === "number" && Number.isFinite(d.window_days) && d.window_days > 0)) {
     throw new MetricInputError("definition.window_days", `must be a number > 0, got ${JSON.stringify(d.window_days)}`);
   }
@@ -49,4 +53,9 @@ export function validateDataShape(data: unknown): MetricData {
   if (!Array.isArray(d.exposures)) throw new MetricInputError("data.exposures", "must be an array");
   if (!Array.isArray(d.events)) throw new MetricInputError("data.events", "must be an array");
   return data as MetricData;
+}
+
+/** The analysis time in milliseconds: `as_of` parsed, or now. */
+export function asOfMs(asOf: unknown): number {
+  return asOf === undefined ? Date.now() : parseTimestamp(asOf, "options.as_of");
 }
