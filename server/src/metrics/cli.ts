@@ -16,7 +16,7 @@ import { compareVariants } from "./compare.ts";
 import { computeMetric } from "./compute.ts";
 import { duckdbFromFiles } from "./sql/duckdb.ts";
 import { metricSql } from "./sql/generate.ts";
-import type { MetricDefinition, MetricResult } from "./types.ts";
+import type { Exposure, MetricDefinition, MetricEvent, MetricResult } from "./types.ts";
 import { asOfMs, MetricInputError, validateDefinition } from "./validate.ts";
 
 const json = (v: string) => {
@@ -58,8 +58,9 @@ async function main(): Promise<void> {
       db.close();
     }
   } else {
-    const read = (file: string) => parse(readFileSync(file), { columns: true, skip_empty_lines: true, trim: true });
-    result = computeMetric(def, { exposures: read(o.exposures), events: read(o.events) }, { as_of: new Date(asOf).toISOString() });
+    // Rows are checked field by field by computeMetric (MetricInputError names the row).
+    const read = <T>(file: string) => parse(readFileSync(file), { columns: true, skip_empty_lines: true, trim: true }) as T[];
+    result = computeMetric(def, { exposures: read<Exposure>(o.exposures), events: read<MetricEvent>(o.events) }, { as_of: new Date(asOf).toISOString() });
   }
   const comparison = o.control && o.treatment ? compareVariants(result, o.control, o.treatment) : undefined;
   console.log(JSON.stringify(comparison ? { result, comparison } : { result }, null, 2));
