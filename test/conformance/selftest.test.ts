@@ -69,6 +69,12 @@ describe("conformance self-test", () => {
     expect((await runConformance(options(server.baseUrl, { ...bare, allowUntested: true }))).exitCode).toBe(0);
   }, 60_000);
 
+  it("holds the SQL engine on DuckDB to the same metric laws and cases through --metrics-engine", async () => {
+    const report = await runConformance(options(server.baseUrl, { only: ["metrics"], metricsEngine: "server/src/metrics/sql/index.ts" }));
+    expect(problems(report)).toEqual([]);
+    expect(report.levels.seed.checked + report.levels.contract.checked).toBe(2);
+  }, 120_000);
+
   it("reports webhooks as NOT TESTED, not green, when the service refuses every receiver URL", async () => {
     const refuseAll: Mutation = { name: "refuses every webhook URL", response(ex) { if (ex.method === "PUT" && ex.path === "/api/v1/webhooks") Object.assign(ex, { status: 400, body: { error: { type: "invalid_request_error", message: "Invalid parameters" } } }); } };
     const report = await throughProxy(refuseAll, server, (baseUrl) => runConformance(options(baseUrl, { only: ["webhooks"] })));
