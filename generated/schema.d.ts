@@ -637,7 +637,10 @@ export interface components {
             reference_id: string;
             /** @description Respondent email; `null` if not collected. */
             respondent_email: string | null;
-            /** @description Detected language code. */
+            /**
+             * @description Detected language code. Never null here, as the seed's interview table types it (an interview runs in a
+             *     language from its start); the webhook's `data.language` is nullable because the seed's event table says so.
+             */
             language: components["schemas"]["languageCode"];
             /** @description Quality; `null` until the interview is completed. */
             quality_score: components["schemas"]["QualityScore"] | null;
@@ -655,7 +658,7 @@ export interface components {
             created_at: components["schemas"]["timestamp"];
             /** @description Transcript in chronological order. */
             transcript: components["schemas"]["TranscriptEntry"][];
-            /** @description One entry per answered study question. */
+            /** @description One entry per study question (the seed: one per interview question), in question order. */
             question_answers: components["schemas"]["QuestionAnswer"][];
         };
         /** @description Payload data of `interview.completed`. */
@@ -739,7 +742,10 @@ export interface components {
             reference_id: string;
             /** @description Respondent email; `null` if not collected. */
             respondent_email: string | null;
-            /** @description Detected language code. */
+            /**
+             * @description Detected language code. Never null here, as the seed's interview table types it (an interview runs in a
+             *     language from its start); the webhook's `data.language` is nullable because the seed's event table says so.
+             */
             language: components["schemas"]["languageCode"];
             /** @description Quality; `null` until the interview is completed. */
             quality_score: components["schemas"]["QualityScore"] | null;
@@ -1685,7 +1691,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A simulated interview of the caller's project. */
+                /**
+                 * @description A simulated interview of the caller's project.
+                 * @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11
+                 */
                 id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -1898,6 +1907,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11 */
                 id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -1955,6 +1965,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11 */
                 id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -2284,6 +2295,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11 */
                 id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -2381,6 +2393,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11 */
                 id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -2476,6 +2489,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11 */
                 id: components["schemas"]["uuid"];
             };
             cookie?: never;
@@ -2690,15 +2704,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The receiver's acknowledgement: any 2xx within 10 seconds. */
-            200: {
+            /** @description The receiver rejects the delivery (e.g. 401 on a signature mismatch): any non-2xx, and a timeout, are retried. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The receiver rejects the delivery (e.g. 401 on a signature mismatch); it is retried. */
-            401: {
+            /** @description The receiver's acknowledgement: any 2xx within 10 seconds. */
+            "2XX": {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { stringify as toYaml } from "yaml";
-import { postProcess, type OpenApiDocument } from "./openapi-post.ts";
+import { postProcess, publicApi, type OpenApiDocument } from "./openapi-post.ts";
 import { buildRouteTable } from "./route-table.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -48,6 +48,13 @@ export async function generate(outDir: string): Promise<void> {
   writeFileSync(join(outDir, "schema.d.ts"), `// ${NOTICE}\n\n` + astToString(ast));
 
   writeFileSync(join(outDir, "routes.ts"), buildRouteTable(doc, NOTICE));
+
+  // The published API (no simulation surface): what SDK generators and the typed client use.
+  const api = publicApi(doc);
+  writeFileSync(join(outDir, "api.json"), JSON.stringify(api, null, 2) + "\n");
+  writeFileSync(join(outDir, "api.yaml"), `# ${NOTICE}\n` + toYaml(api, { lineWidth: 0, aliasDuplicateObjects: false }));
+  const apiAst = await openapiTS(structuredClone(api) as never, { alphabetize: false, exportType: false });
+  writeFileSync(join(outDir, "api.d.ts"), `// ${NOTICE}\n\n` + astToString(apiAst));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

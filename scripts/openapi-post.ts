@@ -44,11 +44,93 @@ function unevaluatedToAdditional(node: unknown): void {
 }
 
 /** Applies every fix and stamps the do-not-edit notice right after `openapi`. */
+/**
+ * Request bodies are closed: an unknown field (a typo such as `event`, or `signing_secret`) is a 400, the same
+ * rule as unknown query parameters. TypeSpec emits open objects, so the rule is written here, into the contract.
+ */
+function closeRequestBodies(doc: OpenApiDocument): void {
+  const schemas = (doc as { components?: { schemas?: Record<string, any> } }).components?.schemas ?? {};
+  for (const item of Object.values<any>((doc as { paths?: object }).paths ?? {})) {
+    for (const op of Object.values<any>(item)) {
+      const ref: unknown = op?.requestBody?.content?.["application/json"]?.schema?.$ref;
+      if (typeof ref !== "string") continue;
+      const schema = schemas[ref.split("/").pop()!];
+      if (schema?.type === "object" && schema.additionalProperties === undefined) schema.additionalProperties = false;
+    }
+  }
+}
+
+/**
+ * Truncation markers come together, and only on a nulled value: `truncated` and `truncation_reason` require each
+ * other (`dependentRequired`), and when present the payload (`input`, `content`, `query`) is null (`dependentSchemas`).
+ * TypeSpec cannot say so.
+ */
+function tieTruncationMarkers(doc: OpenApiDocument): void {
+  const schemas = (doc as { components?: { schemas?: Record<string, any> } }).components?.schemas ?? {};
+  for (const [name, field] of [["ToolUsePart", "input"], ["ToolResultPart", "content"], ["MessageSource", "query"]] as const) {
+    const schema = schemas[name];
+    if (!schema?.properties?.truncated) throw new Error(`openapi-post: ${name} has no truncation markers`);
+    schema.dependentRequired = { truncated: ["truncation_reason"], truncation_reason: ["truncated"] };
+    schema.dependentSchemas = { truncated: { properties: { [field]: { type: "null" } } } };
+  }
+}
+
+/** Path `{id}` parameters get an example id, so generated clients and docs show a usable request. */
+function exampleIds(doc: OpenApiDocument): void {
+  for (const item of Object.values<any>((doc as { paths?: object }).paths ?? {})) {
+    for (const op of Object.values<any>(item)) {
+      for (const p of op?.parameters ?? []) if (p.in === "path" && p.name === "id" && p.example === undefined) p.example = "4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11";
+    }
+  }
+}
+
 export function postProcess(raw: OpenApiDocument, notice: string): OpenApiDocument {
   const doc = structuredClone(raw);
   const webhooks = moveWebhooks(doc);
   unevaluatedToAdditional(doc);
   unevaluatedToAdditional(webhooks);
+  closeRequestBodies(doc);
+  tieTruncationMarkers(doc);
+  exampleIds(doc);
+  for (const server of (doc as { servers?: Array<{ variables?: object }> }).servers ?? []) if (server.variables && !Object.keys(server.variables).length) delete server.variables;
   const { openapi, info, ...rest } = doc;
   return { openapi, "x-generated": notice, info, ...rest, webhooks } as OpenApiDocument;
+}
+
+/**
+ * The API as published for SDK generators: the contract without the reference server's simulation surface (its
+ * paths, tag, tag group and the schemas only they use), so a client generated for the real service has none of it.
+ */
+export function publicApi(full: OpenApiDocument): OpenApiDocument {
+  const doc = structuredClone(full) as any;
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(item)) if (op?.tags?.includes("Simulation")) delete item[method];
+    if (!Object.keys(item).length) delete doc.paths[path];
+  }
+  doc.tags = (doc.tags ?? []).filter((t: { name: string }) => t.name !== "Simulation");
+  if (doc["x-tagGroups"]) doc["x-tagGroups"] = doc["x-tagGroups"].filter((g: { tags: string[] }) => !g.tags.includes("Simulation"));
+  // Drop schemas nothing reachable refers to any more, until none is left to drop.
+  const schemas: Record<string, unknown> = doc.components.schemas;
+  for (;;) {
+    const { components, ...rest } = doc;
+    const text = JSON.stringify(rest) + JSON.stringify({ ...components, schemas: undefined });
+    const used = new Set<string>();
+    const scan = (t: string) => { for (const m of t.matchAll(/#\/components\/schemas\/([^"]+)"/g)) used.add(m[1]); };
+    scan(text);
+    for (const name of [...used]) scan(JSON.stringify(schemas[name] ?? {}));
+    let changed = true;
+    while (changed) {
+      changed = false;
+      for (const name of [...used]) {
+        const before = used.size;
+        scan(JSON.stringify(schemas[name] ?? {}));
+        if (used.size !== before) changed = true;
+      }
+    }
+    const unused = Object.keys(schemas).filter((n) => !used.has(n));
+    if (!unused.length) break;
+    for (const n of unused) delete schemas[n];
+  }
+  doc.info = { ...doc.info, description: `${doc.info.description ?? ""}\n\nThis document is the API as the service publishes it, for SDK generators; \`openapi.json\` adds the reference server's simulation surface.`.trim() };
+  return doc as OpenApiDocument;
 }

@@ -31,8 +31,10 @@ export function memoryStore({ maxEntries = 10_000, clock = { now: () => Date.now
 }
 
 /** The de-duplication key of an event: `data.session_id`, else `data.interview_id`. */
-export function dedupeKey(event: Pick<InterviewCompletedEvent, "event" | "data"> | { event?: unknown; data?: { session_id?: unknown; interview_id?: unknown } }): string | null {
-  const data = (event as { data?: { session_id?: unknown; interview_id?: unknown } }).data;
+export function dedupeKey(event: Pick<InterviewCompletedEvent, "event" | "data"> | { event?: unknown; data?: { session_id?: unknown; interview_id?: unknown } } | null | undefined): string | null {
+  // Anything but an object (a signed `null`, a number) has no id: never a duplicate, never a crash.
+  if (event === null || typeof event !== "object") return null;
+  const data = (event as { data?: { session_id?: unknown; interview_id?: unknown } | null }).data;
   const id = data?.session_id ?? data?.interview_id;
   return typeof id === "string" && id !== "" ? `${String((event as { event?: unknown }).event ?? "")}:${id}` : null;
 }

@@ -13,11 +13,20 @@ export interface WebhookMiddlewareOptions {
   secrets: string | readonly string[];
   /** Largest body accepted, in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Reject deliveries whose signed `timestamp` is further than this from now (replay protection); off by default.
+   * Retries resend the first attempt's bytes, timestamp included, up to 6 min 10 s later (plus timeouts), so keep it
+   * above the retry schedule: 10 minutes (600_000) is a sound choice.
+   */
+  toleranceMs?: number;
+  /** Clock for the tolerance check (tests). */
+  now?: () => number;
   /** Called on every rejection, e.g. for logging. */
-  onError?: (reason: VerifyFailureReason | "body_already_parsed" | "invalid_json" | "unsupported_media_type" | "payload_too_large", req: Request) => void;
+  onError?: (reason: VerifyFailureReason | "body_already_parsed" | "invalid_json" | "invalid_payload" | "stale_timestamp" | "unsupported_media_type" | "payload_too_large", req: Request) => void;
 }
 
 export interface VerifiedWebhook {
+  /** The event type from the signed payload (never from the unsigned X-Webhook-Event header). */
   event: string;
   payload: InterviewCompletedEvent;
   rawBody: Buffer;
@@ -89,8 +98,20 @@ export function webhookMiddleware(options: WebhookMiddlewareOptions): RequestHan
         options.onError?.("invalid_json", req);
         return reject(res, 400, "invalid_json", "Body is not valid JSON");
       }
-      const event = String(req.headers["x-webhook-event"] ?? payload.event ?? "");
-      req.webhook = { event, payload, rawBody: raw };
+      // Everything below comes from the signed bytes; the X-Webhook-Event header is not signed and is not trusted.
+      if (payload === null || typeof payload !== "object" || Array.isArray(payload) || typeof payload.event !== "string") {
+        options.onError?.("invalid_payload", req);
+        return reject(res, 400, "invalid_payload", "The signed body is not an event object with an `event` field");
+      }
+      if (options.toleranceMs !== undefined) {
+        const sent = Date.parse(String(payload.timestamp));
+        const now = (options.now ?? Date.now)();
+        if (!Number.isFinite(sent) || Math.abs(now - sent) > options.toleranceMs) {
+          options.onError?.("stale_timestamp", req);
+          return reject(res, 401, "stale_timestamp", `The signed timestamp ${JSON.stringify(payload.timestamp)} is more than ${options.toleranceMs} ms from now`);
+        }
+      }
+      req.webhook = { event: payload.event, payload, rawBody: raw };
       next();
     } catch (err) {
       next(err);

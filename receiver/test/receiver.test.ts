@@ -127,6 +127,29 @@ describe("webhookMiddleware over HTTP", () => {
     expect((await res.json()).error.message).toContain("mount webhookMiddleware before express.json()");
   });
 
+  it("takes the event type from the signed payload, never from the unsigned X-Webhook-Event header", async () => {
+    const url = await serve((app) => app.post("/hook", webhookMiddleware({ secrets: "k" }), (req, res) => void res.json({ event: req.webhook!.event })));
+    const body = '{"event":"interview.completed","data":{"interview_id":"i1"}}';
+    const forged = await post(url, body, { "x-webhook-event": "study.deleted", "x-webhook-signature": signWebhookBody(body, "k") });
+    expect(await forged.json()).toEqual({ event: "interview.completed" });
+    for (const signed of ["null", "42", "[]", '{"data":{}}']) {
+      const res = await post(url, signed, { "x-webhook-signature": signWebhookBody(signed, "k") });
+      expect(res.status, signed).toBe(400);
+      expect((await res.json()).error.type).toBe("invalid_payload");
+    }
+  });
+
+  it("rejects a signed timestamp outside toleranceMs (replay), and accepts one inside it", async () => {
+    const now = Date.parse("2026-03-02T12:00:00Z");
+    const url = await serve((app) => app.post("/hook", webhookMiddleware({ secrets: "k", toleranceMs: 600_000, now: () => now }), (_req, res) => void res.end("ok")));
+    const at = (iso: unknown) => JSON.stringify({ event: "interview.completed", timestamp: iso, data: {} });
+    for (const [iso, status] of [["2026-03-02T11:55:00Z", 200], ["2026-03-02T12:09:00Z", 200], ["2026-03-02T11:49:59Z", 401], ["2026-03-02T12:10:01Z", 401], ["not a date", 401], [null, 401]] as const) {
+      const body = at(iso);
+      const res = await post(url, body, { "x-webhook-signature": signWebhookBody(body, "k") });
+      expect(res.status, String(iso)).toBe(status);
+    }
+  });
+
   it("refuses to start without a usable secret", () => {
     expect(() => webhookMiddleware({ secrets: [] })).toThrow(/non-empty/);
     expect(() => webhookMiddleware({ secrets: "" })).toThrow(/non-empty/);
@@ -145,6 +168,14 @@ describe("createDeduplicator", () => {
     now = 1001;
     expect(await d.seen(a)).toBe(false);
     expect(await d.seen({ event: "interview.completed", data: {} })).toBe(false);
+  });
+
+  it("never treats a signed null, a number or an object without data as a duplicate, and never crashes on them", async () => {
+    const dedupe = createDeduplicator();
+    for (const odd of [null, undefined, 42, "x", [], {}, { data: null }, { data: { session_id: 7 } }]) {
+      expect(await dedupe.seen(odd)).toBe(false);
+      expect(await dedupe.seen(odd)).toBe(false);
+    }
   });
 
   it("keeps at most maxEntries ids", async () => {

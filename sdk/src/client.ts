@@ -3,7 +3,7 @@
  * base URL. `client.GET("/v1/interviews", {params: {query: {limit: 50}}})` is typed end to end.
  */
 import createClient, { type Client } from "openapi-fetch";
-import type { paths } from "../../generated/schema.d.ts";
+import type { paths } from "../../generated/api.d.ts";
 import { retryingFetch, type RetryOptions } from "./retry.ts";
 
 export type ApiClient = Client<paths>;

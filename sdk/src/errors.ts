@@ -1,5 +1,5 @@
 /** The API's error envelope as a thrown error, so callers can `catch (e) { if (e instanceof ApiError && e.status === 404) ... }`. */
-import type { components } from "../../generated/schema.d.ts";
+import type { components } from "../../generated/api.d.ts";
 
 export type ErrorEnvelope = components["schemas"]["ErrorEnvelope"];
 

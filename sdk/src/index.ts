@@ -4,4 +4,4 @@ export { ApiError, unwrap, type ErrorEnvelope } from "./errors.ts";
 export { paginate, type ItemOf, type ListPath, type PaginateParams } from "./paginate.ts";
 export { retryingFetch, type RetryOptions } from "./retry.ts";
 export * from "../../receiver/src/index.ts";
-export type { components, operations, paths, webhooks } from "../../generated/schema.d.ts";
+export type { components, operations, paths, webhooks } from "../../generated/api.d.ts";

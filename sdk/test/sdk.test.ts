@@ -104,7 +104,8 @@ describe("retries", () => {
   it("never retries POST", async () => {
     const { base, hits } = await flaky([[503], [200]]);
     const client = createApiClient({ baseUrl: base, apiKey: KEY, retry: { retries: 3, sleep: async () => undefined } });
-    const err = await unwrap(client.POST("/_sim/interviews", { body: { study_id: "00000000-0000-4000-8000-000000000000" } })).catch((e) => e);
+    // The typed client knows only the published API (no simulation surface): a POST of it is a participant one.
+    const err = await unwrap(client.POST("/v1/interview-participant/prompt-events", { body: { eventId: "00000000-0000-4000-8000-000000000000", phase: "shown", referenceId: "u", occurredAt: "2026-03-02T00:00:00Z" } })).catch((e) => e);
     expect(err).toMatchObject({ status: 503 });
     expect(hits).toEqual(["POST"]);
   });

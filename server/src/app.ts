@@ -42,6 +42,11 @@ export interface AppOptions {
   webhookTimeoutMs?: number;
   /** Extra CA certificates (PEM file) trusted for https webhook receivers, read at each attempt. */
   webhookCaFile?: string;
+  /** Allow loopback webhook receivers, the local-development exception (default true). */
+  webhookAllowLoopback?: boolean;
+  /** Concurrent webhook deliveries, overall and per project (defaults 64 and 8). */
+  webhookMaxConcurrent?: number;
+  webhookMaxConcurrentPerProject?: number;
   simProcessingMs?: number;
   launchTokenTtlMs?: number;
   participantConfigTtlSeconds?: number;
@@ -71,17 +76,22 @@ export function createApp(options: AppOptions = {}): App {
   if (options.shiftTime !== false) shiftDataset(dataset, clock.now() - Date.parse(dataset.anchor));
   const store = new Store(dataset);
   const doc = loadOpenApi();
+  const addressPolicy = { allowLoopback: options.webhookAllowLoopback ?? true };
   const webhooks = options.webhooks ?? createWebhookDispatcher({
     clock,
     retryDelaysMs: options.webhookRetryDelaysMs ?? [10_000, 60_000, 300_000],
     timeoutMs: options.webhookTimeoutMs ?? 10_000,
     caFile: options.webhookCaFile,
+    addressPolicy,
+    maxConcurrent: options.webhookMaxConcurrent,
+    maxConcurrentPerProject: options.webhookMaxConcurrentPerProject,
     logger: options.logger || undefined,
   });
   const deps: HandlerDeps = {
     store,
     clock,
     webhooks,
+    addressPolicy,
     simProcessingMs: options.simProcessingMs ?? 1_000,
     launchTokenSecret: randomBytes(32),
     launchTokenTtlMs: options.launchTokenTtlMs ?? 15 * 60_000,
@@ -116,8 +126,12 @@ export function createApp(options: AppOptions = {}): App {
   // pino-http costs a child logger and listeners per request even when nothing is printed; skip it when silent.
   if (options.logger && options.logger.level !== "silent") app.use(pinoHttp({ logger: options.logger }));
   if (existsSync(DOCS)) app.use("/docs", express.static(DOCS, { index: "index.html", fallthrough: true }));
+  // OPTIONS is no operation of the contract: answered like any other method a path does not have (405 with
+  // Allow, in the envelope), before Express's router would answer it in plain text.
+  const notAllowed = methodNotAllowed(routes);
+  app.use(((req, res, next) => (req.method === "OPTIONS" ? notAllowed(req, res, next) : next())) as RequestHandler);
   app.use("/api", router);
-  app.use(methodNotAllowed(routes));
+  app.use(notAllowed);
   app.use(((req, _res, next) => next(new ApiError(404, "not_found_error", `No such route: ${req.method} ${req.path}`))) as RequestHandler);
   app.use(errorHandler(options.logger || undefined));
 

@@ -7,6 +7,12 @@ export interface ServerEnv {
   webhookTimeoutMs: number;
   /** Extra CA certificates (PEM file) trusted for https webhook receivers. */
   webhookCaFile: string | undefined;
+  /** Loopback receivers allowed (the local-development exception). */
+  webhookAllowLoopback: boolean;
+  webhookMaxConcurrent: number;
+  /** How long a shutdown waits for open requests before cutting them (and exiting 1). */
+  shutdownGraceMs: number;
+  webhookMaxConcurrentPerProject: number;
   simProcessingMs: number;
   fixturesScale: number | null;
   logLevel: string;
@@ -29,6 +35,10 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     webhookRetryDelaysMs: delays,
     webhookTimeoutMs: int("WEBHOOK_TIMEOUT_MS", env.WEBHOOK_TIMEOUT_MS, 10_000, 1),
     webhookCaFile: env.WEBHOOK_CA_FILE || undefined,
+    webhookAllowLoopback: env.WEBHOOK_ALLOW_LOOPBACK !== "0",
+    shutdownGraceMs: int("SHUTDOWN_GRACE_MS", env.SHUTDOWN_GRACE_MS, 10_000, 0),
+    webhookMaxConcurrent: int("WEBHOOK_MAX_CONCURRENT", env.WEBHOOK_MAX_CONCURRENT, 64, 1),
+    webhookMaxConcurrentPerProject: int("WEBHOOK_MAX_CONCURRENT_PER_PROJECT", env.WEBHOOK_MAX_CONCURRENT_PER_PROJECT, 8, 1),
     simProcessingMs: int("SIM_PROCESSING_MS", env.SIM_PROCESSING_MS, 1_000),
     fixturesScale: env.FIXTURES_SCALE ? int("FIXTURES_SCALE", env.FIXTURES_SCALE, 0, 1) : null,
     logLevel: env.LOG_LEVEL || "info",

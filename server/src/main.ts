@@ -4,6 +4,7 @@
 import pino from "pino";
 import type { FixtureDataset } from "../../fixtures/types.ts";
 import { createApp } from "./app.ts";
+import { envelopeClientErrors } from "./http/client-errors.ts";
 import { readEnv } from "./config.ts";
 
 const KEYS = [
@@ -38,6 +39,9 @@ async function main(): Promise<void> {
     webhookRetryDelaysMs: env.webhookRetryDelaysMs,
     webhookTimeoutMs: env.webhookTimeoutMs,
     webhookCaFile: env.webhookCaFile,
+    webhookAllowLoopback: env.webhookAllowLoopback,
+    webhookMaxConcurrent: env.webhookMaxConcurrent,
+    webhookMaxConcurrentPerProject: env.webhookMaxConcurrentPerProject,
     simProcessingMs: env.simProcessingMs,
   });
   const server = app.app.listen(env.port, env.host, () => {
@@ -48,24 +52,46 @@ async function main(): Promise<void> {
     for (const [name, key, pk] of KEYS) console.log(`  ${name.padEnd(7)} API key ${key}   public key ${pk}`);
     console.log(`Try: curl -H "Authorization: Bearer ${KEYS[0][1]}" ${base}/v1/chats`);
   });
+  envelopeClientErrors(server);
   server.on("error", (err) => {
     console.error(`Cannot listen on ${env.host}:${env.port}: ${err.message}`);
     process.exit(1);
   });
 
+  // Graceful shutdown: stop accepting connections, let every request already received finish, and tell each
+  // keep-alive client with `Connection: close` so its connection ends after the answer instead of being cut.
+  // Past SHUTDOWN_GRACE_MS whatever is left is cut and the exit code is 1, so a supervisor sees a forced stop.
+  const pending = new Set<import("node:http").ServerResponse>();
   let stopping = false;
+  server.on("request", (_req, res) => {
+    if (stopping) res.setHeader("Connection", "close");
+    pending.add(res);
+    res.on("close", () => pending.delete(res));
+  });
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "shutting down");
+    logger.info({ signal, in_flight: pending.size }, "shutting down");
+    for (const res of pending) if (!res.headersSent) res.setHeader("Connection", "close");
     server.close(() => {
-      app.close().then(() => process.exit(0));
+      app.close().then(() => {
+        logger.info("stopped");
+        process.exit(0);
+      });
     });
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 5_000).unref();
+    setTimeout(() => {
+      logger.error({ in_flight: pending.size, grace_ms: env.shutdownGraceMs }, "forced exit: requests still open after the grace period");
+      process.exit(1);
+    }, env.shutdownGraceMs).unref();
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGHUP", () => stop("SIGHUP"));
+  // Started by a supervisor or npm that died without signalling us: do not stay behind listening as an orphan.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop("parent exited");
+  }, 500).unref();
 }
 
 void main();

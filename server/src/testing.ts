@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { createApp, type App, type AppOptions } from "./app.ts";
+import { envelopeClientErrors } from "./http/client-errors.ts";
 
 export interface RunningServer {
   baseUrl: string;
@@ -15,6 +16,7 @@ export interface RunningServer {
 export async function startServer(options: AppOptions = {}): Promise<RunningServer> {
   const app = createApp(options);
   const server = app.app.listen(0, "127.0.0.1");
+  envelopeClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

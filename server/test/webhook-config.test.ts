@@ -47,7 +47,16 @@ describe("webhook configuration", () => {
 
   it.each([
     ["http://hooks.example.com/x", "https"],
-    ["http://10.0.0.1/x", "https"],
+    ["http://10.0.0.1/x", "private"],
+    ["https://10.0.0.1/x", "private"],
+    ["https://169.254.169.254/latest/meta-data/", "private"],
+    ["https://[fd00::1]/x", "private"],
+    ["https://[::ffff:169.254.169.254]/x", "private"],
+    ["https://[::ffff:10.1.2.3]/x", "private"],
+    ["https://metadata.google.internal/computeMetadata/v1/", "metadata"],
+    ["https://0.0.0.0/x", "private"],
+    ["https://192.168.1.10:8443/x", "private"],
+    ["https://[fe80::1]/x", "private"],
     ["http://127.0.0.1.example.com/x", "https"],
     ["ftp://127.0.0.1/x", "https"],
     ["https://user:pass@hooks.example.com/x", "credentials"],

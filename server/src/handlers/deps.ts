@@ -1,12 +1,15 @@
 /** What handlers depend on besides the request: injected by app.ts so tests can replace any of it. */
 import type { Clock } from "../clock.ts";
 import type { Store } from "../store/store.ts";
+import type { AddressPolicy } from "../webhooks/address-policy.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
 
 export interface HandlerDeps {
   store: Store;
   clock: Clock;
   webhooks: WebhookDispatcher;
+  /** Which webhook receiver addresses are allowed. */
+  addressPolicy: AddressPolicy;
   /** Delay from a simulated interview's start to its completion. */
   simProcessingMs: number;
   /** HMAC key of participant launch tokens. */

@@ -37,6 +37,19 @@ function friendly(e: ErrorObject): string {
   }
 }
 
+/** At most this many `details` entries; the last one then says how many more fields were invalid. */
+export const MAX_ISSUES = 20;
+
+/** Bounds a list of issues: the first MAX_ISSUES, plus one entry counting the rest. */
+export function bounded(issues: ValidationIssue[]): ValidationIssue[] {
+  if (issues.length <= MAX_ISSUES) return issues;
+  const rest = issues.length - MAX_ISSUES;
+  return [...issues.slice(0, MAX_ISSUES), { location: issues[MAX_ISSUES].location, field: "(more)", message: `${rest} more invalid field${rest === 1 ? "" : "s"} not listed` }];
+}
+
+/** A query or path integer as the contract means it: decimal digits only (no 0x10, 1e2, +5, " 5", 1.0). */
+const INTEGER_TEXT = /^-?\d{1,15}$/;
+
 /** One issue per offending field: the first (most specific) ajv error for it. */
 export function toIssues(errors: ErrorObject[] | null | undefined, location: Location, nested: boolean): ValidationIssue[] {
   const byField = new Map<string, ValidationIssue>();
@@ -65,10 +78,13 @@ function paramObjectSchema(params: RouteParam[]) {
 export class ValidatorFactory {
   private readonly coercing: ContractAjv;
   private readonly strict: ContractAjv;
+  /** Stops at the first error: a large invalid body costs one error's work, not one per item. */
+  private readonly firstError: ContractAjv;
 
   constructor(private readonly doc: OpenApiDoc) {
     this.coercing = createContractAjv(doc, { coerceTypes: true });
     this.strict = createContractAjv(doc);
+    this.firstError = createContractAjv(doc, { allErrors: false });
   }
 
   forRoute(route: RouteDef): RequestValidator {
@@ -80,23 +96,38 @@ export class ValidatorFactory {
     const query: ValidateFunction = this.coercing.compile(paramObjectSchema(queryParams));
     const path: ValidateFunction = this.coercing.compile(paramObjectSchema(pathParams));
     const body = route.requestBody ? this.strict.validator(route.requestBody) : null;
+    const bodyFast = route.requestBody ? this.firstError.validator(route.requestBody) : null;
+    const integers = queryParams.filter((p) => resolvePointer(this.doc, p.schema)?.type === "integer").map((p) => p.name);
 
     return {
       query(raw) {
         const data: Record<string, unknown> = { ...raw };
-        if (!query(data)) throw invalidParameters(toIssues(query.errors, "query", false));
+        // ajv's coercion reads "0x10", "1e2" and "+5" as numbers; the contract's integers are decimal digits.
+        const strictIssues: ValidationIssue[] = integers
+          .filter((name) => typeof data[name] === "string" && !INTEGER_TEXT.test(data[name] as string))
+          .map((name) => ({ location: "query", field: name, message: "must be an integer" }));
+        for (const issue of strictIssues) delete data[issue.field];
+        const ok = query(data);
+        if (!ok || strictIssues.length) {
+          const more = ok ? [] : toIssues(query.errors, "query", false).filter((i) => !strictIssues.some((s) => s.field === i.field));
+          throw invalidParameters(bounded([...strictIssues, ...more]));
+        }
         for (const [name, value] of defaults) if (data[name] === undefined) data[name] = value;
         return data;
       },
       path(raw) {
         const data = { ...raw };
-        if (!path(data)) throw invalidParameters(toIssues(path.errors, "path", false));
+        if (!path(data)) throw invalidParameters(bounded(toIssues(path.errors, "path", false)));
         return data;
       },
       body(raw) {
-        if (!body) return undefined;
-        if (!body(raw)) throw invalidParameters(toIssues(body.errors, "body", true));
-        return raw;
+        if (!body || !bodyFast) return undefined;
+        if (bodyFast(raw)) return raw;
+        // Every issue for a small body; for a large one (up to the 100 KB limit) the first, so a body of 49,000
+        // bad items costs one error's work and a short answer.
+        const small = JSON.stringify(raw).length <= 8_192;
+        if (small && !body(raw)) throw invalidParameters(bounded(toIssues(body.errors, "body", true)));
+        throw invalidParameters([...toIssues(bodyFast.errors, "body", true), { location: "body", field: "(more)", message: "the body is large: only the first invalid field is listed" }]);
       },
     };
   }

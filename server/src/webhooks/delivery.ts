@@ -9,7 +9,9 @@
  */
 import http from "node:http";
 import https from "node:https";
+import type { LookupFunction } from "node:net";
 import { rootCertificates } from "node:tls";
+import { resolveReceiver, type AddressPolicy } from "./address-policy.ts";
 
 /** Enough to see a short error message in a debugger; a 50 MB answer stops here. */
 export const MAX_RESPONSE_BYTES = 4096;
@@ -25,6 +27,8 @@ export interface PostRequest {
   signal?: AbortSignal;
   /** Extra trusted CA certificates (PEM) for https receivers, on top of the system's. */
   extraCa?: string;
+  /** When given, the host is resolved and checked first, and the connection is pinned to the checked address. */
+  addressPolicy?: AddressPolicy;
 }
 
 export type PostOutcome =
@@ -32,15 +36,36 @@ export type PostOutcome =
   | { kind: "answered"; status: number }
   /** No answer within timeoutMs. */
   | { kind: "timeout" }
-  /** The connection failed before an answer: `code` is the errno code (ECONNREFUSED, ECONNRESET...) or the message. */
+  /** The connection failed before an answer: `code` is the errno code (ECONNREFUSED, ECONNRESET...), never a message with an address. */
   | { kind: "connection_error"; code: string }
+  /** The receiver's address is not allowed (private, link-local, metadata...); nothing was sent. */
+  | { kind: "blocked"; reason: string }
   /** Stopped from our side (shutdown). */
   | { kind: "aborted" };
 
 const TIMEOUT = Symbol("timeout");
 
 /** Never rejects: every failure is an outcome, so nothing can escape into a caller that forgot a catch. */
-export function postWebhook(req: PostRequest): Promise<PostOutcome> {
+export async function postWebhook(req: PostRequest): Promise<PostOutcome> {
+  let pinned: LookupFunction | undefined;
+  if (req.addressPolicy) {
+    let host: string;
+    try {
+      host = new URL(req.url).hostname;
+    } catch {
+      return { kind: "connection_error", code: "invalid_url" };
+    }
+    const resolved = await resolveReceiver(host, req.addressPolicy);
+    if (!resolved.ok) return { kind: "blocked", reason: resolved.reason };
+    const { address, family } = resolved;
+    // The socket connects to the address just checked, whatever DNS would answer a moment later.
+    pinned = ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
+      options?.all ? callback(null, [{ address, family }]) : callback(null, address, family)) as unknown as LookupFunction;
+  }
+  return post(req, pinned);
+}
+
+function post(req: PostRequest, lookup: LookupFunction | undefined): Promise<PostOutcome> {
   return new Promise<PostOutcome>((resolve) => {
     let settled = false;
     const settle = (outcome: PostOutcome) => {
@@ -77,6 +102,7 @@ export function postWebhook(req: PostRequest): Promise<PostOutcome> {
         signal: controller.signal,
         headers: { ...req.headers, "Content-Length": String(req.body.length), "User-Agent": USER_AGENT, Connection: "close" },
         ...(req.extraCa && transport === https ? { ca: [...rootCertificates, req.extraCa] } : {}),
+        ...(lookup ? { lookup } : {}),
       });
     } catch (err) {
       cleanup();
@@ -104,9 +130,8 @@ export function postWebhook(req: PostRequest): Promise<PostOutcome> {
   });
 }
 
+/** The errno-style code only: messages carry addresses and ports, which the delivery log must not show. */
 function errorCode(err: unknown): string {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  if (e && typeof e.code === "string") return e.code;
-  if (e && typeof e.message === "string") return e.message;
-  return String(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[A-Z0-9_]+$/.test(code) ? code : "failed";
 }

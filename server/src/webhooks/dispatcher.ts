@@ -14,6 +14,7 @@ import type { Logger } from "pino";
 import { iso, type Clock } from "../clock.ts";
 import type { Project } from "../store/project.ts";
 import { AttemptLog, type AttemptChange } from "./attempt-log.ts";
+import type { AddressPolicy } from "./address-policy.ts";
 import { postWebhook, type PostOutcome } from "./delivery.ts";
 import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
 import { retryDelayAfter, TimerSet } from "./schedule.ts";
@@ -39,6 +40,12 @@ export interface WebhookDispatcherOptions {
   logger?: Logger;
   /** Attempts kept per project for the deliveries list (default 1000). */
   maxAttemptsPerProject?: number;
+  /** Which receiver addresses may be called (private, link-local and metadata addresses never; loopback by choice). */
+  addressPolicy?: AddressPolicy;
+  /** Deliveries on the wire at once, over all projects (default 64); the rest wait their turn, oldest first. */
+  maxConcurrent?: number;
+  /** Deliveries on the wire at once for one project (default 8), so one slow receiver cannot take every slot. */
+  maxConcurrentPerProject?: number;
   /**
    * A PEM file of extra CA certificates trusted for https receivers (`WEBHOOK_CA_FILE`). Read at each attempt,
    * so a certificate written after start-up (a conformance run's receiver) is trusted; a missing file adds nothing.
@@ -79,6 +86,8 @@ function outcomeFields(outcome: PostOutcome): Pick<WebhookDelivery, "status" | "
       return { status: "failed", response_status: null, error: "timeout" };
     case "connection_error":
       return { status: "failed", response_status: null, error: `connection_error: ${outcome.code}` };
+    case "blocked":
+      return { status: "failed", response_status: null, error: `blocked: ${outcome.reason}` };
     case "aborted":
       return { status: "cancelled", response_status: null, error: "cancelled: server shutting down" };
   }
@@ -101,6 +110,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const inFlight = new Map<Attempt, AbortController>();
   const running = new Set<Promise<void>>();
   let closed = false;
+  // Concurrency caps: a receiver that accepts and never answers holds one socket per attempt until the timeout,
+  // so without a cap a burst of events would hold thousands of sockets and starve the API of descriptors.
+  const maxTotal = options.maxConcurrent ?? 64;
+  const maxPerProject = options.maxConcurrentPerProject ?? 8;
+  const onWire = new Map<string, number>();
+  /** Attempts due but waiting for a slot, per project, oldest first. */
+  const queued = new Map<string, Attempt[]>();
 
   function newAttempt(ev: EventDelivery, attempt: number, scheduledAtMs: number): Attempt {
     const record: WebhookDelivery = {
@@ -130,17 +146,48 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     update(a, { status: "cancelled", error: reason, finished_at: iso(clock.now()) });
   }
 
-  function send(a: Attempt, nowMs = clock.now()): void {
+  /** Sends now when a slot is free, else queues the attempt (it stays `pending` until it goes out). */
+  function send(a: Attempt): void {
+    const pid = a.ev.project.id;
+    if (inFlight.size < maxTotal && (onWire.get(pid) ?? 0) < maxPerProject) return start(a);
+    const list = queued.get(pid);
+    if (list) list.push(a);
+    else queued.set(pid, [a]);
+  }
+
+  /** Fills free slots from the queues, one project after another so no project waits behind another's burst. */
+  function pump(): void {
+    let progressed = true;
+    while (progressed && inFlight.size < maxTotal && queued.size > 0) {
+      progressed = false;
+      for (const [pid, list] of queued) {
+        if (inFlight.size >= maxTotal) break;
+        if ((onWire.get(pid) ?? 0) >= maxPerProject) continue;
+        const a = list.shift()!;
+        if (list.length === 0) queued.delete(pid);
+        progressed = true;
+        const stale = staleReason(a.ev);
+        if (stale) cancelAttempt(a, stale);
+        else start(a);
+      }
+    }
+  }
+
+  function start(a: Attempt): void {
     const { ev } = a;
-    update(a, { status: "in_flight", sent_at: iso(nowMs) });
+    const pid = ev.project.id;
+    update(a, { status: "in_flight", sent_at: iso(clock.now()) });
     const controller = new AbortController();
     inFlight.set(a, controller);
-    const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal, extraCa: readCa(options.caFile) })
+    onWire.set(pid, (onWire.get(pid) ?? 0) + 1);
+    const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal, extraCa: readCa(options.caFile), addressPolicy: options.addressPolicy })
       .then((outcome) => finish(a, outcome))
       .catch((err) => logger?.error({ err, event_id: ev.id }, "webhook delivery bookkeeping failed"))
       .finally(() => {
         inFlight.delete(a);
+        onWire.set(pid, (onWire.get(pid) ?? 1) - 1);
         running.delete(done);
+        if (!closed) pump();
       });
     running.add(done);
   }
@@ -196,7 +243,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
             "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body),
           },
         };
-        send(newAttempt(ev, 1, now), now);
+        send(newAttempt(ev, 1, now));
       } catch (err) {
         logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");
       }
@@ -204,6 +251,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
     webhookChanged(project) {
       try {
+        // Queued attempts of a replaced or deleted webhook never go out; an identical PUT keeps them.
+        const keep = (queued.get(project.id) ?? []).filter((a) => {
+          const stale = staleReason(a.ev);
+          if (stale) cancelAttempt(a, stale);
+          return !stale;
+        });
+        if (keep.length) queued.set(project.id, keep);
+        else queued.delete(project.id);
         for (const [a, cancel] of waiting) {
           if (a.ev.project !== project) continue;
           const stale = staleReason(a.ev);
@@ -226,6 +281,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       timers.clearAll();
       for (const a of waiting.keys()) cancelAttempt(a, "cancelled: server shutting down");
       waiting.clear();
+      for (const list of queued.values()) for (const a of list) cancelAttempt(a, "cancelled: server shutting down");
+      queued.clear();
       for (const controller of inFlight.values()) controller.abort();
       await Promise.allSettled([...running]);
     },
