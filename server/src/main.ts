@@ -3,6 +3,7 @@
  */
 import pino from "pino";
 import type { FixtureDataset } from "../../fixtures/types.ts";
+import { Server as NetServer } from "node:net";
 import { createApp } from "./app.ts";
 import { envelopeClientErrors } from "./http/client-errors.ts";
 import { readEnv } from "./config.ts";
@@ -62,9 +63,11 @@ async function main(): Promise<void> {
   // keep-alive client with `Connection: close` so its connection ends after the answer instead of being cut.
   // Past SHUTDOWN_GRACE_MS whatever is left is cut and the exit code is 1, so a supervisor sees a forced stop.
   const pending = new Set<import("node:http").ServerResponse>();
+  const netClose = NetServer.prototype.close;
   let stopping = false;
-  server.on("request", (_req, res) => {
-    if (stopping) res.setHeader("Connection", "close");
+  // Before Express's own listener, which may answer synchronously (cached bodies).
+  server.prependListener("request", (_req, res) => {
+    if (stopping && !res.headersSent) res.setHeader("Connection", "close");
     pending.add(res);
     res.on("close", () => pending.delete(res));
   });
@@ -73,7 +76,11 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal, in_flight: pending.size }, "shutting down");
     for (const res of pending) if (!res.headersSent) res.setHeader("Connection", "close");
-    server.close(() => {
+    // net.Server's close, not http.Server's: the latter also cuts idle keep-alive connections at once, racing the
+    // requests their clients are sending on them. Here each connection's next request is still answered, with
+    // Connection: close, and idle connections end at their keep-alive timeout (shortened below).
+    server.keepAliveTimeout = 1_000;
+    netClose.call(server, () => {
       app.close().then(() => {
         logger.info("stopped");
         process.exit(0);

@@ -1,0 +1,93 @@
+// Shutdown under a supervisor: requests already received are answered (with Connection: close, so keep-alive
+// clients do not reuse the connection), the process exits 0 once drained and 1 when it had to cut requests after
+// SHUTDOWN_GRACE_MS, and SIGTERM to the npm process leaves no orphaned server listening.
+import { spawn, type ChildProcess } from "node:child_process";
+import { connect } from "node:net";
+import { Agent, request } from "node:http";
+import { describe, expect, it } from "vitest";
+import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
+import { ACME } from "./helpers.ts";
+
+async function start(command: "node" | "npm", env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<number | null>; base: string; port: number }> {
+  const port = await freePort();
+  const args = command === "npm" ? ["start"] : ["--import", "tsx", "server/src/main.ts"];
+  const child = spawn(command === "npm" ? "npm" : process.execPath, args, { cwd: root, env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env }, stdio: "ignore" });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}/api`;
+  await waitUntilUp(`${base}/v1/studies`, 30_000, child);
+  return { child, exited, base, port };
+}
+
+const portOpen = (port: number) => new Promise<boolean>((resolve) => {
+  const s = connect(port, "127.0.0.1");
+  s.once("connect", () => (s.destroy(), resolve(true)));
+  s.once("error", () => resolve(false));
+});
+
+describe("shutdown", () => {
+  it("answers every request it received while draining keep-alive clients, with Connection: close, and exits 0", async () => {
+    const { child, exited, port } = await start("node", {});
+    const agent = new Agent({ keepAlive: true, maxSockets: 20 });
+    const outcomes = { ok: 0, refused: 0, cut: 0 };
+    const one = () => new Promise<void>((resolve) => {
+      const req = request({ host: "127.0.0.1", port, path: "/api/v1/interviews?limit=100", agent, headers: { authorization: `Bearer ${ACME}` } }, (res) => {
+        res.resume();
+        res.on("end", () => {
+          if (res.statusCode === 200) outcomes.ok++;
+          resolve();
+        });
+        res.on("error", () => (outcomes.cut++, resolve()));
+      });
+      // A request refused before it was sent (the listener is gone) is fine; one cut after it was sent is not.
+      req.on("error", (err: NodeJS.ErrnoException) => (err.code === "ECONNREFUSED" ? outcomes.refused++ : outcomes.cut++, resolve()));
+      req.end();
+    });
+    const loops = Array.from({ length: 20 }, async () => {
+      for (let i = 0; i < 200 && child.exitCode === null; i++) await one();
+    });
+    // One request in flight at the signal: headers sent, the body finished only after SIGTERM.
+    const body = JSON.stringify({ url: "https://hooks.example.com/drain", events: ["interview.completed"] });
+    const slow = new Promise<{ status?: number; connection?: string }>((resolve) => {
+      const req = request({ host: "127.0.0.1", port, method: "PUT", path: "/api/v1/webhooks", headers: { authorization: `Bearer ${ACME}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode, connection: res.headers.connection }));
+      });
+      req.on("error", (err) => resolve({ error: String(err) } as never));
+      req.write(body.slice(0, 10));
+      setTimeout(() => req.end(body.slice(10)), 900);
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    child.kill("SIGTERM");
+    await Promise.all(loops);
+    agent.destroy();
+    expect(await slow).toEqual({ status: 201, connection: "close" });
+    expect(await exited).toBe(0);
+    expect(outcomes.ok).toBeGreaterThan(20);
+    expect(outcomes.cut, JSON.stringify(outcomes)).toBe(0);
+  }, 60_000);
+
+  it("cuts a request still open after SHUTDOWN_GRACE_MS and exits 1", async () => {
+    const { child, exited, port } = await start("node", { SHUTDOWN_GRACE_MS: "500" });
+    // Headers sent, body never finished: the request stays open.
+    const socket = connect(port, "127.0.0.1");
+    await new Promise((r) => socket.once("connect", r));
+    socket.write(`PUT /api/v1/webhooks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ACME}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"url"`);
+    socket.on("error", () => undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    const t = Date.now();
+    child.kill("SIGTERM");
+    expect(await exited).toBe(1);
+    expect(Date.now() - t).toBeLessThan(5_000);
+    socket.destroy();
+  }, 60_000);
+
+  it("leaves no server behind when the npm process itself is sent SIGTERM", async () => {
+    const { child, exited, port } = await start("npm", {});
+    expect(await portOpen(port)).toBe(true);
+    child.kill("SIGTERM");
+    await exited;
+    const deadline = Date.now() + 5_000;
+    while ((await portOpen(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await portOpen(port)).toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,81 @@
+// A receiver that accepts connections and never answers, a burst of 5,000 completed interviews, and a server run
+// with only 256 file descriptors: deliveries are capped (8 per project on the wire, the rest queued), so the API
+// keeps answering and the receiver never sees more than the cap.
+import { spawn } from "node:child_process";
+import { createServer, type Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
+import { ACME } from "./helpers.ts";
+
+describe("webhook delivery under a burst with a hanging receiver", () => {
+  it("keeps the API responsive at a low descriptor limit and holds at most the per-project cap of sockets", async () => {
+    let open = 0;
+    let maxOpen = 0;
+    let accepted = 0;
+    const sockets = new Set<Socket>();
+    const hanging = createServer((socket) => {
+      accepted++;
+      sockets.add(socket);
+      maxOpen = Math.max(maxOpen, ++open);
+      socket.on("data", () => undefined); // read the request, never answer
+      socket.on("close", () => (open--, sockets.delete(socket)));
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((r) => hanging.listen(0, "127.0.0.1", r));
+    const receiverPort = (hanging.address() as { port: number }).port;
+
+    const port = await freePort();
+    const child = spawn("bash", ["-c", "ulimit -n 256 && exec node --import tsx server/src/main.ts"], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "silent", SIM_PROCESSING_MS: "0", WEBHOOK_TIMEOUT_MS: "60000" },
+      stdio: "ignore",
+    });
+    const base = `http://127.0.0.1:${port}/api`;
+    const auth = { authorization: `Bearer ${ACME}`, "content-type": "application/json" };
+    try {
+      await waitUntilUp(`${base}/v1/studies`, 30_000, child);
+      const study = await (await fetch(`${base}/_sim/studies`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Burst" }) })).json();
+      const hook = await fetch(`${base}/v1/webhooks`, { method: "PUT", headers: auth, body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/hook`, events: ["interview.completed"] }) });
+      expect(hook.status).toBe(201);
+
+      const latencies: number[] = [];
+      let bursting = true;
+      const probe = (async () => {
+        while (bursting) {
+          const t = performance.now();
+          const res = await fetch(`${base}/v1/studies?limit=5`, { headers: auth });
+          latencies.push(performance.now() - t);
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      let created = 0;
+      for (let batch = 0; batch < 50; batch++) {
+        const replies = await Promise.all(Array.from({ length: 100 }, () => fetch(`${base}/_sim/interviews`, { method: "POST", headers: auth, body: JSON.stringify({ study_id: study.id }) })));
+        for (const r of replies) {
+          if (r.status === 201) created++;
+          await r.arrayBuffer();
+        }
+      }
+      // Let the completions fire and the deliveries queue up behind the hanging ones.
+      await new Promise((r) => setTimeout(r, 1_000));
+      bursting = false;
+      await probe;
+
+      expect(created).toBe(5_000);
+      expect(latencies.length).toBeGreaterThan(5);
+      // A responsive API at the descriptor limit: every probe answered, none took seconds.
+      expect(Math.max(...latencies)).toBeLessThan(2_000);
+      expect(accepted).toBeGreaterThan(0);
+      expect(maxOpen).toBeLessThanOrEqual(8);
+      const log = await (await fetch(`${base}/_sim/webhook-deliveries?limit=100`, { headers: auth })).json();
+      expect(log.data.filter((d: any) => d.status === "in_flight").length).toBeLessThanOrEqual(8);
+      expect(log.data.some((d: any) => d.status === "pending")).toBe(true);
+    } finally {
+      child.kill("SIGKILL");
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => hanging.close(() => r(undefined)));
+    }
+  }, 120_000);
+});
