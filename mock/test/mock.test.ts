@@ -15,8 +15,11 @@ beforeAll(async () => {
   const port = await freePort();
   const started = Date.now();
   mock = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "mock/run.ts"], { cwd: root, env: { ...process.env, MOCK_PORT: String(port), MOCK_QUIET: "1" }, stdio: "ignore" });
-  base = `http://127.0.0.1:${port}`;
+  base = `http://127.0.0.1:${port}/api`;
+  // Up means Prism answers through the front door (a 503 envelope while Prism starts).
+  const deadline = Date.now() + 60_000;
   await waitUntilUp(`${base}/v1/studies`, 60_000, mock);
+  while ((await fetch(`${base}/v1/studies`)).status === 503 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   startupMs = Date.now() - started;
 }, 90_000);
 afterAll(() => void mock?.kill("SIGTERM"));
@@ -43,6 +46,14 @@ describe("npm run mock", () => {
     expect(cases.length).toBeGreaterThan(40);
     expect(new Set(cases.map((c) => `${c.method} ${c.path}`)).size).toBe(Object.values<any>(contract.doc.paths).reduce((n, item) => n + Object.keys(item).length, 0));
     console.log(`Prism started in ${startupMs} ms`);
+  });
+
+  it("serves under /api like the service, and at the root for earlier clients", async () => {
+    const headers = { authorization: "Bearer svc_live_acme_0123456789abcdef0123456789abcdef" };
+    const viaApi = await fetch(`${base}/v1/studies`, { headers });
+    const viaRoot = await fetch(`${base.replace(/\/api$/, "")}/v1/studies`, { headers });
+    expect([viaApi.status, viaRoot.status]).toEqual([200, 200]);
+    expect(await viaApi.json()).toEqual(await viaRoot.json());
   });
 
   it.each(cases)("$name", async (c) => {
