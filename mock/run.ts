@@ -6,6 +6,7 @@
  * production (mock/front.ts forwards to Prism on an internal port; the root paths keep working too).
  */
 import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { startFront } from "./front.ts";
@@ -24,7 +25,9 @@ const internalPort = await new Promise<number>((resolve) => {
     probe.close(() => resolve(p));
   });
 });
-const args = ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "-p", String(internalPort), "-h", "127.0.0.1", "generated/openapi.json"];
+// Resolved, not a fixed path: installed as a package, Prism sits in the consumer's node_modules.
+const prismCli = createRequire(import.meta.url).resolve("@stoplight/prism-cli/dist/index.js");
+const args = [prismCli, "mock", "-p", String(internalPort), "-h", "127.0.0.1", "generated/openapi.json"];
 if (dynamic) args.push("--dynamic", "--seed", process.env.MOCK_SEED ?? "1", "--json-schema-faker-fillProperties=false");
 if (process.env.MOCK_QUIET === "1") args.push("-v", "silent");
 
