@@ -17,7 +17,7 @@ export const responseRules = rules("response", {
   status: contract("declared responses", "every status answered is one the operation declares"),
   "body-shape": contract("shapes the seed does not show", "a 2xx body of the experiments, participant and simulation endpoints matches the contract"),
   envelope: contract("error envelope", "every error body is {\"error\": {\"type\", \"message\", \"details\"?}}"),
-  "pinned-fields": contract("fields the seed leaves open", "an interview's reference_id is a string, \"\" when none was passed (the seed's webhook allows null)"),
+  "pinned-fields": contract("fields the seed leaves open", "an interview's reference_id is a string, \"\" when none was passed (the seed's webhook allows null); language codes match the contract's pattern (en, de, pt-BR)"),
   undeclared: contract("closed response schemas", "no field the contract does not declare appears in a response"),
   headers: contract("declared response headers", "every header the contract marks required is present"),
 });
@@ -134,7 +134,7 @@ export class Contract {
       if (!v(reply.body)) {
         // Errors on fields our contract pins where the seed is open are contract problems; the rest are the seed's.
         const errors = v.errors ?? [];
-        const pinned = errors.filter((e) => PINNED_FIELDS.some((f) => e.instancePath.endsWith(`/${f}`)));
+        const pinned = errors.filter((e) => e.keyword === "pattern" || PINNED_FIELDS.some((f) => e.instancePath.endsWith(`/${f}`)));
         const rest = errors.filter((e) => !pinned.includes(e));
         if (pinned.length) add(r["pinned-fields"], `body does not match the schema: ${describeErrors(pinned)}`);
         if (rest.length || !pinned.length) add(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, `body does not match the schema: ${describeErrors(rest.length ? rest : errors)}`);

@@ -126,5 +126,14 @@ export function errorDetails(body: any): any[] | undefined {
   return Array.isArray(d) ? d : undefined;
 }
 
-/** The field a validation issue names, whatever the implementation calls it. */
-export const issueField = (d: any): string | undefined => d?.field ?? d?.param ?? d?.name ?? (Array.isArray(d?.path) ? d.path.join(".") : d?.path);
+/** Whether a validation issue names `field`, however the implementation writes it (field, param, path, loc, a key, the text). */
+export function issueNames(d: unknown, field: string): boolean {
+  if (typeof d === "string") return new RegExp(`\\b${field}\\b`).test(d);
+  if (d === null || typeof d !== "object") return false;
+  const o = d as Record<string, unknown>;
+  for (const key of ["field", "param", "parameter", "name", "path", "loc", "location", "pointer"]) {
+    const v = o[key];
+    if (v === field || (typeof v === "string" && v.split(/[./]/).includes(field)) || (Array.isArray(v) && v.includes(field))) return true;
+  }
+  return field in o;
+}

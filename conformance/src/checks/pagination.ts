@@ -16,7 +16,8 @@ const r = rules("pagination", {
   "walk-ends": seed("Endpoints: request the next page with starting_after", "a walk ends: every page answers 200 and no page ends with an earlier cursor"),
   "default-limit": seed("Endpoints: limit default 20", "without limit a page has 20 items (or all, when fewer)"),
   order: seed("Endpoints: releases and chats newest first, messages oldest first", "releases by merged_at and chats by created_at descending, messages by created_at ascending"),
-  "limit-range": seed("Endpoints: limit min 1, max 100; Errors: 400", "limit 0, 101, -1, 1.5, abc or empty answers 400"),
+  "limit-range": seed("Endpoints: limit min 1, max 100; Errors: 400", "limit 0, 101, -1, 1.5 or abc answers 400"),
+  "limit-empty": contract("pagination parameters", "an empty `limit=` answers 400 (not the default page)"),
   "messages-cursor": seed("Errors 4, 5", "on messages, a non-UUID starting_after is 400 `Invalid parameters`; a UUID that is not a visible message of the chat is 400 `No such message: <id>`"),
   "pinned-order": contract("ordering", "studies and interviews by created_at descending, simulation deliveries by scheduled_at ascending"),
   ties: contract("ordering: ties by id", "items with equal sort keys are ordered by id in the list's direction, so identical calls are byte-identical"),
@@ -143,7 +144,7 @@ export const paginationCheck: Check = {
       const sep = spec.path.includes("?") ? "&" : "?";
       for (const limit of ["0", "101", "-1", "1.5", "abc", ""]) {
         const reply = await ctx.http.req(`${spec.path}${sep}limit=${encodeURIComponent(limit)}`);
-        ctx.expect(r["limit-range"], reply.status === 400, `${spec.path} with limit=${JSON.stringify(limit)} answered ${reply.status}, not 400`, reply);
+        ctx.expect(limit === "" ? r["limit-empty"] : r["limit-range"], reply.status === 400, `${spec.path} with limit=${JSON.stringify(limit)} answered ${reply.status}, not 400`, reply);
         ctx.conforms(reply, `limit=${limit}`);
       }
       const messages = spec.path.endsWith("/messages");

@@ -2,7 +2,7 @@
  * A server that follows the seed and nothing else: the reference server behind a proxy that replaces every
  * choice only our contract pins with another choice the seed allows. `--level seed` must pass it; `--level
  * contract` must fail it (on contract rules only). Its differences:
- * - errors are `{"error": "<message>", "details": [{field, message}]}`, not our envelope;
+ * - errors are `{"error": "<message>", "details": [{loc: [where, field], msg}]}` (FastAPI's style), not our envelope;
  * - studies and interviews are listed oldest first, releases break ties by id ascending;
  * - an unknown cursor on lists other than messages gives an empty page; unknown query parameters are ignored;
  * - a non-UUID path id is a 404; plain http:// webhook URLs are refused (HTTPS only, as the seed says);
@@ -75,7 +75,7 @@ export const seedOnly: Mutation = {
     if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && typeof ex.requestBody?.url === "string" && ex.requestBody.url.startsWith("http://") && ex.status < 300) {
       // Refused before it was stored: undo what the upstream stored, then answer 400.
       await ex.upstream("/api/v1/webhooks", { method: "DELETE", headers: { authorization: ex.requestHeaders.authorization ?? "" } });
-      Object.assign(ex, { status: 400, body: { error: { message: "Invalid parameters", details: [{ field: "url", message: "must be an HTTPS URL" }] } } });
+      Object.assign(ex, { status: 400, body: { error: { message: "Invalid parameters", details: [{ location: "body", field: "url", message: "must be an HTTPS URL" }] } } });
     }
     if (ex.method === "GET" && /^\/api\/v1\/(studies|interviews|releases|chats)\/[^/]+$/.test(ex.path) && !UUID.test(ex.path.split("/").pop()!) && ex.status === 400) {
       Object.assign(ex, { status: 404, body: { error: { message: "Not found" } } });
@@ -88,7 +88,7 @@ export const seedOnly: Mutation = {
     if (ex.path.startsWith("/api/v1/interview-participant/") && ex.status < 300) ex.body = snake(ex.body);
     if (ex.status >= 400 && ex.body?.error && typeof ex.body.error === "object") {
       const { message, details } = ex.body.error;
-      ex.body = { error: message, ...(details ? { details: details.map((d: any) => ({ field: d.field, message: d.message })) } : {}) };
+      ex.body = { error: message, ...(details ? { details: details.map((d: any) => ({ loc: [d.location, d.field], msg: d.message })) } : {}) };
     }
   },
 };
