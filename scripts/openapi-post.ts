@@ -109,28 +109,12 @@ export function publicApi(full: OpenApiDocument): OpenApiDocument {
   }
   doc.tags = (doc.tags ?? []).filter((t: { name: string }) => t.name !== "Simulation");
   if (doc["x-tagGroups"]) doc["x-tagGroups"] = doc["x-tagGroups"].filter((g: { tags: string[] }) => !g.tags.includes("Simulation"));
-  // Drop schemas nothing reachable refers to any more, until none is left to drop.
+  // Keep the schemas reachable from what is left (paths, webhooks, parameters...), following references between schemas.
   const schemas: Record<string, unknown> = doc.components.schemas;
-  for (;;) {
-    const { components, ...rest } = doc;
-    const text = JSON.stringify(rest) + JSON.stringify({ ...components, schemas: undefined });
-    const used = new Set<string>();
-    const scan = (t: string) => { for (const m of t.matchAll(/#\/components\/schemas\/([^"]+)"/g)) used.add(m[1]); };
-    scan(text);
-    for (const name of [...used]) scan(JSON.stringify(schemas[name] ?? {}));
-    let changed = true;
-    while (changed) {
-      changed = false;
-      for (const name of [...used]) {
-        const before = used.size;
-        scan(JSON.stringify(schemas[name] ?? {}));
-        if (used.size !== before) changed = true;
-      }
-    }
-    const unused = Object.keys(schemas).filter((n) => !used.has(n));
-    if (!unused.length) break;
-    for (const n of unused) delete schemas[n];
-  }
+  const refs = (node: unknown) => [...JSON.stringify(node).matchAll(/#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+  const reachable = new Set(refs({ ...doc, components: { ...doc.components, schemas: {} } }));
+  for (const name of reachable) for (const next of refs(schemas[name] ?? {})) reachable.add(next); // a Set visits what is added while iterating
+  for (const name of Object.keys(schemas)) if (!reachable.has(name)) delete schemas[name];
   doc.info = { ...doc.info, description: `${doc.info.description ?? ""}\n\nThis document is the API as the service publishes it, for SDK generators; \`openapi.json\` adds the reference server's simulation surface.`.trim() };
   return doc as OpenApiDocument;
 }
