@@ -77,6 +77,6 @@ describe("InterviewHost", () => {
     expect(screen.queryByTitle("Interview")).toBeNull();
     act(() => set({ activeLaunch: { url: "https://interviews.example.com/s/y", expiresAt: null, source: "link" } }));
     fireEvent.click(screen.getByLabelText("Close interview"));
-    expect(on.closed).toHaveBeenLastCalledWith({ type: "host.close" }, "user");
+    expect(on.closed).toHaveBeenLastCalledWith({ type: "host.close_button" }, "user");
   });
 });

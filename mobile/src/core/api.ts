@@ -4,37 +4,54 @@ import type { components } from "../../../generated/schema.d.ts";
 type S = components["schemas"];
 export type ParticipantConfig = S["ParticipantConfig"];
 export type LaunchDecision = S["LaunchDecision"];
+export type LaunchRequest = S["LaunchRequest"];
+export type PromptEventInput = S["PromptEventInput"];
 
+/** A non-2xx answer; `type` is the error envelope's `error.type` when the body had one. */
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(readonly status: number, readonly type: string | undefined, message: string) {
     super(message);
   }
 }
 
+/** The server bounds requests; a hung one must not keep an invite "starting" forever. */
+const TIMEOUT_MS = 10_000;
+
 export class ParticipantApi {
   constructor(private readonly baseUrl: string, private readonly publicKey: string, private readonly fetchImpl: typeof fetch) {}
 
-  private async call<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-    const res = await this.fetchImpl(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
-      method: init.method ?? "GET",
-      headers: { "X-Public-Key": this.publicKey, ...(init.body !== undefined ? { "Content-Type": "application/json" } : {}) },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      signal: AbortSignal.timeout(10_000),
+  private async call<T>(path: string, method: "GET" | "POST", body?: unknown): Promise<T> {
+    // Called detached: a browser's fetch throws "Illegal invocation" when `this` is not the window.
+    const fetchImpl = this.fetchImpl;
+    const res = await fetchImpl(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
+      method,
+      headers: { "X-Public-Key": this.publicKey, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     const text = await res.text();
-    if (!res.ok) throw new HttpError(res.status, `${init.method ?? "GET"} ${path}: ${res.status} ${text.slice(0, 200)}`);
-    return (text ? JSON.parse(text) : undefined) as T;
+    if (!res.ok) {
+      let type: string | undefined;
+      try {
+        type = (JSON.parse(text) as { error?: { type?: string } }).error?.type;
+      } catch {
+        // Not the error envelope (a proxy's HTML page, say): the status is all we know.
+      }
+      throw new HttpError(res.status, type, `${method} ${path.split("?")[0]}: ${res.status} ${text.slice(0, 200)}`);
+    }
+    return JSON.parse(text) as T;
   }
 
   config(referenceId: string | null): Promise<ParticipantConfig> {
-    return this.call(`/v1/interview-participant/config${referenceId ? `?referenceId=${encodeURIComponent(referenceId)}` : ""}`);
+    const query = referenceId ? `?referenceId=${encodeURIComponent(referenceId)}` : "";
+    return this.call(`/v1/interview-participant/config${query}`, "GET");
   }
 
-  launch(body: S["LaunchRequest"]): Promise<LaunchDecision> {
-    return this.call("/v1/interview-participant/launches", { method: "POST", body });
+  launch(body: LaunchRequest): Promise<LaunchDecision> {
+    return this.call("/v1/interview-participant/launches", "POST", body);
   }
 
-  promptEvent(body: S["PromptEventInput"]): Promise<unknown> {
-    return this.call("/v1/interview-participant/prompt-events", { method: "POST", body });
+  promptEvent(body: PromptEventInput): Promise<unknown> {
+    return this.call("/v1/interview-participant/prompt-events", "POST", body);
   }
 }

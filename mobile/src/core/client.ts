@@ -1,61 +1,51 @@
 /**
  * createInterviewClient: the behaviour of the seed's mobile client library, framework-agnostic.
  *
- * - The trigger config is fetched once per server time-to-live and shared by concurrent callers; events are
- *   matched against it locally, so unrelated events cost no network call and a matching one sets the pending
- *   invite at once, synchronously.
- * - Eligibility is the server's: accepting an invite asks it, and it answers webview, external_browser or
- *   not_eligible; a signed launch past its expiry resolves `expired` without asking.
+ * - Events are matched locally against the cached trigger config (config-cache.ts): unrelated events cost no
+ *   request, and a matching one sets the pending invite at once, synchronously, before any network.
+ * - Eligibility is the server's: accepting asks it, and it answers webview, external_browser or not_eligible; a
+ *   signed launch already past its expiry by the client's clock resolves `expired` without asking.
  * - A new identity (setUser) clears the invite and the launch, refetches the config, and discards any launch
- *   still in flight for the previous user.
- * - Nothing here throws into the app: failures go to onDiagnostic (and an onDiagnostic that throws is ignored).
+ *   still in flight for the previous user (its answer never sets activeLaunch).
+ * - Nothing here throws into the app: failures go to onDiagnostic, and an onDiagnostic that throws is ignored.
  */
-import { HttpError, ParticipantApi, type ParticipantConfig } from "./api.ts";
+import { HttpError, ParticipantApi, type LaunchDecision, type LaunchRequest, type ParticipantConfig } from "./api.ts";
+import { ConfigCache } from "./config-cache.ts";
 import { inviteCodeOf } from "./links.ts";
 import { primitivesOnly } from "./primitives.ts";
+import { promptFunnel } from "./prompt-funnel.ts";
+import { SnapshotStore } from "./snapshot-store.ts";
+import { wrapTrack, type TrackClient } from "./track-proxy.ts";
 import type { ActiveLaunch, Diagnostic, InterviewClientOptions, LinkResult, PendingInvite, Primitive, Snapshot, StartResult } from "./types.ts";
 
-type Phase = "shown" | "accepted" | "dismissed" | "launched" | "fallback_opened" | "not_eligible" | "expired";
-
-interface CachedConfig {
-  referenceId: string | null;
-  config: ParticipantConfig;
-  expiresAt: number;
-}
-
-const STORAGE_KEY = "interviews.participant-config";
-
 export interface InterviewClient {
+  /** A new identity (or null on sign-out) clears the invite and launch and refetches the config; metadata alone just updates. */
   setUser(referenceId: string | null, metadata?: Record<string, Primitive>): void;
-  wrapTrackClient<T extends { track: (...args: any[]) => any }>(client: T): T;
+  wrapTrackClient<T extends TrackClient>(client: T): T;
+  /** For providers whose event method is not `track`: call the provider, then this. */
   track(eventName: string, properties?: unknown): void;
   subscribe(listener: () => void): () => void;
   getSnapshot(): Snapshot;
   startPendingInvite(): Promise<StartResult>;
   dismissPendingInvite(): void;
   handleLink(url: string): Promise<LinkResult>;
-  /** The host closed the in-app interview. */
+  /** The host closed the in-app interview (the user, or the interview page). */
   closeActiveLaunch(): void;
-  /** The host showed the built-in prompt (a funnel phase). */
+  /** The built-in or a custom prompt is on screen: records the `shown` funnel phase once per invite. */
   reportPromptShown(): void;
-  /** Resolves when the current config load (if any) has settled; for hosts and tests. */
+  /** Resolves once the stored config has been read and no config request is in flight; for hosts and tests. */
   ready(): Promise<void>;
-  /** Reports a diagnostic through the client (used by the React host). */
+  /** Reports a diagnostic through the client's onDiagnostic (used by the React host). */
   diagnose(event: Diagnostic): void;
 }
 
+/** The server caps `triggerEvent`; attribution is not worth failing a launch for, so a longer name is left out. */
+const TRIGGER_EVENT_MAX = 200;
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 export function createInterviewClient(options: InterviewClientOptions): InterviewClient {
   const clock = options.clock ?? { now: () => Date.now() };
-  const api = new ParticipantApi(options.baseUrl, options.publicKey, options.fetch ?? globalThis.fetch);
-  let referenceId: string | null = options.referenceId ?? null;
-  let metadata: Record<string, Primitive> = { ...(options.metadata ?? {}) };
-  let snapshot: Snapshot = { pendingInvite: null, activeLaunch: null };
-  let cached: CachedConfig | null = null;
-  let loading: Promise<void> | null = null;
-  /** Bumped by every identity change: work started for an older identity is discarded. */
-  let generation = 0;
-  const listeners = new Set<() => void>();
-
   const diagnose = (event: Diagnostic) => {
     try {
       options.onDiagnostic?.(event);
@@ -63,159 +53,208 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
       // A diagnostics handler must never break the app either.
     }
   };
-  const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  const dropped = (key: string, reason: string) => diagnose({ type: "metadata_dropped", key, reason });
+  const api = new ParticipantApi(options.baseUrl, options.publicKey, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+  const store = new SnapshotStore((err) => diagnose({ type: "bridge_error", error: `snapshot listener threw: ${errorText(err)}` }));
 
-  function setSnapshot(next: Partial<Snapshot>): void {
-    const merged = { ...snapshot, ...next };
-    if (merged.pendingInvite === snapshot.pendingInvite && merged.activeLaunch === snapshot.activeLaunch) return;
-    snapshot = merged;
-    for (const l of [...listeners]) {
-      try {
-        l();
-      } catch (err) {
-        diagnose({ type: "bridge_error", error: errorText(err) });
-      }
-    }
-  }
+  let referenceId: string | null = options.referenceId ?? null;
+  const defaultMetadata = primitivesOnly(options.metadata, dropped);
+  let metadata = defaultMetadata;
+  /** Bumped by every identity change: work started for an older identity is discarded. */
+  let generation = 0;
+  /** Audience invites already offered to this identity: a dismissed one is not offered again at every config refresh. */
+  const offeredAudiences = new Set<string>();
+  /** Mapped event metadata of each invite, sent with its launch (kept off the public snapshot). */
+  const eventMetadata = new WeakMap<PendingInvite, Record<string, Primitive>>();
+  const shown = new WeakSet<PendingInvite>();
+  /** The launch request of the current invite: a double tap on "accept" shares it instead of launching twice. */
+  let starting: { invite: PendingInvite; result: Promise<StartResult> } | null = null;
 
-  function postPhase(phase: Phase, invite: Pick<PendingInvite, "launchRuleId" | "experimentId" | "audienceId"> | null): void {
-    const body = {
-      eventId: globalThis.crypto.randomUUID(),
-      phase,
-      referenceId,
-      occurredAt: new Date(clock.now()).toISOString(),
-      ...(invite?.launchRuleId ? { launchRuleId: invite.launchRuleId } : {}),
-      ...(invite?.experimentId ? { experimentId: invite.experimentId } : {}),
-      ...(invite?.audienceId ? { audienceId: invite.audienceId } : {}),
-    };
-    api.promptEvent(body).catch((err) => diagnose({ type: "prompt_event_failed", phase, error: errorText(err) }));
-  }
+  const postPhase = promptFunnel(api, clock, () => referenceId, diagnose);
+  const cache = new ConfigCache({
+    api, clock, storage: options.storage, diagnose,
+    onLoaded: (config, forUser) => {
+      if (forUser === referenceId) offerAudience(config);
+    },
+  });
 
-  const fresh = () => cached !== null && cached.referenceId === referenceId && clock.now() < cached.expiresAt;
-
-  function applyAudiences(): void {
-    if (!cached || snapshot.pendingInvite || snapshot.activeLaunch) return;
-    const match = cached.config.audienceMatches[0];
+  function offerAudience(config: ParticipantConfig): void {
+    const s = store.get();
+    if (s.pendingInvite || s.activeLaunch) return;
+    const match = config.audienceMatches.find((m) => !offeredAudiences.has(`${m.audienceId}/${m.launchRuleId}`));
     if (!match) return;
-    setSnapshot({
-      pendingInvite: {
-        launchRuleId: match.launchRuleId, experimentId: match.experimentId, audienceId: match.audienceId, prompt: match.prompt,
+    offeredAudiences.add(`${match.audienceId}/${match.launchRuleId}`);
+    store.set({
+      pendingInvite: Object.freeze({
+        launchRuleId: match.launchRuleId, experimentId: match.experimentId, audienceId: match.audienceId, prompt: Object.freeze({ ...match.prompt }),
         launchToken: match.launchToken, expiresAt: Date.parse(match.launchTokenExpiresAt),
-      },
+      }),
     });
   }
 
-  function loadConfig(): Promise<void> {
-    if (fresh()) return Promise.resolve();
-    if (loading) return loading;
-    const gen = generation;
-    const forUser = referenceId;
-    loading = api
-      .config(forUser)
-      .then((config) => {
-        if (gen !== generation) return;
-        cached = { referenceId: forUser, config, expiresAt: clock.now() + config.ttlSeconds * 1000 };
-        diagnose({ type: "config_loaded", rules: config.triggerRules.length, audienceMatches: config.audienceMatches.length, ttlSeconds: config.ttlSeconds });
-        persist();
-        applyAudiences();
-      })
-      .catch((err) => diagnose({ type: "config_failed", error: errorText(err) }))
-      .finally(() => {
-        if (gen === generation) loading = null;
-      });
-    return loading;
-  }
-
-  function persist(): void {
-    if (!options.storage || !cached) return;
-    Promise.resolve(options.storage.setItem(STORAGE_KEY, JSON.stringify(cached))).catch((err) => diagnose({ type: "storage_failed", error: errorText(err) }));
-  }
-
-  async function restore(): Promise<void> {
-    if (!options.storage) return;
+  function mapProperties(eventName: string, properties: unknown): Record<string, Primitive> {
+    if (!options.mapTrackProperties) return {};
     try {
-      const raw = await options.storage.getItem(STORAGE_KEY);
-      const saved = raw ? (JSON.parse(raw) as CachedConfig) : null;
-      if (saved && saved.referenceId === referenceId && clock.now() < saved.expiresAt && !cached) {
-        cached = saved;
-        applyAudiences();
-      }
+      return primitivesOnly(options.mapTrackProperties(eventName, properties), dropped);
     } catch (err) {
-      diagnose({ type: "storage_failed", error: errorText(err) });
+      diagnose({ type: "mapper_failed", eventName, error: errorText(err) });
+      return {};
     }
   }
 
-  /** Matches one event against the cached rules; sets the invite synchronously when one matches. */
-  function observe(eventName: string, properties: unknown): void {
-    if (!fresh()) {
-      // Stale or missing config: fetch it (once per TTL) and match this event when it arrives.
-      const gen = generation;
-      void loadConfig().then(() => {
-        if (gen === generation && fresh()) observe(eventName, properties);
-      });
-      return;
-    }
-    const rule = cached!.config.triggerRules.find((r) => r.eventName === eventName);
+  /** Matches one event against a fresh config; sets the invite synchronously when a rule matches. */
+  function match(config: ParticipantConfig, eventName: string, properties: unknown): void {
+    const rule = config.triggerRules.find((r) => r.eventName === eventName);
     if (!rule) return diagnose({ type: "event_ignored", eventName, reason: "no_matching_rule" });
-    if (snapshot.pendingInvite) return diagnose({ type: "event_ignored", eventName, reason: "invite_pending" });
-    if (snapshot.activeLaunch) return diagnose({ type: "event_ignored", eventName, reason: "launch_active" });
-    const mapped = options.mapTrackProperties ? options.mapTrackProperties(eventName, properties) : undefined;
-    const eventMetadata = primitivesOnly(mapped, (key, reason) => diagnose({ type: "metadata_dropped", key, reason }));
-    metadataByRule.set(rule.launchRuleId, eventMetadata);
-    setSnapshot({
-      pendingInvite: {
-        launchRuleId: rule.launchRuleId, experimentId: rule.experimentId, prompt: rule.prompt, triggerEvent: eventName,
-        launchToken: rule.launchToken, expiresAt: Date.parse(rule.launchTokenExpiresAt),
-      },
+    const s = store.get();
+    if (s.pendingInvite) return diagnose({ type: "event_ignored", eventName, reason: "invite_pending" });
+    if (s.activeLaunch) return diagnose({ type: "event_ignored", eventName, reason: "launch_active" });
+    const invite: PendingInvite = Object.freeze({
+      launchRuleId: rule.launchRuleId, experimentId: rule.experimentId, prompt: Object.freeze({ ...rule.prompt }), triggerEvent: eventName,
+      launchToken: rule.launchToken, expiresAt: Date.parse(rule.launchTokenExpiresAt),
+    });
+    eventMetadata.set(invite, mapProperties(eventName, properties));
+    store.set({ pendingInvite: invite });
+  }
+
+  function observe(eventName: unknown, properties: unknown): void {
+    if (typeof eventName !== "string" || eventName === "") {
+      return diagnose({ type: "event_ignored", eventName: String(eventName), reason: "invalid_event_name" });
+    }
+    const config = cache.fresh(referenceId);
+    if (config) return match(config, eventName, properties);
+    // No fresh config: fetch it (once per time-to-live, shared) and match this event when it arrives.
+    const gen = generation;
+    void cache.ensure(referenceId).then(() => {
+      if (gen !== generation) return;
+      const loaded = cache.fresh(referenceId);
+      if (loaded) match(loaded, eventName, properties);
+      else diagnose({ type: "event_ignored", eventName, reason: "config_unavailable" });
     });
   }
-  const metadataByRule = new Map<string, Record<string, Primitive>>();
 
-  function openFallback(url: string): void {
+  function clearInvite(invite: PendingInvite): void {
+    if (store.get().pendingInvite === invite) store.set({ pendingInvite: null });
+  }
+
+  /** Opens an external URL through the app's opener; false when there is none or it threw. */
+  function openFallback(url: string): boolean {
+    if (!options.openFallbackUrl) {
+      // The headless core has no platform link opener; the React Native component passes Linking.openURL.
+      diagnose({ type: "fallback_unavailable", url });
+      return false;
+    }
     try {
-      if (options.openFallbackUrl) options.openFallbackUrl(url);
+      options.openFallbackUrl(url);
       diagnose({ type: "fallback_opened", url });
+      return true;
     } catch (err) {
-      diagnose({ type: "bridge_error", error: errorText(err) });
+      diagnose({ type: "bridge_error", error: `openFallbackUrl threw: ${errorText(err)}` });
+      return false;
     }
   }
 
-  function toLaunch(d: { url: string | null; expiresAt: string | null; launchRuleId?: string; experimentId?: string; audienceId?: string }, source: ActiveLaunch["source"]): ActiveLaunch {
-    return { url: d.url!, expiresAt: d.expiresAt ? Date.parse(d.expiresAt) : null, launchRuleId: d.launchRuleId, experimentId: d.experimentId, audienceId: d.audienceId, source };
+  function toLaunch(d: LaunchDecision, url: string, source: ActiveLaunch["source"]): ActiveLaunch {
+    return Object.freeze({
+      url, expiresAt: d.expiresAt ? Date.parse(d.expiresAt) : null, source,
+      ...(d.launchRuleId ? { launchRuleId: d.launchRuleId } : {}),
+      ...(d.experimentId ? { experimentId: d.experimentId } : {}),
+      ...(d.audienceId ? { audienceId: d.audienceId } : {}),
+    });
+  }
+
+  function launchBody(invite: PendingInvite): LaunchRequest {
+    const meta = { ...metadata, ...(eventMetadata.get(invite) ?? {}) };
+    let triggerEvent = invite.triggerEvent;
+    if (triggerEvent && triggerEvent.length > TRIGGER_EVENT_MAX) {
+      diagnose({ type: "trigger_event_dropped", reason: "too_long" });
+      triggerEvent = undefined;
+    }
+    return {
+      referenceId, launchToken: invite.launchToken,
+      ...(triggerEvent ? { triggerEvent } : {}),
+      ...(Object.keys(meta).length ? { metadata: meta } : {}),
+    };
+  }
+
+  async function start(invite: PendingInvite): Promise<StartResult> {
+    postPhase("accepted", invite);
+    if (clock.now() >= invite.expiresAt) {
+      clearInvite(invite);
+      postPhase("expired", invite);
+      return "expired";
+    }
+    const gen = generation;
+    let decision: LaunchDecision;
+    try {
+      decision = await api.launch(launchBody(invite));
+    } catch (err) {
+      if (gen !== generation) {
+        diagnose({ type: "launch_discarded", reason: "user_changed" });
+        return "none";
+      }
+      if (err instanceof HttpError && err.status === 410) {
+        clearInvite(invite);
+        postPhase("expired", invite);
+        return "expired";
+      }
+      diagnose({ type: "launch_failed", error: errorText(err), ...(err instanceof HttpError ? { status: err.status } : {}) });
+      // A 4xx answer means this invite can never launch; a network error or a 5xx may pass, so the invite stays.
+      if (err instanceof HttpError && err.status < 500) clearInvite(invite);
+      return "none";
+    }
+    if (gen !== generation) {
+      diagnose({ type: "launch_discarded", reason: "user_changed" });
+      return "none";
+    }
+    if (store.get().pendingInvite !== invite) {
+      // Dismissed (or replaced by an opened link) while the server answered: the user no longer wants this one.
+      diagnose({ type: "launch_discarded", reason: "invite_gone" });
+      return "none";
+    }
+    if (decision.mode !== "not_eligible" && !decision.url) {
+      diagnose({ type: "launch_failed", error: `launch decision ${decision.mode} without a url` });
+      clearInvite(invite);
+      return "none";
+    }
+    if (decision.mode === "webview") {
+      store.set({ pendingInvite: null, activeLaunch: toLaunch(decision, decision.url!, "invite") });
+      postPhase("launched", invite);
+      return "webview";
+    }
+    clearInvite(invite);
+    if (decision.mode === "external_browser") {
+      if (openFallback(decision.url!)) postPhase("fallback_opened", invite);
+      return "external_browser";
+    }
+    postPhase("not_eligible", invite);
+    return "not_eligible";
   }
 
   const client: InterviewClient = {
     setUser(next, nextMetadata) {
-      if (nextMetadata) metadata = primitivesOnly(nextMetadata, (key, reason) => diagnose({ type: "metadata_dropped", key, reason }));
-      if (next === referenceId) return;
-      referenceId = next;
+      const identity = next ?? null;
+      if (identity === referenceId) {
+        if (nextMetadata !== undefined) metadata = primitivesOnly(nextMetadata, dropped);
+        return;
+      }
+      // A new person: nothing of the previous one (invite, launch, config, metadata) carries over.
+      metadata = nextMetadata !== undefined ? primitivesOnly(nextMetadata, dropped) : defaultMetadata;
+      referenceId = identity;
       generation++;
-      loading = null;
-      cached = null;
-      setSnapshot({ pendingInvite: null, activeLaunch: null });
-      void loadConfig();
+      starting = null;
+      offeredAudiences.clear();
+      cache.forget();
+      store.set({ pendingInvite: null, activeLaunch: null });
+      void cache.ensure(referenceId);
     },
 
-    wrapTrackClient(target) {
-      return new Proxy(target, {
-        get(t, prop, receiver) {
-          const value = Reflect.get(t, prop, receiver);
-          if (prop !== "track" || typeof value !== "function") return typeof value === "function" ? value.bind(t) : value;
-          return function wrappedTrack(this: unknown, ...args: any[]) {
-            // The app's own track runs first and its outcome (value, promise or throw) is the caller's, untouched.
-            let result: unknown;
-            try {
-              result = value.apply(this === receiver || this === undefined ? t : this, args);
-            } catch (err) {
-              client.track(String(args[0]), args[1]);
-              throw err;
-            }
-            client.track(String(args[0]), args[1]);
-            return result;
-          };
-        },
-      });
-    },
+    wrapTrackClient: (target) =>
+      wrapTrack(
+        target,
+        (eventName, properties) => client.track(eventName as string, properties),
+        () => diagnose({ type: "bridge_error", error: "the analytics client's track is frozen and cannot be wrapped; call client.track after it" }),
+      ),
 
     track(eventName, properties) {
       try {
@@ -225,63 +264,29 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
       }
     },
 
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: store.subscribe,
+    getSnapshot: store.get,
 
-    getSnapshot: () => snapshot,
-
-    async startPendingInvite() {
-      const invite = snapshot.pendingInvite;
-      if (!invite) return "none";
-      postPhase("accepted", invite);
-      if (clock.now() >= invite.expiresAt) {
-        setSnapshot({ pendingInvite: null });
-        postPhase("expired", invite);
-        return "expired";
-      }
-      const gen = generation;
-      try {
-        const decision = await api.launch({
-          referenceId,
-          launchToken: invite.launchToken,
-          ...(invite.triggerEvent ? { triggerEvent: invite.triggerEvent } : {}),
-          metadata: { ...metadata, ...(metadataByRule.get(invite.launchRuleId) ?? {}) },
-        });
-        if (gen !== generation) {
-          diagnose({ type: "launch_discarded", reason: "user_changed" });
+    startPendingInvite() {
+      const invite = store.get().pendingInvite;
+      if (!invite) return Promise.resolve("none");
+      if (starting?.invite === invite) return starting.result;
+      const result = start(invite)
+        .catch((err): StartResult => {
+          diagnose({ type: "launch_failed", error: errorText(err) });
           return "none";
-        }
-        if (snapshot.pendingInvite === invite) setSnapshot({ pendingInvite: null });
-        if (decision.mode === "webview") {
-          setSnapshot({ activeLaunch: toLaunch(decision, "invite") });
-          postPhase("launched", invite);
-          return "webview";
-        }
-        if (decision.mode === "external_browser") {
-          openFallback(decision.url!);
-          postPhase("fallback_opened", invite);
-          return "external_browser";
-        }
-        postPhase("not_eligible", invite);
-        return "not_eligible";
-      } catch (err) {
-        if (gen !== generation) return "none";
-        if (err instanceof HttpError && err.status === 410) {
-          setSnapshot({ pendingInvite: null });
-          postPhase("expired", invite);
-          return "expired";
-        }
-        diagnose({ type: "launch_failed", error: errorText(err) });
-        return "none";
-      }
+        })
+        .finally(() => {
+          if (starting?.invite === invite) starting = null;
+        });
+      starting = { invite, result };
+      return result;
     },
 
     dismissPendingInvite() {
-      const invite = snapshot.pendingInvite;
+      const invite = store.get().pendingInvite;
       if (!invite) return;
-      setSnapshot({ pendingInvite: null });
+      store.set({ pendingInvite: null });
       postPhase("dismissed", invite);
     },
 
@@ -290,36 +295,37 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
       if (!code) return { handled: false, reason: "not_interview_link" };
       const gen = generation;
       try {
-        const decision = await api.launch({ referenceId, inviteCode: code, metadata });
+        const decision = await api.launch({ referenceId, inviteCode: code, ...(Object.keys(metadata).length ? { metadata } : {}) });
         if (gen !== generation) {
           diagnose({ type: "launch_discarded", reason: "user_changed" });
           return { handled: false, reason: "resolve_failed" };
         }
-        if (decision.mode === "webview") setSnapshot({ pendingInvite: null, activeLaunch: toLaunch(decision, "link") });
+        if (decision.mode !== "not_eligible" && !decision.url) throw new Error(`launch decision ${decision.mode} without a url`);
+        if (decision.mode === "webview") store.set({ pendingInvite: null, activeLaunch: toLaunch(decision, decision.url!, "link") });
         if (decision.mode === "external_browser") openFallback(decision.url!);
         return { handled: true, mode: decision.mode };
       } catch (err) {
-        diagnose({ type: "launch_failed", error: errorText(err) });
+        diagnose({ type: "launch_failed", error: errorText(err), ...(err instanceof HttpError ? { status: err.status } : {}) });
         return { handled: false, reason: "resolve_failed" };
       }
     },
 
     closeActiveLaunch() {
-      setSnapshot({ activeLaunch: null });
+      store.set({ activeLaunch: null });
     },
 
     reportPromptShown() {
-      if (snapshot.pendingInvite) postPhase("shown", snapshot.pendingInvite);
+      const invite = store.get().pendingInvite;
+      if (!invite || shown.has(invite)) return;
+      shown.add(invite);
+      postPhase("shown", invite);
     },
 
-    async ready() {
-      await initial;
-      while (loading) await loading;
-    },
-
+    ready: () => cache.idle(),
     diagnose,
   };
 
-  const initial = restore().then(() => loadConfig());
+  // Load eagerly: the first matching event is then matched synchronously, and audience matches appear on their own.
+  void cache.ensure(referenceId);
   return client;
 }

@@ -4,57 +4,71 @@ import type { components } from "../../../generated/schema.d.ts";
 type S = components["schemas"];
 export type Primitive = string | number | boolean | null;
 export type InvitePrompt = S["InvitePrompt"];
+export type LaunchMode = S["LaunchMode"];
+export type PromptPhase = S["PromptPhase"];
 
-/** An invite waiting for the user: set locally by a matching event or an audience match. */
+/** An invite waiting for the user: set locally by a matching event or an audience match. Frozen. */
 export interface PendingInvite {
-  launchRuleId: string;
-  experimentId: string;
-  audienceId?: string;
-  prompt: InvitePrompt;
+  readonly launchRuleId: string;
+  readonly experimentId: string;
+  /** Set when the invite came from a synced audience match. */
+  readonly audienceId?: string;
+  readonly prompt: Readonly<InvitePrompt>;
   /** The app event that created it (attribution only); absent for an audience match. */
-  triggerEvent?: string;
-  launchToken: string;
-  /** When the signed launch expires, ms since epoch. */
-  expiresAt: number;
+  readonly triggerEvent?: string;
+  readonly launchToken: string;
+  /** When the signed launch expires, ms since epoch (server time, compared with the client's clock). */
+  readonly expiresAt: number;
 }
 
-/** An interview opened in the in-app web view. */
+/** An interview opened in the in-app web view. Frozen. */
 export interface ActiveLaunch {
-  url: string;
-  expiresAt: number | null;
-  launchRuleId?: string;
-  experimentId?: string;
-  audienceId?: string;
-  /** Where it came from. */
-  source: "invite" | "link";
+  readonly url: string;
+  /** When the signed URL stops working, ms since epoch. */
+  readonly expiresAt: number | null;
+  readonly launchRuleId?: string;
+  readonly experimentId?: string;
+  readonly audienceId?: string;
+  /** Where it came from: an accepted invite or an invite link. */
+  readonly source: "invite" | "link";
 }
 
+/** What `useInterviews` returns; a new object only when one of the two changed. */
 export interface Snapshot {
-  pendingInvite: PendingInvite | null;
-  activeLaunch: ActiveLaunch | null;
+  readonly pendingInvite: PendingInvite | null;
+  readonly activeLaunch: ActiveLaunch | null;
 }
 
 export type StartResult = "webview" | "external_browser" | "not_eligible" | "expired" | "none";
 export type LinkResult =
-  | { handled: true; mode: "webview" | "external_browser" | "not_eligible" }
+  | { handled: true; mode: LaunchMode }
   | { handled: false; reason: "not_interview_link" | "resolve_failed" };
 
+/** Everything the client reports instead of throwing. */
 export type Diagnostic =
-  | { type: "config_loaded"; rules: number; audienceMatches: number; ttlSeconds: number }
-  | { type: "config_failed"; error: string }
-  | { type: "event_ignored"; eventName: string; reason: "no_matching_rule" | "invite_pending" | "launch_active" }
+  | { type: "config_loaded"; source: "network" | "storage"; rules: number; audienceMatches: number; ttlSeconds: number }
+  | { type: "config_failed"; error: string; retryInMs: number }
+  | { type: "event_ignored"; eventName: string; reason: "no_matching_rule" | "invite_pending" | "launch_active" | "config_unavailable" | "invalid_event_name" }
   | { type: "metadata_dropped"; key: string; reason: string }
-  | { type: "launch_failed"; error: string }
-  | { type: "launch_discarded"; reason: "user_changed" }
+  | { type: "mapper_failed"; eventName: string; error: string }
+  | { type: "trigger_event_dropped"; reason: "too_long" }
+  | { type: "launch_failed"; error: string; status?: number }
+  | { type: "launch_discarded"; reason: "user_changed" | "invite_gone" }
   | { type: "fallback_opened"; url: string }
-  | { type: "prompt_event_failed"; phase: string; error: string }
+  | { type: "fallback_unavailable"; url: string }
+  | { type: "prompt_event_failed"; phase: PromptPhase; error: string }
   | { type: "track_failed"; error: string }
   | { type: "bridge_error"; error: string }
   | { type: "storage_failed"; error: string };
 
+/** Optional async key-value store (AsyncStorage, localStorage, ...) that keeps the config cache across restarts. */
 export interface KeyValueStorage {
   getItem(key: string): Promise<string | null> | string | null;
   setItem(key: string, value: string): Promise<void> | void;
+}
+
+export interface Clock {
+  now(): number;
 }
 
 export interface InterviewClientOptions {
@@ -64,7 +78,7 @@ export interface InterviewClientOptions {
   referenceId?: string | null;
   /** Up to and including `/api`. */
   baseUrl: string;
-  /** Opens a URL outside the app; default: reports a diagnostic (headless core has no platform opener). */
+  /** Opens a URL outside the app. Default: none in this headless core, reported as `fallback_unavailable`. */
   openFallbackUrl?: (url: string) => void;
   /** Allowlist mapper from an analytics event's properties to metadata; only JSON primitives are kept. */
   mapTrackProperties?: (eventName: string, properties: unknown) => Record<string, unknown> | undefined;
@@ -72,6 +86,6 @@ export interface InterviewClientOptions {
   metadata?: Record<string, Primitive>;
   onDiagnostic?: (event: Diagnostic) => void;
   fetch?: typeof fetch;
-  clock?: { now(): number };
+  clock?: Clock;
   storage?: KeyValueStorage;
 }

@@ -1,0 +1,140 @@
+/**
+ * The trigger config of one referenceId, fetched once per server time-to-live and shared by concurrent callers.
+ *
+ * - A failed fetch backs off (5 s, doubling, at most 5 min, by the injected clock): with the service down, a busy
+ *   app would otherwise pay one request per analytics event, which is what the cache exists to prevent.
+ * - A time-to-live below 10 s is treated as 10 s for the same reason (the contract allows 0).
+ * - With `storage`, the entry survives restarts; nothing is fetched until the stored entry has been read, so a
+ *   restart within the time-to-live costs no request.
+ */
+import type { ParticipantApi, ParticipantConfig } from "./api.ts";
+import type { Clock, Diagnostic, KeyValueStorage } from "./types.ts";
+
+const STORAGE_KEY = "interviews.participant-config.v1";
+const BACKOFF_BASE_MS = 5_000;
+const BACKOFF_MAX_MS = 5 * 60_000;
+const MIN_TTL_S = 10;
+
+interface Entry {
+  referenceId: string | null;
+  config: ParticipantConfig;
+  /** By the client's clock. */
+  expiresAt: number;
+}
+
+export interface ConfigCacheDeps {
+  api: ParticipantApi;
+  clock: Clock;
+  storage?: KeyValueStorage;
+  diagnose(event: Diagnostic): void;
+  /** A config became current for `referenceId` (from the network or from storage). */
+  onLoaded(config: ParticipantConfig, referenceId: string | null): void;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+export class ConfigCache {
+  private entry: Entry | null = null;
+  private inFlight: { referenceId: string | null; promise: Promise<void> } | null = null;
+  private failures = 0;
+  private retryAt = 0;
+  /** Bumped by forget(): answers to requests made before it are dropped. */
+  private epoch = 0;
+  private readonly restoring: Promise<void>;
+
+  constructor(private readonly deps: ConfigCacheDeps) {
+    this.restoring = this.restore();
+  }
+
+  /** The cached config when it belongs to `referenceId` and is within its time-to-live; otherwise null. */
+  fresh(referenceId: string | null): ParticipantConfig | null {
+    const e = this.entry;
+    return e && e.referenceId === referenceId && this.deps.clock.now() < e.expiresAt ? e.config : null;
+  }
+
+  /** Makes the config of `referenceId` fresh if it can: at most one request in flight, none while backing off. */
+  ensure(referenceId: string | null): Promise<void> {
+    if (this.fresh(referenceId)) return Promise.resolve();
+    if (this.inFlight && this.inFlight.referenceId === referenceId) return this.inFlight.promise;
+    const epoch = this.epoch;
+    const promise = this.restoring
+      .then(() => {
+        if (epoch !== this.epoch || this.fresh(referenceId) || this.deps.clock.now() < this.retryAt) return;
+        return this.deps.api.config(referenceId).then(
+          (config) => this.loaded(epoch, referenceId, config),
+          (err) => this.failed(epoch, err),
+        );
+      })
+      .finally(() => {
+        if (this.inFlight?.promise === promise) this.inFlight = null;
+      });
+    this.inFlight = { referenceId, promise };
+    return promise;
+  }
+
+  /** Resolves once the stored entry has been read and no fetch is in flight. */
+  async idle(): Promise<void> {
+    await this.restoring;
+    while (this.inFlight) await this.inFlight.promise;
+  }
+
+  /** A new identity: drop the entry, the request in flight and the backoff. */
+  forget(): void {
+    this.epoch++;
+    this.entry = null;
+    this.inFlight = null;
+    this.failures = 0;
+    this.retryAt = 0;
+  }
+
+  private loaded(epoch: number, referenceId: string | null, config: ParticipantConfig): void {
+    if (epoch !== this.epoch) return;
+    this.failures = 0;
+    this.retryAt = 0;
+    this.entry = { referenceId, config, expiresAt: this.deps.clock.now() + Math.max(config.ttlSeconds, MIN_TTL_S) * 1000 };
+    this.report("network", config);
+    this.persist(this.entry);
+    this.deps.onLoaded(config, referenceId);
+  }
+
+  private failed(epoch: number, err: unknown): void {
+    if (epoch !== this.epoch) return;
+    this.failures++;
+    const retryInMs = Math.min(BACKOFF_BASE_MS * 2 ** (this.failures - 1), BACKOFF_MAX_MS);
+    this.retryAt = this.deps.clock.now() + retryInMs;
+    this.deps.diagnose({ type: "config_failed", error: errorText(err), retryInMs });
+  }
+
+  private report(source: "network" | "storage", config: ParticipantConfig): void {
+    this.deps.diagnose({
+      type: "config_loaded", source, rules: config.triggerRules.length, audienceMatches: config.audienceMatches.length, ttlSeconds: config.ttlSeconds,
+    });
+  }
+
+  private persist(entry: Entry): void {
+    const storage = this.deps.storage;
+    if (!storage) return;
+    // Promise.resolve().then: a storage whose setItem throws synchronously is reported like one that rejects.
+    Promise.resolve()
+      .then(() => storage.setItem(STORAGE_KEY, JSON.stringify(entry)))
+      .catch((err) => this.deps.diagnose({ type: "storage_failed", error: errorText(err) }));
+  }
+
+  private async restore(): Promise<void> {
+    const storage = this.deps.storage;
+    if (!storage) return;
+    try {
+      const raw = await storage.getItem(STORAGE_KEY);
+      if (!raw) return;
+      const saved = JSON.parse(raw) as Entry;
+      const valid = saved && typeof saved.expiresAt === "number" && Array.isArray(saved.config?.triggerRules) && Array.isArray(saved.config?.audienceMatches);
+      if (!valid) throw new Error("stored config has an unexpected shape");
+      if (this.entry || this.deps.clock.now() >= saved.expiresAt) return;
+      this.entry = saved;
+      this.report("storage", saved.config);
+      this.deps.onLoaded(saved.config, saved.referenceId);
+    } catch (err) {
+      this.deps.diagnose({ type: "storage_failed", error: errorText(err) });
+    }
+  }
+}
