@@ -153,6 +153,15 @@ describe("around the table", () => {
     expect(h.requests.length).toBe(before);
   });
 
+  it("handleLink leaves the app's own /i/ routes on other hosts alone, and an unknown code is resolve_failed", async () => {
+    const h = await ready();
+    const before = h.requests.length;
+    expect(await h.client.handleLink("https://shop.example/i/profile")).toEqual({ handled: false, reason: "not_interview_link" });
+    expect(await h.client.handleLink("https://shop.example/interviews/ABCDEFGH")).toEqual({ handled: false, reason: "not_interview_link" });
+    expect(h.requests.length).toBe(before);
+    expect(await h.client.handleLink("https://interviews.example.com/i/NOSUCHCODE1")).toEqual({ handled: false, reason: "resolve_failed" });
+  });
+
   it("handleLink when the service is unreachable -> resolve_failed, never a throw", async () => {
     const h = await ready();
     h.down = true;

@@ -164,7 +164,9 @@ class Link implements fc.AsyncCommand<Model, Real> {
       ? { handled: false, reason: "not_interview_link" }
       : m.down
         ? { handled: false, reason: "resolve_failed" }
-        : { handled: true, mode: linksOf(m).get(this.code) };
+        : this.code === "noSuchInvite1"
+          ? { handled: false, reason: "resolve_failed" } // a code the service does not know is not resolved
+          : { handled: true, mode: linksOf(m).get(this.code) };
     if (JSON.stringify(result) !== JSON.stringify(want)) throw new Error(`${this}: ${JSON.stringify(result)}, model ${JSON.stringify(want)}`);
     if (result.handled && result.mode === "webview") {
       if (m.pending) setPending(m, null);

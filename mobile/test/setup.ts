@@ -67,7 +67,7 @@ export function makeClient(baseUrl: string, clock: { now(): number }, extra: Par
     return fetch(input, init);
   };
   h.client = createInterviewClient({
-    publicKey: PK, baseUrl, clock, referenceId: freshUser(), fetch: recording,
+    publicKey: PK, baseUrl, clock, referenceId: freshUser(), fetch: recording, linkHosts: ["interviews.example.com", "go.example.org"],
     openFallbackUrl: (url) => void h.opened.push(url), onDiagnostic: (d) => void h.diagnostics.push(d), ...extra,
   });
   return h;

@@ -1,5 +1,5 @@
 /** The three participant endpoints, typed from the contract, with the public key in `X-Public-Key`. */
-import type { components } from "../../../generated/schema.d.ts";
+import type { components } from "../../../generated/api.d.ts";
 
 type S = components["schemas"];
 export type ParticipantConfig = S["ParticipantConfig"];
@@ -23,13 +23,22 @@ export class ParticipantApi {
   private async call<T>(path: string, method: "GET" | "POST", body?: unknown): Promise<T> {
     // Called detached: a browser's fetch throws "Illegal invocation" when `this` is not the window.
     const fetchImpl = this.fetchImpl;
-    const res = await fetchImpl(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
-      method,
-      headers: { "X-Public-Key": this.publicKey, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    const text = await res.text();
+    // AbortController and setTimeout, not AbortSignal.timeout: React Native's AbortSignal has no timeout().
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetchImpl(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
+        method,
+        headers: { "X-Public-Key": this.publicKey, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: controller.signal,
+      });
+      text = await res.text();
+    } finally {
+      clearTimeout(timer);
+    }
     if (!res.ok) {
       let type: string | undefined;
       try {

@@ -11,7 +11,7 @@
  */
 import { HttpError, ParticipantApi, type LaunchDecision, type LaunchRequest, type ParticipantConfig } from "./api.ts";
 import { ConfigCache } from "./config-cache.ts";
-import { inviteCodeOf } from "./links.ts";
+import { httpsParts, inviteCodeOf } from "./links.ts";
 import { primitivesOnly } from "./primitives.ts";
 import { promptFunnel } from "./prompt-funnel.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
@@ -57,6 +57,8 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
   const api = new ParticipantApi(options.baseUrl, options.publicKey, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
   const store = new SnapshotStore((err) => diagnose({ type: "bridge_error", error: `snapshot listener threw: ${errorText(err)}` }));
 
+  // The service's link host by default: the host of baseUrl (http too, for a sandbox on loopback).
+  const linkHosts = options.linkHosts ?? [httpsParts(options.baseUrl.replace(/^http:/i, "https:"))?.host ?? ""].filter(Boolean);
   let referenceId: string | null = options.referenceId ?? null;
   const defaultMetadata = primitivesOnly(options.metadata, dropped);
   let metadata = defaultMetadata;
@@ -291,7 +293,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
     },
 
     async handleLink(url) {
-      const code = inviteCodeOf(url);
+      const code = inviteCodeOf(url, linkHosts);
       if (!code) return { handled: false, reason: "not_interview_link" };
       const gen = generation;
       try {
@@ -301,6 +303,11 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
           return { handled: false, reason: "resolve_failed" };
         }
         if (decision.mode !== "not_eligible" && !decision.url) throw new Error(`launch decision ${decision.mode} without a url`);
+        // A code the service does not know was not resolved: the link is not the service's to handle.
+        if (decision.mode === "not_eligible" && decision.reason === "unknown_invite") {
+          diagnose({ type: "launch_failed", error: "unknown invite code" });
+          return { handled: false, reason: "resolve_failed" };
+        }
         if (decision.mode === "webview") store.set({ pendingInvite: null, activeLaunch: toLaunch(decision, decision.url!, "link") });
         if (decision.mode === "external_browser") openFallback(decision.url!);
         return { handled: true, mode: decision.mode };

@@ -78,7 +78,12 @@ export interface InterviewClientOptions {
   referenceId?: string | null;
   /** Up to and including `/api`. */
   baseUrl: string;
-  /** Opens a URL outside the app. Default: none in this headless core, reported as `fallback_unavailable`. */
+  /**
+   * Hosts whose `/i/{code}` and `/interviews/{code}` links are interview links (default: the host of `baseUrl`).
+   * `handleLink` leaves every other URL to the app (`not_interview_link`), so the app's own `/i/...` routes work.
+   */
+  linkHosts?: readonly string[];
+  /** Opens a URL outside the app. The React Native entry defaults to `Linking.openURL`; the headless core has none and reports `fallback_unavailable`. */
   openFallbackUrl?: (url: string) => void;
   /** Allowlist mapper from an analytics event's properties to metadata; only JSON primitives are kept. */
   mapTrackProperties?: (eventName: string, properties: unknown) => Record<string, unknown> | undefined;
