@@ -217,6 +217,57 @@ describe("around the table", () => {
     expect(h.diagnostics.filter((d) => d.type === "event_ignored").map((d) => (d as { reason: string }).reason)).toEqual(["invite_pending", "launch_active"]);
   });
 
+  it("a dismissed trigger invite does not come back on the next matching event, until a new identity", async () => {
+    const h = await ready();
+    h.client.track(fx.eventFor.webview);
+    expect(h.client.getSnapshot().pendingInvite).not.toBeNull();
+    h.client.dismissPendingInvite();
+    h.client.track(fx.eventFor.webview);
+    expect(h.client.getSnapshot().pendingInvite).toBeNull();
+    expect(h.diagnostics.some((d) => d.type === "event_ignored" && (d as { reason: string }).reason === "invite_dismissed")).toBe(true);
+    h.client.setUser(freshUser());
+    await h.client.ready();
+    h.client.track(fx.eventFor.webview);
+    expect(h.client.getSnapshot().pendingInvite).not.toBeNull();
+  });
+
+  it("keeps only JSON-primitive metadata from createInterviewClient and setUser, so a nested object cannot break every launch", async () => {
+    const h = await ready({ metadata: { plan: "pro", seats: 3, trial: false, nested: { a: 1 }, list: [1], none: null } as never });
+    h.client.track(fx.eventFor.webview);
+    expect(await h.client.startPendingInvite()).toBe("webview");
+    const launch = h.requests.find((r) => r.path.endsWith("/launches"))!;
+    expect((launch.body as { metadata: unknown }).metadata).toEqual({ plan: "pro", seats: 3, trial: false, none: null });
+    expect(h.diagnostics.filter((d) => d.type === "metadata_dropped").map((d) => (d as { key: string }).key).sort()).toEqual(["list", "nested"]);
+    h.client.setUser(freshUser(), { deep: { x: 1 } as never, ok: "yes" });
+    await h.client.ready();
+    h.client.track(fx.eventFor.webview);
+    expect(await h.client.startPendingInvite()).toBe("webview");
+    const second = h.requests.filter((r) => r.path.endsWith("/launches"))[1];
+    expect((second.body as { metadata: unknown }).metadata).toEqual({ ok: "yes" });
+  });
+
+  it("with the service down, 50 analytics events cost one config request per backoff interval, not one each", async () => {
+    const h = makeClient(server.baseUrl, clock);
+    h.down = true;
+    await h.client.ready();
+    const first = h.count("config");
+    for (let i = 0; i < 50; i++) h.client.track(fx.eventFor.webview);
+    await settle();
+    await h.client.ready();
+    expect(h.count("config") - first).toBeLessThanOrEqual(1);
+    clock.advance(5_001);
+    for (let i = 0; i < 50; i++) h.client.track(fx.eventFor.webview);
+    await settle();
+    await h.client.ready();
+    expect(h.count("config") - first).toBeLessThanOrEqual(2);
+    h.down = false;
+    clock.advance(10_001);
+    h.client.track(fx.eventFor.webview);
+    await settle();
+    await h.client.ready();
+    expect(h.client.getSnapshot().pendingInvite).not.toBeNull();
+  });
+
   it("a dismissed audience invite is not offered again when the config refreshes", async () => {
     const h = await ready({ referenceId: fx.audienceUser.referenceId });
     h.client.dismissPendingInvite();

@@ -32,6 +32,8 @@ interface Model {
   failures: number;
   retryAt: number;
   audienceOffered: boolean;
+  /** Events whose trigger invite this identity dismissed: they do not bring it back. */
+  dismissed: Set<string>;
   down: boolean;
   opened: number;
   /** Bumped whenever pending or active changes: while it stays, getSnapshot() must return the very same object. */
@@ -90,7 +92,7 @@ class Track implements fc.AsyncCommand<Model, Real> {
     }
     const stillFresh = m.config !== null && clock.now() < m.config.expiresAt;
     const mode = rulesOf(m).get(this.event);
-    if (stillFresh && mode && !m.pending && !m.active) setPending(m, { event: this.event, mode, expiresAt: m.config!.fetchedAt + TOKEN_TTL_MS });
+    if (stillFresh && mode && !m.pending && !m.active && !m.dismissed.has(this.event)) setPending(m, { event: this.event, mode, expiresAt: m.config!.fetchedAt + TOKEN_TTL_MS });
     check(m, r, this.toString());
   }
   toString = () => `track(${this.event})`;
@@ -121,6 +123,7 @@ class Dismiss implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(m: Model, r: Real) {
     r.h.client.dismissPendingInvite();
+    if (m.pending?.event) m.dismissed.add(m.pending.event);
     if (m.pending) setPending(m, null);
     check(m, r, "dismiss");
   }
@@ -146,7 +149,7 @@ class SetUser implements fc.AsyncCommand<Model, Real> {
     if (referenceId !== m.user.referenceId) {
       if (m.pending) setPending(m, null);
       if (m.active) setActive(m, false);
-      Object.assign(m, { user: { referenceId, audience: this.audience }, config: null, failures: 0, retryAt: 0, audienceOffered: false });
+      Object.assign(m, { user: { referenceId, audience: this.audience }, config: null, failures: 0, retryAt: 0, audienceOffered: false, dismissed: new Set() });
       fetchConfig(m);
     }
     await r.h.client.ready();
@@ -224,7 +227,7 @@ describe("model-based lifecycle", () => {
         const referenceId = h.requests[0].url.split("referenceId=")[1];
         const model: Model = {
           user: { referenceId, audience: false }, pending: null, active: false, config: { fetchedAt: clock.now(), expiresAt: clock.now() + CONFIG_TTL_S * 1000 },
-          failures: 0, retryAt: 0, audienceOffered: false, down: false, opened: 0, version: 0,
+          failures: 0, retryAt: 0, audienceOffered: false, dismissed: new Set<string>(), down: false, opened: 0, version: 0,
         };
         await fc.asyncModelRun(() => ({ model, real: { h, snapshot: h.client.getSnapshot(), version: 0 } }), cmds);
       }),

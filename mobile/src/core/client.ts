@@ -66,6 +66,12 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
   let generation = 0;
   /** Audience invites already offered to this identity: a dismissed one is not offered again at every config refresh. */
   const offeredAudiences = new Set<string>();
+  /**
+   * Trigger rules whose invite this identity dismissed, by rule and experiment: the next matching event does not
+   * bring the same invite back. A changed rule (another launchRuleId or study) offers again.
+   */
+  const dismissedRules = new Set<string>();
+  const ruleKey = (r: { launchRuleId: string; experimentId?: string | null }) => `${r.launchRuleId}/${r.experimentId ?? ""}`;
   /** Mapped event metadata of each invite, sent with its launch (kept off the public snapshot). */
   const eventMetadata = new WeakMap<PendingInvite, Record<string, Primitive>>();
   const shown = new WeakSet<PendingInvite>();
@@ -111,6 +117,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
     const s = store.get();
     if (s.pendingInvite) return diagnose({ type: "event_ignored", eventName, reason: "invite_pending" });
     if (s.activeLaunch) return diagnose({ type: "event_ignored", eventName, reason: "launch_active" });
+    if (dismissedRules.has(ruleKey(rule))) return diagnose({ type: "event_ignored", eventName, reason: "invite_dismissed" });
     const invite: PendingInvite = Object.freeze({
       launchRuleId: rule.launchRuleId, experimentId: rule.experimentId, prompt: Object.freeze({ ...rule.prompt }), triggerEvent: eventName,
       launchToken: rule.launchToken, expiresAt: Date.parse(rule.launchTokenExpiresAt),
@@ -246,6 +253,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
       generation++;
       starting = null;
       offeredAudiences.clear();
+      dismissedRules.clear();
       cache.forget();
       store.set({ pendingInvite: null, activeLaunch: null });
       void cache.ensure(referenceId);
@@ -289,6 +297,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
       const invite = store.get().pendingInvite;
       if (!invite) return;
       store.set({ pendingInvite: null });
+      if (!invite.audienceId) dismissedRules.add(ruleKey(invite));
       postPhase("dismissed", invite);
     },
 

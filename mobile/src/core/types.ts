@@ -48,7 +48,7 @@ export type LinkResult =
 export type Diagnostic =
   | { type: "config_loaded"; source: "network" | "storage"; rules: number; audienceMatches: number; ttlSeconds: number }
   | { type: "config_failed"; error: string; retryInMs: number }
-  | { type: "event_ignored"; eventName: string; reason: "no_matching_rule" | "invite_pending" | "launch_active" | "config_unavailable" | "invalid_event_name" }
+  | { type: "event_ignored"; eventName: string; reason: "no_matching_rule" | "invite_pending" | "launch_active" | "invite_dismissed" | "config_unavailable" | "invalid_event_name" }
   | { type: "metadata_dropped"; key: string; reason: string }
   | { type: "mapper_failed"; eventName: string; error: string }
   | { type: "trigger_event_dropped"; reason: "too_long" }
