@@ -3,7 +3,7 @@
  * request (and can play "service down"), and the fixture facts discovered from the server's own answers.
  */
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
-import { createInterviewClient, type InterviewClient } from "../src/index.ts";
+import { createInterviewClient, type InterviewClient } from "../src/core/index.ts";
 import type { Diagnostic, InterviewClientOptions, LaunchMode } from "../src/core/types.ts";
 
 export const PK = "pk_live_acme_0123456789abcdef0123456789abcdef";

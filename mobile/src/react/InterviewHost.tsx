@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from "react";
 import type { InterviewClient } from "../core/client.ts";
+import { originOf } from "../core/links.ts";
 import type { ActiveLaunch } from "../core/types.ts";
 import { parseMessage, type HostCloseEvent, type InterviewMessage } from "./protocol.ts";
 import { useInterviews } from "./useInterviews.ts";
@@ -26,14 +27,6 @@ export interface InterviewHostProps {
   onError?: (error: Error, event: unknown) => void;
 }
 
-const originOf = (url: string): string | null => {
-  try {
-    const origin = new URL(url).origin;
-    return origin === "null" ? null : origin;
-  } catch {
-    return null;
-  }
-};
 
 export function InterviewHost(props: InterviewHostProps) {
   const { client, visible = true, showPrompt = true, allowedOrigins = [] } = props;
