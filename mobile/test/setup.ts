@@ -3,7 +3,8 @@
  * request (and can play "service down"), and the fixture facts discovered from the server's own answers.
  */
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
-import { createInterviewClient, type InterviewClient } from "../src/core/index.ts";
+// The packaged build, as an app gets it (`npm test` builds dist/ first).
+import { createInterviewClient, type InterviewClient } from "../dist/core/index.js";
 import type { Diagnostic, InterviewClientOptions, LaunchMode } from "../src/core/types.ts";
 
 export const PK = "pk_live_acme_0123456789abcdef0123456789abcdef";
