@@ -147,9 +147,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   /** Sends now when a slot is free, else queues the attempt (it stays `pending` until it goes out). */
-  function send(a: Attempt): void {
+  function send(a: Attempt, nowMs = clock.now()): void {
     const pid = a.ev.project.id;
-    if (inFlight.size < maxTotal && (onWire.get(pid) ?? 0) < maxPerProject) return start(a);
+    if (inFlight.size < maxTotal && (onWire.get(pid) ?? 0) < maxPerProject) return start(a, nowMs);
     const list = queued.get(pid);
     if (list) list.push(a);
     else queued.set(pid, [a]);
@@ -168,15 +168,16 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         progressed = true;
         const stale = staleReason(a.ev);
         if (stale) cancelAttempt(a, stale);
-        else start(a);
+        else start(a, clock.now());
       }
     }
   }
 
-  function start(a: Attempt): void {
+  /** `nowMs`: a first attempt sent at once keeps the event's own time as its send time (the payload's timestamp). */
+  function start(a: Attempt, nowMs: number): void {
     const { ev } = a;
     const pid = ev.project.id;
-    update(a, { status: "in_flight", sent_at: iso(clock.now()) });
+    update(a, { status: "in_flight", sent_at: iso(nowMs) });
     const controller = new AbortController();
     inFlight.set(a, controller);
     onWire.set(pid, (onWire.get(pid) ?? 0) + 1);
@@ -243,7 +244,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
             "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body),
           },
         };
-        send(newAttempt(ev, 1, now));
+        send(newAttempt(ev, 1, now), now);
       } catch (err) {
         logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");
       }
