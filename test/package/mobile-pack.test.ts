@@ -39,6 +39,7 @@ describe("the packed React Native library, installed into a fresh app", () => {
     writeFileSync(join(app, "App.tsx"), `
       import { createInterviewClient, InterviewHost, useInterviews, type InterviewClient } from "@service/interviews-react-native";
       const seen: string[] = [];
+      // AsyncStorage's shape.
       const storage = { getItem: async (_k: string) => null as string | null, setItem: async (_k: string, _v: string) => {}, removeItem: async (_k: string) => {} };
       export const interviews: InterviewClient = createInterviewClient({ publicKey: "pk_live_x", baseUrl: "https://api.example.com/api", referenceId: null,
         storage, mapTrackProperties: (_e, p) => ({ plan: (p as { plan?: string }).plan ?? null }), onDiagnostic: (d) => void seen.push(d.type) });
