@@ -9,57 +9,21 @@
  *   grants the page's microphone request; on iOS the system asks (the app declares NSMicrophoneUsageDescription).
  * - `visible` is the app's gate; hiding the host unmounts the web view, so a hidden interview holds no microphone.
  */
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { Linking, Modal, PermissionsAndroid, Platform, Pressable, StyleSheet, Text, View } from "react-native";
 import { WebView, type WebViewMessageEvent } from "react-native-webview";
-import type { InterviewClient } from "../core/client.ts";
 import { originOf } from "../core/links.ts";
-import type { ActiveLaunch } from "../core/types.ts";
-import { parseMessage, type HostCloseEvent, type InterviewMessage } from "../react/protocol.ts";
-import { useInterviews } from "../react/useInterviews.ts";
+import { useHostState, type HostCallbacks } from "../react/host-state.ts";
 
-export interface InterviewHostProps {
-  client: InterviewClient;
-  /** App-controlled gate (default true); still needs a pending invite or an active launch to show anything. */
-  visible?: boolean;
-  /** Render the built-in prompt (default true); false for a custom prompt driven by useInterviews. */
-  showPrompt?: boolean;
-  /** Extra origins the web view may navigate to and receive messages from; the launch origin always may. */
-  allowedOrigins?: readonly string[];
-  onLoaded?: (event: InterviewMessage) => void;
-  onStarted?: (event: InterviewMessage, sessionId: string) => void;
-  onCompleted?: (event: InterviewMessage, sessionId: string) => void;
-  onAbandoned?: (event: InterviewMessage, sessionId?: string) => void;
-  onClosed?: (event: InterviewMessage | HostCloseEvent, reason: "user" | "system") => void;
-  /** A message from a disallowed origin, a malformed message, a load failure or a refused microphone. */
-  onError?: (error: Error, event: unknown) => void;
-}
+export type InterviewHostProps = HostCallbacks;
 
 type Mic = "asking" | "ready";
 
 export function InterviewHost(props: InterviewHostProps) {
-  const { client, visible = true, showPrompt = true, allowedOrigins = [] } = props;
-  const { pendingInvite, activeLaunch } = useInterviews(client);
-  const latest = useRef(props);
-  latest.current = props;
-  const [busy, setBusy] = useState(false);
+  const { visible = true, allowedOrigins = [] } = props;
+  const host = useHostState(props);
+  const { activeLaunch, pendingInvite, latest } = host;
   const [mic, setMic] = useState<Mic>(Platform.OS === "android" ? "asking" : "ready");
-  const closingOurselves = useRef<ActiveLaunch | null>(null);
-  const previousLaunch = useRef<ActiveLaunch | null>(activeLaunch);
-
-  const promptVisible = visible && showPrompt && pendingInvite !== null && activeLaunch === null;
-  useEffect(() => {
-    if (promptVisible) client.reportPromptShown();
-  }, [promptVisible, pendingInvite, client]);
-
-  // A launch that disappears without the user or the page closing it (setUser, another link) is a system close.
-  useEffect(() => {
-    const before = previousLaunch.current;
-    previousLaunch.current = activeLaunch;
-    if (!before || before === activeLaunch) return;
-    if (closingOurselves.current === before) closingOurselves.current = null;
-    else latest.current.onClosed?.({ type: "host.launch_ended" }, "system");
-  }, [activeLaunch]);
 
   // Android: the microphone permission before the web view opens; a refusal is reported, the interview still opens.
   const showing = visible && activeLaunch !== null;
@@ -82,37 +46,18 @@ export function InterviewHost(props: InterviewHostProps) {
   if (activeLaunch) {
     const launch = activeLaunch;
     const allowed = new Set([launch.url, ...allowedOrigins].map(originOf).filter((o): o is string => o !== null));
-    const close = () => {
-      closingOurselves.current = launch;
-      client.closeActiveLaunch();
-      latest.current.onClosed?.({ type: "host.close_button" }, "user");
-    };
-    const report = (message: string, event: unknown) => {
-      client.diagnose({ type: "bridge_error", error: message });
-      latest.current.onError?.(new Error(message), event);
-    };
+    const close = () => host.closeByUser(launch);
     const onMessage = (e: WebViewMessageEvent) => {
       const { data, url } = e.nativeEvent;
       const origin = originOf(url);
-      if (!origin || !allowed.has(origin)) return report(`ignored a message from a disallowed origin: ${origin ?? url}`, data);
+      if (!origin || !allowed.has(origin)) return host.reject(`ignored a message from a disallowed origin: ${origin ?? url}`, data);
       let parsed: unknown;
       try {
         parsed = JSON.parse(data);
       } catch {
         parsed = undefined;
       }
-      const m = parseMessage(parsed);
-      if (!m) return report("malformed interview message", data);
-      const p = latest.current;
-      if (m.type === "interview.loaded") p.onLoaded?.(m);
-      else if (m.type === "interview.started") p.onStarted?.(m, m.sessionId);
-      else if (m.type === "interview.completed") p.onCompleted?.(m, m.sessionId);
-      else if (m.type === "interview.abandoned") p.onAbandoned?.(m, m.sessionId);
-      else {
-        closingOurselves.current = launch;
-        client.closeActiveLaunch();
-        p.onClosed?.(m, m.reason ?? "system");
-      }
+      host.deliver(launch, parsed, data);
     };
     return (
       <Modal visible animationType="slide" presentationStyle="fullScreen" onRequestClose={close} accessibilityViewIsModal>
@@ -136,7 +81,7 @@ export function InterviewHost(props: InterviewHostProps) {
                 if (origin && allowed.has(origin)) return true;
                 if (request.url === "about:blank") return true;
                 // Anything else leaves the interview: the system opens it, the web view stays where it is.
-                Linking.openURL(request.url).catch((err: unknown) => report(`could not open ${request.url}: ${err instanceof Error ? err.message : String(err)}`, request));
+                Linking.openURL(request.url).catch((err: unknown) => host.reject(`could not open ${request.url}: ${err instanceof Error ? err.message : String(err)}`, request));
                 return false;
               }}
               onError={(e) => latest.current.onError?.(new Error(`the interview page failed to load: ${e.nativeEvent.description}`), e.nativeEvent)}
@@ -149,23 +94,18 @@ export function InterviewHost(props: InterviewHostProps) {
     );
   }
 
-  if (promptVisible && pendingInvite) {
+  if (host.promptVisible && pendingInvite) {
     const { prompt } = pendingInvite;
-    const accept = () => {
-      setBusy(true);
-      // startPendingInvite never rejects; the finally only re-enables the buttons.
-      void client.startPendingInvite().finally(() => setBusy(false));
-    };
     return (
-      <Modal visible transparent animationType="fade" onRequestClose={() => client.dismissPendingInvite()}>
+      <Modal visible transparent animationType="fade" onRequestClose={host.dismiss}>
         <View style={styles.backdrop}>
           <View style={styles.card} accessibilityRole="alert" accessibilityLabel={prompt.title}>
             <Text style={styles.title}>{prompt.title}</Text>
             <Text style={styles.body}>{prompt.body}</Text>
-            <Pressable accessibilityRole="button" accessibilityLabel={prompt.acceptLabel} disabled={busy} onPress={accept} style={styles.primary}>
+            <Pressable accessibilityRole="button" accessibilityLabel={prompt.acceptLabel} disabled={host.busy} onPress={host.accept} style={styles.primary}>
               <Text style={styles.primaryText}>{prompt.acceptLabel}</Text>
             </Pressable>
-            <Pressable accessibilityRole="button" accessibilityLabel={prompt.dismissLabel} disabled={busy} onPress={() => client.dismissPendingInvite()} style={styles.secondary}>
+            <Pressable accessibilityRole="button" accessibilityLabel={prompt.dismissLabel} disabled={host.busy} onPress={host.dismiss} style={styles.secondary}>
               <Text>{prompt.dismissLabel}</Text>
             </Pressable>
           </View>
