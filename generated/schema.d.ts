@@ -638,10 +638,10 @@ export interface components {
             /** @description Respondent email; `null` if not collected. */
             respondent_email: string | null;
             /**
-             * @description Detected language code. Never null here, as the seed's interview table types it (an interview runs in a
-             *     language from its start); the webhook's `data.language` is nullable because the seed's event table says so.
+             * @description Detected language code; `null` while not yet detected, as the webhook's `data.language` (the seed types it
+             *     nullable there). Made nullable in contract 2.0.0: a breaking change for generated clients, hence the major version.
              */
-            language: components["schemas"]["languageCode"];
+            language: components["schemas"]["languageCode"] | null;
             /** @description Quality; `null` until the interview is completed. */
             quality_score: components["schemas"]["QualityScore"] | null;
             /** @description Interview length in seconds; `null` until the interview is completed. */
@@ -743,10 +743,10 @@ export interface components {
             /** @description Respondent email; `null` if not collected. */
             respondent_email: string | null;
             /**
-             * @description Detected language code. Never null here, as the seed's interview table types it (an interview runs in a
-             *     language from its start); the webhook's `data.language` is nullable because the seed's event table says so.
+             * @description Detected language code; `null` while not yet detected, as the webhook's `data.language` (the seed types it
+             *     nullable there). Made nullable in contract 2.0.0: a breaking change for generated clients, hence the major version.
              */
-            language: components["schemas"]["languageCode"];
+            language: components["schemas"]["languageCode"] | null;
             /** @description Quality; `null` until the interview is completed. */
             quality_score: components["schemas"]["QualityScore"] | null;
             /** @description Interview length in seconds; `null` until the interview is completed. */
