@@ -7,7 +7,7 @@
  * an enforced failure throws, so fast-check can shrink it, and the shrunk case is recorded with its seed.
  */
 import fc from "fast-check";
-import type { Contract, Problem } from "./contract.ts";
+import type { Contract } from "./contract.ts";
 import { CheckFailure, type Http, type Reply } from "./http.ts";
 import type { Level, Rule } from "./rules.ts";
 
@@ -97,7 +97,7 @@ export class Findings {
   /** > 0 while a fast-check property runs: enforced failures then throw, so the property fails and shrinks. */
   inProperty = 0;
 
-  constructor(readonly options: RunOptions, private readonly rulesById: Map<string, Rule>) {}
+  constructor(readonly options: RunOptions) {}
 
   record(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown): boolean {
     const seen = this.exercised.get(rule.id);
@@ -113,12 +113,6 @@ export class Findings {
     if (!this.failures.some((f) => f.rule === rule.id && f.message === message)) this.failures.push(finding);
     if (this.failures.length >= MAX_FAILURES) throw new Abort(`stopped after ${MAX_FAILURES} failures`);
     return false;
-  }
-
-  ruleOf(problem: Problem): Rule {
-    const rule = this.rulesById.get(problem.rule);
-    if (!rule) throw new Error(`unknown rule ${problem.rule}`);
-    return rule;
   }
 }
 

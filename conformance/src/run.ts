@@ -92,7 +92,6 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const base = options.baseUrl.replace(/\/+$/, "");
   const http = new Http(base, options.apiKey, contract, options.timeoutMs);
   const other = options.otherKey ? new Http(base, options.otherKey, contract, options.timeoutMs) : undefined;
-  const rulesById = new Map(allRules().map((r) => [r.id, r]));
   const results: CheckResult[] = [];
   const notJudged = new Set<string>();
   const selected = checks.filter((c) => !options.only || options.only.includes(c.name));
@@ -100,7 +99,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
 
   for (const check of selected) {
     const notes: string[] = [];
-    const findings = new Findings(options, rulesById);
+    const findings = new Findings(options);
     const ctx: Ctx = { http, other, contract, options, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...assertions(findings, contract) };
     const t = Date.now();
     options.onProgress?.(`running ${check.name}…`);
@@ -144,7 +143,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     });
   }
 
-  if (!options.only || options.only.includes("coverage")) results.push(coverage(contract, http, options, notJudged, rulesById));
+  if (!options.only || options.only.includes("coverage")) results.push(coverage(contract, http, options, notJudged));
 
   const count = (s: Status) => results.filter((r) => r.status === s).length;
   const levels = { seed: { checked: 0, failed: 0, warned: 0 }, contract: { checked: 0, failed: 0, warned: 0 } };
@@ -165,8 +164,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   };
 }
 
-function coverage(contract: Contract, http: Http, options: RunOptions, notJudged: Set<string>, rulesById: Map<string, Rule>): CheckResult {
-  const findings = new Findings(options, rulesById);
+function coverage(contract: Contract, http: Http, options: RunOptions, notJudged: Set<string>): CheckResult {
+  const findings = new Findings(options);
   const result = (status: Status, reason?: string, notes: string[] = []): CheckResult => ({
     name: "coverage", description: "every operation answered a 2xx at least once", status, reason, failures: findings.failures, warnings: findings.warnings,
     untested: [], levels: byLevel(findings.exercised), ranToEnd: true, notes, durationMs: 0,

@@ -28,7 +28,6 @@ export function InterviewHost(props: InterviewHostProps) {
     window.addEventListener("message", onMessage);
     return () => window.removeEventListener("message", onMessage);
     // host's methods read the latest props through a ref; the listener follows the launch and the origins only.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [activeLaunch, originsKey]);
 
   if (!visible) return null;
