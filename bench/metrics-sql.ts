@@ -7,9 +7,9 @@
  */
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { computeMetric } from "../server/src/metrics/index.ts";
-import { DuckDbMetrics } from "../server/src/metrics/sql/duckdb.ts";
-import type { MetricDefinition, MetricResult } from "../server/src/metrics/types.ts";
+import { computeMetric } from "../metrics/src/index.ts";
+import { DuckDbMetrics } from "../metrics/src/sql/duckdb.ts";
+import type { MetricDefinition, MetricResult } from "../metrics/src/types.ts";
 import { median } from "./load.ts";
 
 const EVENTS = Number(process.env.METRICS_EVENTS ?? 10_000_000);

@@ -5,7 +5,7 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Rng } from "../fixtures/prng.ts";
-import { computeMetric, type MetricDefinition } from "../server/src/metrics/index.ts";
+import { computeMetric, type MetricDefinition } from "../metrics/src/index.ts";
 import { median } from "./load.ts";
 
 export function benchData(events = 1_000_000, users = 100_000) {

@@ -151,7 +151,7 @@ async function tooling(): Promise<void> {
   try {
     const conf = timed(["--import", "tsx", "conformance/cli.ts", "--base-url", ref.baseUrl, "--api-key", ACME,
       "--other-key", "svc_live_globex_0123456789abcdef0123456789abcdef", "--public-key", "pk_live_acme_0123456789abcdef0123456789abcdef",
-      "--sim", "--webhook-retry-delays-ms", "500,1000,1500", "--metrics-engine", "server/src/metrics/index.ts"]);
+      "--sim", "--webhook-retry-delays-ms", "500,1000,1500", "--metrics-engine", "metrics/src/index.ts"]);
     say(`- conformance suite, full run with --sim against the reference server: ${fmt(conf.ms / 1000, 1)} s (${conf.ok ? "passed" : "FAILED"}: ${conf.tail})`);
   } finally {
     await ref.stop();

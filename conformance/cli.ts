@@ -14,7 +14,7 @@ const int = (name: string) => (v: string) => {
   return n;
 };
 
-const program = new Command("conformance")
+const program = new Command("api-conformance")
   .description("Black-box, property-based conformance suite for the Project Data API")
   .requiredOption("--base-url <url>", "service address up to and including /api (Prism: http://127.0.0.1:4011)")
   .requiredOption("--api-key <key>", "a project API key (svc_live_...)")
@@ -32,7 +32,7 @@ const program = new Command("conformance")
     return names;
   }))
   .addOption(new Option("--report <format> <file>", "also write a report: junit or json").argParser(() => undefined))
-  .option("--metrics-engine <module>", "module exporting computeMetric to hold to the metric laws (e.g. server/src/metrics/index.ts); without it metrics is not applicable")
+  .option("--metrics-engine <module>", "module exporting computeMetric to hold to the metric laws (e.g. metrics/src/index.ts); without it metrics is not applicable")
   .option("--webhook-retry-delays-ms <list>", "the server's retry delays", (v) => v.split(",").map((s) => int("--webhook-retry-delays-ms")(s.trim())), [10_000, 60_000, 300_000])
   .option("--webhook-budget-ms <n>", "longest wait for the retry schedule before skipping its tail", int("--webhook-budget-ms"), 60_000)
   .addOption(new Option("--receiver <mode>", "webhook receiver: auto (http:// on loopback, then https:// if refused), http or https").choices(["auto", "http", "https"]).default("auto"))

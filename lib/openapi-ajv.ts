@@ -5,7 +5,7 @@
  * behaviour of the API, only how to read the contract with ajv.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { assetPath } from "./assets.ts";
 import { createRequire } from "node:module";
 import type { ErrorObject, Options, ValidateFunction } from "ajv";
 import type Ajv2020Class from "ajv/dist/2020.js";
@@ -20,7 +20,7 @@ const addFormats = (require("ajv-formats") as { default: typeof addFormatsFn.def
 export type { ErrorObject, ValidateFunction };
 export type OpenApiDoc = Record<string, any>;
 
-export const OPENAPI_PATH = fileURLToPath(new URL("../generated/openapi.json", import.meta.url));
+export const OPENAPI_PATH = assetPath("generated/openapi.json");
 
 /** Reads generated/openapi.json (or another document) as plain JSON. */
 export function loadOpenApi(path: string = OPENAPI_PATH): OpenApiDoc {

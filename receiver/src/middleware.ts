@@ -1,12 +1,35 @@
 /**
  * Express middleware for a webhook endpoint: reads the raw bytes itself, verifies the signature BEFORE
- * parsing, then parses and hands `req.webhook = {event, payload, rawBody}` to the next handler.
- * Mount it before any JSON body parser: a body another parser already consumed cannot be verified, and is
- * rejected with a reason that says so rather than re-serialised (which would not verify anyway).
+ * parsing, then parses and hands `req.webhook = {event, payload, rawBody}` to the next handler
+ * (`verifiedWebhook(req)` reads it typed). Mount it before any JSON body parser: a body another parser already
+ * consumed cannot be verified, and is rejected with a reason that says so rather than re-serialised.
+ *
+ * Typed structurally (the few members of Node's request and response it uses), so a project compiles without
+ * `@types/express`; Express's own `Request`, `Response` and `NextFunction` fit these shapes, and so do plain
+ * `node:http` ones.
  */
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { checkSignedEvent, errorBody, type RejectionReason } from "./event.ts";
 import type { InterviewCompletedEvent, VerifyFailureReason } from "./types.ts";
 import { REASON_TEXT, verifyWebhookSignature } from "./verify.ts";
+
+/** What the middleware reads of a request: Node's IncomingMessage (and Express's Request) has all of it. */
+export interface WebhookRequestLike {
+  headers: Record<string, string | string[] | undefined>;
+  /** Set by a body parser that ran first: a Uint8Array from `express.raw()` is used as is. */
+  body?: unknown;
+  readableEnded?: boolean;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  removeAllListeners(event?: string): unknown;
+  resume(): unknown;
+  webhook?: VerifiedWebhook;
+}
+
+/** What it writes on a response: Node's ServerResponse (and Express's Response) has all of it. */
+export interface WebhookResponseLike {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  end(body: string): unknown;
+}
 
 export interface WebhookMiddlewareOptions {
   /** The signing secret, or several during a rotation. */
@@ -22,31 +45,34 @@ export interface WebhookMiddlewareOptions {
   /** Clock for the tolerance check (tests). */
   now?: () => number;
   /** Called on every rejection, e.g. for logging. */
-  onError?: (reason: VerifyFailureReason | "body_already_parsed" | "invalid_json" | "invalid_payload" | "stale_timestamp" | "unsupported_media_type" | "payload_too_large", req: Request) => void;
+  onError?: (reason: VerifyFailureReason | RejectionReason, req: WebhookRequestLike) => void;
 }
 
 export interface VerifiedWebhook {
   /** The event type from the signed payload (never from the unsigned X-Webhook-Event header). */
   event: string;
   payload: InterviewCompletedEvent;
-  rawBody: Buffer;
+  rawBody: Uint8Array;
 }
 
-declare module "express-serve-static-core" {
-  interface Request {
-    webhook?: VerifiedWebhook;
-  }
+/** The verified delivery the middleware attached to `req`; throws when the middleware did not run on this route. */
+export function verifiedWebhook(req: object): VerifiedWebhook {
+  const webhook = (req as WebhookRequestLike).webhook;
+  if (!webhook) throw new Error("verifiedWebhook: no verified delivery on this request; mount webhookMiddleware on the route first");
+  return webhook;
 }
 
-function reject(res: Response, status: number, type: string, message: string): void {
-  res.status(status).type("application/json").send(JSON.stringify({ error: { type, message } }));
+function reject(res: WebhookResponseLike, status: number, type: string, message: string): void {
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json");
+  res.end(errorBody(type, message));
 }
 
-function readRaw(req: Request, limit: number): Promise<Buffer | "too_large"> {
+function readRaw(req: WebhookRequestLike, limit: number): Promise<Uint8Array | "too_large"> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const chunks: Uint8Array[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    req.on("data", (chunk: Uint8Array) => {
       size += chunk.length;
       if (size > limit) {
         req.removeAllListeners("data");
@@ -56,26 +82,36 @@ function readRaw(req: Request, limit: number): Promise<Buffer | "too_large"> {
       }
       chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("end", () => {
+      const out = new Uint8Array(size);
+      let at = 0;
+      for (const c of chunks) {
+        out.set(c, at);
+        at += c.length;
+      }
+      resolve(out);
+    });
     req.on("error", reject);
   });
 }
 
-export function webhookMiddleware(options: WebhookMiddlewareOptions): RequestHandler {
+const isJson = (req: WebhookRequestLike) => /^application\/json\s*(;|$)/i.test(String(req.headers["content-type"] ?? ""));
+
+export function webhookMiddleware(options: WebhookMiddlewareOptions): (req: WebhookRequestLike, res: WebhookResponseLike, next: (err?: unknown) => void) => Promise<void> {
   const limit = options.maxBodyBytes ?? 1024 * 1024;
   // Fail at start-up, not on the first delivery, when the secrets are unusable.
   const secrets = typeof options.secrets === "string" ? [options.secrets] : [...options.secrets];
   if (secrets.length === 0 || secrets.some((s) => !s)) throw new Error("webhookMiddleware: give at least one non-empty signing secret");
 
-  return async (req: Request, res: Response, next: NextFunction) => {
+  return async (req, res, next) => {
     try {
-      let raw: Buffer;
-      if (Buffer.isBuffer(req.body)) raw = req.body; // express.raw() ran first: those are the exact bytes
+      let raw: Uint8Array;
+      if (req.body instanceof Uint8Array) raw = req.body; // express.raw() ran first: those are the exact bytes
       else if (req.body !== undefined || req.readableEnded) {
         options.onError?.("body_already_parsed", req);
         return reject(res, 500, "receiver_misconfigured", "The body was parsed before signature verification; mount webhookMiddleware before express.json()");
       } else {
-        if (!req.is("application/json")) {
+        if (!isJson(req)) {
           options.onError?.("unsupported_media_type", req);
           return reject(res, 415, "unsupported_media_type", "Content-Type must be application/json");
         }
@@ -91,27 +127,12 @@ export function webhookMiddleware(options: WebhookMiddlewareOptions): RequestHan
         options.onError?.(verdict.reason, req);
         return reject(res, 401, "invalid_signature", REASON_TEXT[verdict.reason]);
       }
-      let payload: InterviewCompletedEvent;
-      try {
-        payload = JSON.parse(raw.toString("utf8")) as InterviewCompletedEvent;
-      } catch {
-        options.onError?.("invalid_json", req);
-        return reject(res, 400, "invalid_json", "Body is not valid JSON");
+      const checked = checkSignedEvent(raw, options);
+      if (!checked.ok) {
+        options.onError?.(checked.reason, req);
+        return reject(res, checked.status, checked.reason, checked.message);
       }
-      // Everything below comes from the signed bytes; the X-Webhook-Event header is not signed and is not trusted.
-      if (payload === null || typeof payload !== "object" || Array.isArray(payload) || typeof payload.event !== "string") {
-        options.onError?.("invalid_payload", req);
-        return reject(res, 400, "invalid_payload", "The signed body is not an event object with an `event` field");
-      }
-      if (options.toleranceMs !== undefined) {
-        const sent = Date.parse(String(payload.timestamp));
-        const now = (options.now ?? Date.now)();
-        if (!Number.isFinite(sent) || Math.abs(now - sent) > options.toleranceMs) {
-          options.onError?.("stale_timestamp", req);
-          return reject(res, 401, "stale_timestamp", `The signed timestamp ${JSON.stringify(payload.timestamp)} is more than ${options.toleranceMs} ms from now`);
-        }
-      }
-      req.webhook = { event: payload.event, payload, rawBody: raw };
+      req.webhook = { event: checked.event, payload: checked.payload, rawBody: raw };
       next();
     } catch (err) {
       next(err);

@@ -1,5 +1,5 @@
 /** Types of the `interview.completed` webhook, straight from the contract. */
-import type { components } from "../../generated/schema.d.ts";
+import type { components } from "../../generated/api.d.ts";
 
 export type InterviewCompletedEvent = components["schemas"]["InterviewCompletedEvent"];
 export type InterviewCompletedData = components["schemas"]["InterviewCompletedData"];

@@ -3,22 +3,24 @@
  * Always over the exact bytes received: a body parsed and re-serialised does not verify, by design.
  * Comparison is constant-time over equal-length digests, so it never throws on a length mismatch and
  * leaks nothing through timing; several secrets may be given during a rotation.
+ * This file uses node:crypto (synchronous); web.ts does the same with Web Crypto for runtimes without Node's APIs.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { VerifyFailureReason, VerifyResult } from "./types.ts";
+export { REASON_TEXT } from "./reasons.ts";
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
 
-const bytesOf = (body: Buffer | Uint8Array | string) => (typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+const bytesOf = (body: Uint8Array | string) => (typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
 
 /** `sha256=<hex>` of `rawBody` keyed with `secret`: what the service sends, for client teams' own tests. */
-export function signWebhookBody(rawBody: Buffer | Uint8Array | string, secret: string): string {
+export function signWebhookBody(rawBody: Uint8Array | string, secret: string): string {
   if (!secret) throw new Error("signWebhookBody: the secret must not be empty");
   return `sha256=${createHmac("sha256", secret).update(bytesOf(rawBody)).digest("hex")}`;
 }
 
 export function verifyWebhookSignature(
-  rawBody: Buffer | Uint8Array | string,
+  rawBody: Uint8Array | string,
   signatureHeader: string | string[] | undefined | null,
   secrets: string | readonly string[],
 ): VerifyResult {
@@ -42,11 +44,3 @@ export function verifyWebhookSignature(
 }
 
 const fail = (reason: VerifyFailureReason): VerifyResult => ({ ok: false, reason });
-
-export const REASON_TEXT: Record<VerifyFailureReason, string> = {
-  missing_signature: "Missing X-Webhook-Signature header",
-  malformed_signature: "Malformed X-Webhook-Signature: expected sha256= followed by 64 lowercase hex characters",
-  no_secrets: "No signing secret configured",
-  empty_secret: "A configured signing secret is empty",
-  signature_mismatch: "Signature does not match the raw request body",
-};

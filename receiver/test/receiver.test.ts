@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { createDeduplicator, signWebhookBody, verifyWebhookSignature, webhookMiddleware } from "../src/index.ts";
+import { createDeduplicator, signWebhookBody, verifiedWebhook, verifyWebhookSignature, webhookMiddleware } from "../src/index.ts";
 
 const GITHUB = { secret: "It's a Secret to Everybody", body: "Hello, World!", signature: "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17" };
 
@@ -93,7 +93,7 @@ describe("webhookMiddleware over HTTP", () => {
   const post = (url: string, body: string, headers: Record<string, string>) => fetch(url, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
 
   it("verifies before parsing and hands over the event", async () => {
-    const url = await serve((app) => app.post("/hook", webhookMiddleware({ secrets: ["old", "new"] }), (req, res) => void res.json({ event: req.webhook!.event, id: req.webhook!.payload.data.interview_id, bytes: req.webhook!.rawBody.length })));
+    const url = await serve((app) => app.post("/hook", webhookMiddleware({ secrets: ["old", "new"] }), (req, res) => void res.json({ event: verifiedWebhook(req).event, id: verifiedWebhook(req).payload.data.interview_id, bytes: verifiedWebhook(req).rawBody.length })));
     const body = '{"event":"interview.completed","data":{"interview_id":"b3e2","session_id":"b3e2","study_name":"Über 日本 😀"}}';
     const ok = await post(url, body, { "x-webhook-event": "interview.completed", "x-webhook-signature": signWebhookBody(body, "new") });
     expect(ok.status).toBe(200);
@@ -128,7 +128,7 @@ describe("webhookMiddleware over HTTP", () => {
   });
 
   it("takes the event type from the signed payload, never from the unsigned X-Webhook-Event header", async () => {
-    const url = await serve((app) => app.post("/hook", webhookMiddleware({ secrets: "k" }), (req, res) => void res.json({ event: req.webhook!.event })));
+    const url = await serve((app) => app.post("/hook", webhookMiddleware({ secrets: "k" }), (req, res) => void res.json({ event: verifiedWebhook(req).event })));
     const body = '{"event":"interview.completed","data":{"interview_id":"i1"}}';
     const forged = await post(url, body, { "x-webhook-event": "study.deleted", "x-webhook-signature": signWebhookBody(body, "k") });
     expect(await forged.json()).toEqual({ event: "interview.completed" });

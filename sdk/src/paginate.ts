@@ -1,5 +1,5 @@
 /** paginate: every item of a list, page after page, following `starting_after` until `has_more` is false. */
-import type { paths } from "../../generated/schema.d.ts";
+import type { paths } from "../../generated/api.d.ts";
 import type { ApiClient } from "./client.ts";
 import { ApiError } from "./errors.ts";
 

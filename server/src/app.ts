@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { assetPath } from "../../lib/assets.ts";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
@@ -68,7 +68,7 @@ export interface App {
   close(): Promise<void>;
 }
 
-const DOCS = fileURLToPath(new URL("../../docs/", import.meta.url));
+const DOCS = assetPath("docs/");
 
 export function createApp(options: AppOptions = {}): App {
   const clock = options.clock ?? systemClock;

@@ -3,7 +3,7 @@
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDeduplicator, webhookMiddleware, type VerifiedWebhook } from "../../receiver/src/index.ts";
+import { createDeduplicator, verifiedWebhook, webhookMiddleware, type VerifiedWebhook } from "../../receiver/src/index.ts";
 import { systemClock } from "../src/clock.ts";
 import { startApi, type Api } from "./helpers.ts";
 import { acceptingStudy, registerHook, simulate, waitForAttempts } from "./webhooks-helpers.ts";
@@ -23,15 +23,15 @@ afterAll(async () => {
   await Promise.all(closers.map((close) => close()));
 });
 
-/** A receiver like examples/receiver.ts, keyed with whatever secret `secret()` gives when a request arrives. */
+/** A receiver like receiver/examples/express.ts, keyed with whatever secret `secret()` gives when a request arrives. */
 async function libraryReceiver(secret: () => string) {
   const received: VerifiedWebhook[] = [];
   const rejected: string[] = [];
   const dedupe = createDeduplicator();
   const app = express();
   app.post("/hook", (req, res, next) => webhookMiddleware({ secrets: secret(), onError: (reason) => rejected.push(reason) })(req, res, next), async (req, res) => {
-    received.push(req.webhook!);
-    res.status(200).json({ duplicate: await dedupe.seen(req.webhook!.payload) });
+    received.push(verifiedWebhook(req));
+    res.status(200).json({ duplicate: await dedupe.seen(verifiedWebhook(req).payload) });
   });
   const server = app.listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", resolve));

@@ -21,7 +21,7 @@ afterAll(() => server.close());
 
 const options = (baseUrl: string, extra: Partial<RunOptions> = {}): RunOptions => ({
   baseUrl, apiKey: ACME, otherKey: GLOBEX, publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: true,
-  seed: 20260302, runs: 10, webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, timeoutMs: 10_000, metricsEngine: "server/src/metrics/index.ts",
+  seed: 20260302, runs: 10, webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, timeoutMs: 10_000, metricsEngine: "metrics/src/index.ts",
   receiverCertDir: certDir, ...extra,
 });
 
@@ -70,7 +70,7 @@ describe("conformance self-test", () => {
   }, 60_000);
 
   it("holds the SQL engine on DuckDB to the same metric laws and cases through --metrics-engine", async () => {
-    const report = await runConformance(options(server.baseUrl, { only: ["metrics"], metricsEngine: "server/src/metrics/sql/index.ts" }));
+    const report = await runConformance(options(server.baseUrl, { only: ["metrics"], metricsEngine: "metrics/src/sql/index.ts" }));
     expect(problems(report)).toEqual([]);
     expect(report.levels.seed.checked + report.levels.contract.checked).toBe(2);
   }, 120_000);

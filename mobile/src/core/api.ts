@@ -1,5 +1,6 @@
 /** The three participant endpoints, typed from the contract, with the public key in `X-Public-Key`. */
 import type { components } from "../../../generated/api.d.ts";
+import type { FetchLike } from "./types.ts";
 
 type S = components["schemas"];
 export type ParticipantConfig = S["ParticipantConfig"];
@@ -18,7 +19,7 @@ export class HttpError extends Error {
 const TIMEOUT_MS = 10_000;
 
 export class ParticipantApi {
-  constructor(private readonly baseUrl: string, private readonly publicKey: string, private readonly fetchImpl: typeof fetch) {}
+  constructor(private readonly baseUrl: string, private readonly publicKey: string, private readonly fetchImpl: FetchLike) {}
 
   private async call<T>(path: string, method: "GET" | "POST", body?: unknown): Promise<T> {
     // Called detached: a browser's fetch throws "Illegal invocation" when `this` is not the window.
@@ -26,7 +27,7 @@ export class ParticipantApi {
     // AbortController and setTimeout, not AbortSignal.timeout: React Native's AbortSignal has no timeout().
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
-    let res: Response;
+    let res: Awaited<ReturnType<FetchLike>>;
     let text: string;
     try {
       res = await fetchImpl(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {

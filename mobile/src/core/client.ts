@@ -54,7 +54,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
     }
   };
   const dropped = (key: string, reason: string) => diagnose({ type: "metadata_dropped", key, reason });
-  const api = new ParticipantApi(options.baseUrl, options.publicKey, options.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+  const api = new ParticipantApi(options.baseUrl, options.publicKey, options.fetch ?? ((url, init) => globalThis.fetch(url, init)));
   const store = new SnapshotStore((err) => diagnose({ type: "bridge_error", error: `snapshot listener threw: ${errorText(err)}` }));
 
   // The service's link host by default: the host of baseUrl (http too, for a sandbox on loopback).

@@ -7,7 +7,9 @@ import type { Clock, Diagnostic, PendingInvite, PromptPhase } from "./types.ts";
 
 /** crypto.randomUUID where the platform has it (Node, browsers); React Native without a polyfill does not. */
 function uuid(): string {
-  if (typeof globalThis.crypto?.randomUUID === "function") return globalThis.crypto.randomUUID();
+  // Typed locally: React Native's global types declare no `crypto`.
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (typeof crypto?.randomUUID === "function") return crypto.randomUUID();
   const hex = Array.from({ length: 32 }, () => Math.floor(Math.random() * 16).toString(16));
   hex[12] = "4";
   hex[16] = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);

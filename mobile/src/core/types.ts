@@ -1,5 +1,5 @@
 /** Public types of the interview client (the seed's `@service/interviews-react-native` surface). */
-import type { components } from "../../../generated/schema.d.ts";
+import type { components } from "../../../generated/api.d.ts";
 
 type S = components["schemas"];
 export type Primitive = string | number | boolean | null;
@@ -90,7 +90,23 @@ export interface InterviewClientOptions {
   /** Primitive-valued metadata added to launches. */
   metadata?: Record<string, Primitive>;
   onDiagnostic?: (event: Diagnostic) => void;
-  fetch?: typeof fetch;
+  /** The fetch to use (default: the global one). */
+  fetch?: FetchLike;
   clock?: Clock;
   storage?: KeyValueStorage;
 }
+
+/** What the client sends through fetch. */
+export interface FetchInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** An AbortSignal (typed loosely: React Native's and the DOM's AbortSignal types differ). */
+  signal?: any;
+}
+
+/**
+ * The part of `fetch` the client uses, typed structurally: the published declarations need neither the DOM's nor
+ * React Native's global types, and the global fetch of either fits.
+ */
+export type FetchLike = (url: string, init: FetchInit) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;

@@ -3,10 +3,10 @@
  * looks recent and usage windows (this week, this month) hold the interviews the generator placed there.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { assetPath } from "../../../lib/assets.ts";
 import type { FixtureDataset } from "../../../fixtures/types.ts";
 
-export const DEFAULT_DATASET_PATH = fileURLToPath(new URL("../../../fixtures/data/default.json", import.meta.url));
+export const DEFAULT_DATASET_PATH = assetPath("fixtures/data/default.json");
 
 export function readDataset(path: string = DEFAULT_DATASET_PATH): FixtureDataset {
   return JSON.parse(readFileSync(path, "utf8")) as FixtureDataset;

@@ -1,0 +1,148 @@
+/**
+ * `npm run build -w <package>` (and each package's prepack): builds one workspace package into its own dist/ so
+ * that its tarball, installed alone, needs nothing outside itself.
+ *
+ * - Libraries (client, receiver, mobile) compile with tsc. Their declarations import the contract's generated
+ *   types by a path outside the package (`../../generated/api.d.ts`); those files are copied into dist/contract/ and
+ *   the declarations are pointed at the copies, so the published types are self-contained.
+ * - The metrics package also compiles its declarations with tsc, then esbuild bundles its JavaScript with the
+ *   t quantile inlined: @stdlib's quantile alone installs 220 packages (29 MB), the bundled function a few KB.
+ * - The sandbox and the conformance suite are bundled by esbuild: their sources share `lib/`, `fixtures/` and the
+ *   generated route table with the rest of the repository, and the bundle inlines them. The data files they read
+ *   at run time are copied to dist/assets/ with their repository paths (see lib/assets.ts).
+ * - The contract copies the TypeSpec sources beside the generated documents.
+ *
+ * Usage: tsx scripts/build-package.ts <package folder>   (run from the package folder by its own scripts)
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const require = createRequire(import.meta.url);
+
+interface Bundle {
+  /** Output name (without .js) -> entry, relative to the package folder. */
+  entries: Record<string, string>;
+  /** Bare imports that stay imports (the package's dependencies); everything else is inlined. */
+  external: string[];
+  /** Repository files or folders the bundle reads at run time, copied to dist/assets/<same path>. */
+  assets?: string[];
+  /** Entries that are commands get a shebang. */
+  commands?: string[];
+}
+
+interface Plan {
+  tsc?: "full" | "declarations";
+  /** tsc projects, relative to the package (default tsconfig.build.json). */
+  projects?: string[];
+  bundle?: Bundle;
+  /** The contract package: the TypeSpec sources travel with the documents. */
+  contract?: boolean;
+}
+
+const PLANS: Record<string, Plan> = {
+  generated: { contract: true },
+  sdk: { tsc: "full" },
+  receiver: { tsc: "full" },
+  // The web entry and core with the DOM library, the React Native entry with React Native's globals: the two
+  // declare the same globals differently, so one program cannot check both with full library checks.
+  mobile: { tsc: "full", projects: ["tsconfig.build.json", "tsconfig.build-native.json"] },
+  metrics: {
+    tsc: "declarations",
+    bundle: { entries: { index: "src/index.ts", "sql/index": "src/sql/index.ts", cli: "src/cli.ts" }, external: ["commander", "csv-parse", "@duckdb/node-api"], commands: ["cli"] },
+  },
+  server: {
+    bundle: {
+      entries: { sandbox: "src/cli.ts", mock: "mock/run.ts" },
+      external: ["express", "pino", "pino-http", "ajv", "ajv-formats", "fast-json-stringify", "commander", "@stoplight/prism-cli"],
+      assets: ["generated/openapi.json", "fixtures/data/default.json", "docs/index.html", "docs/redoc.standalone.js"],
+      commands: ["sandbox", "mock"],
+    },
+  },
+  conformance: {
+    bundle: {
+      entries: { cli: "cli.ts" },
+      external: ["ajv", "ajv-formats", "commander", "fast-check", "selfsigned"],
+      assets: ["generated/openapi.json"],
+      commands: ["cli"],
+    },
+  },
+};
+
+const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
+
+function tsc(pkg: string, project: string, declarationsOnly: boolean): void {
+  const args = [require.resolve("typescript/bin/tsc"), "-p", join(pkg, project)];
+  if (declarationsOnly) args.push("--emitDeclarationOnly");
+  execFileSync(process.execPath, args, { stdio: "inherit" });
+}
+
+/** Copies the generated type files the declarations name into dist/contract/ and repoints the imports. */
+function selfContainTypes(dist: string): void {
+  const wanted = new Set<string>();
+  const pattern = /(["'])(?:\.\.\/)+generated\/([\w-]+)\.d\.ts\1/g;
+  for (const file of walk(dist).filter((f) => f.endsWith(".d.ts"))) {
+    const text = readFileSync(file, "utf8");
+    const fixed = text.replace(pattern, (_m, q: string, name: string) => {
+      wanted.add(name);
+      const rel = relative(dirname(file), join(dist, "contract", `${name}.js`)).replace(/\\/g, "/");
+      return `${q}${rel.startsWith(".") ? rel : `./${rel}`}${q}`;
+    });
+    if (fixed !== text) writeFileSync(file, fixed);
+  }
+  if (wanted.size === 0) return;
+  mkdirSync(join(dist, "contract"), { recursive: true });
+  for (const name of wanted) cpSync(join(root, "generated", `${name}.d.ts`), join(dist, "contract", `${name}.d.ts`));
+}
+
+async function bundle(pkg: string, dist: string, plan: Bundle): Promise<void> {
+  await build({
+    entryPoints: Object.fromEntries(Object.entries(plan.entries).map(([out, entry]) => [out, join(pkg, entry)])),
+    outdir: dist,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: plan.external.flatMap((name) => [name, `${name}/*`]),
+    // Inlined CommonJS code may call require(): give the ES module one.
+    banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+    define: { __BUNDLED_ASSETS__: "true" },
+    logLevel: "warning",
+    legalComments: "linked",
+  });
+  for (const name of plan.commands ?? []) {
+    const file = join(dist, `${name}.js`);
+    writeFileSync(file, `#!/usr/bin/env node\n${readFileSync(file, "utf8")}`, { mode: 0o755 });
+  }
+  for (const asset of plan.assets ?? []) cpSync(join(root, asset), join(dist, "assets", asset), { recursive: true });
+}
+
+export async function buildPackage(folder: string): Promise<void> {
+  const name = basename(resolve(folder));
+  const plan = PLANS[name];
+  if (!plan) throw new Error(`no build plan for ${name}; known: ${Object.keys(PLANS).join(", ")}`);
+  const pkg = join(root, name);
+  if (plan.contract) {
+    rmSync(join(pkg, "spec"), { recursive: true, force: true });
+    cpSync(join(root, "spec"), join(pkg, "spec"), { recursive: true });
+    cpSync(join(root, "tspconfig.yaml"), join(pkg, "spec", "tspconfig.yaml"));
+    console.log(`built ${name}/ (TypeSpec sources copied to ${name}/spec/)`);
+    return;
+  }
+  const dist = join(pkg, "dist");
+  rmSync(dist, { recursive: true, force: true });
+  if (plan.tsc) for (const project of plan.projects ?? ["tsconfig.build.json"]) tsc(pkg, project, plan.tsc === "declarations");
+  if (existsSync(dist)) selfContainTypes(dist);
+  if (plan.bundle) await bundle(pkg, dist, plan.bundle);
+  console.log(`built ${name}/dist/`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const targets = process.argv.slice(2);
+  for (const t of targets.length ? targets : [process.cwd()]) await buildPackage(t);
+}

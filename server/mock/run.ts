@@ -1,0 +1,43 @@
+/**
+ * `npm run mock` (`api-mock` when installed): Prism 5.14.2 on generated/openapi.json, serving the contract's examples (stateless).
+ * `npm run mock:dynamic`: generated data instead, seeded, with no invented extra properties.
+ * MOCK_PORT (default 4011), MOCK_HOST (default 127.0.0.1), MOCK_SEED (dynamic mode, default 1).
+ * The base URL is http://127.0.0.1:4011/api, as the service's: only the host changes between mock, sandbox and
+ * production (server/mock/front.ts forwards to Prism on an internal port; the root paths keep working too).
+ */
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { assetPath } from "../../lib/assets.ts";
+import { startFront } from "./front.ts";
+
+const dynamic = process.argv.includes("--dynamic");
+const port = process.env.MOCK_PORT ?? "4011";
+const host = process.env.MOCK_HOST ?? "127.0.0.1";
+if (!/^\d+$/.test(port)) {
+  console.error(`MOCK_PORT must be a port number, got "${port}"`);
+  process.exit(2);
+}
+const internalPort = await new Promise<number>((resolve) => {
+  const probe = createServer().listen(0, "127.0.0.1", () => {
+    const p = (probe.address() as { port: number }).port;
+    probe.close(() => resolve(p));
+  });
+});
+// Resolved, not a fixed path: installed as a package, Prism sits in the consumer's node_modules.
+const prismCli = createRequire(import.meta.url).resolve("@stoplight/prism-cli/dist/index.js");
+const args = [prismCli, "mock", "-p", String(internalPort), "-h", "127.0.0.1", assetPath("generated/openapi.json")];
+if (dynamic) args.push("--dynamic", "--seed", process.env.MOCK_SEED ?? "1", "--json-schema-faker-fillProperties=false");
+if (process.env.MOCK_QUIET === "1") args.push("-v", "silent");
+
+const prism = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] });
+try {
+  await startFront({ host, port: Number(port), prismPort: internalPort });
+} catch (err) {
+  console.error(`Cannot listen on ${host}:${port}: ${(err as Error).message}`);
+  prism.kill("SIGTERM");
+  process.exit(1);
+}
+console.error(`Prism mock (${dynamic ? "dynamic" : "examples"}) on http://${host}:${port}/api (the root paths /v1/... work too)`);
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => prism.kill(signal));
+prism.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

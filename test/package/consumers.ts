@@ -1,0 +1,155 @@
+/**
+ * What a user of each package writes, taken from its README: a TypeScript file that must pass `tsc --strict` with
+ * full library checks, and an ES module that must run under plain Node. Used by matrix.test.ts.
+ */
+
+export interface Consumer {
+  /** consumer.ts: type-checked, never run. */
+  types: string;
+  /** consumer.mjs: run with Node; prints one JSON line that the test compares. */
+  run?: string;
+  /** What `run` prints. */
+  expected?: unknown;
+  /** compilerOptions.lib of the consumer (its runtime's globals). */
+  lib: string[];
+  /** compilerOptions.types of the consumer. */
+  typeRoots?: string[];
+  jsx?: boolean;
+}
+
+const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
+
+export const CONSUMERS: Record<string, Consumer> = {
+  generated: {
+    lib: ["ES2022"],
+    types: `
+      import type { components, paths } from "@service/api-contract";
+      import type { components as full } from "@service/api-contract/schema";
+      export type Study = components["schemas"]["Study"];
+      export type StudiesQuery = paths["/v1/studies"]["get"]["parameters"]["query"];
+      export const status: Study["status"] = "active";
+      export type SimRequest = full["schemas"] extends object ? true : false;
+    `,
+    run: `
+      import { readFileSync } from "node:fs";
+      import { createRequire } from "node:module";
+      import api from "@service/api-contract/api.json" with { type: "json" };
+      import full from "@service/api-contract/openapi.json" with { type: "json" };
+      const require = createRequire(import.meta.url);
+      const yaml = readFileSync(require.resolve("@service/api-contract/openapi.yaml"), "utf8");
+      const tsp = readFileSync(require.resolve("@service/api-contract/spec/main.tsp"), "utf8");
+      console.log(JSON.stringify({
+        openapi: api.openapi, version: api.info.version === full.info.version,
+        apiHasSim: Object.keys(api.paths).some((p) => p.startsWith("/_sim")), fullHasSim: Object.keys(full.paths).some((p) => p.startsWith("/_sim")),
+        yaml: yaml.includes("openapi: 3.1"), tsp: tsp.includes("@service"),
+      }));
+    `,
+    expected: { openapi: "3.1.0", version: true, apiHasSim: false, fullHasSim: true, yaml: true, tsp: true },
+  },
+  sdk: {
+    lib: ["ES2022", "DOM"],
+    types: `
+      import { ApiError, createApiClient, paginate, type components } from "@service/api-client";
+      const client = createApiClient({ baseUrl: "https://service.example/api", apiKey: "svc_live_x" });
+      export async function firstStudy(): Promise<components["schemas"]["StudySummary"] | undefined> {
+        const { data } = await client.GET("/v1/studies", { params: { query: { limit: 1 } } });
+        return data?.data[0];
+      }
+      export async function allMessages(chat: string): Promise<string[]> {
+        const ids: string[] = [];
+        for await (const m of paginate(client, "/v1/chats/{id}/messages", { path: { id: chat }, query: { limit: 100 } })) ids.push(m.id);
+        return ids;
+      }
+      export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+    `,
+    run: `
+      import { createApiClient, paginate } from "@service/api-client";
+      const client = createApiClient({ baseUrl: process.env.BASE_URL, apiKey: "${ACME}" });
+      const ids = [];
+      for await (const s of paginate(client, "/v1/studies", { query: { limit: 1 } })) ids.push(s.id);
+      const missing = await client.GET("/v1/studies/{id}", { params: { path: { id: "00000000-0000-4000-8000-000000000000" } } });
+      console.log(JSON.stringify({ studies: ids.length > 1, unique: new Set(ids).size === ids.length, status: missing.response.status }));
+    `,
+    expected: { studies: true, unique: true, status: 404 },
+  },
+  receiver: {
+    lib: ["ES2022", "DOM"],
+    types: `
+      import { createDeduplicator, signWebhookBody, verifiedWebhook, verifyWebhookSignature, webhookMiddleware, type InterviewCompletedEvent } from "@service/webhook-receiver";
+      import { rejectionResponse, verifyWebhookRequest } from "@service/webhook-receiver/web";
+      // A Next.js route handler.
+      export async function POST(request: Request): Promise<Response> {
+        const result = await verifyWebhookRequest(request, { secrets: "whsec" });
+        if (!result.ok) return rejectionResponse(result);
+        const id: string = result.payload.data.interview_id;
+        return new Response(id, { status: 200 });
+      }
+      export const middleware = webhookMiddleware({ secrets: ["a", "b"], toleranceMs: 600_000 });
+      export const readEvent = (req: object): InterviewCompletedEvent => verifiedWebhook(req).payload;
+      export const ok: boolean = verifyWebhookSignature(new Uint8Array([1]), signWebhookBody("x", "k"), "k").ok;
+      export const dedupe = createDeduplicator({ ttlMs: 60_000 });
+    `,
+    run: `
+      import { createServer } from "node:http";
+      import { signWebhookBody, verifiedWebhook, webhookMiddleware } from "@service/webhook-receiver";
+      import { verifyWebhookRequest } from "@service/webhook-receiver/web";
+      const body = JSON.stringify({ event: "interview.completed", timestamp: new Date().toISOString(), data: { interview_id: "i-1", session_id: "i-1" } });
+      const sig = signWebhookBody(body, "k");
+      const web = await verifyWebhookRequest(new Request("http://x/hook", { method: "POST", body, headers: { "content-type": "application/json", "x-webhook-signature": sig } }), { secrets: "k" });
+      const forged = await verifyWebhookRequest(new Request("http://x/hook", { method: "POST", body: body + " ", headers: { "content-type": "application/json", "x-webhook-signature": sig } }), { secrets: "k" });
+      // The Express middleware on a bare node:http server: it needs nothing of Express.
+      const mw = webhookMiddleware({ secrets: "k" });
+      const server = createServer((req, res) => mw(req, res, () => { res.statusCode = 200; res.end(verifiedWebhook(req).payload.data.interview_id); }));
+      await new Promise((r) => server.listen(0, "127.0.0.1", r));
+      const url = "http://127.0.0.1:" + server.address().port + "/hook";
+      const good = await fetch(url, { method: "POST", body, headers: { "content-type": "application/json", "x-webhook-signature": sig } });
+      const bad = await fetch(url, { method: "POST", body, headers: { "content-type": "application/json", "x-webhook-signature": "sha256=" + "0".repeat(64) } });
+      console.log(JSON.stringify({ web: web.ok && web.payload.data.interview_id, forged: forged.ok ? "accepted" : forged.reason, node: [good.status, await good.text()], bad: bad.status }));
+      server.close();
+    `,
+    expected: { web: "i-1", forged: "signature_mismatch", node: [200, "i-1"], bad: 401 },
+  },
+  metrics: {
+    lib: ["ES2022"],
+    types: `
+      import { compareVariants, computeMetric, MetricInputError, type MetricDefinition, type MetricResult } from "@service/success-metrics";
+      const definition: MetricDefinition = { type: "retention", event: "purchase", threshold: 2, window_days: 7 };
+      export const result: MetricResult = computeMetric(definition, { exposures: [], events: [] });
+      export const compare = (r: MetricResult) => compareVariants(r, "control", "treatment");
+      export const isInputError = (e: unknown) => e instanceof MetricInputError;
+    `,
+    run: `
+      import { computeMetric } from "@service/success-metrics";
+      const data = { exposures: [{ user_id: "a", variant: "c", exposed_at: "2026-01-01T00:00:00Z" }, { user_id: "b", variant: "c", exposed_at: "2026-01-01T00:00:00Z" }], events: [{ user_id: "a", event: "e", timestamp: "2026-01-01T01:00:00Z" }] };
+      const memory = computeMetric({ type: "conversion", event: "e" }, data, { as_of: "2026-02-01T00:00:00Z" });
+      let sql;
+      try { await import("@service/success-metrics/sql").then((m) => m.computeMetric({ type: "conversion", event: "e" }, data)); sql = "ran"; } catch (err) { sql = err.message; }
+      console.log(JSON.stringify({ memory: memory.variants.c.value, sql }));
+    `,
+    expected: { memory: 0.5, sql: "The SQL engine needs DuckDB: install the optional peer dependency with `npm install @duckdb/node-api` (the in-memory engine needs nothing more)." },
+  },
+  mobile: {
+    lib: ["ES2023"],
+    jsx: true,
+    types: `
+      import { createInterviewClient, InterviewHost, useInterviews, type InterviewClient } from "@service/interviews-react-native";
+      const seen: string[] = [];
+      // AsyncStorage's shape.
+      const storage = { getItem: async (_k: string) => null as string | null, setItem: async (_k: string, _v: string) => {}, removeItem: async (_k: string) => {} };
+      export const interviews: InterviewClient = createInterviewClient({ publicKey: "pk_live_x", baseUrl: "https://api.example.com/api", referenceId: null,
+        storage, mapTrackProperties: (_e, p) => ({ plan: (p as { plan?: string }).plan ?? null }), onDiagnostic: (d) => void seen.push(d.type) });
+      const segment = { track(name: string, props?: object) { return name + JSON.stringify(props); }, flush() { return 1; } };
+      export const analytics = interviews.wrapTrackClient(segment);
+      export const tracked: string = analytics.track("purchase", { plan: "pro" });
+      export async function onUrl(url: string): Promise<boolean> { return (await interviews.handleLink(url)).handled; }
+      export function Badge() { const { pendingInvite } = useInterviews(interviews); return pendingInvite ? null : null; }
+      export const host = <InterviewHost client={interviews} allowedOrigins={["https://cdn.example.net"]} onCompleted={(_e, sessionId) => void seen.push(sessionId)} onClosed={(_e, reason) => void seen.push(reason)} />;
+    `,
+    run: `
+      import { createInterviewClient, inviteCodeOf } from "@service/interviews-react-native/core";
+      const client = createInterviewClient({ publicKey: "pk_live_x", baseUrl: "https://api.example.com/api", fetch: async () => ({ ok: false, status: 503, text: async () => "" }) });
+      console.log(JSON.stringify({ code: inviteCodeOf("https://api.example.com/i/ABCDEFGH"), snapshot: client.getSnapshot() }));
+    `,
+    expected: { code: "ABCDEFGH", snapshot: { pendingInvite: null, activeLaunch: null } },
+  },
+};

@@ -1,0 +1,256 @@
+// The pack-and-install matrix: every workspace packed as it would be published, each tarball installed ALONE into an
+// empty project (no workspace links, no other local package), then judged as its user would judge it:
+// - the installed size and package count against the package's budget (the table is written into README.md);
+// - a consumer file from the README passes `tsc --strict` with `skipLibCheck: false`, under `module: nodenext` and
+//   under `moduleResolution: bundler`;
+// - the consumer runs under Node as an ES module;
+// - the package's commands run (`npx api-sandbox`, `npx api-mock`, `npx api-conformance`, `npx api-metrics`).
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, root, waitUntilUp } from "../support/processes.ts";
+import { CONSUMERS } from "./consumers.ts";
+
+const run = promisify(execFile);
+const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
+const MB = 1024 * 1024;
+const base = mkdtempSync(join(tmpdir(), "pack-matrix-"));
+const tarballs = join(base, "tarballs");
+const children: ChildProcess[] = [];
+const npmEnv = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", npm_config_loglevel: "error" };
+const tsc = join(root, "node_modules/typescript/bin/tsc");
+
+interface Budget {
+  /** Packages installed, the package itself included. */
+  maxPackages?: number;
+  maxBytes?: number;
+  /** Packages that must not be installed. */
+  forbidden?: string[];
+  /** What the budget says, for the README table. */
+  text: string;
+}
+
+/** Folder -> package name and budget (issue #18's figures, plus what each product must never pull in). */
+const PACKAGES: Record<string, { name: string; budget: Budget; installFlags?: string[] }> = {
+  generated: { name: "@service/api-contract", budget: { maxPackages: 1, text: "no dependencies" } },
+  sdk: { name: "@service/api-client", budget: { maxPackages: 3, maxBytes: 1 * MB, text: "at most 3 packages, under 1 MB" } },
+  receiver: { name: "@service/webhook-receiver", budget: { maxPackages: 1, text: "no dependencies" } },
+  metrics: { name: "@service/success-metrics", budget: { maxBytes: 5 * MB, forbidden: ["@duckdb/node-api"], text: "under 5 MB without DuckDB" } },
+  mobile: { name: "@service/interviews-react-native", budget: { maxPackages: 1, text: "nothing beyond its peers" }, installFlags: ["--omit=peer"] },
+  conformance: { name: "@service/api-conformance", budget: { forbidden: ["@stoplight/prism-cli", "@duckdb/node-api", "express", "react"], text: "no Prism, DuckDB, Express or React" } },
+  server: { name: "@service/api-sandbox", budget: { forbidden: ["@duckdb/node-api", "react", "tsx", "typescript"], text: "no DuckDB, React or TypeScript tooling" } },
+};
+const FOLDERS = Object.keys(PACKAGES);
+const project = (folder: string) => join(base, folder);
+const measured: Record<string, { packages: string[]; bytes: number; files: string[] }> = {};
+
+/** Every installed package (nested node_modules included) and the bytes of its files. */
+function inventory(dir: string): { packages: string[]; bytes: number } {
+  const packages: string[] = [];
+  let bytes = 0;
+  const sizeOf = (d: string): number => readdirSync(d).reduce((sum, f) => {
+    const st = lstatSync(join(d, f));
+    return sum + (st.isDirectory() ? sizeOf(join(d, f)) : st.isFile() ? st.size : 0);
+  }, 0);
+  const scan = (nm: string) => {
+    for (const entry of readdirSync(nm)) {
+      if (entry.startsWith(".")) continue;
+      const dirs = entry.startsWith("@") ? readdirSync(join(nm, entry)).map((s) => `${entry}/${s}`) : [entry];
+      for (const name of dirs) {
+        packages.push(name);
+        bytes += sizeOf(join(nm, name));
+      }
+    }
+  };
+  scan(join(dir, "node_modules"));
+  return { packages, bytes };
+}
+
+function start(cwd: string, command: string, args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn("npx", ["--no-install", command, ...args], { cwd, env: { ...npmEnv, LOG_LEVEL: "silent", ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  children.push(child);
+  return child;
+}
+
+let sandboxBase = "";
+
+beforeAll(async () => {
+  mkdirSync(tarballs);
+  // Packing runs each package's prepack (its build), as `npm publish` would.
+  const out = execFileSync("npm", ["pack", "--workspaces", "--json", "--pack-destination", tarballs], { cwd: root, encoding: "utf8", env: npmEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const packed = JSON.parse(out.slice(out.search(/^\[/m))) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
+  await Promise.all(FOLDERS.map(async (folder) => {
+    const { name, installFlags = [] } = PACKAGES[folder];
+    const entry = packed.find((p) => p.name === name);
+    if (!entry) throw new Error(`${name} was not packed`);
+    mkdirSync(project(folder));
+    writeFileSync(join(project(folder), "package.json"), JSON.stringify({ name: `consumer-of-${folder}`, version: "1.0.0", private: true, type: "module" }));
+    await run("npm", ["install", "--prefer-offline", "--no-package-lock", ...installFlags, join(tarballs, entry.filename)], { cwd: project(folder), env: npmEnv });
+    measured[folder] = { ...inventory(project(folder)), files: entry.files.map((f) => f.path) };
+  }));
+}, 600_000);
+
+afterAll(() => {
+  for (const c of children) {
+    try {
+      process.kill(-c.pid!, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }
+});
+
+const kb = (n: number) => (n >= MB ? `${(n / MB).toFixed(1)} MB` : `${Math.round(n / 1024)} KB`);
+
+describe("each package, installed alone into an empty project", () => {
+  it("stays within its budget of installed packages and bytes (table written into README.md)", () => {
+    const rows = FOLDERS.map((folder) => {
+      const { name, budget } = PACKAGES[folder];
+      const m = measured[folder];
+      const ok = (budget.maxPackages === undefined || m.packages.length <= budget.maxPackages)
+        && (budget.maxBytes === undefined || m.bytes < budget.maxBytes)
+        && !(budget.forbidden ?? []).some((f) => m.packages.includes(f));
+      return { folder, name, budget, m, ok };
+    });
+    const table = [
+      "| package | folder | installed packages | installed size | budget | within |",
+      "|---|---|---|---|---|---|",
+      ...rows.map((r) => `| \`${r.name}\` | \`${r.folder}/\` | ${r.m.packages.length} | ${kb(r.m.bytes)} | ${r.budget.text} | ${r.ok ? "yes" : "**no**"} |`),
+    ].join("\n");
+    const readme = join(root, "README.md");
+    const text = readFileSync(readme, "utf8");
+    const marked = /(<!-- pack-matrix:start[^>]*-->)[\s\S]*?(<!-- pack-matrix:end -->)/;
+    expect(text, "README.md must hold the pack-matrix markers").toMatch(marked);
+    writeFileSync(readme, text.replace(marked, `$1\n${table}\n$2`));
+    for (const r of rows) {
+      if (r.budget.maxPackages !== undefined) expect(r.m.packages.length, `${r.name} installs ${r.m.packages.join(", ")}`).toBeLessThanOrEqual(r.budget.maxPackages);
+      if (r.budget.maxBytes !== undefined) expect(r.m.bytes, `${r.name}: installed bytes`).toBeLessThan(r.budget.maxBytes);
+      for (const f of r.budget.forbidden ?? []) expect(r.m.packages, `${r.name} must not install ${f}`).not.toContain(f);
+    }
+  });
+
+  it("ships built output, its README and CHANGELOG, and nothing of the repository's sources or tests", () => {
+    for (const folder of FOLDERS) {
+      const files = measured[folder].files;
+      expect(files, folder).toEqual(expect.arrayContaining(["package.json", "README.md", "CHANGELOG.md"]));
+      expect(files.filter((f) => /(^|\/)(test|src)\//.test(f) || f.endsWith(".test.ts")), folder).toEqual([]);
+      const manifest = JSON.parse(readFileSync(join(project(folder), "node_modules", PACKAGES[folder].name, "package.json"), "utf8"));
+      // Only registry packages at run time: never another workspace, which an outside user could not install.
+      for (const dep of Object.keys(manifest.dependencies ?? {})) expect(dep.startsWith("@service/"), `${folder} depends on ${dep}`).toBe(false);
+    }
+  });
+});
+
+describe("consumers type-check with tsc --strict and skipLibCheck: false", () => {
+  const settings = {
+    nodenext: { module: "NodeNext", moduleResolution: "NodeNext" },
+    bundler: { module: "ESNext", moduleResolution: "Bundler" },
+  };
+  beforeAll(async () => {
+    // What their users have beside them: an app's peers for the mobile library; Express and its types for the
+    // receiver's middleware (installed after the budget was measured).
+    const rn = JSON.parse(readFileSync(join(root, "mobile/package.json"), "utf8")).devDependencies;
+    await Promise.all([
+      run("npm", ["install", "--prefer-offline", "--no-package-lock", "react@19.3.1", `react-native@${rn["react-native"]}`, `react-native-webview@${rn["react-native-webview"]}`, "@types/react@19.3.0"], { cwd: project("mobile"), env: npmEnv }),
+      run("npm", ["install", "--prefer-offline", "--no-package-lock", "express@5.3.0", "@types/express@5.0.6"], { cwd: project("receiver"), env: npmEnv }),
+    ]);
+  }, 600_000);
+
+  for (const folder of Object.keys(CONSUMERS)) {
+    for (const [label, resolution] of Object.entries(settings)) {
+      it(`${PACKAGES[folder].name} under ${label}`, () => {
+        const c = CONSUMERS[folder];
+        const dir = project(folder);
+        writeFileSync(join(dir, "consumer.ts" + (c.jsx ? "x" : "")), c.types);
+        const config = { compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, target: "ES2022", ...resolution, lib: c.lib, types: [], ...(c.jsx ? { jsx: "react-jsx" } : {}) }, files: ["consumer.ts" + (c.jsx ? "x" : "")] };
+        writeFileSync(join(dir, `tsconfig.${label}.json`), JSON.stringify(config));
+        try {
+          execFileSync(process.execPath, [tsc, "-p", `tsconfig.${label}.json`], { cwd: dir, encoding: "utf8" });
+        } catch (err) {
+          throw new Error(`tsc failed for ${folder} under ${label}:\n${(err as { stdout?: string }).stdout}`);
+        }
+      }, 120_000);
+    }
+  }
+
+  it("@service/webhook-receiver's middleware fits Express's own types (with @types/express installed)", () => {
+    const dir = project("receiver");
+    writeFileSync(join(dir, "express-consumer.ts"), `
+      import express from "express";
+      import { verifiedWebhook, webhookMiddleware } from "@service/webhook-receiver";
+      const app = express();
+      app.post("/hook", webhookMiddleware({ secrets: "k" }), (req, res) => { res.status(200).json({ id: verifiedWebhook(req).payload.data.interview_id }); });
+      app.post("/raw", express.raw({ type: "application/json" }), webhookMiddleware({ secrets: "k" }), (_req, res) => { res.sendStatus(204); });
+    `);
+    writeFileSync(join(dir, "tsconfig.express.json"), JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", types: ["node"] }, files: ["express-consumer.ts"] }));
+    try {
+      execFileSync(process.execPath, [tsc, "-p", "tsconfig.express.json"], { cwd: dir, encoding: "utf8" });
+    } catch (err) {
+      throw new Error(`tsc failed:\n${(err as { stdout?: string }).stdout}`);
+    }
+  }, 120_000);
+});
+
+describe("consumers run under Node, and the commands run from fresh installs", () => {
+  beforeAll(async () => {
+    const port = await freePort();
+    const sandbox = start(project("server"), "api-sandbox", ["--port", String(port)], { SIM_PROCESSING_MS: "50", WEBHOOK_RETRY_DELAYS_MS: "300,600,900" });
+    sandboxBase = `http://127.0.0.1:${port}/api`;
+    await waitUntilUp(`${sandboxBase}/v1/studies`, 60_000, sandbox);
+  }, 90_000);
+
+  for (const folder of Object.keys(CONSUMERS)) {
+    it(`${PACKAGES[folder].name}: the README's snippet runs as an ES module`, () => {
+      const c = CONSUMERS[folder];
+      writeFileSync(join(project(folder), "consumer.mjs"), c.run!);
+      const out = execFileSync(process.execPath, ["consumer.mjs"], { cwd: project(folder), encoding: "utf8", env: { ...process.env, BASE_URL: sandboxBase } });
+      expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual(c.expected);
+    }, 60_000);
+  }
+
+  it("npx api-sandbox answers the API with the fixture keys", async () => {
+    const res = await fetch(`${sandboxBase}/v1/studies?limit=2`, { headers: { authorization: `Bearer ${ACME}` } });
+    expect(res.status).toBe(200);
+    expect((await res.json()).data).toHaveLength(2);
+    const help = execFileSync("npx", ["--no-install", "api-sandbox", "--help"], { cwd: project("server"), encoding: "utf8", env: npmEnv });
+    expect(help).toContain("start");
+  });
+
+  it("npx api-conformance runs against the sandbox from its own install", () => {
+    const report = join(project("conformance"), "report.json");
+    execFileSync("npx", ["--no-install", "api-conformance", "--base-url", sandboxBase, "--api-key", ACME, "--only", "schema,auth,deprecated", "--seed", "1", "--runs", "3", "--allow-untested", "--report", "json", report], { cwd: project("conformance"), encoding: "utf8", env: npmEnv });
+    const r = JSON.parse(readFileSync(report, "utf8"));
+    expect(r.results.map((x: { name: string; status: string }) => [x.name, x.status])).toEqual([["schema", "passed"], ["auth", "passed"], ["deprecated", "passed"]]);
+  }, 120_000);
+
+  it("npx api-metrics computes a metric from CSV files, and names the missing DuckDB for --engine sql", () => {
+    const dir = project("metrics");
+    writeFileSync(join(dir, "exposures.csv"), "user_id,variant,exposed_at\na,control,2026-01-01T00:00:00Z\nb,control,2026-01-01T00:00:00Z\n");
+    writeFileSync(join(dir, "events.csv"), "user_id,event,timestamp\na,purchase,2026-01-02T00:00:00Z\n");
+    const out = execFileSync("npx", ["--no-install", "api-metrics", "--definition", '{"type":"conversion","event":"purchase"}', "--exposures", "exposures.csv", "--events", "events.csv", "--as-of", "2026-02-01T00:00:00Z"], { cwd: dir, encoding: "utf8", env: npmEnv });
+    expect(JSON.parse(out).result.variants.control.value).toBe(0.5);
+    let stderr = "";
+    try {
+      execFileSync("npx", ["--no-install", "api-metrics", "--engine", "sql", "--definition", '{"type":"conversion","event":"purchase"}', "--exposures", "exposures.csv", "--events", "events.csv"], { cwd: dir, encoding: "utf8", env: npmEnv, stdio: ["ignore", "pipe", "pipe"] });
+    } catch (err) {
+      stderr = String((err as { stderr?: string }).stderr);
+    }
+    expect(stderr).toContain("npm install @duckdb/node-api");
+  }, 60_000);
+
+  it("npx api-mock serves the contract's examples under /api", async () => {
+    const port = await freePort();
+    const mock = start(project("server"), "api-mock", [], { MOCK_PORT: String(port), MOCK_QUIET: "1" });
+    const url = `http://127.0.0.1:${port}/api/v1/studies`;
+    await waitUntilUp(url, 60_000, mock);
+    let status = 503;
+    for (let i = 0; i < 100 && status === 503; i++) {
+      status = (await fetch(url, { headers: { authorization: `Bearer ${ACME}` } })).status;
+      if (status === 503) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(200);
+  }, 120_000);
+});
