@@ -6,7 +6,7 @@ import { signWebhookBody } from "../src/index.ts";
 import { rejectionResponse, verifyWebhookBytes, verifyWebhookRequest } from "../src/web.ts";
 
 const body = JSON.stringify({ event: "interview.completed", timestamp: "2026-03-02T10:00:00.000Z", data: { interview_id: "i-1", session_id: "i-1", study_name: "Über 日本 😀" } });
-const request = (raw: string | Uint8Array, headers: Record<string, string>) => new Request("http://receiver.test/hook", { method: "POST", body: raw, headers: { "content-type": "application/json", ...headers } });
+const request = (raw: string, headers: Record<string, string>) => new Request("http://receiver.test/hook", { method: "POST", body: raw, headers: { "content-type": "application/json", ...headers } });
 
 describe("verifyWebhookRequest", () => {
   it("accepts the exact signed bytes with any secret of a rotation, and hands over the signed event", async () => {

@@ -26,7 +26,8 @@ const internalPort = await new Promise<number>((resolve) => {
 });
 // Resolved, not a fixed path: installed as a package, Prism sits in the consumer's node_modules.
 const prismCli = createRequire(import.meta.url).resolve("@stoplight/prism-cli/dist/index.js");
-const args = [prismCli, "mock", "-p", String(internalPort), "-h", "127.0.0.1", assetPath("generated/openapi.json")];
+// In one process (Prism forks a worker when NODE_ENV=production, which a signal to us would not reach).
+const args = [prismCli, "mock", "-p", String(internalPort), "-h", "127.0.0.1", "--multiprocess=false", assetPath("generated/openapi.json")];
 if (dynamic) args.push("--dynamic", "--seed", process.env.MOCK_SEED ?? "1", "--json-schema-faker-fillProperties=false");
 if (process.env.MOCK_QUIET === "1") args.push("-v", "silent");
 
@@ -39,5 +40,7 @@ try {
   process.exit(1);
 }
 console.error(`Prism mock (${dynamic ? "dynamic" : "examples"}) on http://${host}:${port}/api (the root paths /v1/... work too)`);
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => prism.kill(signal));
+// Prism lives and dies with this process: a signal is passed on, and whatever ends this process ends Prism too.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => prism.kill(signal));
+process.on("exit", () => prism.kill("SIGKILL"));
 prism.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

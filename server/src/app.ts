@@ -21,6 +21,7 @@ import { releasesHandlers } from "./handlers/releases.ts";
 import { simulationHandlers } from "./handlers/simulation.ts";
 import { studiesHandlers } from "./handlers/studies.ts";
 import { webhooksHandlers } from "./handlers/webhooks.ts";
+import { isCorruptEncoding } from "./http/body.ts";
 import { ApiError } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
 import { buildRouter } from "./http/router.ts";
@@ -128,6 +129,8 @@ export function createApp(options: AppOptions = {}): App {
   if (existsSync(DOCS)) app.use("/docs", express.static(DOCS, { index: "index.html", fallthrough: true }));
   // OPTIONS is no operation of the contract: answered like any other method a path does not have (405 with
   // Allow, in the envelope), before Express's router would answer it in plain text.
+  // HTTP/1.1 requires Host (RFC 9112 §3.2); Node is told not to refuse it itself, so the answer is in the envelope.
+  app.use(((req, _res, next) => next(req.headers.host ? undefined : new ApiError(400, "invalid_request_error", "Missing Host header"))) as RequestHandler);
   const notAllowed = methodNotAllowed(routes);
   app.use(((req, res, next) => (req.method === "OPTIONS" ? notAllowed(req, res, next) : next())) as RequestHandler);
   app.use("/api", router);
@@ -142,7 +145,7 @@ export function createApp(options: AppOptions = {}): App {
 function methodNotAllowed(routes: Array<{ method: string; expressPath: string }>): RequestHandler {
   const patterns = routes.map((r) => ({
     method: r.method.toUpperCase(),
-    regex: new RegExp(`^/api${r.expressPath.replace(/:[^/]+/g, "[^/]+")}/?$`),
+    regex: new RegExp(`^/api${r.expressPath.replace(/:[^/]+/g, "[^/]+")}$`),
   }));
   return (req, res, next) => {
     const allowed = patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method);
@@ -163,6 +166,7 @@ function errorHandler(logger?: Logger): ErrorRequestHandler {
     else if (err?.type === "entity.too.large") e = new ApiError(413, "payload_too_large_error", `Request body exceeds ${err.limit} bytes`);
     else if (err?.type === "encoding.unsupported" || err?.type === "charset.unsupported") e = new ApiError(415, "unsupported_media_type_error", "Unsupported body encoding");
     else if (err?.type === "request.aborted") e = new ApiError(400, "invalid_request_error", "Request aborted");
+    else if (isCorruptEncoding(err)) e = new ApiError(400, "invalid_request_error", "Corrupt or truncated compressed body");
     else if (err instanceof URIError) e = new ApiError(400, "invalid_request_error", "Malformed URL encoding");
     else {
       logger?.error({ err, path: req.path }, "unhandled error");

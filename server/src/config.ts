@@ -17,6 +17,12 @@ export interface ServerEnv {
   fixturesScale: number | null;
   logLevel: string;
   responseCache: boolean;
+  /** Slowloris defences (http/connection-limits.ts). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** null: as many as the descriptor limit allows, less a reserve. */
+  maxConnections: number | null;
+  maxConnectionsPerAddress: number;
 }
 
 function int(name: string, raw: string | undefined, fallback: number, min = 0): number {
@@ -43,5 +49,9 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     fixturesScale: env.FIXTURES_SCALE ? int("FIXTURES_SCALE", env.FIXTURES_SCALE, 0, 1) : null,
     logLevel: env.LOG_LEVEL || "info",
     responseCache: env.RESPONSE_CACHE !== "0",
+    headersTimeoutMs: int("HEADERS_TIMEOUT_MS", env.HEADERS_TIMEOUT_MS, 10_000, 1),
+    requestTimeoutMs: int("REQUEST_TIMEOUT_MS", env.REQUEST_TIMEOUT_MS, 30_000, 1),
+    maxConnections: env.MAX_CONNECTIONS ? int("MAX_CONNECTIONS", env.MAX_CONNECTIONS, 0, 1) : null,
+    maxConnectionsPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", env.MAX_CONNECTIONS_PER_ADDRESS, 256, 1),
   };
 }

@@ -4,8 +4,8 @@
 import pino from "pino";
 import type { FixtureDataset } from "../../fixtures/types.ts";
 import { Server as NetServer } from "node:net";
+import { connectionCap, createHttpServer } from "./http/connection-limits.ts";
 import { createApp } from "./app.ts";
-import { envelopeClientErrors } from "./http/client-errors.ts";
 import { readEnv } from "./config.ts";
 
 const KEYS = [
@@ -45,7 +45,14 @@ async function main(): Promise<void> {
     webhookMaxConcurrentPerProject: env.webhookMaxConcurrentPerProject,
     simProcessingMs: env.simProcessingMs,
   });
-  const server = app.app.listen(env.port, env.host, () => {
+  const limits = {
+    headersTimeoutMs: env.headersTimeoutMs,
+    requestTimeoutMs: env.requestTimeoutMs,
+    maxConnections: connectionCap(env.maxConnections),
+    maxPerAddress: env.maxConnectionsPerAddress,
+  };
+  const server = createHttpServer(app.app, limits);
+  server.listen(env.port, env.host, () => {
     const base = `http://${env.host.includes(":") ? `[${env.host}]` : env.host}:${env.port}/api`;
     const loadMs = Math.round(performance.now() - started);
     console.log(`Reference server ready in ${loadMs} ms: ${base}`);
@@ -53,7 +60,6 @@ async function main(): Promise<void> {
     for (const [name, key, pk] of KEYS) console.log(`  ${name.padEnd(7)} API key ${key}   public key ${pk}`);
     console.log(`Try: curl -H "Authorization: Bearer ${KEYS[0][1]}" ${base}/v1/chats`);
   });
-  envelopeClientErrors(server);
   server.on("error", (err) => {
     console.error(`Cannot listen on ${env.host}:${env.port}: ${err.message}`);
     process.exit(1);
@@ -94,11 +100,8 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGHUP", () => stop("SIGHUP"));
-  // Started by a supervisor or npm that died without signalling us: do not stay behind listening as an orphan.
-  const parent = process.ppid;
-  setInterval(() => {
-    if (process.ppid !== parent) stop("parent exited");
-  }, 500).unref();
+  // No parent watchdog: a server started with `nohup npm start &` from a script that then exits must keep running.
+  // `npm start` execs node, so npm's own signal forwarding reaches this process directly.
 }
 
 void main();

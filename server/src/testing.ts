@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { createApp, type App, type AppOptions } from "./app.ts";
-import { envelopeClientErrors } from "./http/client-errors.ts";
+import { createHttpServer } from "./http/connection-limits.ts";
 
 export interface RunningServer {
   baseUrl: string;
@@ -15,8 +15,7 @@ export interface RunningServer {
 
 export async function startServer(options: AppOptions = {}): Promise<RunningServer> {
   const app = createApp(options);
-  const server = app.app.listen(0, "127.0.0.1");
-  envelopeClientErrors(server);
+  const server = createHttpServer(app.app).listen(0, "127.0.0.1");
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -8,6 +8,7 @@ import { routes, type OperationId, type RouteDef } from "../../../generated/rout
 import type { OpenApiDoc } from "../../../lib/openapi-ajv.ts";
 import type { Store } from "../store/store.ts";
 import { projectFromBearer, projectFromPublicKey } from "./auth.ts";
+import { readJson } from "./body.ts";
 import { ApiError } from "./errors.ts";
 import { ResponseCache } from "./response-cache.ts";
 import { ResponseWriter, sendJson } from "./respond.ts";
@@ -49,16 +50,9 @@ function assertWellFormedQuery(url: string): void {
   }
 }
 
-function readJson(req: Request, res: Response, limit: number): Promise<unknown> {
-  if (!req.is("application/json")) {
-    return Promise.reject(new ApiError(415, "unsupported_media_type_error", "Content-Type must be application/json"));
-  }
-  const parse = express.json({ limit, strict: true });
-  return new Promise((resolve, reject) => parse(req, res, (err?: unknown) => (err ? reject(err) : resolve(req.body))));
-}
-
 export function buildRouter(options: RouterOptions): { router: Router; routes: RouteDef[] } {
-  const router = express.Router({ caseSensitive: true, strict: false });
+  // Strict: `/v1/chats/` is not `/v1/chats`; a trailing slash is a 404 like any other unknown path.
+  const router = express.Router({ caseSensitive: true, strict: true });
   const factory = new ValidatorFactory(options.doc);
   const writer = new ResponseWriter(options.doc, options.validateResponses);
 

@@ -1,0 +1,81 @@
+/**
+ * Holding the API up under slow or abundant connections (slowloris):
+ * - a request's headers must arrive within `headersTimeout` (10 s) and the whole request within `requestTimeout`
+ *   (30 s), checked every second; Node's defaults (60 s and a 30 s check) let one attacker hold a slot for a minute;
+ * - at most `maxConnections` open connections, below the process's descriptor limit minus a reserve for webhook
+ *   deliveries, files and the listener itself, so the process never runs out of descriptors;
+ * - at most `maxPerAddress` open connections from one address, so one client cannot take every slot.
+ * A connection over either cap is closed at once: nothing is read from it and it holds no descriptor.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
+import type { Socket } from "node:net";
+import { envelopeClientErrors } from "./client-errors.ts";
+
+export interface ConnectionLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+  maxPerAddress: number;
+}
+
+/** Descriptors kept free for everything that is not an inbound connection (deliveries, files, the listener). */
+export const DESCRIPTOR_RESERVE = 256;
+
+/** The soft RLIMIT_NOFILE of this process (Linux reads /proc; elsewhere null). */
+export function descriptorLimit(): number | null {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const soft = line?.split(/\s{2,}/)[1];
+    return soft && /^\d+$/.test(soft) ? Number(soft) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The connection cap: the configured one, never above the descriptor limit less the reserve. */
+export function connectionCap(configured: number | null, limit = descriptorLimit()): number {
+  const ceiling = limit === null ? 10_000 : Math.max(16, limit - DESCRIPTOR_RESERVE);
+  return Math.min(configured ?? ceiling, ceiling);
+}
+
+export function serverOptions(limits: ConnectionLimits): ServerOptions {
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: 1_000,
+    // Requests without Host reach the app, which answers them in the envelope (see app.ts).
+    requireHostHeader: false,
+  };
+}
+
+/** Applies the global and per-address caps to a listening server. */
+export function limitConnections(server: Server, limits: ConnectionLimits): void {
+  server.maxConnections = limits.maxConnections;
+  const perAddress = new Map<string, number>();
+  server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? "unknown";
+    const open = perAddress.get(address) ?? 0;
+    if (open >= limits.maxPerAddress) {
+      socket.destroy();
+      return;
+    }
+    perAddress.set(address, open + 1);
+    socket.once("close", () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left <= 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+    });
+  });
+}
+
+/** The defaults of `npm start` (config.ts reads the same from the environment). */
+export const DEFAULT_LIMITS: ConnectionLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: connectionCap(null), maxPerAddress: 256 };
+
+/** The HTTP server every entry point listens with: the timeouts, both caps, and the envelope for Node's own errors. */
+export function createHttpServer(listener: RequestListener, limits: ConnectionLimits = DEFAULT_LIMITS): Server {
+  const server = createServer(serverOptions(limits), listener);
+  limitConnections(server, limits);
+  envelopeClientErrors(server);
+  return server;
+}
