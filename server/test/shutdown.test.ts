@@ -1,7 +1,7 @@
 // Shutdown under a supervisor: requests already received are answered (with Connection: close, so keep-alive
 // clients do not reuse the connection), the process exits 0 once drained and 1 when it had to cut requests after
 // SHUTDOWN_GRACE_MS, and SIGTERM to the npm process leaves no orphaned server listening.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { connect } from "node:net";
 import { Agent, request } from "node:http";
 import { describe, expect, it } from "vitest";
@@ -90,4 +90,55 @@ describe("shutdown", () => {
     while ((await portOpen(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await portOpen(port)).toBe(false);
   }, 60_000);
+
+  it("keeps running when started detached (`nohup npm start &`) from a script that then exits", async () => {
+    const port = await freePort();
+    const script = spawn("bash", ["-c", "nohup npm start > /dev/null 2>&1 & echo $!"], { cwd: root, env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "silent" }, stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    script.stdout!.on("data", (d) => (out += d));
+    await new Promise((r) => script.on("exit", r));
+    const npmPid = Number(out.trim());
+    try {
+      await waitUntilUp(`http://127.0.0.1:${port}/api/v1/studies`, 30_000);
+      // The watchdog this replaces stopped the server about 0.5 s after its parent script exited.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(await portOpen(port)).toBe(true);
+    } finally {
+      process.kill(npmPid, "SIGTERM");
+    }
+    const deadline = Date.now() + 5_000;
+    while ((await portOpen(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await portOpen(port), "SIGTERM to the detached npm still stops the server").toBe(false);
+  }, 60_000);
+
+  it("`npm run mock` leaves no Prism behind when npm is sent SIGTERM", async () => {
+    const port = await freePort();
+    const child = spawn("npm", ["run", "mock"], { cwd: root, env: { ...process.env, MOCK_PORT: String(port), MOCK_QUIET: "1" }, stdio: "ignore" });
+    const url = `http://127.0.0.1:${port}/api/v1/studies`;
+    await waitUntilUp(url, 60_000, child);
+    for (let i = 0; i < 150 && (await fetch(url)).status === 503; i++) await new Promise((r) => setTimeout(r, 200));
+    // Every process under npm (the runner and Prism), found before the signal.
+    const childrenOf = (pid: number): number[] => {
+      try {
+        return execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" }).split("\n").map((s) => Number(s.trim())).filter((n) => n > 0);
+      } catch {
+        return []; // ps exits 1 when there are none
+      }
+    };
+    const tree = (pid: number): number[] => childrenOf(pid).flatMap((k) => [k, ...tree(k)]);
+    const pids = tree(child.pid!);
+    expect(pids.length, "npm's children: the mock runner and Prism").toBeGreaterThanOrEqual(2);
+    child.kill("SIGTERM");
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 10_000;
+    while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(pids.filter(alive), "processes still alive 10 s after SIGTERM to npm").toEqual([]);
+  }, 90_000);
 });
