@@ -15,7 +15,7 @@ afterAll(() => api.server.close());
 const WEBHOOK = JSON.stringify({ url: "https://example.com/hook", events: ["interview.completed"] });
 const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}{}${"}".repeat(depth - 1)}`;
 
-async function send(path: string, body: Uint8Array | string, headers: Record<string, string>, method = "PUT") {
+async function send(path: string, body: Uint8Array<ArrayBuffer> | string, headers: Record<string, string>, method = "PUT") {
   const res = await fetch(`${api.server.baseUrl}${path}`, { method, body, headers: { authorization: `Bearer ${ACME}`, "x-public-key": ACME_PK, "content-type": "application/json", ...headers } });
   const text = await res.text();
   return { status: res.status, type: res.headers.get("content-type"), body: JSON.parse(text) };
