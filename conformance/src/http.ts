@@ -77,20 +77,26 @@ export class Http {
     return { status: res.status, headers: res.headers, text, body: parsed, curl, method, path };
   }
 
-  /** Every item of a list, following `starting_after` until `has_more` is false (bounded; `complete` is false when maxPages cut it). */
-  async walk(path: string, limit: number, init: RequestInit = {}, maxPages = 20_000): Promise<{ items: any[]; pages: Reply[]; complete: boolean }> {
+  /**
+   * Every item of a list, following `starting_after` until `has_more` is false (bounded; `complete` is false when
+   * maxPages cut it). A list that refuses the first page at `limit` (a 400) is walked again at the seed's default
+   * page size of 20, so the checks that only need the data keep running; `limit` says which size the walk used, and
+   * the pagination check's `max-page-size` rule names the refusal.
+   */
+  async walk(path: string, limit: number, init: RequestInit = {}, maxPages = 20_000, fallback = true): Promise<{ items: any[]; pages: Reply[]; complete: boolean; limit: number }> {
     const items: any[] = [];
     const pages: Reply[] = [];
     const cursors = new Set<string>();
     let after: string | undefined;
     for (let n = 0; n < 20_000; n++) {
-      if (n >= maxPages) return { items, pages, complete: false };
+      if (n >= maxPages) return { items, pages, complete: false, limit };
       const sep = path.includes("?") ? "&" : "?";
       const page = await this.req(`${path}${sep}limit=${limit}${after ? `&starting_after=${after}` : ""}`, init);
       pages.push(page);
+      if (n === 0 && page.status === 400 && fallback && limit > 20) return this.walk(path, 20, init, maxPages, false);
       if (page.status !== 200 || !Array.isArray(page.body?.data)) throw new CheckFailure(`${path} answered ${page.status} during a walk`, { reply: page });
       items.push(...page.body.data);
-      if (!page.body.has_more || page.body.data.length === 0) return { items, pages, complete: true };
+      if (!page.body.has_more || page.body.data.length === 0) return { items, pages, complete: true, limit };
       after = page.body.data[page.body.data.length - 1].id as string;
       // A cursor used twice means the walk would loop forever: fail now with the page that repeats it.
       if (cursors.has(after)) throw new CheckFailure(`${path}: page ${n + 1} ends with ${after} again, so the walk never ends`, { reply: page });

@@ -15,6 +15,7 @@ import { CheckFailure } from "./http.ts";
 
 export interface Delivery {
   at: number;
+  method: string;
   headers: IncomingHttpHeaders;
   raw: Buffer;
   interviewId: string | null;
@@ -55,7 +56,7 @@ export class Receiver {
         } catch {
           interviewId = null;
         }
-        this.deliveries.push({ at: Date.now(), headers: req.headers, raw, interviewId });
+        this.deliveries.push({ at: Date.now(), method: req.method ?? "", headers: req.headers, raw, interviewId });
         const attempt = this.deliveries.filter((d) => d.interviewId === interviewId).length;
         res.statusCode = this.policy(interviewId, attempt);
         res.end();

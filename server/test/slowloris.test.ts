@@ -42,7 +42,8 @@ describe("slowloris", () => {
     let opened = 0;
     const attack = (n: number) => {
       if (Date.now() > end) return;
-      // Each attacker starts a request and trickles one header line every 5 s; closed by the server, it comes back.
+      // Each attacker starts a request and trickles one header line every 5 s; closed by the server, it comes back a
+      // second later.
       const s = connect({ host: "127.0.0.1", port, localAddress: "127.0.0.2" });
       sockets.add(s);
       opened++;
@@ -55,7 +56,7 @@ describe("slowloris", () => {
       s.on("close", () => {
         clearInterval(timer);
         sockets.delete(s);
-        setTimeout(() => attack(n), 100);
+        setTimeout(() => attack(n), 1_000);
       });
     };
     for (let i = 0; i < ATTACKERS; i++) attack(i);

@@ -19,8 +19,11 @@ export interface ConnectionLimits {
   maxPerAddress: number;
 }
 
-/** Descriptors kept free for everything that is not an inbound connection (deliveries, files, the listener). */
-export const DESCRIPTOR_RESERVE = 256;
+/**
+ * Descriptors kept free for everything that is not an inbound connection (deliveries, files, the listener): a
+ * quarter of the limit, at most 256 (so 1024 descriptors allow 768 connections, 256 allow 192).
+ */
+export const descriptorReserve = (limit: number) => Math.min(256, Math.ceil(limit / 4));
 
 /** The soft RLIMIT_NOFILE of this process (Linux reads /proc; elsewhere null). */
 export function descriptorLimit(): number | null {
@@ -35,7 +38,7 @@ export function descriptorLimit(): number | null {
 
 /** The connection cap: the configured one, never above the descriptor limit less the reserve. */
 export function connectionCap(configured: number | null, limit = descriptorLimit()): number {
-  const ceiling = limit === null ? 10_000 : Math.max(16, limit - DESCRIPTOR_RESERVE);
+  const ceiling = limit === null ? 10_000 : Math.max(16, limit - descriptorReserve(limit));
   return Math.min(configured ?? ceiling, ceiling);
 }
 

@@ -14,6 +14,8 @@ export interface Variant {
   server?: { webhookRetryDelaysMs: number[] };
   /** The check that must fail. */
   caughtBy: string;
+  /** The rule that must be among its failures (the one the variant breaks), where one rule names it. */
+  rule?: string;
   /** Checks to run (the catching one, plus neighbours that must not crash). */
   only: string[];
   /** Needs the webhook relay. */
@@ -61,6 +63,26 @@ export function variants(): Variant[] {
   const alteredPayload = webhookRelay((body, headers, secret) => {
     const payload = JSON.parse(body.toString("utf8"));
     payload.data.duration_secs = (payload.data.duration_secs ?? 0) + 60;
+    const out = Buffer.from(JSON.stringify(payload));
+    return { body: out, headers: { ...headers, "x-webhook-signature": `sha256=${createHmac("sha256", secret).update(out).digest("hex")}` } };
+  });
+  /** Tampers with retries only (the second and later attempts of an interview's delivery). */
+  const onRetries = (tamper: (body: Buffer, headers: Record<string, string>, secret: string) => { body: Buffer; headers: Record<string, string> }) => {
+    const attempts = new Map<string, number>();
+    return webhookRelay((body, headers, secret) => {
+      const id = String(JSON.parse(body.toString("utf8"))?.data?.interview_id);
+      const n = (attempts.get(id) ?? 0) + 1;
+      attempts.set(id, n);
+      return n === 1 ? { body, headers } : tamper(body, headers, secret);
+    });
+  };
+  const retriesWithoutEvent = onRetries((body, headers) => {
+    const { "x-webhook-event": _dropped, ...rest } = headers;
+    return { body, headers: rest };
+  });
+  const retriesWithoutAlias = onRetries((body, headers, secret) => {
+    const payload = JSON.parse(body.toString("utf8"));
+    delete payload.data.session_id;
     const out = Buffer.from(JSON.stringify(payload));
     return { body: out, headers: { ...headers, "x-webhook-signature": `sha256=${createHmac("sha256", secret).update(out).digest("hex")}` } };
   });
@@ -226,5 +248,33 @@ export function variants(): Variant[] {
       },
     },
     { caughtBy: "webhooks", only: ["webhooks"], relay: alteredPayload.relay, mutation: { ...alteredPayload.mutation, name: "a signed payload that disagrees with the REST resource" } },
+      // Issue 19: what the outside check found the suite blind to, each a seed rule reached deterministically.
+    { caughtBy: "webhooks", rule: "webhooks.headers", only: ["webhooks"], seedRule: true, relay: retriesWithoutEvent.relay, mutation: { ...retriesWithoutEvent.mutation, name: "retries sent without X-Webhook-Event" } },
+    { caughtBy: "webhooks", rule: "webhooks.aliases", only: ["webhooks"], seedRule: true, relay: retriesWithoutAlias.relay, mutation: { ...retriesWithoutAlias.mutation, name: "retries without the session_id alias (re-signed)" } },
+    {
+      caughtBy: "pagination", rule: "pagination.max-page-size", only: ["pagination"], seedRule: true,
+      mutation: {
+        name: "every list refuses limit=100",
+        response(ex) {
+          if (ex.method === "GET" && ex.query.get("limit") === "100") Object.assign(ex, { status: 400, body: { error: { type: "invalid_request_error", message: "Invalid parameters", details: [{ location: "query", field: "limit", message: "must be at most 50" }] } } });
+        },
+      },
+    },
+    {
+      caughtBy: "filters", rule: "filters.matching", only: ["filters"], seedRule: true,
+      mutation: { name: "reference_id dropped when study_id is also given", request(ex) { if (ex.path === "/api/v1/interviews" && ex.query.has("study_id")) ex.query.delete("reference_id"); } },
+    },
+    {
+      caughtBy: "filters", rule: "filters.exact", only: ["filters"], seedRule: true,
+      mutation: {
+        name: "reference_id matched as a case-insensitive prefix",
+        async response(ex) {
+          const ref = ex.query.get("reference_id");
+          if (ex.path !== "/api/v1/interviews" || !ref || ex.status !== 200 || ex.query.get("starting_after")) return;
+          const all = await ex.upstream("/api/v1/interviews?limit=100", { headers: auth(ex) });
+          if (all.status === 200) ex.body.data = all.body.data.filter((i: any) => String(i.reference_id).toLowerCase().startsWith(ref.trim().toLowerCase()));
+        },
+      },
+    },
   ];
 }
