@@ -3,7 +3,7 @@ import type { RouteDef as AnyRouteDef } from "../lib/route-types.ts";
 import type { operations } from "./schema.d.ts";
 
 export type { RouteParam, RouteResponse } from "../lib/route-types.ts";
-export type OperationId = "simCreateChat" | "simCreateInterview" | "simCompleteInterview" | "simCreateStudy" | "simListWebhookDeliveries" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
+export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simCreateInterview" | "simCompleteInterview" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
 export type RouteDef<Id extends OperationId = OperationId> = AnyRouteDef<Id>;
 
 /** Every operation of the contract's `paths`. */
@@ -37,6 +37,165 @@ export const routes: RouteDef[] = [
       },
       "415": {
         "schema": "#/paths/~1_sim~1chats/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1chats/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1chats/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simStreamEvents",
+    "method": "get",
+    "path": "/_sim/events",
+    "expressPath": "/_sim/events",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [
+      {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": false,
+        "schema": "#/paths/~1_sim~1events/get/parameters/0/schema"
+      }
+    ],
+    "requestBody": null,
+    "responses": {
+      "200": {
+        "schema": null,
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1events/get/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1events/get/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "404": {
+        "schema": "#/paths/~1_sim~1events/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1events/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1events/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simDeleteFaults",
+    "method": "delete",
+    "path": "/_sim/faults",
+    "expressPath": "/_sim/faults",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [],
+    "requestBody": null,
+    "responses": {
+      "204": {
+        "schema": null,
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1faults/delete/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1faults/delete/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1faults/delete/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1faults/delete/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simGetFaults",
+    "method": "get",
+    "path": "/_sim/faults",
+    "expressPath": "/_sim/faults",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [],
+    "requestBody": null,
+    "responses": {
+      "200": {
+        "schema": "#/paths/~1_sim~1faults/get/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1faults/get/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1faults/get/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1faults/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1faults/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simPutFaults",
+    "method": "put",
+    "path": "/_sim/faults",
+    "expressPath": "/_sim/faults",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [],
+    "requestBody": "#/paths/~1_sim~1faults/put/requestBody/content/application~1json/schema",
+    "responses": {
+      "200": {
+        "schema": "#/paths/~1_sim~1faults/put/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1faults/put/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1faults/put/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "413": {
+        "schema": "#/paths/~1_sim~1faults/put/responses/413/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "415": {
+        "schema": "#/paths/~1_sim~1faults/put/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1faults/put/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1faults/put/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -79,6 +238,14 @@ export const routes: RouteDef[] = [
       "415": {
         "schema": "#/paths/~1_sim~1interviews/post/responses/415/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1interviews/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1interviews/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -119,6 +286,14 @@ export const routes: RouteDef[] = [
       "409": {
         "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/409/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -151,6 +326,14 @@ export const routes: RouteDef[] = [
       },
       "415": {
         "schema": "#/paths/~1_sim~1studies/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1studies/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1studies/post/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -196,6 +379,106 @@ export const routes: RouteDef[] = [
       "401": {
         "schema": "#/paths/~1_sim~1webhook-deliveries/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simGetDeliveryRequest",
+    "method": "get",
+    "path": "/_sim/webhook-deliveries/{id}/request",
+    "expressPath": "/_sim/webhook-deliveries/:id/request",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1request/get/parameters/0/schema"
+      }
+    ],
+    "requestBody": null,
+    "responses": {
+      "200": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1request/get/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1request/get/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1request/get/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "404": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1request/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1request/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1request/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simResendDelivery",
+    "method": "post",
+    "path": "/_sim/webhook-deliveries/{id}/resend",
+    "expressPath": "/_sim/webhook-deliveries/:id/resend",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/parameters/0/schema"
+      }
+    ],
+    "requestBody": null,
+    "responses": {
+      "202": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/202/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "404": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "409": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/409/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -234,6 +517,14 @@ export const routes: RouteDef[] = [
       "401": {
         "schema": "#/paths/~1v1~1chats/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1chats/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1chats/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -269,6 +560,14 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1v1~1chats~1{id}/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1chats~1{id}/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1chats~1{id}/get/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -318,6 +617,14 @@ export const routes: RouteDef[] = [
       "404": {
         "schema": "#/paths/~1v1~1chats~1{id}~1messages/get/responses/404/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1chats~1{id}~1messages/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1chats~1{id}~1messages/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -355,6 +662,22 @@ export const routes: RouteDef[] = [
           "Sunset",
           "Link"
         ]
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1experiments/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": [
+          "Deprecation",
+          "Sunset",
+          "Link"
+        ]
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1experiments/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": [
+          "Deprecation",
+          "Sunset",
+          "Link"
+        ]
       }
     }
   },
@@ -386,6 +709,14 @@ export const routes: RouteDef[] = [
       },
       "401": {
         "schema": "#/paths/~1v1~1interview-participant~1config/get/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1interview-participant~1config/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1interview-participant~1config/get/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -424,6 +755,14 @@ export const routes: RouteDef[] = [
       "415": {
         "schema": "#/paths/~1v1~1interview-participant~1launches/post/responses/415/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1interview-participant~1launches/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1interview-participant~1launches/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -456,6 +795,14 @@ export const routes: RouteDef[] = [
       },
       "415": {
         "schema": "#/paths/~1v1~1interview-participant~1prompt-events/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1interview-participant~1prompt-events/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1interview-participant~1prompt-events/post/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -519,6 +866,14 @@ export const routes: RouteDef[] = [
       "401": {
         "schema": "#/paths/~1v1~1interviews/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1interviews/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1interviews/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -554,6 +909,14 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1v1~1interviews~1{id}/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1interviews~1{id}/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1interviews~1{id}/get/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -599,6 +962,14 @@ export const routes: RouteDef[] = [
       "401": {
         "schema": "#/paths/~1v1~1releases/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1releases/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1releases/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -634,6 +1005,14 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1v1~1releases~1{id}/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1releases~1{id}/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1releases~1{id}/get/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -673,6 +1052,14 @@ export const routes: RouteDef[] = [
       "401": {
         "schema": "#/paths/~1v1~1studies/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1studies/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1studies/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -709,6 +1096,14 @@ export const routes: RouteDef[] = [
       "404": {
         "schema": "#/paths/~1v1~1studies~1{id}/get/responses/404/content/application~1json/schema",
         "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1studies~1{id}/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1studies~1{id}/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
       }
     }
   },
@@ -733,6 +1128,14 @@ export const routes: RouteDef[] = [
       },
       "401": {
         "schema": "#/paths/~1v1~1webhooks/delete/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1webhooks/delete/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1webhooks/delete/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -762,6 +1165,14 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1v1~1webhooks/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1webhooks/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1webhooks/get/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }
@@ -799,6 +1210,14 @@ export const routes: RouteDef[] = [
       },
       "415": {
         "schema": "#/paths/~1v1~1webhooks/put/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1v1~1webhooks/put/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1v1~1webhooks/put/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }

@@ -23,6 +23,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream webhook events
+         * @description Reference server only. A Server-Sent Events stream of every webhook event of the caller's project, as the exact
+         *     signed request, whether or not the configured webhook URL is reachable; needs a configured webhook (its secret
+         *     signs the events). Each client gets every event; with `Last-Event-ID` a reconnecting client gets every event
+         *     after that one that the sandbox still holds (the last 1,000), so nothing is lost or repeated.
+         */
+        get: operations["simStreamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read fault settings
+         * @description Reference server only. The caller's project's fault settings (all zero when none were set).
+         */
+        get: operations["simGetFaults"];
+        /**
+         * Set fault settings
+         * @description Reference server only. Replaces the caller's project's fault settings; fields left out take their defaults. Operation ids must be the contract's.
+         */
+        put: operations["simPutFaults"];
+        post?: never;
+        /**
+         * Clear fault settings
+         * @description Reference server only. Clears the caller's project's fault settings.
+         */
+        delete: operations["simDeleteFaults"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sim/interviews": {
         parameters: {
             query?: never;
@@ -101,6 +152,48 @@ export interface paths {
         get: operations["simListWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/webhook-deliveries/{id}/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delivery's request
+         * @description Reference server only. The exact request (headers and raw body) of one delivery attempt of the caller's project.
+         */
+        get: operations["simGetDeliveryRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/webhook-deliveries/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a delivery
+         * @description Reference server only. Sends the byte-identical body and signature of a delivery's event again to the project's
+         *     configured webhook, recorded as an attempt of its own (`resend: true`), and puts it on the event stream. A
+         *     resend is not retried. 409 when no webhook is configured.
+         */
+        post: operations["simResendDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -598,6 +691,12 @@ export interface components {
             /** @description One entry per active experiment (study), newest first. */
             data: components["schemas"]["ExperimentStats"][];
         };
+        /**
+         * @description A fault the sandbox can inject: `500` and `503` (with `Retry-After`) answers in the error envelope, `reset` (the
+         *     connection is closed without an answer) and `timeout` (no answer until the server's request timeout, 30 s).
+         * @enum {string}
+         */
+        FaultKind: "500" | "503" | "reset" | "timeout";
         /**
          * @description The user's thumbs up or down.
          * @enum {string}
@@ -1134,6 +1233,72 @@ export interface components {
          * @enum {string}
          */
         SimChatVisibility: "visible" | "internal" | "evaluation" | "release";
+        /** @description The exact request of one delivery attempt, for replaying it anywhere. */
+        SimDeliveryRequest: {
+            /** @description The attempt. */
+            delivery_id: components["schemas"]["uuid"];
+            /** @description Its event. */
+            event_id: components["schemas"]["uuid"];
+            /**
+             * Format: uri
+             * @description The URL the attempt went to.
+             */
+            url: string;
+            /** @description Request headers with their exact names. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The raw body as UTF-8 text. */
+            body: string;
+        };
+        /**
+         * @description The caller's project's fault settings. Faults never apply unless set here or asked for per request with
+         *     `Prefer: fault=500|503|reset|timeout` and/or `Prefer: delay=<ms>` (the latter on any operation but `/_sim/faults`).
+         *     They apply to `/v1` operations (or those named in `operations`) called with the project's keys.
+         */
+        SimFaultSettings: {
+            /**
+             * Format: double
+             * @description Share of matching requests answered with a fault drawn from `kinds`, 0 to 1.
+             */
+            rate?: number;
+            /** @description The faults `rate` draws from, uniformly; default `["500", "503"]`. */
+            kinds?: components["schemas"]["FaultKind"][];
+            /** @description Operation ids (e.g. `listStudies`) the settings apply to; absent or `null`: every `/v1` operation. */
+            operations?: string[] | null;
+            /**
+             * Format: int32
+             * @description Latency added to every matching request, in ms.
+             */
+            latency_ms?: number;
+            /**
+             * Format: int32
+             * @description Extra latency drawn uniformly from 0 to this, in ms.
+             */
+            jitter_ms?: number;
+            /**
+             * Format: int32
+             * @description The next N matching requests fail with `fail_next_kind`, before `rate` applies.
+             */
+            fail_next?: number;
+            /** @description The fault of `fail_next`; default `503`. */
+            fail_next_kind?: components["schemas"]["FaultKind"];
+            /**
+             * Format: int32
+             * @description The next N webhook attempts are recorded as answered by the team's endpoint with `webhook_failure_status`, without being sent, so the retry schedule can be watched.
+             */
+            webhook_failures?: number;
+            /**
+             * Format: int32
+             * @description The status of those failures; default 500.
+             */
+            webhook_failure_status?: number;
+            /**
+             * Format: int32
+             * @description Seed of the fault draws, for a reproducible sequence.
+             */
+            seed?: number;
+        };
         /** @description Body of `POST /_sim/interviews`. */
         SimInterviewInput: {
             /** @description A study of the caller's project that is accepting responses. */
@@ -1169,6 +1334,38 @@ export interface components {
             rows?: number | null;
             /** @description The query, stored in full; the API truncates it on the way out when over the cap. */
             query?: string | null;
+        };
+        /**
+         * @description One event on the delivery stream: the exact request the sandbox sends (or would send) to the project's webhook.
+         *     `body` is the raw JSON body as text; forwarded unchanged, it verifies against `headers["X-Webhook-Signature"]`
+         *     with the project's signing secret.
+         */
+        SimStreamEvent: {
+            /**
+             * Format: int32
+             * @description Position of this event on the project's stream; give it back as `Last-Event-ID` to resume after it.
+             */
+            seq: number;
+            /** @description The webhook event (shared by every attempt of one event); a resend carries the event it repeats. */
+            event_id: components["schemas"]["uuid"];
+            /**
+             * @description Event type.
+             * @enum {string}
+             */
+            event: "interview.completed";
+            /** @description The interview the event is about. */
+            interview_id: components["schemas"]["uuid"];
+            /**
+             * @description `delivery` for an event as it is emitted, `resend` for a resend of an earlier one.
+             * @enum {string}
+             */
+            reason: "delivery" | "resend";
+            /** @description The request headers, with their exact names: `Content-Type`, `X-Webhook-Event`, `X-Webhook-Signature`. */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The raw request body, byte for byte, as UTF-8 text. */
+            body: string;
         };
         /** @description Body of `POST /_sim/studies`: a study planted with chosen caps, for capacity boundaries. */
         SimStudyInput: {
@@ -1463,9 +1660,14 @@ export interface components {
             interview_id: components["schemas"]["uuid"];
             /**
              * Format: int32
-             * @description 1 for the first attempt, up to 4 (three retries).
+             * @description 1 for the first attempt, then one more for each retry and each resend.
              */
             attempt: number;
+            /**
+             * @description Why the attempt was made: the event itself, a retry after a failure, or a resend asked for through `/_sim`.
+             * @enum {string}
+             */
+            trigger: "event" | "retry" | "resend";
             /**
              * Format: uri
              * @description Target URL.
@@ -1606,6 +1808,294 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simStreamEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume after this event (`seq`), as browsers' EventSource sends it on reconnection. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description `GET /_sim/events`: a Server-Sent Events stream of `id: <seq>`, `event: interview.completed` and
+             *     `data: <one SimStreamEvent as JSON>` blocks; `:` comment lines keep the connection alive. The schema below is that
+             *     of one event's `data`.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["SimStreamEvent"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not visible to this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simGetFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimFaultSettings"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simPutFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimFaultSettings"];
+            };
+        };
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimFaultSettings"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simDeleteFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the body is empty. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     simCreateInterview: {
@@ -1684,6 +2174,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     simCompleteInterview: {
@@ -1740,6 +2250,26 @@ export interface operations {
             /** @description The request conflicts with the resource's state. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1806,6 +2336,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     simListWebhookDeliveries: {
@@ -1848,6 +2398,181 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simGetDeliveryRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A delivery attempt of the caller's project.
+                 * @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11
+                 */
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimDeliveryRequest"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not visible to this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simResendDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A delivery attempt of the caller's project.
+                 * @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11
+                 */
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted for processing. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not visible to this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource's state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,6 +2625,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getChat: {
@@ -1944,6 +2689,26 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,6 +2773,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     listExperiments: {
@@ -2064,6 +2849,38 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed, with the deprecation headers. */
+            500: {
+                headers: {
+                    /** @description RFC 9745 deprecation date, as a structured-field date (`@<unix seconds>`). */
+                    Deprecation: string;
+                    /** @description RFC 8594 sunset date, as an HTTP date: `Wed, 01 Jul 2026 00:00:00 GMT`. */
+                    Sunset: string;
+                    /** @description Points to the replacement, `GET /v1/studies` (`rel="successor-version"`). */
+                    Link: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Temporarily unavailable, with the deprecation headers. */
+            503: {
+                headers: {
+                    /** @description RFC 9745 deprecation date, as a structured-field date (`@<unix seconds>`). */
+                    Deprecation: string;
+                    /** @description RFC 8594 sunset date, as an HTTP date: `Wed, 01 Jul 2026 00:00:00 GMT`. */
+                    Sunset: string;
+                    /** @description Points to the replacement, `GET /v1/studies` (`rel="successor-version"`). */
+                    Link: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getParticipantConfig: {
@@ -2099,6 +2916,26 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2174,6 +3011,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     createPromptEvent: {
@@ -2234,6 +3091,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     listInterviews: {
@@ -2282,6 +3159,26 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2338,6 +3235,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     listReleases: {
@@ -2380,6 +3297,26 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2436,6 +3373,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     listStudies: {
@@ -2476,6 +3433,26 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2532,6 +3509,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getWebhook: {
@@ -2573,6 +3570,26 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2648,6 +3665,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -2678,6 +3715,26 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

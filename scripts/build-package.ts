@@ -58,7 +58,7 @@ const PLANS: Record<string, Plan> = {
   server: {
     bundle: {
       entries: { sandbox: "src/cli.ts", mock: "mock/run.ts" },
-      external: ["express", "pino", "pino-http", "ajv", "ajv-formats", "fast-json-stringify", "commander", "@stoplight/prism-cli"],
+      external: ["express", "pino", "pino-http", "ajv", "ajv-formats", "fast-json-stringify", "commander", "eventsource-parser", "leven", "@stoplight/prism-cli"],
       assets: ["generated/openapi.json", "fixtures/data/default.json", "docs/index.html", "docs/redoc.standalone.js"],
       commands: ["sandbox", "mock"],
     },

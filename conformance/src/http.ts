@@ -43,6 +43,57 @@ export class Http {
 
   constructor(readonly baseUrl: string, readonly apiKey: string, private readonly contract: Contract, private readonly timeoutMs: number) {}
 
+  /**
+   * Opens a Server-Sent Events stream and collects its `data:` lines until `until` holds for what arrived or
+   * `waitMs` passes, then closes it. The status, and the events' data parsed as JSON.
+   */
+  async stream(path: string, until: (events: any[]) => boolean, waitMs: number, headers: Record<string, string> = {}): Promise<{ status: number; contentType: string | null; events: any[]; curl: string }> {
+    const url = `${this.baseUrl}${path}`;
+    const all = { authorization: `Bearer ${this.apiKey}`, accept: "text/event-stream", ...headers };
+    const curl = curlOf(url, "GET", all).replace("curl -sS -i", "curl -sS -N -i");
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), waitMs);
+    // A stream answers its headers at once; one that does not within 3 s is not streaming.
+    const headersTimer = setTimeout(() => stop.abort(), Math.min(3_000, waitMs));
+    const events: any[] = [];
+    let status = 0;
+    let contentType: string | null = null;
+    try {
+      const res = await fetch(url, { headers: all, signal: stop.signal });
+      clearTimeout(headersTimer);
+      status = res.status;
+      contentType = res.headers.get("content-type");
+      if (res.status >= 200 && res.status < 300) {
+        const op = this.contract.match("GET", path.split("?")[0]);
+        if (op) this.succeeded.add(op.operationId);
+      }
+      if (!res.ok || !res.body) return { status, contentType, events, curl };
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      while (!until(events)) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+          if (data) events.push(JSON.parse(data));
+        }
+      }
+      await reader.cancel().catch(() => undefined);
+    } catch (err) {
+      if (!stop.signal.aborted) throw new Error(`stream failed (${(err as Error).message})\n  reproduce: ${curl}`);
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(headersTimer);
+      stop.abort();
+    }
+    return { status, contentType, events, curl };
+  }
+
   async req(path: string, init: RequestInit = {}): Promise<Reply> {
     const method = init.method ?? "GET";
     const headers: Record<string, string> = { ...init.headers };

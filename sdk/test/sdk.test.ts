@@ -3,7 +3,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
 import { freePort, startPrismProcess } from "../../test/support/processes.ts";
 import { ApiError, createApiClient, paginate, unwrap } from "../src/index.ts";
@@ -57,6 +57,54 @@ describe("against the reference server", () => {
     })().catch((e) => e);
     expect(bad).toMatchObject({ status: 400, message: "Invalid parameters" });
     expect(bad.details[0].field).toBe("limit");
+  });
+});
+
+describe("retries against the sandbox's real faults (/_sim/faults)", () => {
+  const faults = (body: unknown) => fetch(`${server.baseUrl}/_sim/faults`, { method: "PUT", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  afterEach(async () => void (await fetch(`${server.baseUrl}/_sim/faults`, { method: "DELETE", headers: { authorization: `Bearer ${KEY}` } })));
+  /** The client as an app builds it, with a fetch that counts what goes on the wire. */
+  const counted = () => {
+    const seen: number[] = [];
+    const client = createApiClient({
+      baseUrl: server.baseUrl, apiKey: KEY, retry: { retries: 2, baseDelayMs: 5, maxDelayMs: 50 },
+      fetch: async (input, init) => {
+        try {
+          const res = await fetch(input, init);
+          seen.push(res.status);
+          return res;
+        } catch (err) {
+          seen.push(0);
+          throw err;
+        }
+      },
+    });
+    return { client, seen };
+  };
+
+  it("a GET that meets two 503s (Retry-After: 1) is retried and succeeds", async () => {
+    expect((await faults({ fail_next: 2, fail_next_kind: "503" })).status).toBe(200);
+    const { client, seen } = counted();
+    const page = await unwrap(client.GET("/v1/studies", { params: { query: { limit: 1 } } }));
+    expect(page.data).toHaveLength(1);
+    expect(seen).toEqual([503, 503, 200]);
+  });
+
+  it("a GET whose connection is reset twice is retried and succeeds", async () => {
+    await faults({ fail_next: 2, fail_next_kind: "reset" });
+    const { client, seen } = counted();
+    const page = await unwrap(client.GET("/v1/chats", { params: { query: { limit: 1 } } }));
+    expect(page.data).toHaveLength(1);
+    expect(seen).toEqual([0, 0, 200]);
+  });
+
+  it("gives up after the last retry with the server's 500 as an ApiError", async () => {
+    await faults({ fail_next: 5, fail_next_kind: "500" });
+    const { client, seen } = counted();
+    const err = await unwrap(client.GET("/v1/releases")).catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 500, type: "api_error" });
+    expect(seen).toEqual([500, 500, 500]);
   });
 });
 

@@ -19,6 +19,10 @@ import { messagesHandlers } from "./handlers/messages.ts";
 import { participantHandlers } from "./handlers/participant.ts";
 import { releasesHandlers } from "./handlers/releases.ts";
 import { simulationHandlers } from "./handlers/simulation.ts";
+import { simEventsHandlers } from "./handlers/sim-events.ts";
+import { simFaultsHandlers } from "./handlers/sim-faults.ts";
+import { FaultRegistry } from "./faults/settings.ts";
+import { EventStreams } from "./webhooks/event-stream.ts";
 import { studiesHandlers } from "./handlers/studies.ts";
 import { webhooksHandlers } from "./handlers/webhooks.ts";
 import { isCorruptEncoding } from "./http/body.ts";
@@ -60,12 +64,16 @@ export interface AppOptions {
   logger?: Logger | false;
   /** Cache serialized bodies of read-only operations (default true; see http/response-cache.ts). */
   responseCache?: boolean;
+  /** How long a `timeout` fault leaves a request unanswered (default 30 s, the server's request timeout). */
+  faultTimeoutHoldMs?: number;
 }
 
 export interface App {
   app: Express;
   store: Store;
   webhooks: WebhookDispatcher;
+  /** Ends every open event stream (first step of a shutdown: they would otherwise hold it open). */
+  endStreams(): void;
   close(): Promise<void>;
 }
 
@@ -78,7 +86,11 @@ export function createApp(options: AppOptions = {}): App {
   const store = new Store(dataset);
   const doc = loadOpenApi();
   const addressPolicy = { allowLoopback: options.webhookAllowLoopback ?? true };
+  const streams = new EventStreams();
+  const faults = new FaultRegistry();
   const webhooks = options.webhooks ?? createWebhookDispatcher({
+    streams,
+    faults,
     clock,
     retryDelaysMs: options.webhookRetryDelaysMs ?? [10_000, 60_000, 300_000],
     timeoutMs: options.webhookTimeoutMs ?? 10_000,
@@ -92,6 +104,8 @@ export function createApp(options: AppOptions = {}): App {
     store,
     clock,
     webhooks,
+    streams,
+    faults,
     addressPolicy,
     simProcessingMs: options.simProcessingMs ?? 1_000,
     launchTokenSecret: randomBytes(32),
@@ -108,6 +122,8 @@ export function createApp(options: AppOptions = {}): App {
     ...experimentsHandlers(deps),
     ...participantHandlers(deps),
     ...simulationHandlers(deps),
+    ...simEventsHandlers(deps),
+    ...simFaultsHandlers(deps),
     ...options.handlers,
   };
   const { router, routes } = buildRouter({
@@ -118,6 +134,8 @@ export function createApp(options: AppOptions = {}): App {
     maxBodyBytes: options.maxBodyBytes ?? 100 * 1024,
     cache: options.responseCache === false ? null : new ResponseCache(),
     now: () => clock.now(),
+    faults,
+    timeoutHoldMs: options.faultTimeoutHoldMs ?? 30_000,
   });
 
   const app = express();
@@ -138,7 +156,16 @@ export function createApp(options: AppOptions = {}): App {
   app.use(((req, _res, next) => next(new ApiError(404, "not_found_error", `No such route: ${req.method} ${req.path}`))) as RequestHandler);
   app.use(errorHandler(options.logger || undefined));
 
-  return { app, store, webhooks, close: () => webhooks.close() };
+  return {
+    app,
+    store,
+    webhooks,
+    endStreams: () => streams.closeAll(),
+    close: () => {
+      streams.closeAll();
+      return webhooks.close();
+    },
+  };
 }
 
 /** A known path with another method is a 405 with `Allow`, not a 404. */

@@ -1,17 +1,50 @@
 /**
- * `api-sandbox`: the command of the sandbox package. `api-sandbox` (or `api-sandbox start`) runs the reference server
- * on the embedded fixtures, as `npm start` does in the repository; every setting is also an environment variable
- * (README, "Configuration"), and an option given here wins over it.
+ * `api-sandbox`: the command of the sandbox package.
+ * - `api-sandbox [start]` runs the reference server on the embedded fixtures, as `npm start` does in the repository.
+ * - `trigger`, `listen`, `deliveries` and `faults` are a client team's daily loop against a sandbox, local or remote
+ *   (`--base-url`, `--api-key`): trigger a webhook, forward deliveries to a laptop, replay them, inject faults.
  */
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { listDeliveries, resendDelivery } from "./cli/deliveries.ts";
+import { faults, type FaultFlags } from "./cli/faults.ts";
+import { listen } from "./cli/listen.ts";
+import { CliError, LOCAL_BASE } from "./cli/remote.ts";
+import { trigger } from "./cli/trigger.ts";
 
 const port = (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError("must be a port number (0-65535)");
   return v;
 };
+const whole = (v: string) => {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError("must be a whole number");
+  return Number(v);
+};
+const fraction = (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError("must be a number from 0 to 1");
+  return n;
+};
+const list = (v: string) => v.split(",").map((s) => s.trim()).filter(Boolean);
+
+/** The options every client-team command shares. */
+const withRemote = (cmd: Command) =>
+  cmd
+    .option("--base-url <url>", `the sandbox, up to and including /api (env SANDBOX_BASE_URL, default ${LOCAL_BASE})`)
+    .option("--api-key <key>", "a project API key of that sandbox (env SANDBOX_API_KEY; the Acme fixture key on the local default)");
+
+/** Runs a command's action and turns its result into the exit code; a CliError is one clear line. */
+const run = (fn: (...args: any[]) => Promise<number>) => async (...args: any[]) => {
+  try {
+    process.exitCode = await fn(...args);
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    console.error(`api-sandbox: ${err.message}`);
+    process.exitCode = err.exitCode;
+  }
+};
 
 const program = new Command("api-sandbox")
-  .description("The Project Data API sandbox: the reference server over embedded fixtures, with the simulation surface under /api/_sim")
+  .description("The Project Data API sandbox: the reference server over embedded fixtures, and a client team's tools against any sandbox")
   .showHelpAfterError();
 
 program
@@ -24,5 +57,53 @@ program
     if (o.host !== undefined) process.env.HOST = o.host;
     await import("./main.ts");
   });
+
+withRemote(program.command("trigger <event>"))
+  .description("create a simulated interview, wait for its webhook deliveries and print each attempt; exit 0 when the receiver acknowledged")
+  .option("--study <id>", "study to run it in (default: the first accepting responses)")
+  .option("--reference-id <id>", "reference_id, as if passed on the interview link")
+  .option("--language <code>", "language code")
+  .option("--wait <seconds>", "how long to wait for an acknowledgement", whole, 30)
+  .action(run((event: string, o) => trigger(event, o)));
+
+withRemote(program.command("listen"))
+  .description("forward every webhook event of the project, byte for byte, from the sandbox's stream to a local URL")
+  .requiredOption("--forward-to <url>", "your local endpoint, e.g. http://localhost:3000/webhooks")
+  .option("--max-events <n>", "stop after forwarding n events", whole)
+  .action(run((o) => {
+    const stop = new AbortController();
+    process.once("SIGINT", () => stop.abort());
+    process.once("SIGTERM", () => stop.abort());
+    return listen(o, stop.signal);
+  }));
+
+const deliveries = program.command("deliveries").description("the project's webhook delivery log");
+withRemote(deliveries.command("list"))
+  .description("list delivery attempts, oldest first")
+  .option("--interview <id>", "only the attempts of this interview")
+  .option("--limit <n>", "how many (1-100)", whole, 100)
+  .option("--json", "print JSON")
+  .action(run((o) => listDeliveries(o)));
+withRemote(deliveries.command("resend <id>"))
+  .description("send a delivery's byte-identical body and signature again, to the configured webhook (logged as its own attempt) or to --forward-to")
+  .option("--forward-to <url>", "send it to this URL from this machine instead")
+  .action(run((id: string, o) => resendDelivery(id, o)));
+
+withRemote(program.command("faults <action>"))
+  .description("show, set or clear the project's faults: set replaces the settings; fields not given take their defaults")
+  .option("--rate <0..1>", "share of /v1 requests that fail", fraction)
+  .option("--kinds <list>", "faults the rate draws from: 500,503,reset,timeout", list)
+  .option("--operations <list>", "operation ids to apply to (default every /v1 operation)", list)
+  .option("--latency <ms>", "added latency", whole)
+  .option("--jitter <ms>", "extra latency drawn from 0 to this", whole)
+  .option("--fail-next <n>", "the next n requests fail", whole)
+  .addOption(new Option("--fail-next-kind <kind>", "their fault").choices(["500", "503", "reset", "timeout"]))
+  .option("--webhook-failures <n>", "the next n webhook attempts count as failed by your endpoint", whole)
+  .option("--webhook-failure-status <status>", "the status they fail with", whole)
+  .option("--seed <n>", "seed of the draws", whole)
+  .action(run((action: string, o: FaultFlags) => {
+    if (!["show", "set", "clear"].includes(action)) throw new CliError(`faults takes show, set or clear, not "${action}"`);
+    return faults(action as "show" | "set" | "clear", o);
+  }));
 
 await program.parseAsync();

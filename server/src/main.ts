@@ -81,6 +81,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, in_flight: pending.size }, "shutting down");
+    // Event streams never end by themselves: end them now (listeners reconnect with their Last-Event-ID).
+    app.endStreams();
     for (const res of pending) if (!res.headersSent) res.setHeader("Connection", "close");
     // net.Server's close, not http.Server's: the latter also cuts idle keep-alive connections at once, racing the
     // requests their clients are sending on them. Here each connection's next request is still answered, with

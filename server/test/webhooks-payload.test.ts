@@ -102,6 +102,7 @@ describe("interview.completed delivery", () => {
       event: "interview.completed",
       interview_id: created.id,
       attempt: 1,
+      trigger: "event",
       url: receiver.url,
       status: "succeeded",
       response_status: 204,

@@ -85,7 +85,7 @@ describe("retry schedule", () => {
 
 describe("AttemptLog", () => {
   const record = (id: string, scheduledAt: string): WebhookDelivery => ({
-    id, object: "webhook_delivery", event_id: id, event: "interview.completed", interview_id: id, attempt: 1, url: "http://127.0.0.1/x",
+    id, object: "webhook_delivery", event_id: id, event: "interview.completed", interview_id: id, attempt: 1, trigger: "event", url: "http://127.0.0.1/x",
     status: "pending", response_status: null, error: null, scheduled_at: scheduledAt, sent_at: null, finished_at: null,
   });
 

@@ -103,7 +103,8 @@ describe("conformance self-test", () => {
     const failures = contractLevel.results.flatMap((r) => r.failures);
     expect(failures.length).toBeGreaterThan(5);
     expect(failures.filter((f) => f.level !== "contract")).toEqual([]);
-    expect(new Set(failures.map((f) => f.rule.split(".")[0]))).toEqual(new Set(["response", "schema", "pagination", "parameters", "deprecated", "coverage"]));
+    // webhooks: the proxy buffers answers, so the simulation's delivery stream (a contract rule) cannot pass through it.
+    expect(new Set(failures.map((f) => f.rule.split(".")[0]))).toEqual(new Set(["response", "schema", "pagination", "parameters", "deprecated", "coverage", "webhooks"]));
   }, 180_000);
 
   for (const variant of variants()) {

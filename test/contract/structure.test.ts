@@ -18,7 +18,7 @@ describe("contract structure", () => {
       "/v1/chats", "/v1/chats/{id}", "/v1/chats/{id}/messages", "/v1/webhooks", "/v1/experiments",
       "/v1/interview-participant/config", "/v1/interview-participant/launches", "/v1/interview-participant/prompt-events",
     ]));
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/interviews", "/_sim/interviews/{id}/complete", "/_sim/studies", "/_sim/webhook-deliveries"]);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/events", "/_sim/faults", "/_sim/interviews", "/_sim/interviews/{id}/complete", "/_sim/studies", "/_sim/webhook-deliveries", "/_sim/webhook-deliveries/{id}/request", "/_sim/webhook-deliveries/{id}/resend"]);
     for (const o of ops.filter((o) => o.path.startsWith("/_sim/"))) expect(o.op.tags).toEqual(["Simulation"]);
   });
 
@@ -26,7 +26,8 @@ describe("contract structure", () => {
     expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
     expect(op.summary?.length).toBeGreaterThan(3);
     expect(op.description?.length).toBeGreaterThan(10);
-    const titled = (status: string) => Object.values<any>(op.responses[status]?.content?.["application/json"]?.examples ?? {}).filter((e) => e.summary).length;
+    // Any media type: the delivery stream's success example is under text/event-stream.
+    const titled = (status: string) => Object.values<any>(op.responses[status]?.content ?? {}).flatMap((m) => Object.values<any>(m.examples ?? {})).filter((e) => e.summary).length;
     const statuses = Object.keys(op.responses);
     const successExamples = statuses.filter((s) => s.startsWith("2")).reduce((n, s) => n + titled(s), 0);
     const errorExamples = statuses.filter((s) => /^[45]/.test(s)).reduce((n, s) => n + titled(s), 0);

@@ -37,7 +37,9 @@ export const authCheck: Check = {
       const variants: Array<[string, Record<string, string>]> = isPublic
         ? [["no public key", {}], ["unknown public key", { "x-public-key": "pk_live_nobody" }], ["API key as public key", { "x-public-key": key }]]
         : bad;
-      if (op.tag === "Simulation") {
+      // (A stream never ends: it is not probed with a valid key, only asked for the 401 below.)
+      const streams = Boolean(op.op.responses?.["200"]?.content?.["text/event-stream"]);
+      if (op.tag === "Simulation" && !streams) {
         const probe = await ctx.http.req(path, { method: op.method, body: op.op.requestBody ? {} : undefined });
         if (missingOperation(probe.status) && !/\{id\}/.test(op.path)) {
           missingSim.add(`${op.method} ${op.path}`);

@@ -33,6 +33,7 @@ const r = rules("webhooks", {
   "stop-on-2xx": seed("Events: delivery rules 2", "a 2xx answer ends the retries"),
   "identical-retries": contract("webhook delivery", "every attempt of one event carries the same bytes and signature"),
   "delete-cancels": contract("webhook delivery", "DELETE /v1/webhooks cancels the pending retries of its events"),
+  replay: contract("simulation surface: delivery tools", "with --sim, the event stream carries each event's exact signed request, a delivery's request reads back byte for byte, and a resend repeats it byte for byte as an attempt of its own"),
 });
 
 function signed(secret: string, d: Delivery): boolean {
@@ -63,6 +64,36 @@ function judgeAttempt(ctx: Ctx, secret: string, d: Delivery, label: string): voi
   for (const [alias, field] of [["session_id", "interview_id"], ["experiment_id", "study_id"], ["experiment_name", "study_name"]] as const) {
     ctx.expect(r.aliases, payload?.data !== undefined && alias in payload.data && payload.data[alias] === payload.data[field], `${label}: data.${alias} is ${JSON.stringify(payload?.data?.[alias])}, but it must be sent and equal data.${field} (${JSON.stringify(payload?.data?.[field])})`, undefined, payload?.data);
   }
+}
+
+/** `GET /_sim/events`, `GET /_sim/webhook-deliveries/{id}/request` and `POST .../resend`, judged against the receiver. */
+async function replayTools(ctx: Ctx, receiver: Receiver, studyId: string, firstId: string, firstDelivery: Delivery): Promise<void> {
+  const log = await ctx.http.req(`/_sim/webhook-deliveries?interview_id=${firstId}&limit=100`);
+  const attempt = log.status === 200 ? log.body?.data?.find((x: any) => x.attempt === 1) : undefined;
+  if (!attempt) return ctx.untested("delivery replay tools", `GET /_sim/webhook-deliveries?interview_id=... answered ${log.status}`);
+  const request = await ctx.http.req(`/_sim/webhook-deliveries/${attempt.id}/request`);
+  if (request.status === 404 || request.status === 405) return ctx.untested("delivery replay tools", "GET /_sim/webhook-deliveries/{id}/request is not offered by this implementation");
+  ctx.conforms(request, "GET /_sim/webhook-deliveries/{id}/request");
+  ctx.expect(r.replay, request.body?.body === firstDelivery.raw.toString("utf8") && request.body?.headers?.["X-Webhook-Signature"] === firstDelivery.headers["x-webhook-signature"], "the delivery's request read back differs from what the receiver got", request);
+  const before = receiver.of(firstId).length;
+  const resent = await ctx.http.req(`/_sim/webhook-deliveries/${attempt.id}/resend`, { method: "POST" });
+  ctx.conforms(resent, "POST /_sim/webhook-deliveries/{id}/resend");
+  if (ctx.expect(r.replay, resent.status === 202 && resent.body?.trigger === "resend", `POST .../resend answered ${resent.status} ${resent.text.slice(0, 200)}`, resent)) {
+    await receiver.waitFor("the resend", () => receiver.of(firstId).length > before, 10_000).catch(() => undefined);
+    const again = receiver.of(firstId)[before];
+    ctx.expect(r.replay, again !== undefined && again.raw.equals(firstDelivery.raw) && again.headers["x-webhook-signature"] === firstDelivery.headers["x-webhook-signature"], "the resend did not arrive byte for byte with the same signature");
+  }
+  // The stream: open it, trigger an event, and expect that event's exact request on it.
+  let pending = "";
+  const streamed = ctx.http.stream("/_sim/events", (events) => pending !== "" && events.some((e) => e.interview_id === pending), 15_000);
+  await new Promise((res) => setTimeout(res, 300));
+  pending = await trigger(ctx, studyId, "conformance_stream");
+  const s = await streamed;
+  ctx.expect(r.replay, s.status === 200 && String(s.contentType).startsWith("text/event-stream"), s.status === 0 ? "GET /_sim/events sent no response headers within 3 s: it does not stream" : `GET /_sim/events answered ${s.status} ${s.contentType}`, undefined, { curl: s.curl });
+  const event = s.events.find((e) => e.interview_id === pending);
+  await receiver.waitFor("the streamed interview's delivery", () => receiver.of(pending).length > 0, FIRST_DELIVERY_MS).catch(() => undefined);
+  const delivered = receiver.of(pending)[0];
+  ctx.expect(r.replay, event !== undefined && delivered !== undefined && event.body === delivered.raw.toString("utf8") && event.headers?.["X-Webhook-Signature"] === delivered.headers["x-webhook-signature"], `the stream did not carry interview ${pending}'s exact signed request`, undefined, { curl: s.curl, events: s.events.length });
 }
 
 async function trigger(ctx: Ctx, studyId: string, reference: string): Promise<string> {
@@ -149,6 +180,9 @@ export const webhooksCheck: Check = {
         ["language", rest.body?.language], ["reference_id", rest.body?.reference_id], ["respondent_email", rest.body?.respondent_email],
       ];
       for (const [field, want] of same) ctx.expect(r["payload-matches"], payload?.data?.[field] === want, `payload data.${field} is ${JSON.stringify(payload?.data?.[field])} but the REST resource says ${JSON.stringify(want)}`, rest);
+
+      // 1b. The simulation surface's delivery tools, where offered: the stream, the request read-back, the resend.
+      await replayTools(ctx, receiver, study.id, first, d);
 
       // 2. The retry schedule against a receiver answering 500.
       let budget = ctx.options.webhookBudgetMs;

@@ -3,11 +3,17 @@ import type { Clock } from "../clock.ts";
 import type { Store } from "../store/store.ts";
 import type { AddressPolicy } from "../webhooks/address-policy.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
+import type { EventStreams } from "../webhooks/event-stream.ts";
+import type { FaultRegistry } from "../faults/settings.ts";
 
 export interface HandlerDeps {
   store: Store;
   clock: Clock;
   webhooks: WebhookDispatcher;
+  /** The delivery stream (`GET /_sim/events`). */
+  streams: EventStreams;
+  /** Fault settings per project (`/_sim/faults`). */
+  faults: FaultRegistry;
   /** Which webhook receiver addresses are allowed. */
   addressPolicy: AddressPolicy;
   /** Delay from a simulated interview's start to its completion. */

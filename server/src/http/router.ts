@@ -9,6 +9,8 @@ import type { OpenApiDoc } from "../../../lib/openapi-ajv.ts";
 import type { Store } from "../store/store.ts";
 import { projectFromBearer, projectFromPublicKey } from "./auth.ts";
 import { readJson } from "./body.ts";
+import type { FaultRegistry } from "../faults/settings.ts";
+import { applyFaults, Unanswered } from "./faults.ts";
 import { ApiError } from "./errors.ts";
 import { ResponseCache } from "./response-cache.ts";
 import { ResponseWriter, sendJson } from "./respond.ts";
@@ -25,6 +27,10 @@ export interface RouterOptions {
   cache: ResponseCache | null;
   /** `now` for the cache key of operations whose bodies depend on the current week and month. */
   now: () => number;
+  /** Faults on demand (http/faults.ts). */
+  faults: FaultRegistry;
+  /** How long a `timeout` fault leaves a request unanswered before closing the connection. */
+  timeoutHoldMs: number;
 }
 
 /** Read-only operations whose body depends only on the project's data (and, for some, the usage windows). */
@@ -67,6 +73,7 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         const path = validate.path(req.params as Record<string, string>);
         const query = validate.query(req.query as Record<string, unknown>);
         const body = route.requestBody ? validate.body(await readJson(req, res, options.maxBodyBytes)) : undefined;
+        await applyFaults(req, route, project.id, options.faults, options.timeoutHoldMs);
         let key: string | null = null;
         if (options.cache && CACHEABLE.has(route.operationId)) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.
@@ -76,9 +83,12 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
           if (hit) return sendJson(res, hit.status, hit.body);
         }
         const result = await handler({ project, path, query, body, req } as unknown as Ctx<OperationId>);
+        // A handler that answered itself (the event stream) is not answered again.
+        if (res.headersSent) return;
         const sent = writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });
         if (key && sent && options.cache) options.cache.set(key, { status: (result as { status: number }).status, body: sent });
       } catch (err) {
+        if (err instanceof Unanswered) return;
         next(err);
       }
     });

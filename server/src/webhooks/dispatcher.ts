@@ -21,6 +21,12 @@ import { retryDelayAfter, TimerSet } from "./schedule.ts";
 import { readFileSync } from "node:fs";
 import { signWebhookBody } from "./signing.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
+import type { EventStreams } from "./event-stream.ts";
+import type { FaultRegistry } from "../faults/settings.ts";
+import { ApiError, conflict, notFound } from "../http/errors.ts";
+
+/** Events kept for resends and request lookups, over all projects (the oldest are forgotten first). */
+const EVENTS_KEPT = 10_000;
 
 function readCa(file: string | undefined): string | undefined {
   if (!file) return undefined;
@@ -51,6 +57,10 @@ export interface WebhookDispatcherOptions {
    * so a certificate written after start-up (a conformance run's receiver) is trusted; a missing file adds nothing.
    */
   caFile?: string;
+  /** Where every event is also published as the exact signed request (`GET /_sim/events`). */
+  streams?: EventStreams;
+  /** Injected webhook endpoint failures (`PUT /_sim/faults` `webhook_failures`). */
+  faults?: FaultRegistry;
 }
 
 /** One event bound to the webhook setting it was created for. */
@@ -118,7 +128,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   /** Attempts due but waiting for a slot, per project, oldest first. */
   const queued = new Map<string, Attempt[]>();
 
-  function newAttempt(ev: EventDelivery, attempt: number, scheduledAtMs: number): Attempt {
+  /** Every event by id, with its bytes, for resends and request lookups; attempt id -> event id. */
+  const events = new Map<string, EventDelivery>();
+  const eventOfAttempt = new Map<string, string>();
+  /** Highest attempt number per event, so a resend is numbered after every earlier attempt. */
+  const lastAttempt = new Map<string, number>();
+
+  function newAttempt(ev: EventDelivery, attempt: number, scheduledAtMs: number, trigger: WebhookDelivery["trigger"]): Attempt {
+    lastAttempt.set(ev.id, Math.max(attempt, lastAttempt.get(ev.id) ?? 0));
     const record: WebhookDelivery = {
       id: randomUUID(),
       object: "webhook_delivery",
@@ -126,6 +143,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       event: INTERVIEW_COMPLETED,
       interview_id: ev.interviewId,
       attempt,
+      trigger,
       url: ev.url,
       status: "pending",
       response_status: null,
@@ -135,6 +153,25 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       finished_at: null,
     };
     log.add(ev.project.id, record);
+    eventOfAttempt.set(record.id, ev.id);
+    return { ev, record };
+  }
+
+  function remember(ev: EventDelivery): void {
+    events.set(ev.id, ev);
+    if (events.size > EVENTS_KEPT) {
+      const oldest = events.keys().next().value!;
+      events.delete(oldest);
+      lastAttempt.delete(oldest);
+      for (const [attempt, event] of eventOfAttempt) if (event === oldest) eventOfAttempt.delete(attempt);
+    }
+  }
+
+  /** The event of one of the project's attempts, or a 404 (unknown, forgotten or another project's). */
+  function eventOf(project: Project, attemptId: string): { ev: EventDelivery; record: WebhookDelivery } {
+    const record = log.list(project.id).find((d) => d.id === attemptId);
+    const ev = record ? events.get(eventOfAttempt.get(record.id) ?? "") : undefined;
+    if (!record || !ev || ev.project !== project) throw notFound(`No such delivery: ${attemptId}`);
     return { ev, record };
   }
 
@@ -178,6 +215,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const { ev } = a;
     const pid = ev.project.id;
     update(a, { status: "in_flight", sent_at: iso(nowMs) });
+    // An injected endpoint failure: recorded as the endpoint's answer, nothing sent, retried like a real one.
+    const injected = options.faults?.takeWebhookFailure(pid) ?? null;
+    if (injected !== null) {
+      finish(a, { kind: "answered", status: injected });
+      if (a.record.status === "failed") update(a, { error: `http_${injected} (simulated: /_sim/faults webhook_failures)` });
+      pump();
+      return;
+    }
     const controller = new AbortController();
     inFlight.set(a, controller);
     onWire.set(pid, (onWire.get(pid) ?? 0) + 1);
@@ -196,7 +241,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   function finish(a: Attempt, outcome: PostOutcome): void {
     const now = clock.now();
     update(a, { ...outcomeFields(outcome), finished_at: iso(now) });
-    if (a.record.status !== "failed") return;
+    if (a.record.status !== "failed" || a.record.trigger === "resend") return;
     logger?.warn({ event_id: a.ev.id, attempt: a.record.attempt, url: a.ev.url, error: a.record.error }, "webhook attempt failed");
     scheduleRetry(a.ev, a.record.attempt, now);
   }
@@ -211,7 +256,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     }
     // An attempt that was in flight when the webhook changed is not retried against the old setting.
     if (staleReason(ev)) return;
-    const next = newAttempt(ev, failedAttempt + 1, failedAtMs + delay);
+    const next = newAttempt(ev, failedAttempt + 1, failedAtMs + delay, "retry");
     const cancel = timers.at(failedAtMs + delay, () => {
       waiting.delete(next);
       const stale = staleReason(ev);
@@ -244,7 +289,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
             "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body),
           },
         };
-        send(newAttempt(ev, 1, now), now);
+        remember(ev);
+        options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: body.toString("utf8") });
+        send(newAttempt(ev, 1, now, "event"), now);
       } catch (err) {
         logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");
       }
@@ -275,6 +322,25 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
     attempts(project) {
       return log.list(project.id);
+    },
+
+    request(project, attemptId) {
+      const { ev, record } = eventOf(project, attemptId);
+      return { delivery_id: record.id, event_id: ev.id, url: record.url, headers: { ...ev.headers }, body: ev.body.toString("utf8") };
+    },
+
+    resend(project, attemptId) {
+      if (closed) throw new ApiError(503, "api_error", "The server is shutting down", undefined, { "Retry-After": "1" });
+      const { ev } = eventOf(project, attemptId);
+      const webhook = project.webhook;
+      if (!webhook) throw conflict("No webhook is configured: PUT /v1/webhooks first");
+      // The same bytes and signature, to the webhook as it is configured now; a resend is not retried.
+      const again: EventDelivery = { ...ev, url: webhook.url, version: webhook.version };
+      const now = clock.now();
+      const attempt = newAttempt(again, (lastAttempt.get(ev.id) ?? 0) + 1, now, "resend");
+      options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
+      send(attempt, now);
+      return attempt.record;
     },
 
     async close() {

@@ -15,6 +15,10 @@ export interface WebhookDispatcher {
   webhookChanged(project: Project): void;
   /** Every attempt of the project's deliveries, oldest scheduled first (ties by id). */
   attempts(project: Project): readonly WebhookDelivery[];
+  /** The exact request of one of the project's attempts (404 when unknown). */
+  request(project: Project, attemptId: string): components["schemas"]["SimDeliveryRequest"];
+  /** Sends an attempt's event again, byte for byte, to the configured webhook (404 unknown, 409 none configured). */
+  resend(project: Project, attemptId: string): WebhookDelivery;
   /** Stops timers and aborts in-flight requests (server shutdown). */
   close(): Promise<void>;
 }

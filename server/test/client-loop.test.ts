@@ -1,0 +1,186 @@
+// A client team's daily loop against the real sandbox over HTTP, through the `api-sandbox` commands as a team runs
+// them: trigger (exit code = acknowledged), listen (the delivery stream forwarded to a local endpoint that verifies
+// the signature, resumed without gap or duplicate after the stream drops, every listener getting every event),
+// deliveries list and resend (byte-identical, logged as an attempt of its own), and webhook endpoint failures.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { root } from "../../test/support/processes.ts";
+import { systemClock } from "../src/clock.ts";
+import { ACME, startApi, type Api } from "./helpers.ts";
+import { acceptingStudy, answer, closedPort, deliveries, registerHook, simulate, startReceiver, waitFor, waitForAttempts, type Receiver } from "./webhooks-helpers.ts";
+
+let api: Api;
+const children: ChildProcess[] = [];
+const receivers: Receiver[] = [];
+beforeAll(async () => void (api = await startApi({ clock: systemClock, simProcessingMs: 20, webhookRetryDelaysMs: [100, 200, 300], webhookTimeoutMs: 2_000 })));
+afterAll(() => api.server.close());
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill("SIGKILL");
+  for (const r of receivers.splice(0)) await r.close();
+});
+
+/** Runs `api-sandbox ...` against the test's sandbox; resolves with its exit code and output. */
+function cli(args: string[]): { child: ChildProcess; live: { out: string; err: string }; done: Promise<{ code: number | null; out: string; err: string }> } {
+  const child = spawn(process.execPath, ["--import", "tsx", "server/src/cli.ts", ...args, "--base-url", api.server.baseUrl, "--api-key", ACME], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  const live = { out: "", err: "" };
+  child.stdout!.on("data", (d) => (live.out += d));
+  child.stderr!.on("data", (d) => (live.err += d));
+  return { child, live, done: new Promise((resolve) => child.on("exit", (code) => resolve({ code, ...live }))) };
+}
+
+/** Until a `listen` says it is connected to the stream. */
+const connected = (l: { live: { err: string } }) => waitFor("the listener connected", () => (l.live.err.includes("listening on") ? true : undefined), 15_000);
+
+const verifies = (secret: string, body: Buffer, signature: unknown) => signature === `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+const interviewOf = (body: Buffer) => JSON.parse(body.toString("utf8")).data.interview_id as string;
+
+describe("api-sandbox trigger interview.completed", () => {
+  it("prints every attempt and exits 0 when the receiver acknowledged", async () => {
+    const receiver = await startReceiver(answer(204));
+    receivers.push(receiver);
+    await registerHook(api, receiver.url);
+    const study = await acceptingStudy(api);
+    const { code, out } = await cli(["trigger", "interview.completed", "--study", study.id, "--reference-id", "cli_ok", "--language", "de", "--wait", "10"]).done;
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/attempt 1 \(event\)\s+succeeded\s+HTTP 204/);
+    const body = JSON.parse(receiver.requests[0].body.toString("utf8"));
+    expect(body.data).toMatchObject({ reference_id: "cli_ok", language: "de", study_id: study.id });
+  }, 30_000);
+
+  it("exits 1 after every attempt failed, printing each with its status and error", async () => {
+    const receiver = await startReceiver(answer(500));
+    receivers.push(receiver);
+    await registerHook(api, receiver.url);
+    const { code, out } = await cli(["trigger", "interview.completed", "--wait", "10"]).done;
+    expect(code, out).toBe(1);
+    expect(out.match(/failed\s+HTTP 500.*http_500/g)).toHaveLength(4);
+    expect(out).toMatch(/attempt 4 \(retry\)/);
+    expect(out).toContain("not acknowledged");
+  }, 30_000);
+
+  it("exits 2 with a clear message when no webhook is configured", async () => {
+    await api.req("/v1/webhooks", { method: "DELETE" });
+    const { code, err } = await cli(["trigger", "interview.completed"]).done;
+    expect(code).toBe(2);
+    expect(err).toContain("no webhook is configured");
+  }, 30_000);
+});
+
+describe("api-sandbox listen --forward-to", () => {
+  it("forwards each event once, byte for byte, to every listener, while the sandbox cannot reach the machine", async () => {
+    // The configured webhook is unreachable, as a laptop is from a shared sandbox.
+    const secret = await registerHook(api, `http://127.0.0.1:${await closedPort()}/hook`);
+    const local = await startReceiver(answer(200));
+    receivers.push(local);
+    const listeners = [1, 2].map((n) => cli(["listen", "--forward-to", `${local.url}?listener=${n}`, "--max-events", "3"]));
+    await Promise.all(listeners.map(connected));
+    const study = await acceptingStudy(api, ACME, 3);
+    const made = [await simulate(api, study.id), await simulate(api, study.id), await simulate(api, study.id)].map((i) => i.id as string);
+    const results = await Promise.all(listeners.map((l) => l.done));
+    for (const r of results) {
+      expect(r.code, r.err).toBe(0);
+      expect(r.out.trim().split("\n")).toHaveLength(3);
+      expect(r.out).toMatch(/interview\.completed\s+[0-9a-f-]{36}\s+200\s+\d+ ms/);
+    }
+    for (const n of [1, 2]) {
+      const got = local.requests.filter((q) => q.path.endsWith(`listener=${n}`));
+      expect(got.map((q) => interviewOf(q.body)).sort()).toEqual([...made].sort());
+      for (const q of got) {
+        expect(verifies(secret, q.body, q.headers["x-webhook-signature"]), "the local endpoint verifies with the project's secret").toBe(true);
+        expect(q.headers["x-webhook-event"]).toBe("interview.completed");
+        expect(q.headers["content-type"]).toBe("application/json");
+      }
+    }
+    // The very bytes the sandbox signed: the log's request of the first attempt equals what was forwarded.
+    const first = (await deliveries(api, made[0])).find((d) => d.attempt === 1);
+    const request = await api.req(`/_sim/webhook-deliveries/${first.id}/request`);
+    expect(local.requests.find((q) => interviewOf(q.body) === made[0])!.body.toString("utf8")).toBe(request.body.body);
+  }, 60_000);
+
+  it("resumes after the stream drops, without a gap or a duplicate", async () => {
+    const secret = await registerHook(api, `http://127.0.0.1:${await closedPort()}/hook`);
+    const local = await startReceiver(answer(200));
+    receivers.push(local);
+    const listener = cli(["listen", "--forward-to", local.url, "--max-events", "6"]);
+    await connected(listener);
+    const study = await acceptingStudy(api, ACME, 6);
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push((await simulate(api, study.id)).id);
+    await waitFor("three events forwarded", () => (local.requests.length >= 3 ? true : undefined), 10_000);
+    // The stream drops (as a proxy or a server restart would cut it); events keep coming while the listener is away.
+    api.server.app.endStreams();
+    for (let i = 0; i < 3; i++) made.push((await simulate(api, study.id)).id);
+    const result = await listener.done;
+    expect(result.code, result.err).toBe(0);
+    expect(result.err).toMatch(/resuming after event \d+/);
+    const got = local.requests.map((q) => interviewOf(q.body));
+    expect(got).toHaveLength(6);
+    expect([...got].sort()).toEqual([...made].sort());
+    for (const q of local.requests) expect(verifies(secret, q.body, q.headers["x-webhook-signature"])).toBe(true);
+  }, 60_000);
+
+  it("refuses with a clear message when no webhook is configured (its secret signs the events)", async () => {
+    await api.req("/v1/webhooks", { method: "DELETE" });
+    const { code, err } = await cli(["listen", "--forward-to", "http://127.0.0.1:1/hook"]).done;
+    expect(code).toBe(2);
+    expect(err).toContain("No webhook is configured");
+  }, 30_000);
+});
+
+describe("api-sandbox deliveries", () => {
+  it("resend sends the byte-identical body and signature, and the log records it as its own attempt", async () => {
+    const receiver = await startReceiver(answer(200));
+    receivers.push(receiver);
+    await registerHook(api, receiver.url);
+    const interview = await simulate(api, (await acceptingStudy(api)).id);
+    const [first] = await waitForAttempts(api, interview.id, "the first delivery", (a) => a.some((d) => d.status === "succeeded"));
+    const listed = await cli(["deliveries", "list", "--interview", interview.id]).done;
+    expect(listed.out).toContain(first.id);
+    const resent = await cli(["deliveries", "resend", first.id]).done;
+    expect(resent.code, resent.out + resent.err).toBe(0);
+    expect(receiver.requests).toHaveLength(2);
+    expect(receiver.requests[1].body.equals(receiver.requests[0].body)).toBe(true);
+    expect(receiver.requests[1].headers["x-webhook-signature"]).toBe(receiver.requests[0].headers["x-webhook-signature"]);
+    const log = await deliveries(api, interview.id);
+    expect(log.map((d) => [d.attempt, d.trigger, d.status])).toEqual([[1, "event", "succeeded"], [2, "resend", "succeeded"]]);
+
+    // --forward-to: the same bytes, to a URL of this machine.
+    const local = await startReceiver(answer(202));
+    receivers.push(local);
+    const forwarded = await cli(["deliveries", "resend", first.id, "--forward-to", local.url]).done;
+    expect(forwarded.code, forwarded.err).toBe(0);
+    expect(local.requests[0].body.equals(receiver.requests[0].body)).toBe(true);
+    expect(local.requests[0].headers["x-webhook-signature"]).toBe(receiver.requests[0].headers["x-webhook-signature"]);
+  }, 60_000);
+
+  it("resend of an unknown delivery is a 404, and without a webhook a 409", async () => {
+    const unknown = await api.req("/_sim/webhook-deliveries/00000000-0000-4000-8000-000000000000/resend", { method: "POST" });
+    expect(unknown.status).toBe(404);
+    const receiver = await startReceiver(answer(200));
+    receivers.push(receiver);
+    await registerHook(api, receiver.url);
+    const interview = await simulate(api, (await acceptingStudy(api)).id);
+    const [first] = await waitForAttempts(api, interview.id, "the first delivery", (a) => a.some((d) => d.status === "succeeded"));
+    await api.req("/v1/webhooks", { method: "DELETE" });
+    const none = await api.req(`/_sim/webhook-deliveries/${first.id}/resend`, { method: "POST" });
+    expect(none.status).toBe(409);
+  }, 30_000);
+});
+
+describe("webhook endpoint failures on demand", () => {
+  it("treats the endpoint as failing for the next N deliveries, so the retry schedule is watched end to end", async () => {
+    const receiver = await startReceiver(answer(200));
+    receivers.push(receiver);
+    await registerHook(api, receiver.url);
+    const set = await api.req("/_sim/faults", { method: "PUT", body: { webhook_failures: 2, webhook_failure_status: 503 } });
+    expect(set.status).toBe(200);
+    const interview = await simulate(api, (await acceptingStudy(api)).id);
+    const attempts = await waitForAttempts(api, interview.id, "two failures then a success", (a) => a.some((d) => d.status === "succeeded"), 10_000);
+    expect(attempts.map((d) => [d.attempt, d.status, d.response_status])).toEqual([[1, "failed", 503], [2, "failed", 503], [3, "succeeded", 200]]);
+    expect(attempts[0].error).toContain("simulated");
+    expect(receiver.requests).toHaveLength(1);
+    await api.req("/_sim/faults", { method: "DELETE" });
+  }, 30_000);
+});
