@@ -3,7 +3,7 @@ import type { RouteDef as AnyRouteDef } from "../lib/route-types.ts";
 import type { operations } from "./schema.d.ts";
 
 export type { RouteParam, RouteResponse } from "../lib/route-types.ts";
-export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simCreateInterview" | "simCompleteInterview" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
+export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simCreateInterview" | "simCompleteInterview" | "simCreateProject" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
 export type RouteDef<Id extends OperationId = OperationId> = AnyRouteDef<Id>;
 
 /** Every operation of the contract's `paths`. */
@@ -293,6 +293,51 @@ export const routes: RouteDef[] = [
       },
       "503": {
         "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simCreateProject",
+    "method": "post",
+    "path": "/_sim/projects",
+    "expressPath": "/_sim/projects",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [],
+    "requestBody": "#/paths/~1_sim~1projects/post/requestBody/content/application~1json/schema",
+    "responses": {
+      "201": {
+        "schema": "#/paths/~1_sim~1projects/post/responses/201/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1projects/post/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1projects/post/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "409": {
+        "schema": "#/paths/~1_sim~1projects/post/responses/409/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "413": {
+        "schema": "#/paths/~1_sim~1projects/post/responses/413/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "415": {
+        "schema": "#/paths/~1_sim~1projects/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1projects/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1projects/post/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }

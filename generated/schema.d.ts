@@ -117,6 +117,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a project
+         * @description Reference server only. Creates an empty project with its own API key and public SDK key, for work on clean data:
+         *     a state never configured (no webhook, no study), or isolation from everyone else on a shared sandbox. Any project
+         *     API key of the sandbox may create one; at most 200 are created per server run (then 409).
+         */
+        post: operations["simCreateProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sim/studies": {
         parameters: {
             query?: never;
@@ -1324,6 +1346,29 @@ export interface components {
             /** @description Citations, or `null`. */
             sources?: components["schemas"]["SimSourceInput"][] | null;
         };
+        /** @description A project created on demand: empty (no studies, interviews, releases or chats, no webhook), with its own keys. */
+        SimProject: {
+            /**
+             * @description Always `sim_project`.
+             * @enum {string}
+             */
+            object: "sim_project";
+            /** @description Project id. */
+            id: components["schemas"]["uuid"];
+            /** @description Display name. */
+            name: string;
+            /** @description Its project API key (`svc_live_...`), shown only here. */
+            api_key: string;
+            /** @description Its public SDK key (`pk_live_...`), for the participant endpoints. */
+            public_key: string;
+            /** @description When it was created. */
+            created_at: components["schemas"]["timestamp"];
+        };
+        /** @description Body of `POST /_sim/projects`. */
+        SimProjectInput: {
+            /** @description Display name; default `Simulated project`. */
+            name?: string;
+        };
         /** @description A source as recorded, before truncation. */
         SimSourceInput: {
             /** @description Source id. */
@@ -2249,6 +2294,95 @@ export interface operations {
             };
             /** @description The request conflicts with the resource's state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simCreateProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimProjectInput"];
+            };
+        };
+        responses: {
+            /** @description The resource was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimProject"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource's state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

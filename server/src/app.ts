@@ -21,6 +21,7 @@ import { releasesHandlers } from "./handlers/releases.ts";
 import { simulationHandlers } from "./handlers/simulation.ts";
 import { simEventsHandlers } from "./handlers/sim-events.ts";
 import { simFaultsHandlers } from "./handlers/sim-faults.ts";
+import { simProjectsHandlers } from "./handlers/sim-projects.ts";
 import { FaultRegistry } from "./faults/settings.ts";
 import { EventStreams } from "./webhooks/event-stream.ts";
 import { studiesHandlers } from "./handlers/studies.ts";
@@ -124,6 +125,7 @@ export function createApp(options: AppOptions = {}): App {
     ...simulationHandlers(deps),
     ...simEventsHandlers(deps),
     ...simFaultsHandlers(deps),
+    ...simProjectsHandlers(deps),
     ...options.handlers,
   };
   const { router, routes } = buildRouter({

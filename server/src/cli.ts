@@ -8,7 +8,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { listDeliveries, resendDelivery } from "./cli/deliveries.ts";
 import { faults, type FaultFlags } from "./cli/faults.ts";
 import { listen } from "./cli/listen.ts";
-import { CliError, LOCAL_BASE } from "./cli/remote.ts";
+import { CliError, LOCAL_BASE, remote } from "./cli/remote.ts";
 import { trigger } from "./cli/trigger.ts";
 
 const port = (v: string) => {
@@ -88,6 +88,16 @@ withRemote(deliveries.command("resend <id>"))
   .description("send a delivery's byte-identical body and signature again, to the configured webhook (logged as its own attempt) or to --forward-to")
   .option("--forward-to <url>", "send it to this URL from this machine instead")
   .action(run((id: string, o) => resendDelivery(id, o)));
+
+const projects = program.command("projects").description("projects on demand: empty, with their own keys");
+withRemote(projects.command("create"))
+  .description("create an empty project on the sandbox and print its keys (your own isolated data on a shared sandbox)")
+  .option("--name <name>", "display name")
+  .action(run(async (o: { name?: string; baseUrl?: string; apiKey?: string }) => {
+    const made = await remote(o).call("POST", "/_sim/projects", o.name ? { name: o.name } : {});
+    console.log(`project ${made.id} (${made.name})\nAPI key     ${made.api_key}\npublic key  ${made.public_key}`);
+    return 0;
+  }));
 
 withRemote(program.command("faults <action>"))
   .description("show, set or clear the project's faults: set replaces the settings; fields not given take their defaults")

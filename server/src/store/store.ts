@@ -1,6 +1,7 @@
 /**
  * The in-memory store: every project, indexed, plus the key rings that authenticate callers.
  */
+import { randomBytes, randomUUID } from "node:crypto";
 import type { FixtureDataset } from "../../../fixtures/types.ts";
 import { KeyRing } from "../http/auth.ts";
 import { Project } from "./project.ts";
@@ -31,5 +32,21 @@ export class Store {
     for (const a of ds.audiences) of(a.project_id).audiences.push(a);
     for (const inv of ds.invites) of(inv.project_id).invites.set(inv.code, inv);
     for (const p of this.projects.values()) p.finishLoading();
+  }
+
+  /** Projects created through `POST /_sim/projects` in this run. */
+  created = 0;
+
+  /** A new empty project with fresh keys (the simulation surface); its keys are returned once, by the caller. */
+  createProject(name: string): { project: Project; apiKey: string; publicKey: string } {
+    const apiKey = `svc_live_sim_${randomBytes(16).toString("hex")}`;
+    const publicKey = `pk_live_sim_${randomBytes(16).toString("hex")}`;
+    const project = new Project({ id: randomUUID(), name, api_key: apiKey, public_key: publicKey });
+    project.finishLoading();
+    this.projects.set(project.id, project);
+    this.apiKeys.add(apiKey, project);
+    this.publicKeys.add(publicKey, project);
+    this.created++;
+    return { project, apiKey, publicKey };
   }
 }
