@@ -1247,6 +1247,13 @@ export interface components {
             source?: string | null;
             /** @description Default `visible`. */
             visibility?: components["schemas"]["SimChatVisibility"];
+            /** @description Whether a response is streaming (`is_streaming`); default `false`. */
+            is_streaming?: boolean | null;
+            /**
+             * @description When the chat was created (default now; never in the future). Its messages follow it one millisecond apart, and
+             *     `updated_at` is its last message's time, so chats can be planted at chosen instants for ordering probes.
+             */
+            created_at?: components["schemas"]["timestamp"];
             /** @description Messages, oldest first. */
             messages: components["schemas"]["SimMessageInput"][];
         };
@@ -1336,6 +1343,15 @@ export interface components {
              *     capacity and counts before and after completion without racing a timer. Default `false`.
              */
             hold?: boolean;
+            /**
+             * @description Plants the interview at this instant instead of now (its `created_at` and `started_at`), so usage windows can
+             *     be probed at their edges: the last millisecond of last week, the first of this one. Never in the future. A planted
+             *     interview is history: the study's acceptance now is not checked, and unless `hold` it is completed at once (at
+             *     `completed_at`), emitting `interview.completed` as usual.
+             */
+            created_at?: components["schemas"]["timestamp"];
+            /** @description With `created_at`: when it completed (default `created_at`); between `created_at` and now. */
+            completed_at?: components["schemas"]["timestamp"];
         };
         /** @description A message as recorded, before truncation. Timestamps are assigned in order, one millisecond apart. */
         SimMessageInput: {
@@ -1345,6 +1361,12 @@ export interface components {
             parts: components["schemas"]["MessagePart"][];
             /** @description Citations, or `null`. */
             sources?: components["schemas"]["SimSourceInput"][] | null;
+            /** @description The user's thumbs up or down; default `null`. */
+            feedback?: components["schemas"]["Feedback"] | null;
+            /** @description Token usage and cost (assistant messages); default `null`. */
+            usage?: components["schemas"]["MessageUsage"] | null;
+            /** @description `true` leaves the message streaming: `completed_at` is `null`. Default `false`. */
+            streaming?: boolean;
         };
         /** @description A project created on demand: empty (no studies, interviews, releases or chats, no webhook), with its own keys. */
         SimProject: {

@@ -75,6 +75,7 @@ describe("slowloris", () => {
     for (const s of sockets) s.destroy();
     latencies.sort((a, b) => a - b);
     const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? Infinity;
+    console.log(`slowloris: ${opened} attacking connections opened, ${latencies.length} probes, median ${latencies[latencies.length >> 1]?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`);
     expect(opened, "the attack really opened its connections").toBeGreaterThanOrEqual(ATTACKERS);
     expect(failures, `${failures.length} of ${failures.length + latencies.length} probes failed`).toEqual([]);
     expect(latencies.length).toBeGreaterThan(50);

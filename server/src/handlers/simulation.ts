@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { components } from "../../../generated/schema.d.ts";
 import type { RawPart, StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../fixtures/types.ts";
 import { iso, schedule } from "../clock.ts";
-import { conflict, notFound } from "../http/errors.ts";
+import { conflict, invalidParameters, notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
 import type { Project } from "../store/project.ts";
 import { ascBy } from "../store/sorted.ts";
@@ -64,10 +64,10 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
   }
 
   /** -> completed, once: emits `interview.completed`. Returns false when it was already completed. */
-  function toCompleted(project: Project, interview: StoredInterview): boolean {
+  function toCompleted(project: Project, interview: StoredInterview, atMs = clock.now()): boolean {
     if (interview.status === "completed") return false;
     const study = project.studies.get(interview.study_id)!;
-    project.updateInterview(interview, completion(study, interview, clock.now()));
+    project.updateInterview(interview, completion(study, interview, atMs));
     forget(interview);
     webhooks.interviewCompleted(project, interview, study);
     return true;
@@ -83,7 +83,14 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
       const study = project.studies.get(body.study_id);
       if (!study) throw notFound(`No such study: ${body.study_id}`);
       const now = clock.now();
-      if (!studyUsage(project, study, now).accepting_responses) throw conflict(`Study ${study.id} is not accepting responses`);
+      // A planted interview (`created_at`) is history: placed at its instant, the study's acceptance now not asked.
+      const at = body.created_at === undefined ? now : Date.parse(body.created_at);
+      const completedAt = body.completed_at === undefined ? at : Date.parse(body.completed_at);
+      if (body.created_at !== undefined) {
+        if (at > now) throw invalidParameters([{ location: "body", field: "created_at", message: "must not be in the future" }]);
+        if (completedAt < at || completedAt > now) throw invalidParameters([{ location: "body", field: "completed_at", message: "must be between created_at and now" }]);
+      } else if (body.completed_at !== undefined) throw invalidParameters([{ location: "body", field: "completed_at", message: "is only taken with created_at" }]);
+      else if (!studyUsage(project, study, now).accepting_responses) throw conflict(`Study ${study.id} is not accepting responses`);
       const interview: StoredInterview = {
         id: randomUUID(),
         object: "interview",
@@ -96,16 +103,19 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         duration_secs: null,
         headline: null,
         summary: null,
-        started_at: iso(now),
+        started_at: iso(at),
         completed_at: null,
-        created_at: iso(now),
+        created_at: iso(at),
         transcript: [],
         question_answers: [],
         project_id: project.id,
         respondent_id: null,
       };
       project.addInterview(interview, true);
-      if (!body.hold) run(project, interview);
+      if (body.created_at !== undefined) {
+        forget(interview);
+        if (!body.hold) toCompleted(project, interview, completedAt);
+      } else if (!body.hold) run(project, interview);
       return { status: 201, body: interviewDetail(interview) };
     },
 
@@ -139,14 +149,15 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
     },
 
     simCreateChat({ project, body }) {
-      const now = clock.now();
+      const now = body.created_at === undefined ? clock.now() : Date.parse(body.created_at);
+      if (now > clock.now()) throw invalidParameters([{ location: "body", field: "created_at", message: "must not be in the future" }]);
       const visibility = VISIBILITY[body.visibility ?? "visible"];
       const chat: StoredChat = {
         id: randomUUID(),
         object: "chat",
         title: body.title ?? null,
         source: body.source === undefined ? "web" : body.source,
-        is_streaming: false,
+        is_streaming: body.is_streaming === undefined ? false : body.is_streaming,
         created_at: iso(now),
         updated_at: iso(now + Math.max(0, body.messages.length - 1)),
         project_id: project.id,
@@ -160,10 +171,10 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         role: m.role,
         parts: m.parts as RawPart[],
         sources: m.sources === undefined || m.sources === null ? null : m.sources.map((x) => ({ id: x.id, description: x.description, rows: x.rows ?? null, query: x.query ?? null })),
-        feedback: null,
-        usage: null,
+        feedback: m.feedback ?? null,
+        usage: m.usage ?? null,
         created_at: iso(now + n),
-        completed_at: iso(now + n),
+        completed_at: m.streaming ? null : iso(now + n),
         hidden: false,
         metadata: { session_id: "sim", model: "sim", branch_id: null },
       }));

@@ -1,0 +1,54 @@
+// Chats and messages planted with any visible field value, null included (POST /_sim/chats), as the API shows them:
+// the seed's representation of each (null titles and sources, streaming messages with a null completed_at, feedback,
+// usage only on assistant messages), and chats at chosen instants in the list's order.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANCHOR_MS, startApi, type Api } from "./helpers.ts";
+
+let api: Api;
+let key = "";
+beforeAll(async () => {
+  api = await startApi();
+  key = (await api.req("/_sim/projects", { method: "POST", body: {} })).body.api_key;
+});
+afterAll(() => api.server.close());
+
+const usage = { input_tokens: 10, output_tokens: null, cache_read_input_tokens: 0, cache_creation_input_tokens: null, cost_usd: 0.0012 };
+const text = (t: string) => [{ type: "text", text: t }];
+
+describe("planted chat and message fields", () => {
+  it("shows null, streaming, feedback and usage as planted, within the seed's rules", async () => {
+    const planted = await api.req("/_sim/chats", {
+      method: "POST", key,
+      body: {
+        title: null, source: null, is_streaming: true,
+        messages: [
+          { role: "user", parts: text("q"), feedback: "negative", usage },
+          { role: "assistant", parts: text("a"), sources: null, feedback: "positive", usage },
+          { role: "assistant", parts: text("…"), streaming: true },
+          { role: "system", parts: text("s"), usage },
+        ],
+      },
+    });
+    expect(planted.status, planted.text).toBe(201);
+    const chat = (await api.req(`/v1/chats/${planted.body.id}`, { key })).body;
+    expect(chat).toMatchObject({ title: null, source: null, is_streaming: true, message_count: 4 });
+    const messages = (await api.req(`/v1/chats/${planted.body.id}/messages`, { key })).body.data;
+    expect(messages.map((m: any) => [m.role, m.feedback, m.usage, m.sources, m.completed_at === null])).toEqual([
+      ["user", "negative", null, null, false],
+      ["assistant", "positive", usage, null, false],
+      ["assistant", null, null, null, true],
+      ["system", null, null, null, false],
+    ]);
+  });
+
+  it("plants chats at chosen instants, listed newest first; never in the future", async () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    const older = await api.req("/_sim/chats", { method: "POST", key, body: { title: "older", created_at: at(ANCHOR_MS - 86_400_000), messages: [] } });
+    const newer = await api.req("/_sim/chats", { method: "POST", key, body: { title: "newer", created_at: at(ANCHOR_MS - 3_600_000), messages: [] } });
+    const list = (await api.req("/v1/chats?limit=100", { key })).body.data.map((c: any) => c.id);
+    expect(list.indexOf(newer.body.id)).toBeLessThan(list.indexOf(older.body.id));
+    expect((await api.req(`/v1/chats/${older.body.id}`, { key })).body.created_at).toBe(at(ANCHOR_MS - 86_400_000));
+    const future = await api.req("/_sim/chats", { method: "POST", key, body: { created_at: at(ANCHOR_MS + 60_000), messages: [] } });
+    expect(future.status).toBe(400);
+  });
+});
