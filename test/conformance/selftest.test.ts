@@ -44,7 +44,7 @@ describe("conformance self-test", () => {
     expect(problems(report)).toEqual([]);
     expect(report.untested).toEqual([]);
     expect(report.exitCode).toBe(0);
-    expect(report.results.map((r) => r.name)).toEqual(["schema", "auth", "pagination", "isolation", "filters", "chats", "truncation", "capacity", "webhooks", "parameters", "deprecated", "participant", "metrics", "coverage"]);
+    expect(report.results.map((r) => r.name)).toEqual(["schema", "auth", "pagination", "isolation", "filters", "chats", "truncation", "capacity", "windows", "webhooks", "parameters", "deprecated", "participant", "metrics", "coverage"]);
     expect(report.levels.seed.checked).toBeGreaterThan(40);
     expect(report.levels.contract.checked).toBeGreaterThan(20);
   }, 120_000);

@@ -13,8 +13,9 @@ import { participantCheck } from "./participant.ts";
 import { schemaCheck } from "./schema.ts";
 import { truncationCheck } from "./truncation.ts";
 import { webhooksCheck } from "./webhooks.ts";
+import { windowsCheck } from "./windows.ts";
 
 export const checks: Check[] = [
   schemaCheck, authCheck, paginationCheck, isolationCheck, filtersCheck, chatsCheck, truncationCheck, capacityCheck,
-  webhooksCheck, parametersCheck, deprecatedCheck, participantCheck, metricsCheck,
+  windowsCheck, webhooksCheck, parametersCheck, deprecatedCheck, participantCheck, metricsCheck,
 ];

@@ -276,5 +276,65 @@ export function variants(): Variant[] {
         },
       },
     },
+      // Issue 23 groundwork: boundaries reached through the simulation surface's planted instants and fresh projects.
+    {
+      caughtBy: "windows", rule: "windows.weekly", only: ["windows"], seedRule: true,
+      mutation: {
+        name: "the weekly window runs Sunday to Saturday",
+        async response(ex) {
+          if (!/^\/api\/v1\/studies\/[0-9a-f-]{36}$/.test(ex.path) || ex.status !== 200 || ex.body?.limits?.weekly === undefined) return;
+          const now = Date.parse(String(ex.headers.date ?? "")) || Date.now();
+          const d = new Date(now);
+          const sunday = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - d.getUTCDay() * 86_400_000;
+          const all = await ex.upstream(`/api/v1/interviews?limit=100&study_id=${ex.body.id}`, { headers: auth(ex) });
+          if (all.status === 200) ex.body.limits.weekly.used = all.body.data.filter((i: any) => Date.parse(i.created_at) >= sunday).length;
+        },
+      },
+    },
+    {
+      caughtBy: "windows", rule: "windows.never-configured", only: ["windows"], seedRule: true,
+      mutation: { name: "an empty webhook configuration instead of 404 when none was ever configured", response(ex) { if (ex.method === "GET" && ex.path === "/api/v1/webhooks" && ex.status === 404) Object.assign(ex, { status: 200, body: { url: "", events: [] } }); } },
+    },
+    {
+      caughtBy: "windows", rule: "windows.zero-cap", only: ["windows"], seedRule: true,
+      mutation: {
+        name: "a cap of 0 read as unlimited",
+        response(ex) {
+          const fix = (s: any) => {
+            if (s?.object !== "study" || s.status !== "active") return;
+            const open = (l: any) => l.limit === null || l.limit === 0 || l.used < l.limit;
+            s.accepting_responses = open(s.limits.weekly) && open(s.limits.monthly);
+          };
+          if (isList(ex.body)) ex.body.data.forEach(fix);
+          else fix(ex.body);
+        },
+      },
+    },
+    {
+      caughtBy: "windows", rule: "windows.statuses", only: ["windows"], seedRule: true,
+      mutation: {
+        name: "draft studies listed",
+        async response(ex, proxy) {
+          if (ex.method === "POST" && ex.path === "/api/_sim/studies" && ex.requestBody?.status === "draft" && ex.status === 201) proxy.memory.set("draft", ex.body.id);
+          const draft = proxy.memory.get("draft");
+          if (!draft || ex.method !== "GET" || ex.path !== "/api/v1/studies" || !isList(ex.body) || ex.query.get("starting_after")) return;
+          const full = await ex.upstream(`/api/v1/studies/${draft}`, { headers: auth(ex) });
+          if (full.status !== 200) return;
+          const { research_goal: _g, product_name: _p, questions: _q, interview_count: _c, ...summary } = full.body;
+          ex.body.data.unshift(summary);
+        },
+      },
+    },
+    {
+      caughtBy: "windows", rule: "windows.fresh-isolation", only: ["windows"], seedRule: true,
+      mutation: {
+        name: "a new project's key sees the first project's studies",
+        async response(ex) {
+          if (ex.status !== 404 || !/^\/api\/v1\/studies\/[0-9a-f-]{36}$/.test(ex.path) || ex.requestHeaders.authorization?.includes(ACME)) return;
+          const other = await ex.upstream(ex.path, { headers: { authorization: `Bearer ${ACME}` } });
+          if (other.status === 200) Object.assign(ex, { status: 200, body: other.body, headers: other.headers });
+        },
+      },
+    },
   ];
 }

@@ -1,0 +1,156 @@
+/**
+ * windows (--sim): the seed's boundaries that need data planted at chosen instants or on clean data, each reached
+ * deterministically:
+ * - the weekly window is Monday to Sunday, UTC: an interview created at the last millisecond of last week does not
+ *   count in `limits.weekly.used`, one at the first millisecond of this week does (and the calendar month, our pin);
+ * - caps of 0: a study with a 0 cap is not accepting responses;
+ * - every study status: only `active` studies are listed, and only they accept responses;
+ * - a fresh project: no webhook configured is a 404, its lists are empty, and another project's ids are not found.
+ * An implementation without `created_at` on simulated interviews or without `POST /_sim/projects` gets NOT TESTED
+ * for what needs them.
+ */
+import type { Check, Ctx } from "../check.ts";
+import type { Reply } from "../http.ts";
+import { contract, rules, seed } from "../rules.ts";
+import { missingOperation } from "../sim.ts";
+
+const r = rules("windows", {
+  weekly: seed("Study: limits.weekly.used, interviews used this week (Monday to Sunday, UTC); Limits: weekly window Monday to Sunday UTC", "an interview created at the last millisecond of last week does not count in limits.weekly.used; one created at the first millisecond of this week does"),
+  monthly: contract("usage windows: the calendar month in UTC", "an interview created at the last millisecond of last month does not count in limits.monthly.used; one at the first millisecond of this month does"),
+  "zero-cap": seed("Derived rule: accepting_responses; Study: limits.*.limit", "a study with a weekly or monthly cap of 0 is not accepting responses"),
+  statuses: seed("States: Study status; Derived rule: accepting_responses; Endpoints: GET /v1/studies lists active studies", "only active studies are listed and accept responses; paused and draft studies are neither, and every status reads back as planted"),
+  "never-configured": seed("Errors 3: GET /v1/webhooks returns 404 when no webhook is configured", "a project that never configured a webhook gets 404 from GET /v1/webhooks"),
+  "fresh-lists": seed("List envelope; Authentication 3: a key is scoped to a single project", "a project with no data lists nothing: every list is empty with has_more false"),
+  "fresh-isolation": seed("Errors 1: 404 when the id belongs to another project", "a fresh project's key gets 404 for every id of another project"),
+});
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+/** Monday 00:00 UTC of the week holding `ms`. */
+export const weekStart = (ms: number) => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - ((d.getUTCDay() + 6) % 7) * DAY;
+};
+const monthStart = (ms: number) => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+};
+
+/** The server's clock, from its Date header (seconds), or this machine's when it sends none. */
+function serverNow(reply: Reply): number {
+  const date = Date.parse(reply.headers.get("date") ?? "");
+  return Number.isFinite(date) ? date : Date.now();
+}
+
+async function plantStudy(ctx: Ctx, body: Record<string, unknown>, key?: string): Promise<any | null> {
+  const reply = await ctx.http.req("/_sim/studies", { method: "POST", body, key });
+  if (reply.status !== 201) {
+    ctx.untested("planted studies", `POST /_sim/studies answered ${reply.status}`);
+    return null;
+  }
+  return reply.body;
+}
+
+async function usage(ctx: Ctx, id: string, key?: string): Promise<{ study: any; reply: Reply }> {
+  const reply = await ctx.http.req(`/v1/studies/${id}`, { key });
+  return { study: reply.body, reply };
+}
+
+async function edges(ctx: Ctx): Promise<void> {
+  const probe = await ctx.http.req("/v1/studies?limit=1");
+  const now = serverNow(probe);
+  const week = weekStart(now);
+  const month = monthStart(now);
+  // Within a minute of a window's start, the server and the suite may disagree on which window is current.
+  if (now - week < 60_000 || now - month < 60_000) return ctx.untested("usage windows at their edges", "the run started within a minute of a week or month boundary; run again");
+  const s = await plantStudy(ctx, { name: "Window edges", monthly_limit: null, weekly_limit: null });
+  if (!s) return;
+  const instants = [week - 1, week, month - 1, month];
+  const planted: number[] = [];
+  for (const at of instants) {
+    const made = await ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: s.id, reference_id: "conformance_window", created_at: iso(at) } });
+    if (made.status !== 201) {
+      if (planted.length === 0) return ctx.untested("usage windows at their edges", `POST /_sim/interviews with created_at answered ${made.status} (interviews at chosen instants are not offered)`);
+      ctx.untested("usage windows at their edges", `POST /_sim/interviews with created_at ${iso(at)} answered ${made.status}`);
+      continue;
+    }
+    if (made.body?.created_at !== iso(at)) return ctx.untested("usage windows at their edges", `a planted interview's created_at reads ${made.body?.created_at}, not ${iso(at)}`);
+    planted.push(at);
+  }
+  const { study, reply } = await usage(ctx, s.id);
+  const weekly = planted.filter((t) => t >= week).length;
+  const monthly = planted.filter((t) => t >= month).length;
+  ctx.expect(r.weekly, study?.limits?.weekly?.used === weekly, `interviews created at ${planted.map(iso).join(", ")}; this week began ${iso(week)} (Monday 00:00 UTC), so limits.weekly.used must be ${weekly}, not ${study?.limits?.weekly?.used}`, reply);
+  ctx.expect(r.monthly, study?.limits?.monthly?.used === monthly, `interviews created at ${planted.map(iso).join(", ")}; this month began ${iso(month)}, so limits.monthly.used must be ${monthly}, not ${study?.limits?.monthly?.used}`, reply);
+}
+
+async function zeroCaps(ctx: Ctx): Promise<void> {
+  for (const caps of [{ weekly_limit: 0, monthly_limit: null }, { weekly_limit: null, monthly_limit: 0 }]) {
+    const s = await plantStudy(ctx, { name: "Zero cap", ...caps });
+    if (!s) return;
+    const { study, reply } = await usage(ctx, s.id);
+    ctx.expect(r["zero-cap"], study?.accepting_responses === false, `a study with ${JSON.stringify(caps)} says accepting_responses=${study?.accepting_responses}; used 0 is not below a limit of 0`, reply);
+  }
+}
+
+async function statuses(ctx: Ctx): Promise<void> {
+  const made: Record<string, string> = {};
+  for (const status of ["active", "paused", "draft"]) {
+    const s = await plantStudy(ctx, { name: `Status ${status}`, status });
+    if (!s) return;
+    made[status] = s.id;
+    const { study, reply } = await usage(ctx, s.id);
+    ctx.expect(r.statuses, study?.status === status, `a study planted ${status} reads back as ${study?.status}`, reply);
+    ctx.expect(r.statuses, study?.accepting_responses === (status === "active"), `a ${status} study says accepting_responses=${study?.accepting_responses}`, reply);
+  }
+  const walked = await ctx.http.walk("/v1/studies", 100);
+  const listed = new Set(walked.items.map((x: any) => x.id));
+  for (const [status, id] of Object.entries(made)) {
+    const page = walked.pages.find((p) => p.text.includes(id)) ?? walked.pages[0];
+    ctx.expect(r.statuses, listed.has(id) === (status === "active"), `the ${status} study ${id} is ${listed.has(id) ? "" : "not "}listed by GET /v1/studies (active studies only)`, page);
+  }
+}
+
+async function freshProject(ctx: Ctx): Promise<void> {
+  const made = await ctx.http.req("/_sim/projects", { method: "POST", body: { name: "Conformance fresh project" } });
+  if (missingOperation(made.status) || made.status !== 201 || typeof made.body?.api_key !== "string") {
+    return ctx.untested("a fresh project", `POST /_sim/projects answered ${made.status}`);
+  }
+  ctx.conforms(made, "POST /_sim/projects");
+  const key: string = made.body.api_key;
+  const hook = await ctx.http.req("/v1/webhooks", { key });
+  ctx.expect(r["never-configured"], hook.status === 404, `GET /v1/webhooks of a project that never configured one answered ${hook.status} ${hook.text.slice(0, 120)}`, hook);
+  ctx.conforms(hook, "GET /v1/webhooks (never configured)");
+  for (const list of ["/v1/studies", "/v1/interviews", "/v1/releases", "/v1/chats"]) {
+    const reply = await ctx.http.req(list, { key });
+    ctx.expect(r["fresh-lists"], reply.status === 200 && Array.isArray(reply.body?.data) && reply.body.data.length === 0 && reply.body.has_more === false, `${list} of a fresh project answered ${reply.status} ${reply.text.slice(0, 160)}`, reply);
+  }
+  const theirs = await ctx.http.req("/v1/studies?limit=1");
+  const id = theirs.body?.data?.[0]?.id;
+  const interview = (await ctx.http.req("/v1/interviews?limit=1")).body?.data?.[0]?.id;
+  const chat = (await ctx.http.req("/v1/chats?limit=1")).body?.data?.[0]?.id;
+  for (const path of [id && `/v1/studies/${id}`, interview && `/v1/interviews/${interview}`, chat && `/v1/chats/${chat}`, chat && `/v1/chats/${chat}/messages`].filter(Boolean) as string[]) {
+    const reply = await ctx.http.req(path, { key });
+    ctx.expect(r["fresh-isolation"], reply.status === 404, `${path} (another project's) with a fresh project's key answered ${reply.status}`, reply);
+  }
+  // Zero caps and statuses again where nothing else lives, so no other data can hide a wrong answer.
+  const s = await plantStudy(ctx, { name: "Fresh zero cap", weekly_limit: 0 }, key);
+  if (s) {
+    const { study, reply } = await usage(ctx, s.id, key);
+    ctx.expect(r["zero-cap"], study?.accepting_responses === false, `a fresh project's study with weekly_limit 0 says accepting_responses=${study?.accepting_responses}`, reply);
+  }
+}
+
+export const windowsCheck: Check = {
+  name: "windows",
+  description: "usage windows at their edges, caps of 0, every study status, and a fresh project's never-configured states",
+  rules: r,
+  needs: ["sim"],
+  operations: ["getStudy", "listStudies", "simCreateStudy", "simCreateInterview", "simCreateProject", "getWebhook"],
+  async run(ctx) {
+    await edges(ctx);
+    await zeroCaps(ctx);
+    await statuses(ctx);
+    await freshProject(ctx);
+  },
+};
