@@ -164,7 +164,7 @@ export function createApp(options: AppOptions = {}): App {
     webhooks,
     endStreams: () => streams.closeAll(),
     close: () => {
-      streams.closeAll();
+      streams.dispose();
       return webhooks.close();
     },
   };

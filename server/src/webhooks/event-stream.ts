@@ -63,12 +63,17 @@ export class EventStreams {
     res.on("close", () => p.listeners.delete(res));
   }
 
-  /** Ends every stream (shutdown): listeners reconnect to the next server with their Last-Event-ID. */
+  /** Ends every open stream (the first step of a shutdown): listeners reconnect with their Last-Event-ID. */
   closeAll(): void {
-    clearInterval(this.heartbeat);
     for (const p of this.projects.values()) {
       for (const res of p.listeners) res.end();
       p.listeners.clear();
     }
+  }
+
+  /** Ends every stream and stops the heartbeat (the app is closing). */
+  dispose(): void {
+    clearInterval(this.heartbeat);
+    this.closeAll();
   }
 }
