@@ -66,7 +66,7 @@ const PLANS: Record<string, Plan> = {
   conformance: {
     bundle: {
       entries: { cli: "cli.ts" },
-      external: ["ajv", "ajv-formats", "commander", "fast-check", "selfsigned"],
+      external: ["ajv", "ajv-formats", "commander", "eventsource-parser", "fast-check", "selfsigned"],
       assets: ["generated/openapi.json"],
       commands: ["cli"],
     },

@@ -2,6 +2,7 @@
  * The suite's HTTP client: every request is logged with a curl line that reproduces it (keys redacted), and
  * every answer is matched to its contract operation for the coverage guard.
  */
+import { createParser } from "eventsource-parser";
 import type { Contract } from "./contract.ts";
 import type { Rule } from "./rules.ts";
 
@@ -43,6 +44,13 @@ export class Http {
 
   constructor(readonly baseUrl: string, readonly apiKey: string, private readonly contract: Contract, private readonly timeoutMs: number) {}
 
+  /** Notes the operation behind `method path` as having answered a 2xx (for the coverage check). */
+  private recordSuccess(method: string, path: string, status: number): void {
+    if (status < 200 || status >= 300) return;
+    const op = this.contract.match(method, path.split("?")[0]);
+    if (op) this.succeeded.add(op.operationId);
+  }
+
   /**
    * Opens a Server-Sent Events stream and collects its `data:` lines until `until` holds for what arrived or
    * `waitMs` passes, then closes it. The status, and the events' data parsed as JSON.
@@ -63,25 +71,16 @@ export class Http {
       clearTimeout(headersTimer);
       status = res.status;
       contentType = res.headers.get("content-type");
-      if (res.status >= 200 && res.status < 300) {
-        const op = this.contract.match("GET", path.split("?")[0]);
-        if (op) this.succeeded.add(op.operationId);
-      }
+      this.recordSuccess("GET", path, res.status);
       if (!res.ok || !res.body) return { status, contentType, events, curl };
+      // The SSE wire format in full (CRLF or LF, multi-line data, comments): an implementation may use any of it.
+      const parser = createParser({ onEvent: (e) => void events.push(JSON.parse(e.data)) });
       const reader = res.body.getReader();
       const decoder = new TextDecoder();
-      let buffer = "";
       while (!until(events)) {
         const { done, value } = await reader.read();
         if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
-          if (data) events.push(JSON.parse(data));
-        }
+        parser.feed(decoder.decode(value, { stream: true }));
       }
       await reader.cancel().catch(() => undefined);
     } catch (err) {
@@ -120,10 +119,7 @@ export class Http {
     } catch {
       parsed = undefined;
     }
-    if (res.status >= 200 && res.status < 300) {
-      const op = this.contract.match(method, path.split("?")[0]);
-      if (op) this.succeeded.add(op.operationId);
-    }
+    this.recordSuccess(method, path, res.status);
     if (this.requests.length < 5000) this.requests.push(curl);
     return { status: res.status, headers: res.headers, text, body: parsed, curl, method, path };
   }

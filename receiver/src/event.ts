@@ -40,5 +40,19 @@ export function checkSignedEvent(raw: Uint8Array, options: EventCheckOptions = {
   return { ok: true, event: payload.event, payload };
 }
 
+/** Whether a Content-Type header names JSON (`application/json`, parameters allowed). */
+export const isJsonContentType = (value: unknown): boolean => /^application\/json\s*(;|$)/i.test(String(value ?? ""));
+
+/** The chunks of a body read piece by piece, as one array of `size` bytes. */
+export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
 /** The JSON error body every rejection is answered with. */
 export const errorBody = (type: string, message: string): string => JSON.stringify({ error: { type, message } });

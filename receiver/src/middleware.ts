@@ -8,7 +8,7 @@
  * `@types/express`; Express's own `Request`, `Response` and `NextFunction` fit these shapes, and so do plain
  * `node:http` ones.
  */
-import { checkSignedEvent, errorBody, type RejectionReason } from "./event.ts";
+import { checkSignedEvent, concatBytes, errorBody, isJsonContentType, type RejectionReason } from "./event.ts";
 import type { InterviewCompletedEvent, VerifyFailureReason } from "./types.ts";
 import { REASON_TEXT, verifyWebhookSignature } from "./verify.ts";
 
@@ -82,20 +82,10 @@ function readRaw(req: WebhookRequestLike, limit: number): Promise<Uint8Array | "
       }
       chunks.push(chunk);
     });
-    req.on("end", () => {
-      const out = new Uint8Array(size);
-      let at = 0;
-      for (const c of chunks) {
-        out.set(c, at);
-        at += c.length;
-      }
-      resolve(out);
-    });
+    req.on("end", () => resolve(concatBytes(chunks, size)));
     req.on("error", reject);
   });
 }
-
-const isJson = (req: WebhookRequestLike) => /^application\/json\s*(;|$)/i.test(String(req.headers["content-type"] ?? ""));
 
 export function webhookMiddleware(options: WebhookMiddlewareOptions): (req: WebhookRequestLike, res: WebhookResponseLike, next: (err?: unknown) => void) => Promise<void> {
   const limit = options.maxBodyBytes ?? 1024 * 1024;
@@ -111,7 +101,7 @@ export function webhookMiddleware(options: WebhookMiddlewareOptions): (req: Webh
         options.onError?.("body_already_parsed", req);
         return reject(res, 500, "receiver_misconfigured", "The body was parsed before signature verification; mount webhookMiddleware before express.json()");
       } else {
-        if (!isJson(req)) {
+        if (!isJsonContentType(req.headers["content-type"])) {
           options.onError?.("unsupported_media_type", req);
           return reject(res, 415, "unsupported_media_type", "Content-Type must be application/json");
         }

@@ -3,7 +3,7 @@
  * Always over the exact bytes received: a body parsed and re-serialised does not verify, by design.
  * Comparison is constant-time over equal-length digests, so it never throws on a length mismatch and
  * leaks nothing through timing; several secrets may be given during a rotation.
- * This file uses node:crypto (synchronous); web.ts does the same with Web Crypto for runtimes without Node's APIs.
+ * This file uses node:crypto (synchronous); web-verify.ts does the same with Web Crypto for runtimes without Node's APIs.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { VerifyFailureReason, VerifyResult } from "./types.ts";

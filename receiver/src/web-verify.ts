@@ -8,7 +8,7 @@
  *     ...; return new Response(null, { status: 204 });
  *   }
  */
-import { checkSignedEvent, errorBody, type EventCheckOptions } from "./event.ts";
+import { checkSignedEvent, concatBytes, errorBody, isJsonContentType, type EventCheckOptions } from "./event.ts";
 import type { InterviewCompletedEvent, VerifyFailureReason, VerifyResult } from "./types.ts";
 import { REASON_TEXT } from "./reasons.ts";
 
@@ -73,19 +73,12 @@ async function readBounded(request: Request, limit: number): Promise<Uint8Array 
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return concatBytes(chunks, size);
 }
 
 /** Verifies a delivery given as a Web `Request`: the signature over the exact bytes first, then the signed event. */
 export async function verifyWebhookRequest(request: Request, options: VerifyRequestOptions): Promise<WebhookVerification> {
-  const type = request.headers.get("content-type") ?? "";
-  if (!/^application\/json\s*(;|$)/i.test(type)) return { ok: false, status: 415, reason: "unsupported_media_type", message: "Content-Type must be application/json" };
+  if (!isJsonContentType(request.headers.get("content-type"))) return { ok: false, status: 415, reason: "unsupported_media_type", message: "Content-Type must be application/json" };
   const limit = options.maxBodyBytes ?? 1024 * 1024;
   const raw = await readBounded(request, limit);
   if (raw === "too_large") return { ok: false, status: 413, reason: "payload_too_large", message: `Body exceeds ${limit} bytes` };

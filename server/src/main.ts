@@ -4,7 +4,7 @@
 import pino from "pino";
 import type { FixtureDataset } from "../../fixtures/types.ts";
 import { Server as NetServer } from "node:net";
-import { connectionCap, createHttpServer } from "./http/connection-limits.ts";
+import { createHttpServer, limitsOf } from "./http/connection-limits.ts";
 import { createApp } from "./app.ts";
 import { readEnv } from "./config.ts";
 
@@ -45,13 +45,7 @@ async function main(): Promise<void> {
     webhookMaxConcurrentPerProject: env.webhookMaxConcurrentPerProject,
     simProcessingMs: env.simProcessingMs,
   });
-  const limits = {
-    headersTimeoutMs: env.headersTimeoutMs,
-    requestTimeoutMs: env.requestTimeoutMs,
-    maxConnections: connectionCap(env.maxConnections),
-    maxPerAddress: env.maxConnectionsPerAddress,
-  };
-  const server = createHttpServer(app.app, limits);
+  const server = createHttpServer(app.app, limitsOf(env));
   server.listen(env.port, env.host, () => {
     const base = `http://${env.host.includes(":") ? `[${env.host}]` : env.host}:${env.port}/api`;
     const loadMs = Math.round(performance.now() - started);

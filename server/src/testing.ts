@@ -4,7 +4,8 @@
  */
 import type { AddressInfo } from "node:net";
 import { createApp, type App, type AppOptions } from "./app.ts";
-import { createHttpServer } from "./http/connection-limits.ts";
+import { readEnv } from "./config.ts";
+import { createHttpServer, limitsOf } from "./http/connection-limits.ts";
 
 export interface RunningServer {
   baseUrl: string;
@@ -15,7 +16,8 @@ export interface RunningServer {
 
 export async function startServer(options: AppOptions = {}): Promise<RunningServer> {
   const app = createApp(options);
-  const server = createHttpServer(app.app).listen(0, "127.0.0.1");
+  // The connection limits `npm start` has by default.
+  const server = createHttpServer(app.app, limitsOf(readEnv({}))).listen(0, "127.0.0.1");
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

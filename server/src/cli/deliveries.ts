@@ -5,7 +5,7 @@
  */
 import { attemptLine } from "./trigger.ts";
 import { forward } from "./listen.ts";
-import { remote, type RemoteOptions } from "./remote.ts";
+import { remote, sleep, type RemoteOptions } from "./remote.ts";
 
 export async function listDeliveries(o: RemoteOptions & { interview?: string; limit: number; json?: boolean }): Promise<number> {
   const api = remote(o);
@@ -35,7 +35,7 @@ export async function resendDelivery(id: string, o: RemoteOptions & { forwardTo?
       console.log(`${now.id}  ${attemptLine(now)}`);
       return now.status === "succeeded" ? 0 : 1;
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   console.log(`resend ${attempt.id} queued; it has not finished after 30 s`);
   return 1;

@@ -6,7 +6,7 @@
  * is lost or forwarded twice. Runs until interrupted (or `maxEvents`, for scripts and tests).
  */
 import { createParser } from "eventsource-parser";
-import { CliError, clock, remote, type RemoteOptions } from "./remote.ts";
+import { CliError, clock, remote, sleep, type RemoteOptions } from "./remote.ts";
 
 export interface ListenOptions extends RemoteOptions {
   forwardTo: string;
@@ -15,8 +15,6 @@ export interface ListenOptions extends RemoteOptions {
   /** Print nothing but the event lines. */
   quiet?: boolean;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Posts one event's exact request to the local endpoint; the status, or the error. */
 export async function forward(url: string, headers: Record<string, string>, body: string): Promise<{ status: number | string; ms: number }> {
@@ -44,15 +42,19 @@ export async function listen(o: ListenOptions, signal?: AbortSignal): Promise<nu
   const log = (line: string) => {
     if (!o.quiet) console.error(line);
   };
+  /** Waits before the next connection attempt, twice as long each time up to 5 s. */
+  const retry = async (why: string) => {
+    log(`${why}; retrying in ${backoff} ms`);
+    await sleep(backoff);
+    backoff = Math.min(backoff * 2, 5_000);
+  };
   while (!signal?.aborted) {
     let res: Response;
     try {
       res = await fetch(`${api.baseUrl}/_sim/events`, { headers: { ...api.headers(), accept: "text/event-stream", ...(last ? { "last-event-id": last } : {}) }, signal });
     } catch (err) {
       if (signal?.aborted) break;
-      log(`stream unreachable (${(err as Error).message}); retrying in ${backoff} ms`);
-      await sleep(backoff);
-      backoff = Math.min(backoff * 2, 5_000);
+      await retry(`stream unreachable (${(err as Error).message})`);
       continue;
     }
     if (res.status === 401 || res.status === 404) {
@@ -60,9 +62,7 @@ export async function listen(o: ListenOptions, signal?: AbortSignal): Promise<nu
       throw new CliError(`${api.baseUrl}/_sim/events answered ${res.status}: ${body?.error?.message ?? ""}`);
     }
     if (!res.ok || !res.body) {
-      log(`stream answered ${res.status}; retrying in ${backoff} ms`);
-      await sleep(backoff);
-      backoff = Math.min(backoff * 2, 5_000);
+      await retry(`stream answered ${res.status}`);
       continue;
     }
     backoff = 250;

@@ -52,3 +52,5 @@ export function remote(o: RemoteOptions): Remote {
 
 /** `HH:MM:SS.mmm` of an ISO time, or of now. */
 export const clock = (at?: string | null) => (at ? new Date(at) : new Date()).toISOString().slice(11, 23);
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

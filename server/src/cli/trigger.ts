@@ -3,7 +3,7 @@
  * prints every attempt (time, status, latency, error). Exit 0 when the receiver acknowledged (a 2xx), 1 when it did
  * not within `--wait` seconds or every attempt failed, 2 on bad input.
  */
-import { CliError, clock, remote, type RemoteOptions } from "./remote.ts";
+import { CliError, clock, remote, sleep, type RemoteOptions } from "./remote.ts";
 
 export interface TriggerOptions extends RemoteOptions {
   study?: string;
@@ -11,8 +11,6 @@ export interface TriggerOptions extends RemoteOptions {
   language?: string;
   wait: number;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function attemptLine(d: any): string {
   const latency = d.sent_at && d.finished_at ? `${Date.parse(d.finished_at) - Date.parse(d.sent_at)} ms` : "-";

@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
 import type { Socket } from "node:net";
+import type { ServerEnv } from "../config.ts";
 import { envelopeClientErrors } from "./client-errors.ts";
 
 export interface ConnectionLimits {
@@ -72,11 +73,13 @@ export function limitConnections(server: Server, limits: ConnectionLimits): void
   });
 }
 
-/** The defaults of `npm start` (config.ts reads the same from the environment). */
-export const DEFAULT_LIMITS: ConnectionLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: connectionCap(null), maxPerAddress: 256 };
+/** The limits of a server environment (config.ts: the environment's values, or their defaults). */
+export function limitsOf(env: Pick<ServerEnv, "headersTimeoutMs" | "requestTimeoutMs" | "maxConnections" | "maxConnectionsPerAddress">): ConnectionLimits {
+  return { headersTimeoutMs: env.headersTimeoutMs, requestTimeoutMs: env.requestTimeoutMs, maxConnections: connectionCap(env.maxConnections), maxPerAddress: env.maxConnectionsPerAddress };
+}
 
 /** The HTTP server every entry point listens with: the timeouts, both caps, and the envelope for Node's own errors. */
-export function createHttpServer(listener: RequestListener, limits: ConnectionLimits = DEFAULT_LIMITS): Server {
+export function createHttpServer(listener: RequestListener, limits: ConnectionLimits): Server {
   const server = createServer(serverOptions(limits), listener);
   limitConnections(server, limits);
   envelopeClientErrors(server);

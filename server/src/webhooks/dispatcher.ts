@@ -128,14 +128,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   /** Attempts due but waiting for a slot, per project, oldest first. */
   const queued = new Map<string, Attempt[]>();
 
-  /** Every event by id, with its bytes, for resends and request lookups; attempt id -> event id. */
+  /** Every event by id, with its bytes, for resends and request lookups (an attempt's record names its event). */
   const events = new Map<string, EventDelivery>();
-  const eventOfAttempt = new Map<string, string>();
-  /** Highest attempt number per event, so a resend is numbered after every earlier attempt. */
-  const lastAttempt = new Map<string, number>();
 
   function newAttempt(ev: EventDelivery, attempt: number, scheduledAtMs: number, trigger: WebhookDelivery["trigger"]): Attempt {
-    lastAttempt.set(ev.id, Math.max(attempt, lastAttempt.get(ev.id) ?? 0));
     const record: WebhookDelivery = {
       id: randomUUID(),
       object: "webhook_delivery",
@@ -153,24 +149,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       finished_at: null,
     };
     log.add(ev.project.id, record);
-    eventOfAttempt.set(record.id, ev.id);
     return { ev, record };
   }
 
   function remember(ev: EventDelivery): void {
     events.set(ev.id, ev);
-    if (events.size > EVENTS_KEPT) {
-      const oldest = events.keys().next().value!;
-      events.delete(oldest);
-      lastAttempt.delete(oldest);
-      for (const [attempt, event] of eventOfAttempt) if (event === oldest) eventOfAttempt.delete(attempt);
-    }
+    if (events.size > EVENTS_KEPT) events.delete(events.keys().next().value!);
   }
 
   /** The event of one of the project's attempts, or a 404 (unknown, forgotten or another project's). */
   function eventOf(project: Project, attemptId: string): { ev: EventDelivery; record: WebhookDelivery } {
     const record = log.list(project.id).find((d) => d.id === attemptId);
-    const ev = record ? events.get(eventOfAttempt.get(record.id) ?? "") : undefined;
+    const ev = record ? events.get(record.event_id) : undefined;
     if (!record || !ev || ev.project !== project) throw notFound(`No such delivery: ${attemptId}`);
     return { ev, record };
   }
@@ -337,7 +327,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       // The same bytes and signature, to the webhook as it is configured now; a resend is not retried.
       const again: EventDelivery = { ...ev, url: webhook.url, version: webhook.version };
       const now = clock.now();
-      const attempt = newAttempt(again, (lastAttempt.get(ev.id) ?? 0) + 1, now, "resend");
+      // Numbered after every attempt of the event still in the log.
+      const last = Math.max(...log.list(project.id).filter((d) => d.event_id === ev.id).map((d) => d.attempt));
+      const attempt = newAttempt(again, last + 1, now, "resend");
       options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
       send(attempt, now);
       return attempt.record;
