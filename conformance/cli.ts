@@ -35,6 +35,9 @@ const program = new Command("api-conformance")
   .option("--metrics-engine <module>", "module exporting computeMetric to hold to the metric laws (e.g. metrics/src/index.ts); without it metrics is not applicable")
   .option("--webhook-retry-delays-ms <list>", "the server's retry delays", (v) => v.split(",").map((s) => int("--webhook-retry-delays-ms")(s.trim())), [10_000, 60_000, 300_000])
   .option("--webhook-budget-ms <n>", "longest wait for the retry schedule before skipping its tail", int("--webhook-budget-ms"), 60_000)
+  .option("--webhook-wait-ms <n>", "longest wait for a first delivery (the seed says 5 to 30 s after the respondent finishes)", int("--webhook-wait-ms"), 35_000)
+  .option("--webhook-timeout-ms <n>", "the receiver timeout the service is configured with (the seed's 10 s by default)", int("--webhook-timeout-ms"), 10_000)
+  .option("--slow-receiver", "also answer just under and just over the receiver timeout, to observe it (costs about the timeout plus the first retry delay plus 3 s: 23 s with the seed's values)", false)
   .addOption(new Option("--receiver <mode>", "webhook receiver: auto (http:// on loopback, then https:// if refused), http or https").choices(["auto", "http", "https"]).default("auto"))
   .option("--receiver-url <url>", "URL the service must call to reach the receiver, when it is not the receiver's own address (a tunnel, another host)")
   .option("--receiver-listen <host:port>", "where the receiver listens (default 127.0.0.1 on a free port)")
@@ -73,6 +76,9 @@ const result = await runConformance({
   metricsEngine: o.metricsEngine,
   webhookRetryDelaysMs: o.webhookRetryDelaysMs,
   webhookBudgetMs: o.webhookBudgetMs,
+  webhookTimeoutMs: o.webhookTimeoutMs,
+  webhookWaitMs: o.webhookWaitMs,
+  slowReceiver: o.slowReceiver,
   receiver: o.receiver,
   receiverUrl: o.receiverUrl,
   receiverListen: o.receiverListen,

@@ -1,8 +1,8 @@
-/** `npm run conformance:rules`: rewrites the rules table of conformance/README.md from the check definitions. */
+/** `npm run conformance:rules`: rewrites the rules table and the seed matrix of conformance/README.md. */
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { withTable } from "../src/rules-table.ts";
+import { generatedReadme } from "./readme.ts";
 
 const readme = fileURLToPath(new URL("../README.md", import.meta.url));
-writeFileSync(readme, withTable(readFileSync(readme, "utf8")));
-console.log(`rules table written to ${readme}`);
+writeFileSync(readme, generatedReadme(readFileSync(readme, "utf8")));
+console.log(`rules table and seed matrix written to ${readme}`);

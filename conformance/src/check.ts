@@ -31,6 +31,12 @@ export interface RunOptions {
   webhookRetryDelaysMs: number[];
   /** Longest the webhook check may wait for the retry schedule; beyond it the tail is NOT TESTED. */
   webhookBudgetMs: number;
+  /** Longest wait for a first delivery (default 35 s: the seed's 5 to 30 s, plus 5). */
+  webhookWaitMs?: number;
+  /** The receiver timeout the service is configured with (the seed's 10 s by default). */
+  webhookTimeoutMs?: number;
+  /** Answer just under and just over the receiver timeout, to observe it (costs about the timeout plus the first retry delay). */
+  slowReceiver?: boolean;
   /** `auto` tries an http:// loopback receiver, then https:// with a certificate made at run time. */
   receiver?: ReceiverMode;
   /** URL the service must call to reach the suite's receiver, when it is not the receiver's own address. */

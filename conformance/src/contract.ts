@@ -9,11 +9,12 @@ import type { Reply } from "./http.ts";
 import { contract, rules, seed, type Rule } from "./rules.ts";
 
 export const responseRules = rules("response", {
-  "no-5xx": seed("Errors (the status table has no 5xx)", "no request, however malformed, is answered with a 5xx"),
-  json: seed("Conventions: all responses are JSON except 204", "every non-204 response has an application/json body"),
-  "empty-204": seed("Endpoints: DELETE /v1/webhooks returns 204, empty body", "a 204 has an empty body"),
-  body: seed("Resources and their fields", "a 2xx body of a seed endpoint has the seed's fields and types"),
-  "detail-only": seed("Resources and their fields: detail-only fields", "detail-only fields (research_goal, transcript, vcs_pr_description, message_count, ...) never appear in list items"),
+  "no-5xx": seed("Errors (the status table has no 5xx)", "no request, however malformed, is answered with a 5xx", ["errors.400"]),
+  json: seed("Conventions: all responses are JSON except 204", "every non-204 response has an application/json body", ["conventions.json"]),
+  "empty-204": seed("Endpoints: DELETE /v1/webhooks returns 204, empty body", "a 204 has an empty body", ["conventions.json", "endpoints.delete-webhook"]),
+  body: seed("Resources and their fields", "a 2xx body of a seed endpoint has the seed's fields and types", ["resources.ids", "resources.object", "list.object", "list.data", "service.study-link", "study.id", "study.object", "study.name", "study.status", "study.interview-link", "study.languages", "study.limits", "study.monthly-limit", "study.weekly-limit", "study.created-at", "interview.id", "interview.object", "interview.study-id", "interview.status", "interview.language", "interview.quality-score", "interview.duration", "interview.headline", "interview.summary", "interview.started-at", "interview.completed-at", "interview.created-at", "interview.time-in-call", "interview.transcript", "interview.question-index", "release.id", "release.object", "release.status", "release.chat-id", "release.pr-number", "release.pr-title", "release.pr-description", "release.pr-url", "release.pr-author", "release.merged-at", "release.last-analysis", "release.created-at", "chat.id", "chat.object", "chat.title", "chat.source", "chat.is-streaming", "chat.message-count", "chat.created-at", "chat.updated-at", "message.id", "message.object", "message.chat-id", "message.role", "message.parts", "message.sources", "message.feedback", "message.usage", "message.created-at", "message.completed-at", "source.fields", "usage.fields", "part.discriminated", "part.text", "part.thinking", "part.redacted-thinking", "part.file", "part.tool-use", "part.tool-result", "endpoints.get-interview", "endpoints.get-release", "endpoints.get-study", "states.study", "states.interview", "states.release", "states.tool-use"]),
+  timestamps: seed("Resources and their fields: all timestamps are ISO 8601 strings (UTC, millisecond precision)", "every timestamp field of a body (`*_at`) is YYYY-MM-DDTHH:MM:SS.mmmZ", ["resources.timestamps"]),
+  "detail-only": seed("Resources and their fields: detail-only fields", "detail-only fields (research_goal, transcript, vcs_pr_description, message_count, ...) never appear in list items", ["study.detail-only", "interview.detail-only", "release.pr-description", "chat.message-count", "endpoints.list-studies", "endpoints.list-interviews", "endpoints.list-chats"]),
   status: contract("declared responses", "every status answered is one the operation declares"),
   "body-shape": contract("shapes the seed does not show", "a 2xx body of the experiments, participant and simulation endpoints matches the contract"),
   envelope: contract("error envelope", "every error body is {\"error\": {\"type\", \"message\", \"details\"?}}"),
@@ -21,6 +22,17 @@ export const responseRules = rules("response", {
   undeclared: contract("closed response schemas", "no field the contract does not declare appears in a response"),
   headers: contract("declared response headers", "every header the contract marks required is present"),
 });
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Timestamp fields (`created_at`, `merged_at`, ... and the webhook's `timestamp`) whose string is not the seed's form. */
+export function badTimestamps(value: any, path: string): Array<{ path: string; value: unknown }> {
+  if (value === null || typeof value !== "object") return [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => badTimestamps(v, `${path}/${i}`));
+  return Object.entries(value).flatMap(([k, v]) =>
+    (k.endsWith("_at") || k === "timestamp") && typeof v === "string" ? (TIMESTAMP.test(v) ? [] : [{ path: `${path}/${k}`, value: v }]) : badTimestamps(v, `${path}/${k}`),
+  );
+}
 
 export interface Problem {
   rule: string;
@@ -100,7 +112,7 @@ export class Contract {
     if (reply.status >= 400) out.push(r.envelope);
     if (!operation) return out;
     out.push(r.status);
-    if (reply.status < 300 && reply.status !== 204) out.push(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, r["pinned-fields"], r["detail-only"], r.undeclared, r.headers);
+    if (reply.status < 300 && reply.status !== 204) out.push(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, r.timestamps, r["pinned-fields"], r["detail-only"], r.undeclared, r.headers);
     return out;
   }
 
@@ -139,6 +151,7 @@ export class Contract {
         if (pinned.length) add(r["pinned-fields"], `body does not match the schema: ${describeErrors(pinned)}`);
         if (rest.length || !pinned.length) add(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, `body does not match the schema: ${describeErrors(rest.length ? rest : errors)}`);
       }
+      for (const bad of badTimestamps(reply.body, "")) add(r.timestamps, `${bad.path} is ${JSON.stringify(bad.value)}, not an ISO 8601 UTC timestamp with milliseconds`);
       for (const u of this.undeclared(declared.content["application/json"].schema, reply.body, "")) {
         const field = u.path.split("/").pop()!;
         add(DETAIL_ONLY[u.object ?? ""]?.includes(field) ? r["detail-only"] : r.undeclared, `${u.path} is not declared by the contract${DETAIL_ONLY[u.object ?? ""]?.includes(field) ? " (a detail-only field)" : ""}`);

@@ -19,6 +19,8 @@ export interface Delivery {
   headers: IncomingHttpHeaders;
   raw: Buffer;
   interviewId: string | null;
+  /** data.session_id, when a string. */
+  sessionId: string | null;
 }
 
 export interface ReceiverOptions {
@@ -31,12 +33,16 @@ export interface ReceiverOptions {
   certDir?: string;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export class Receiver {
   readonly deliveries: Delivery[] = [];
   /** TLS handshakes that failed (the service did not trust the certificate, or spoke plain HTTP). */
   readonly tlsErrors: string[] = [];
   /** Status to answer for the n-th (1-based) delivery about an interview; 200 by default. */
   policy: (interviewId: string | null, attempt: number) => number = () => 200;
+  /** How long to wait before answering an attempt (the slow receiver): 0 answers at once. */
+  delay: (interviewId: string | null, attempt: number) => number = () => 0;
   url = "";
   /** PEM file of the certificate (its own CA) when TLS is on. */
   caFile: string | undefined;
@@ -50,16 +56,27 @@ export class Receiver {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         const raw = Buffer.concat(chunks);
+        // Deliveries are grouped by interview: its interview_id, or its session_id (the seed's de-duplication key)
+        // when interview_id is not a UUID, so one broken field does not hide the whole delivery.
         let interviewId: string | null = null;
+        let sessionId: string | null = null;
         try {
-          interviewId = JSON.parse(raw.toString("utf8"))?.data?.interview_id ?? null;
+          const data = JSON.parse(raw.toString("utf8"))?.data;
+          sessionId = typeof data?.session_id === "string" ? data.session_id : null;
+          interviewId = typeof data?.interview_id === "string" && UUID.test(data.interview_id) ? data.interview_id : sessionId ?? data?.interview_id ?? null;
         } catch {
           interviewId = null;
         }
-        this.deliveries.push({ at: Date.now(), method: req.method ?? "", headers: req.headers, raw, interviewId });
+        this.deliveries.push({ at: Date.now(), method: req.method ?? "", headers: req.headers, raw, interviewId, sessionId });
         const attempt = this.deliveries.filter((d) => d.interviewId === interviewId).length;
-        res.statusCode = this.policy(interviewId, attempt);
-        res.end();
+        const answer = () => {
+          if (res.destroyed) return;
+          res.statusCode = this.policy(interviewId, attempt);
+          res.end();
+        };
+        const wait = this.delay(interviewId, attempt);
+        if (wait > 0) setTimeout(answer, wait);
+        else answer();
       });
     };
     const [host, portText] = splitListen(this.options.listen);
@@ -93,7 +110,7 @@ export class Receiver {
   }
 
   of(interviewId: string): Delivery[] {
-    return this.deliveries.filter((d) => d.interviewId === interviewId);
+    return this.deliveries.filter((d) => d.interviewId === interviewId || d.sessionId === interviewId);
   }
 
   async waitFor(what: string, ready: () => boolean, timeoutMs: number): Promise<void> {

@@ -15,14 +15,14 @@ export function rulesTable(): string {
     ...checks.map((c) => [c.name, Object.values(c.rules)] as [string, Rule[]]),
     ["coverage", Object.values(coverageRules)],
   ];
-  const rows = groups.flatMap(([group, rules]) => rules.map((r) => `| ${group} | \`${r.id}\` | ${r.level} | ${cell(r.text)} | ${cell(r.source.replace(/^(seed|contract): /, ""))} |`));
+  const rows = groups.flatMap(([group, rules]) => rules.map((r) => `| ${group} | \`${r.id}\` | ${r.level} | ${cell(r.text)} | ${cell(r.source.replace(/^(seed|contract): /, ""))} | ${r.cites.map((c) => `\`${c}\``).join(" ")} |`));
   const count = (level: string) => groups.flatMap(([, rules]) => rules).filter((r) => r.level === level).length;
   return [
     START,
     `${count("seed")} seed rules and ${count("contract")} contract rules.`,
     "",
-    "| check | rule | level | what must hold | source (seed section, or what the contract pins) |",
-    "|---|---|---|---|---|",
+    "| check | rule | level | what must hold | source (seed section, or what the contract pins) | seed statements it enforces (see the matrix) |",
+    "|---|---|---|---|---|---|",
     ...rows,
     END,
   ].join("\n");

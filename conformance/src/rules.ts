@@ -15,6 +15,8 @@ export interface Rule {
   source: string;
   /** What must hold, in one sentence. */
   text: string;
+  /** Seed rules: the ids of the seed statements they enforce (seed/statements.ts); contract rules cite none. */
+  cites: string[];
 }
 
 /** Declares a check's rules, keyed by their short name; ids are `<check>.<key>`. */
@@ -24,5 +26,5 @@ export function rules<K extends string>(check: string, defs: Record<K, Omit<Rule
   return out;
 }
 
-export const seed = (source: string, text: string): Omit<Rule, "id"> => ({ level: "seed", source: `seed: ${source}`, text });
-export const contract = (source: string, text: string): Omit<Rule, "id"> => ({ level: "contract", source: `contract: ${source}`, text });
+export const seed = (source: string, text: string, cites: string[]): Omit<Rule, "id"> => ({ level: "seed", source: `seed: ${source}`, text, cites });
+export const contract = (source: string, text: string): Omit<Rule, "id"> => ({ level: "contract", source: `contract: ${source}`, text, cites: [] });

@@ -17,7 +17,7 @@ import { rules, seed, contract as pinned, type Level, type Rule } from "./rules.
 export type { RunOptions } from "./check.ts";
 
 export const coverageRules = rules("coverage", {
-  "seed-operations": seed("Endpoints", "every endpoint of the seed answered a 2xx at least once during the run"),
+  "seed-operations": seed("Endpoints", "every endpoint of the seed answered a 2xx at least once during the run", ["conventions.base-url", "versioning.v1", "errors.200"]),
   "simulation-operations": pinned("simulation surface", "with --sim, every simulation operation answered a 2xx at least once"),
   "participant-operations": pinned("participant endpoints (their fields are ours)", "with --public-key, every participant operation answered a 2xx at least once"),
 });
@@ -143,7 +143,9 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     });
   }
 
-  if (!options.only || options.only.includes("coverage")) results.push(coverage(contract, http, options, notJudged));
+  // With --only, coverage judges the operations the selected checks declare (and ran to the end).
+  const declared = options.only ? new Set(selected.flatMap((c) => c.operations ?? [])) : undefined;
+  if (!options.only || options.only.includes("coverage")) results.push(coverage(contract, http, options, notJudged, declared));
 
   const count = (s: Status) => results.filter((r) => r.status === s).length;
   const levels = { seed: { checked: 0, failed: 0, warned: 0 }, contract: { checked: 0, failed: 0, warned: 0 } };
@@ -164,14 +166,14 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   };
 }
 
-function coverage(contract: Contract, http: Http, options: RunOptions, notJudged: Set<string>): CheckResult {
+function coverage(contract: Contract, http: Http, options: RunOptions, notJudged: Set<string>, declared?: Set<string>): CheckResult {
   const findings = new Findings(options);
   const result = (status: Status, reason?: string, notes: string[] = []): CheckResult => ({
     name: "coverage", description: "every operation answered a 2xx at least once", status, reason, failures: findings.failures, warnings: findings.warnings,
     untested: [], levels: byLevel(findings.exercised), ranToEnd: true, notes, durationMs: 0,
   });
-  if (options.only) return result("not_applicable", "only meaningful on a full run (no --only)");
-  const offered = contract.operations.filter((o) => (o.tag === "Simulation" ? options.sim : o.auth === "public" ? !!options.publicKey : true));
+  if (declared && !declared.size) return result("not_applicable", "none of the checks given with --only declares operations");
+  const offered = contract.operations.filter((o) => (o.tag === "Simulation" ? options.sim : o.auth === "public" ? !!options.publicKey : true) && (!declared || declared.has(o.operationId)));
   const judged = offered.filter((o) => !notJudged.has(o.operationId));
   const skipped = offered.filter((o) => notJudged.has(o.operationId) && !http.succeeded.has(o.operationId)).map((o) => o.operationId);
   for (const o of judged) {

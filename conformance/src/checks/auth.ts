@@ -8,8 +8,9 @@ import { contract, rules, seed } from "../rules.ts";
 import { missingOperation } from "../sim.ts";
 
 const r = rules("auth", {
-  "401": seed("Authentication 1, 4", "a missing or invalid API key gets 401 on every endpoint"),
-  first: seed("Authentication 4: every endpoint returns 401", "401 wins over 400 and 404: no unauthenticated caller learns whether a parameter or id is valid"),
+  "401": seed("Authentication 1, 4", "a missing or invalid API key gets 401 on every endpoint", ["auth.bearer", "auth.key-prefix", "auth.401", "errors.401", "endpoints.authorization"]),
+  first: seed("Authentication 4: every endpoint returns 401", "401 wins over 400 and 404: no unauthenticated caller learns whether a parameter or id is valid", ["auth.401"]),
+  "public-key-limited": seed("Authentication 7: the public SDK key is limited to loading triggers and launching interviews", "the public SDK key, sent as the bearer, gets 401 on every REST endpoint", ["auth.public-key"]),
   "public-key": contract("participant endpoints: X-Public-Key", "participant endpoints refuse a missing, unknown or project API key with 401"),
 });
 
@@ -54,6 +55,13 @@ export const authCheck: Check = {
         }
         ctx.expect(isPublic ? r["public-key"] : r["401"], reply.status === 401, `${op.method} ${op.path} with ${name} answered ${reply.status}, not 401`, reply);
         ctx.conforms(reply, `${op.method} ${op.path} (${name})`);
+      }
+    }
+    // The public SDK key opens the participant endpoints only: as a bearer it is refused everywhere else.
+    if (ctx.options.publicKey) {
+      for (const op of ctx.contract.operations.filter((o) => o.auth === "project" && o.tag !== "Simulation")) {
+        const reply = await ctx.http.req(op.path.replace("{id}", NEVER_ID), { method: op.method, key: ctx.options.publicKey, body: op.op.requestBody ? { url: "https://hooks.example.com/pk", events: ["interview.completed"] } : undefined });
+        ctx.expect(r["public-key-limited"], reply.status === 401, `${op.method} ${op.path} with the public SDK key as the bearer answered ${reply.status}, not 401`, reply);
       }
     }
     if (missingSim.size) ctx.untested("401 on the simulation surface", `not offered by this implementation: ${[...missingSim].join(", ")}`);

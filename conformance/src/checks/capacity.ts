@@ -8,13 +8,13 @@ import type { Reply } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const r = rules("capacity", {
-  "used-counts": seed("Study: limits.*.used, interviews used in the period", "a completed interview counts once in limits.monthly.used and limits.weekly.used of its study"),
-  "limits-echo": seed("Study: limits.*.limit", "limits.monthly.limit and limits.weekly.limit are the configured caps (null = unlimited)"),
-  "accepting-below": seed("Study: accepting_responses", "an active study whose every capped window has used < limit is accepting responses"),
-  "accepting-at-cap": seed("Study: accepting_responses; Limits: study interview caps", "once a window's used reaches its limit, accepting_responses is false"),
-  "interview-count": seed("Study: interview_count, total completed interviews", "interview_count counts completed interviews only: a started one does not count until it completes"),
-  paused: seed("Study: accepting_responses; Endpoints: GET /v1/studies lists active studies", "a paused study is not accepting responses and is not listed"),
-  listed: seed("Endpoints: GET /v1/studies", "an active study is listed with the same limits and accepting_responses as its retrieval"),
+  "used-counts": seed("Study: limits.*.used, interviews used in the period", "a completed interview counts once in limits.monthly.used and limits.weekly.used of its study", ["study.monthly-used", "study.weekly-used"]),
+  "limits-echo": seed("Study: limits.*.limit", "limits.monthly.limit and limits.weekly.limit are the configured caps (null = unlimited)", ["study.monthly-limit", "study.weekly-limit", "limits.caps"]),
+  "accepting-below": seed("Study: accepting_responses", "an active study whose every capped window has used < limit is accepting responses", ["study.accepting", "states.accepting"]),
+  "accepting-at-cap": seed("Study: accepting_responses; Limits: study interview caps", "once a window's used reaches its limit, accepting_responses is false", ["study.accepting", "states.accepting", "limits.caps"]),
+  "interview-count": seed("Study: interview_count, total completed interviews", "interview_count counts completed interviews only: a started one does not count until it completes", ["study.interview-count"]),
+  paused: seed("Study: accepting_responses; Endpoints: GET /v1/studies lists active studies", "a paused study is not accepting responses and is not listed", ["states.accepting", "endpoints.list-studies"]),
+  listed: seed("Endpoints: GET /v1/studies", "an active study is listed with the same limits and accepting_responses as its retrieval", ["endpoints.list-studies"]),
   "used-on-start": contract("usage windows", "an interview counts in limits.*.used from its creation, whatever its status"),
   "sim-at-cap": contract("simulation surface", "simulating an interview in a study that is not accepting responses answers 409"),
 });

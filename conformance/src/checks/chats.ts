@@ -12,15 +12,15 @@ const PART_TYPES = ["text", "thinking", "redacted_thinking", "file", "tool_use",
 const STATES = ["input_available", "output_available", "output_error", "output_denied"];
 
 const r = rules("chats", {
-  "hidden-not-listed": seed("Chat: internal, evaluation and release-generated chats are excluded everywhere", "no listed chat has an internal source (eval, releases), and no hidden chat is ever listed"),
-  "hidden-404": seed("Errors 2", "an internal, evaluation or release-generated chat answers 404 on /v1/chats/:id and /v1/chats/:id/messages"),
-  "release-chats": seed("Release: chat_id; Chat: release-generated chats excluded; Errors 2", "every release's chat_id answers 404 on /v1/chats/:id and its messages, and is never listed"),
-  "message-count": seed("Chat: message_count, visible messages only", "message_count equals the number of messages a full walk returns"),
-  "chat-id": seed("Message: chat_id", "every message listed under a chat carries that chat's id"),
-  "public-parts": seed("Message: part types; tool_use.state", "parts are the six public types, and tool_use.state is one of the four public states"),
-  "invalid-parameters": seed("Errors 4", "an invalid limit and a non-UUID starting_after on messages answer 400 `Invalid parameters` with one details entry per offending field"),
-  "no-such-message": seed("Errors 5", "a UUID starting_after that is not a visible message of the chat answers 400 `No such message: <id>`"),
-  "unknown-chat": seed("Errors 2", "messages of a chat that does not exist answer 404"),
+  "hidden-not-listed": seed("Chat: internal, evaluation and release-generated chats are excluded everywhere", "no listed chat has an internal source (eval, releases), and no hidden chat is ever listed", ["chat.visible-only", "chat.internal-sources", "service.chat-public"]),
+  "hidden-404": seed("Errors 2", "an internal, evaluation or release-generated chat answers 404 on /v1/chats/:id and /v1/chats/:id/messages", ["errors.hidden-chat-404", "chat.visible-only", "endpoints.get-chat"]),
+  "release-chats": seed("Release: chat_id; Chat: release-generated chats excluded; Errors 2", "every release's chat_id answers 404 on /v1/chats/:id and its messages, and is never listed", ["release.chat-id", "service.release-chat", "chat.visible-only", "errors.hidden-chat-404"]),
+  "message-count": seed("Chat: message_count, visible messages only", "message_count equals the number of messages a full walk returns", ["chat.message-count"]),
+  "chat-id": seed("Message: chat_id", "every message listed under a chat carries that chat's id", ["message.chat-id"]),
+  "public-parts": seed("Message: part types; tool_use.state", "parts are the six public types, and tool_use.state is one of the four public states", ["part.discriminated", "part.tool-state", "states.tool-use", "part.internal-hidden"]),
+  "invalid-parameters": seed("Errors 4", "an invalid limit and a non-UUID starting_after on messages answer 400 `Invalid parameters` with one details entry per offending field", ["errors.invalid-parameters", "endpoints.messages-validation"]),
+  "no-such-message": seed("Errors 5", "a UUID starting_after that is not a visible message of the chat answers 400 `No such message: <id>`", ["errors.no-such-message", "endpoints.messages-unknown-cursor"]),
+  "unknown-chat": seed("Errors 2", "messages of a chat that does not exist answer 404", ["errors.hidden-chat-404", "errors.404", "endpoints.get-chat"]),
   "message-fields": contract("closed response schemas", "messages carry no field the contract does not declare (internal metadata never leaks)"),
 });
 
@@ -72,7 +72,7 @@ export const chatsCheck: Check = {
       ctx.expect(r["message-count"], detail.body?.message_count === messages.length, `chat ${chat.id}: message_count ${detail.body?.message_count} but a full walk returns ${messages.length} messages`, detail);
       const walk = `/v1/chats/${chat.id}/messages?limit=100`;
       for (const m of messages) {
-        ctx.expect(r["chat-id"], m.chat_id === chat.id, `message ${m.id} listed under chat ${chat.id} says chat_id ${m.chat_id}`);
+        ctx.expect(r["chat-id"], m.chat_id === chat.id, `message ${m.id} listed under chat ${chat.id} says chat_id ${m.chat_id}`, undefined, { chat: chat.id, message: m.id });
         const bad = (m.parts ?? []).find((p: any) => !PART_TYPES.includes(p.type) || (p.type === "tool_use" && !STATES.includes(p.state)));
         if (bad) ctx.expect(r["public-parts"], false, `message ${m.id} has a ${bad.type} part${bad.type === "tool_use" ? ` with state ${bad.state}` : ""}`, await ctx.http.req(walk));
         const extra = ctx.contract.undeclared({ $ref: "#/components/schemas/Message" }, m, "");

@@ -5,9 +5,9 @@ import { contract, rules, seed } from "../rules.ts";
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 const r = rules("deprecated", {
-  headers: seed("Versioning 3", "every response of GET /v1/experiments, errors included, carries Deprecation and a Sunset HTTP-date"),
-  sunset: seed("Versioning 3: removed after July 1, 2026", "Sunset is July 1, 2026"),
-  answers: seed("Endpoints: GET /v1/experiments", "GET /v1/experiments with a valid key answers 200"),
+  headers: seed("Versioning 3", "every response of GET /v1/experiments, errors included, carries Deprecation and a Sunset HTTP-date", ["versioning.deprecated", "endpoints.experiments"]),
+  sunset: seed("Versioning 3: removed after July 1, 2026", "Sunset is July 1, 2026", ["versioning.deprecated"]),
+  answers: seed("Endpoints: GET /v1/experiments", "GET /v1/experiments with a valid key answers 200", ["endpoints.experiments", "errors.200"]),
   link: contract("deprecated endpoint", "every response carries Link: </api/v1/studies>; rel=\"successor-version\""),
 });
 

@@ -13,8 +13,8 @@ const FILTERS = ["study_id", "status", "reference_id", "quality_score"] as const
 type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
 
 const r = rules("filters", {
-  exact: seed("Endpoints: GET /v1/interviews reference_id (the value passed on the link)", "reference_id matches exactly: a prefix or another case of a value is another value"),
-  matching: seed("Endpoints: GET /v1/interviews filters, GET /v1/releases status", "a filtered list returns every matching item of the full list and nothing else"),
+  exact: seed("Endpoints: GET /v1/interviews reference_id (the value passed on the link)", "reference_id matches exactly: a prefix or another case of a value is another value", ["interview.reference-id", "endpoints.list-interviews"]),
+  matching: seed("Endpoints: GET /v1/interviews filters, GET /v1/releases status", "a filtered list returns every matching item of the full list and nothing else", ["endpoints.list-interviews", "endpoints.list-releases", "interview.status", "release.status", "states.interview", "states.release", "interview.study-id"]),
   order: contract("ordering", "a filtered list keeps the full list's order"),
 });
 

@@ -8,8 +8,8 @@ import type { Http } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const r = rules("isolation", {
-  "retrieval-404": seed("Errors 1; Authentication 3", "retrieving another project's study, interview, release or chat (or its messages) answers 404"),
-  lists: seed("Authentication 3: a key is scoped to a single project", "no list shows another project's items, and filtering by another project's study shows nothing"),
+  "retrieval-404": seed("Errors 1; Authentication 3", "retrieving another project's study, interview, release or chat (or its messages) answers 404", ["errors.retrieval-404", "auth.scope", "service.key-scope", "endpoints.get-study", "endpoints.get-interview", "endpoints.get-release", "endpoints.get-chat"]),
+  lists: seed("Authentication 3: a key is scoped to a single project", "no list shows another project's items, and filtering by another project's study shows nothing", ["auth.scope", "service.key-scope"]),
   "identical-404": contract("isolation", "the 404 for another project's id is byte-identical to the 404 of an id that never existed"),
 });
 
@@ -26,7 +26,7 @@ async function oneWay(ctx: Ctx, owner: Http, stranger: Http, label: string): Pro
     }
     const theirIds = new Set((theirs as any)[resource].map((x: any) => x.id));
     const leaked = items.find((x) => theirIds.has(x.id));
-    ctx.expect(r.lists, !leaked, `${label}: ${resource} ${leaked?.id} appears in both projects' lists`);
+    ctx.expect(r.lists, !leaked, `${label}: ${resource} ${leaked?.id} appears in both projects' lists`, undefined, { resource, id: leaked?.id });
   }
   for (const chat of mine.chats.slice(0, 3)) {
     const reply = await stranger.req(`/v1/chats/${chat.id}/messages`);

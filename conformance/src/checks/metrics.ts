@@ -14,12 +14,26 @@ import { metricLaws } from "../metrics/laws.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const r = rules("metrics", {
-  formulas: seed("Success metrics: the four formulas, zero-filled over exposed users", "conversion, events per user, events per user per active day and retention follow the seed's formulas and their laws"),
+  "zero-filled": seed("Success metrics: the denominator is every exposed user, zero-filled", "every metric divides by all exposed users, and a user who never fired the event counts as 0 (adding one lowers or keeps the metric; unexposed users change nothing)", ["metrics.zero-filled", "metrics.mean-over-exposed"]),
+  conversion: seed("Success metrics: Conversion", "conversion is users who fired the event at least once over users exposed, whatever the volume", ["metrics.conversion", "metrics.conversion-volume"]),
+  "events-per-user": seed("Success metrics: Events per user", "events per user is the sum of events over users exposed, non-participants included", ["metrics.events-per-user", "metrics.mean-over-exposed"]),
+  "per-active-day": seed("Success metrics: Events per user per active day", "events per user per active day is the sum over users of events / active days, over users exposed", ["metrics.per-active-day"]),
+  retention: seed("Success metrics: Retention", "retention is users meeting the threshold within the window over users exposed", ["metrics.retention"]),
   "pinned-rules": contract("metrics rules", "earliest exposure, users in two variants excluded, windows from each exposure, UTC active days, as-of maturity, the active-day definition, null when nobody is exposed, input errors naming the field"),
 });
 
 /** Laws and cases about the rules DESIGN pins (exposure, windows, UTC days, null, errors) are contract rules. */
 const PINNED = /earliest exposure|exactly at exposure|two variants|before (its user's )?exposure|window ends|windows start|null|UTC|as of|any_event|active-day|threshold below|unknown metric|missing|negative|unparseable|zone/i;
+const BY_TYPE = { conversion: r.conversion, events_per_user: r["events-per-user"], events_per_user_per_active_day: r["per-active-day"], retention: r.retention } as const;
+
+/** The seed rule a law speaks to, by what its name says. */
+function lawRule(name: string) {
+  if (PINNED.test(name)) return r["pinned-rules"];
+  if (/zeros|never exposed|exposed user with no events/i.test(name)) return r["zero-filled"];
+  if (/^retention/i.test(name)) return r.retention;
+  if (/^conversion is unchanged/i.test(name)) return r.conversion;
+  return /per active day/i.test(name) ? r["per-active-day"] : r["events-per-user"];
+}
 
 export const metricsCheck: Check = {
   name: "metrics",
@@ -28,15 +42,15 @@ export const metricsCheck: Check = {
   async run(ctx) {
     if (!ctx.options.metricsEngine) throw new NotApplicable("no --metrics-engine MODULE given (the API has no metrics endpoint to test over HTTP)");
     const path = resolve(process.cwd(), ctx.options.metricsEngine);
-    ctx.must(r.formulas, existsSync(path), `no metrics engine at ${path}`);
+    ctx.must(r["zero-filled"], existsSync(path), `no metrics engine at ${path}`);
     const engine = (await import(pathToFileURL(path).href)) as MetricsEngine;
-    ctx.must(r.formulas, typeof engine.computeMetric === "function", `${path} exports no computeMetric`);
+    ctx.must(r["zero-filled"], typeof engine.computeMetric === "function", `${path} exports no computeMetric`);
     for (const law of metricLaws(engine)) {
       const res = await fc.check(law.property, { seed: ctx.options.seed, numRuns: Math.max(ctx.options.runs * 3, 50) });
-      ctx.expect(PINNED.test(law.name) ? r["pinned-rules"] : r.formulas, !res.failed, `law "${law.name}" fails: ${(res.errorInstance as Error)?.message}`, undefined, res.failed ? { counterexample: res.counterexample, seed: res.seed, path: res.counterexamplePath } : undefined);
+      ctx.expect(lawRule(law.name), !res.failed, `law "${law.name}" fails: ${(res.errorInstance as Error)?.message}`, undefined, res.failed ? { counterexample: res.counterexample, seed: res.seed, path: res.counterexamplePath } : undefined);
     }
     for (const c of metricCases) {
-      const rule = PINNED.test(`${c.name} ${c.why}`) ? r["pinned-rules"] : r.formulas;
+      const rule = PINNED.test(`${c.name} ${c.why}`) ? r["pinned-rules"] : BY_TYPE[c.definition.type];
       let result: any;
       let error: any;
       try {

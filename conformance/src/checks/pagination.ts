@@ -12,15 +12,15 @@ import { contract, rules, seed, type Rule } from "../rules.ts";
 import { simReadOffered } from "../sim.ts";
 
 const r = rules("pagination", {
-  "each-once": seed("Endpoints: limit and starting_after; List envelope", "walking a list with any limit in 1..100 returns every item exactly once"),
-  "has-more": seed("List envelope: has_more", "has_more is true exactly when another page exists, and every page before the last is full"),
-  "walk-ends": seed("Endpoints: request the next page with starting_after", "a walk ends: every page answers 200 and no page ends with an earlier cursor"),
-  "default-limit": seed("Endpoints: limit default 20", "without limit a page has 20 items (or all, when fewer)"),
-  "max-page-size": seed("Limits: page size default 20, maximum 100; Endpoints: limit min 1, max 100", "every list accepts limit=100 and answers a page of min(100, n) items"),
-  order: seed("Endpoints: releases and chats newest first, messages oldest first", "releases by merged_at and chats by created_at descending, messages by created_at ascending"),
-  "limit-range": seed("Endpoints: limit min 1, max 100; Errors: 400", "limit 0, 101, -1, 1.5 or abc answers 400"),
+  "each-once": seed("Endpoints: limit and starting_after; List envelope", "walking a list with any limit in 1..100 returns every item exactly once", ["endpoints.starting-after", "endpoints.next-page", "list.data"]),
+  "has-more": seed("List envelope: has_more", "has_more is true exactly when another page exists, and every page before the last is full", ["list.has-more", "endpoints.next-page"]),
+  "walk-ends": seed("Endpoints: request the next page with starting_after", "a walk ends: every page answers 200 and no page ends with an earlier cursor", ["endpoints.next-page"]),
+  "default-limit": seed("Endpoints: limit default 20", "without limit a page has 20 items (or all, when fewer)", ["endpoints.limit", "limits.page-size"]),
+  "max-page-size": seed("Limits: page size default 20, maximum 100; Endpoints: limit min 1, max 100", "every list accepts limit=100 and answers a page of min(100, n) items", ["endpoints.limit", "limits.page-size"]),
+  order: seed("Endpoints: releases and chats newest first, messages oldest first", "releases by merged_at and chats by created_at descending, messages by created_at ascending", ["endpoints.order", "endpoints.list-releases", "endpoints.list-chats", "endpoints.list-messages", "release.merged-at", "chat.created-at", "message.created-at"]),
+  "limit-range": seed("Endpoints: limit min 1, max 100; Errors: 400", "limit 0, 101, -1, 1.5 or abc answers 400", ["endpoints.limit", "errors.400"]),
   "limit-empty": contract("pagination parameters", "an empty `limit=` answers 400 (not the default page)"),
-  "messages-cursor": seed("Errors 4, 5", "on messages, a non-UUID starting_after is 400 `Invalid parameters`; a UUID that is not a visible message of the chat is 400 `No such message: <id>`"),
+  "messages-cursor": seed("Errors 4, 5", "on messages, a non-UUID starting_after is 400 `Invalid parameters`; a UUID that is not a visible message of the chat is 400 `No such message: <id>`", ["endpoints.messages-validation", "endpoints.messages-unknown-cursor"]),
   "pinned-order": contract("ordering", "studies and interviews by created_at descending, simulation deliveries by scheduled_at ascending"),
   ties: contract("ordering: ties by id", "items with equal sort keys are ordered by id in the list's direction, so identical calls are byte-identical"),
   cursor: contract("cursors", "a starting_after that is not an item of that list (unknown, non-UUID, another list's, another project's) is a 400 on every list"),

@@ -12,7 +12,7 @@ import type { RequestInit } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const r = rules("parameters", {
-  "unknown-harmless": seed("Errors: 400 invalid request body or parameters", "an unknown query parameter gets a 400 or the same status as the request without it, never a 5xx"),
+  "unknown-harmless": seed("Errors: 400 invalid request body or parameters", "an unknown query parameter gets a 400 or the same status as the request without it, never a 5xx", ["errors.400"]),
   "unknown-400": contract("unknown query parameters", "an unknown query parameter answers 400 in the error envelope, on every operation"),
 });
 

@@ -14,7 +14,9 @@ const LISTS = ["/v1/studies", "/v1/interviews", "/v1/releases", "/v1/chats"];
 const r = rules("schema", {
   "unknown-route": contract("unknown routes", "an unknown /v1 route answers 404 in the error envelope"),
   "wrong-method": contract("unknown methods", "a method a path does not have answers 405 (or 404)"),
-  "bad-json": seed("Errors: 400 invalid request body", "a malformed or mistyped JSON body on PUT /v1/webhooks answers 400"),
+  "bad-json": seed("Errors: 400 invalid request body", "a malformed or mistyped JSON body on PUT /v1/webhooks answers 400", ["errors.400", "endpoints.put-webhook"]),
+  "non-uuid-id": seed("Endpoints: paths with :id take a UUID", "a path id that is not a UUID is refused with 400 or 404, never answered with a resource or a 5xx", ["endpoints.uuid-paths"]),
+  "unknown-id": seed("Errors 1: a single-resource retrieval returns 404 when the id does not exist", "retrieving a UUID that names nothing answers 404, on every retrieval", ["errors.retrieval-404", "errors.404", "endpoints.get-study", "endpoints.get-interview", "endpoints.get-release", "endpoints.get-chat"]),
   "bad-id": contract("order of checks", "a path id that is not a UUID answers 400 (not 404, not 5xx)"),
 });
 
@@ -48,7 +50,10 @@ export const schemaCheck: Check = {
 
     for (const resource of ["studies", "interviews", "releases", "chats"]) {
       const reply = await ctx.http.req(`/v1/${resource}/not-a-uuid`);
+      ctx.expect(r["non-uuid-id"], reply.status === 400 || reply.status === 404, `GET /v1/${resource}/not-a-uuid answered ${reply.status}, not 400 or 404`, reply);
       ctx.expect(r["bad-id"], reply.status === 400, `GET /v1/${resource}/not-a-uuid answered ${reply.status}`, reply);
+      const unknown = await ctx.http.req(`/v1/${resource}/${NEVER_ID}`);
+      ctx.expect(r["unknown-id"], unknown.status === 404, `GET /v1/${resource}/${NEVER_ID} (no such ${resource}) answered ${unknown.status}, not 404`, unknown);
       ctx.conforms(reply, `GET /v1/${resource}/not-a-uuid`);
     }
 

@@ -15,10 +15,10 @@ const LIMIT = 32_768;
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), "utf8");
 
 const r = rules("truncation", {
-  "over-cap": seed("Message: Truncation; Limits: payload cap 32 KB of JSON-encoded UTF-8", "a value whose JSON encoding is over 32768 UTF-8 bytes is replaced by null"),
-  kept: seed("Message: Truncation (only values exceeding 32 KB)", "a value of at most 32768 bytes (exactly 32768 included) is returned whole and unmarked"),
-  markers: seed("Message: Source entry, Truncation", "a nulled value's object carries truncated: true and truncation_reason: size_limit_32kb, and only then"),
-  siblings: seed("Message: Truncation (is_error unchanged)", "truncation leaves the other fields of the part or source unchanged"),
+  "over-cap": seed("Message: Truncation; Limits: payload cap 32 KB of JSON-encoded UTF-8", "a value whose JSON encoding is over 32768 UTF-8 bytes is replaced by null", ["truncation.rule", "limits.payload-cap"]),
+  kept: seed("Message: Truncation (only values exceeding 32 KB)", "a value of at most 32768 bytes (exactly 32768 included) is returned whole and unmarked", ["truncation.rule", "limits.payload-cap"]),
+  markers: seed("Message: Source entry, Truncation", "a nulled value's object carries truncated: true and truncation_reason: size_limit_32kb, and only then", ["truncation.rule", "source.markers", "limits.payload-cap"]),
+  siblings: seed("Message: Truncation (is_error unchanged)", "truncation leaves the other fields of the part or source unchanged", ["truncation.siblings"]),
   "rows-kept": contract("truncation", "a truncated source keeps its rows"),
 });
 

@@ -15,13 +15,13 @@ import { contract, rules, seed } from "../rules.ts";
 import { missingOperation } from "../sim.ts";
 
 const r = rules("windows", {
-  weekly: seed("Study: limits.weekly.used, interviews used this week (Monday to Sunday, UTC); Limits: weekly window Monday to Sunday UTC", "an interview created at the last millisecond of last week does not count in limits.weekly.used; one created at the first millisecond of this week does"),
+  weekly: seed("Study: limits.weekly.used, interviews used this week (Monday to Sunday, UTC); Limits: weekly window Monday to Sunday UTC", "an interview created at the last millisecond of last week does not count in limits.weekly.used; one created at the first millisecond of this week does", ["study.weekly-used", "limits.caps"]),
   monthly: contract("usage windows: the calendar month in UTC", "an interview created at the last millisecond of last month does not count in limits.monthly.used; one at the first millisecond of this month does"),
-  "zero-cap": seed("States and transitions: derived rule, accepting_responses; Study: limits.*.limit", "a study with a weekly or monthly cap of 0 is not accepting responses"),
-  statuses: seed("States and transitions: Study status, derived rule; Endpoints: GET /v1/studies lists active studies", "only active studies are listed and accept responses; paused and draft studies are neither, and every status reads back as planted"),
-  "never-configured": seed("Errors 3: GET /v1/webhooks returns 404 when no webhook is configured", "a project that never configured a webhook gets 404 from GET /v1/webhooks"),
-  "fresh-lists": seed("List envelope; Authentication 3: a key is scoped to a single project", "a project with no data lists nothing: every list is empty with has_more false"),
-  "fresh-isolation": seed("Errors 1: 404 when the id belongs to another project", "a fresh project's key gets 404 for every id of another project"),
+  "zero-cap": seed("States and transitions: derived rule, accepting_responses; Study: limits.*.limit", "a study with a weekly or monthly cap of 0 is not accepting responses", ["states.accepting", "limits.caps", "study.accepting"]),
+  statuses: seed("States and transitions: Study status, derived rule; Endpoints: GET /v1/studies lists active studies", "only active studies are listed and accept responses; paused and draft studies are neither, and every status reads back as planted", ["states.study", "states.accepting", "endpoints.list-studies", "study.status"]),
+  "never-configured": seed("Errors 3: GET /v1/webhooks returns 404 when no webhook is configured", "a project that never configured a webhook gets 404 from GET /v1/webhooks", ["errors.webhook-404", "endpoints.get-webhook"]),
+  "fresh-lists": seed("List envelope; Authentication 3: a key is scoped to a single project", "a project with no data lists nothing: every list is empty with has_more false", ["auth.scope", "list.has-more"]),
+  "fresh-isolation": seed("Errors 1: 404 when the id belongs to another project", "a fresh project's key gets 404 for every id of another project", ["errors.retrieval-404", "auth.scope"]),
 });
 
 const DAY = 86_400_000;

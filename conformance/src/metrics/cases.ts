@@ -84,6 +84,16 @@ export const metricCases: MetricCase[] = [
     expected: { variants: { c: { value: 1, numerator: 2, denominator: 2 } }, excluded_users: 0 },
   },
   {
+    name: "events per user per active day divides each user's events by the days they were active",
+    why: "a: 3 events on Jan 5 and 1 on Jan 6 -> 4 events / 2 days = 2; b: none -> 0; (2 + 0) / 2 exposed = 1",
+    definition: { type: "events_per_user_per_active_day", event: "purchase" },
+    data: {
+      exposures: [x("a", "c", `${D}00:00:00Z`), x("b", "c", `${D}00:00:00Z`)],
+      events: [e("a", `${D}10:00:00Z`), e("a", `${D}11:00:00Z`), e("a", `${D}12:00:00Z`), e("a", "2026-01-06T10:00:00Z")],
+    },
+    expected: { variants: { c: { value: 1, numerator: 2, denominator: 2 } }, excluded_users: 0 },
+  },
+  {
     name: "active days are UTC calendar dates",
     why: "a: 23:30 and 23:59 on Jan 5, 00:01 on Jan 6 (UTC) -> 3 events / 2 days = 1.5; b: none -> 0; mean 0.75",
     definition: { type: "events_per_user_per_active_day", event: "purchase" },

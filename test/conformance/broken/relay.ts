@@ -12,6 +12,11 @@ export class Relay {
   url = "";
   target = "";
 
+  /** The method deliveries are forwarded with. */
+  method = "POST";
+  /** Rewrites the receiver's status before the server sees it (e.g. a 401 passed on as a 200). */
+  respond: (status: number, body: Buffer) => number = (status) => status;
+
   constructor(private readonly tamper: Tamper) {}
 
   async start(): Promise<void> {
@@ -22,8 +27,8 @@ export class Relay {
       for (const k of ["content-type", "x-webhook-event", "x-webhook-signature"]) if (typeof req.headers[k] === "string") headers[k] = req.headers[k] as string;
       const out = this.tamper(Buffer.concat(chunks), headers);
       try {
-        const answer = await fetch(this.target, { method: "POST", headers: out.headers, body: new Uint8Array(out.body) });
-        res.writeHead(answer.status);
+        const answer = await fetch(this.target, { method: this.method, headers: out.headers, body: new Uint8Array(out.body) });
+        res.writeHead(this.respond(answer.status, out.body));
       } catch {
         res.writeHead(502);
       }

@@ -2,6 +2,7 @@
 import { createHmac } from "node:crypto";
 import type { Exchange, Mutation } from "./proxy.ts";
 import { Relay } from "./relay.ts";
+import { seedVariants } from "./seed-variants.ts";
 
 export const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
 export const GLOBEX = "svc_live_globex_0123456789abcdef0123456789abcdef";
@@ -11,20 +12,26 @@ export interface Variant {
   /** Caught at --level seed too (a seed rule), and at any --seed (a deterministic case). */
   seedRule?: boolean;
   /** Server options of a dedicated upstream (e.g. retry delays other than the suite is told). */
-  server?: { webhookRetryDelaysMs: number[] };
+  server?: { webhookRetryDelaysMs: number[]; webhookTimeoutMs?: number };
   /** The check that must fail. */
   caughtBy: string;
   /** The rule that must be among its failures (the one the variant breaks), where one rule names it. */
   rule?: string;
+  /** Seed statements (conformance/src/seed/statements.ts) the variant breaks; `rule` must cite each, and it runs at --level seed. */
+  breaks?: string[];
   /** Checks to run (the catching one, plus neighbours that must not crash). */
   only: string[];
   /** Needs the webhook relay. */
   relay?: Relay;
+  /** A broken metrics engine module to hold to the laws instead of the real one. */
+  metricsEngine?: string;
+  /** More suite options (e.g. the slow receiver). */
+  options?: Record<string, unknown>;
 }
 
-const isList = (body: any) => body && body.object === "list" && Array.isArray(body.data);
+export const isList = (body: any) => body && body.object === "list" && Array.isArray(body.data);
 const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), "utf8");
-const auth = (ex: { requestHeaders: Record<string, string> }) => ({ authorization: ex.requestHeaders.authorization ?? "" });
+export const auth = (ex: { requestHeaders: Record<string, string> }) => ({ authorization: ex.requestHeaders.authorization ?? "" });
 
 /** The release chat ids of the caller's project, read from the real server once per proxy. */
 async function releaseChats(ex: Exchange, memory: Map<string, any>): Promise<Set<string>> {
@@ -36,7 +43,7 @@ async function releaseChats(ex: Exchange, memory: Map<string, any>): Promise<Set
   return memory.get(key);
 }
 
-function webhookRelay(tamper: (body: Buffer, headers: Record<string, string>, secret: string) => { body: Buffer; headers: Record<string, string> }): { relay: Relay; mutation: Mutation } {
+export function webhookRelay(tamper: (body: Buffer, headers: Record<string, string>, secret: string) => { body: Buffer; headers: Record<string, string> }): { relay: Relay; mutation: Mutation } {
   let secret = "";
   const relay = new Relay((body, headers) => tamper(body, headers, secret));
   return {
@@ -44,7 +51,7 @@ function webhookRelay(tamper: (body: Buffer, headers: Record<string, string>, se
     mutation: {
       name: "webhook relay",
       request(ex) {
-        if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && ex.requestBody?.url) {
+        if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && /^https?:\/\//.test(String(ex.requestBody?.url)) && !String(ex.requestBody.url).startsWith("https://hooks.example.com")) {
           relay.target = ex.requestBody.url;
           ex.requestBody = { ...ex.requestBody, url: relay.url };
         }
@@ -88,11 +95,11 @@ export function variants(): Variant[] {
   });
   return [
     {
-      caughtBy: "pagination", only: ["pagination"],
+      caughtBy: "pagination", only: ["pagination"], seedRule: true, rule: "pagination.has-more", breaks: ["list.has-more"],
       mutation: { name: "has_more off by one on the last page", response(ex) { if (isList(ex.body) && !ex.body.has_more && ex.body.data.length > 0) ex.body.has_more = true; } },
     },
     {
-      caughtBy: "pagination", only: ["pagination"],
+      caughtBy: "pagination", only: ["pagination"], seedRule: true, rule: "pagination.each-once", breaks: ["endpoints.starting-after"],
       mutation: {
         name: "the cursor item repeated on the next page",
         response(ex) {
@@ -104,7 +111,7 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "pagination", only: ["pagination"],
+      caughtBy: "pagination", only: ["pagination"], seedRule: true, rule: "pagination.each-once", breaks: ["list.data", "endpoints.next-page"],
       mutation: { name: "an item skipped after every cursor", response(ex) { if (isList(ex.body) && ex.query.get("starting_after") && ex.body.data.length > 1) ex.body.data = ex.body.data.slice(1); } },
     },
     {
@@ -112,7 +119,8 @@ export function variants(): Variant[] {
       mutation: { name: "the first two items of a page swapped", response(ex) { if (isList(ex.body) && ex.body.data.length > 1) [ex.body.data[0], ex.body.data[1]] = [ex.body.data[1], ex.body.data[0]]; } },
     },
     {
-      caughtBy: "isolation", only: ["isolation"],
+      caughtBy: "isolation", only: ["isolation"], seedRule: true, rule: "isolation.retrieval-404",
+      breaks: ["errors.retrieval-404", "auth.scope", "service.key-scope", "endpoints.get-study", "endpoints.get-interview", "endpoints.get-release", "endpoints.get-chat"],
       mutation: {
         name: "a retrieval falls back to another project's data",
         async response(ex) {
@@ -124,19 +132,19 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "schema", only: ["schema", "auth"],
+      caughtBy: "schema", only: ["schema", "auth"], seedRule: true, rule: "response.no-5xx", breaks: ["errors.400"],
       mutation: { name: "a 500 on bad input", response(ex) { if (ex.status === 400) ex.status = 500; } },
     },
     {
-      caughtBy: "schema", only: ["schema"],
+      caughtBy: "schema", only: ["schema"], seedRule: true, rule: "response.detail-only", breaks: ["study.detail-only", "endpoints.list-studies"],
       mutation: { name: "a detail-only field leaking into study list items", response(ex) { if (ex.path === "/api/v1/studies" && isList(ex.body)) for (const s of ex.body.data) s.research_goal = "Leaked"; } },
     },
     {
-      caughtBy: "filters", only: ["filters"],
+      caughtBy: "filters", only: ["filters"], seedRule: true, rule: "filters.matching", breaks: ["endpoints.list-interviews"],
       mutation: { name: "the quality_score filter ignored", request(ex) { if (ex.path === "/api/v1/interviews") ex.query.delete("quality_score"); } },
     },
     {
-      caughtBy: "chats", only: ["chats"],
+      caughtBy: "chats", only: ["chats"], seedRule: true, rule: "chats.hidden-not-listed", breaks: ["chat.visible-only", "chat.internal-sources", "service.chat-public"],
       mutation: {
         name: "an evaluation chat listed",
         response(ex) {
@@ -147,11 +155,11 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "chats", only: ["chats"],
+      caughtBy: "chats", only: ["chats"], seedRule: true, rule: "chats.message-count", breaks: ["chat.message-count"],
       mutation: { name: "message_count counts a hidden message", response(ex) { if (/^\/api\/v1\/chats\/[0-9a-f-]{36}$/.test(ex.path) && typeof ex.body?.message_count === "number") ex.body.message_count += 1; } },
     },
     {
-      caughtBy: "truncation", only: ["truncation"],
+      caughtBy: "truncation", only: ["truncation"], seedRule: true, rule: "truncation.markers", breaks: ["source.markers"],
       mutation: {
         name: "truncation markers dropped",
         response(ex) {
@@ -164,13 +172,13 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "deprecated", only: ["deprecated"],
+      caughtBy: "deprecated", only: ["deprecated"], seedRule: true, rule: "deprecated.headers", breaks: ["versioning.deprecated"],
       mutation: { name: "no Sunset header", response(ex) { delete ex.headers.sunset; } },
     },
-    { caughtBy: "webhooks", only: ["webhooks"], relay: wrongSignature.relay, mutation: { ...wrongSignature.mutation, name: "a wrong webhook signature" } },
+    { caughtBy: "webhooks", only: ["webhooks"], seedRule: true, rule: "webhooks.signature", breaks: ["events.signature", "auth.signed-deliveries", "service.webhook"], relay: wrongSignature.relay, mutation: { ...wrongSignature.mutation, name: "a wrong webhook signature" } },
     // The cases below are seed rules that only planted data or deterministic limits can reach.
     {
-      caughtBy: "truncation", only: ["truncation"], seedRule: true,
+      caughtBy: "truncation", only: ["truncation"], seedRule: true, rule: "truncation.kept", breaks: ["truncation.rule", "limits.payload-cap"],
       mutation: {
         name: "truncation at >= 32768 bytes instead of > 32768",
         response(ex) {
@@ -186,7 +194,7 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "chats", only: ["chats"], seedRule: true,
+      caughtBy: "chats", only: ["chats"], seedRule: true, rule: "chats.release-chats", breaks: ["release.chat-id", "service.release-chat"],
       mutation: {
         name: "release-generated chats retrievable by id",
         async response(ex, proxy) {
@@ -200,7 +208,7 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "capacity", only: ["capacity"], seedRule: true,
+      caughtBy: "capacity", only: ["capacity"], seedRule: true, rule: "capacity.accepting-at-cap", breaks: ["study.accepting", "states.accepting", "limits.caps"],
       mutation: {
         name: "accepting_responses ignores the caps",
         response(ex) {
@@ -211,7 +219,7 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "capacity", only: ["capacity"], seedRule: true,
+      caughtBy: "capacity", only: ["capacity"], seedRule: true, rule: "capacity.interview-count", breaks: ["study.interview-count"],
       mutation: {
         name: "interview_count counts unfinished interviews",
         async response(ex) {
@@ -222,7 +230,7 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "pagination", only: ["pagination"], seedRule: true,
+      caughtBy: "pagination", only: ["pagination"], seedRule: true, rule: "pagination.has-more", breaks: ["list.has-more", "endpoints.next-page"],
       mutation: {
         name: "has_more wrong only when the list length is an exact multiple of the limit",
         response(ex) {
@@ -232,11 +240,11 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "webhooks", only: ["webhooks"], seedRule: true, server: { webhookRetryDelaysMs: [800, 1600, 2400] },
+      caughtBy: "retries", only: ["retries"], seedRule: true, rule: "webhooks.retries", breaks: ["delivery.retries", "limits.retries"], server: { webhookRetryDelaysMs: [800, 1600, 2400] },
       mutation: { name: "retry delays doubled" },
     },
     {
-      caughtBy: "parameters", only: ["parameters"], seedRule: true,
+      caughtBy: "parameters", only: ["parameters"], seedRule: true, rule: "parameters.unknown-harmless", breaks: ["errors.400"],
       mutation: {
         name: "an unknown query parameter gives a 500",
         response(ex) {
@@ -247,12 +255,12 @@ export function variants(): Variant[] {
         },
       },
     },
-    { caughtBy: "webhooks", only: ["webhooks"], relay: alteredPayload.relay, mutation: { ...alteredPayload.mutation, name: "a signed payload that disagrees with the REST resource" } },
+    { caughtBy: "webhooks", only: ["webhooks"], seedRule: true, rule: "webhooks.payload-matches", breaks: ["endpoints.interview-id", "payload.duration"], relay: alteredPayload.relay, mutation: { ...alteredPayload.mutation, name: "a signed payload that disagrees with the REST resource" } },
       // Issue 19: what the outside check found the suite blind to, each a seed rule reached deterministically.
-    { caughtBy: "webhooks", rule: "webhooks.headers", only: ["webhooks"], seedRule: true, relay: retriesWithoutEvent.relay, mutation: { ...retriesWithoutEvent.mutation, name: "retries sent without X-Webhook-Event" } },
-    { caughtBy: "webhooks", rule: "webhooks.aliases", only: ["webhooks"], seedRule: true, relay: retriesWithoutAlias.relay, mutation: { ...retriesWithoutAlias.mutation, name: "retries without the session_id alias (re-signed)" } },
+    { caughtBy: "retries", rule: "webhooks.headers", only: ["retries"], seedRule: true, breaks: ["events.event-header"], relay: retriesWithoutEvent.relay, mutation: { ...retriesWithoutEvent.mutation, name: "retries sent without X-Webhook-Event" } },
+    { caughtBy: "retries", rule: "webhooks.aliases", only: ["retries"], seedRule: true, breaks: ["versioning.aliases", "payload.session-id"], relay: retriesWithoutAlias.relay, mutation: { ...retriesWithoutAlias.mutation, name: "retries without the session_id alias (re-signed)" } },
     {
-      caughtBy: "pagination", rule: "pagination.max-page-size", only: ["pagination"], seedRule: true,
+      caughtBy: "pagination", rule: "pagination.max-page-size", only: ["pagination"], seedRule: true, breaks: ["endpoints.limit", "limits.page-size"],
       mutation: {
         name: "every list refuses limit=100",
         response(ex) {
@@ -261,11 +269,11 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "filters", rule: "filters.matching", only: ["filters"], seedRule: true,
+      caughtBy: "filters", rule: "filters.matching", only: ["filters"], seedRule: true, breaks: ["endpoints.list-interviews"],
       mutation: { name: "reference_id dropped when study_id is also given", request(ex) { if (ex.path === "/api/v1/interviews" && ex.query.has("study_id")) ex.query.delete("reference_id"); } },
     },
     {
-      caughtBy: "filters", rule: "filters.exact", only: ["filters"], seedRule: true,
+      caughtBy: "filters", rule: "filters.exact", only: ["filters"], seedRule: true, breaks: ["interview.reference-id", "endpoints.list-interviews"],
       mutation: {
         name: "reference_id matched as a case-insensitive prefix",
         async response(ex) {
@@ -278,7 +286,7 @@ export function variants(): Variant[] {
     },
       // Issue 23 groundwork: boundaries reached through the simulation surface's planted instants and fresh projects.
     {
-      caughtBy: "windows", rule: "windows.weekly", only: ["windows"], seedRule: true,
+      caughtBy: "windows", rule: "windows.weekly", only: ["windows"], seedRule: true, breaks: ["study.weekly-used", "limits.caps"],
       mutation: {
         name: "the weekly window runs Sunday to Saturday",
         async response(ex) {
@@ -292,11 +300,11 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "windows", rule: "windows.never-configured", only: ["windows"], seedRule: true,
+      caughtBy: "windows", rule: "windows.never-configured", only: ["windows"], seedRule: true, breaks: ["errors.webhook-404", "endpoints.get-webhook"],
       mutation: { name: "an empty webhook configuration instead of 404 when none was ever configured", response(ex) { if (ex.method === "GET" && ex.path === "/api/v1/webhooks" && ex.status === 404) Object.assign(ex, { status: 200, body: { url: "", events: [] } }); } },
     },
     {
-      caughtBy: "windows", rule: "windows.zero-cap", only: ["windows"], seedRule: true,
+      caughtBy: "windows", rule: "windows.zero-cap", only: ["windows"], seedRule: true, breaks: ["states.accepting", "limits.caps", "study.accepting"],
       mutation: {
         name: "a cap of 0 read as unlimited",
         response(ex) {
@@ -311,7 +319,7 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "windows", rule: "windows.statuses", only: ["windows"], seedRule: true,
+      caughtBy: "windows", rule: "windows.statuses", only: ["windows"], seedRule: true, breaks: ["states.study", "endpoints.list-studies"],
       mutation: {
         name: "draft studies listed",
         async response(ex, proxy) {
@@ -326,7 +334,7 @@ export function variants(): Variant[] {
       },
     },
     {
-      caughtBy: "windows", rule: "windows.fresh-isolation", only: ["windows"], seedRule: true,
+      caughtBy: "windows", rule: "windows.fresh-isolation", only: ["windows"], seedRule: true, breaks: ["errors.retrieval-404", "auth.scope"],
       mutation: {
         name: "a new project's key sees the first project's studies",
         async response(ex) {
@@ -336,5 +344,6 @@ export function variants(): Variant[] {
         },
       },
     },
+    ...seedVariants(),
   ];
 }

@@ -1,0 +1,211 @@
+/**
+ * fields: what each field of the seed's resources means, beyond its type, on the server's own data and (with --sim)
+ * on planted data where every value is chosen, boundary forms first: `null` against empty, each value of each state
+ * set, 0-based indexes, chronological transcripts, English interviews without translations, usage only on assistant
+ * messages, chats ordered by creation however recently they were updated, and the interview's path from `started`
+ * to `completed`. Without --sim the planted part is NOT TESTED.
+ */
+import type { Check, Ctx } from "../check.ts";
+import { snapshot } from "../data.ts";
+import type { Reply } from "../http.ts";
+import { rules, seed } from "../rules.ts";
+
+const r = rules("fields", {
+  "interview-study": seed("What the service does: an interview belongs to one study; Interview: study_id", "every interview's study_id names a study of the project (GET /v1/studies/:id answers 200)", ["service.interview-study", "interview.study-id"]),
+  "interview-times": seed("Interview: started_at, completed_at", "a completed interview's completed_at is not before its started_at", ["interview.completed-at", "interview.started-at"]),
+  transcript: seed("Interview: transcript, chronological", "a transcript is in chronological order: time_in_call_secs never decreases", ["interview.transcript", "interview.time-in-call"]),
+  translated: seed("Interview: transcript translated, present only for non-English interviews", "no transcript entry of an English interview carries `translated`", ["interview.translated"]),
+  "question-answers": seed("Interview: question_answers, one per interview question, question_index 0-based", "a completed interview has one answer per question of its study, question_index 0..n-1 in order, question_text that question's text", ["interview.question-answers", "interview.question-index"]),
+  "interview-statuses": seed("States and transitions: Interview status", "a simulated interview held open reads `started` (and is listed under status=started); once completed it reads `completed` (and is listed under status=completed), passing only through `processing`", ["states.interview", "interview.status"]),
+  "chat-no-bodies": seed("Chat: message bodies are not part of the chat object", "no chat, listed or retrieved, carries messages, parts or content", ["chat.no-bodies"]),
+  "updated-at": seed("Chat: updated_at, most recent update", "a chat's updated_at is not before its created_at", ["chat.updated-at"]),
+  "usage-roles": seed("Message: usage, assistant messages only", "every user and system message has usage null", ["message.usage"]),
+  "null-forms": seed("Resources and their fields: `null` forms", "values planted absent read back as `null`, never \"\", [] or {}: respondent_email, chat title, source and is_streaming, message sources, feedback, usage and completed_at (while streaming), a file part's filename", ["interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.sources", "message.feedback", "message.usage", "message.completed-at", "part.file"]),
+  "planted-values": seed("Resources and their fields", "values planted read back unchanged: reference_id and respondent_email, chat title, source and is_streaming, each part in order (all four tool_use states), sources, feedback positive and negative, usage", ["interview.reference-id", "interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.parts", "message.sources", "message.feedback", "message.usage", "states.tool-use", "part.text", "part.thinking", "part.redacted-thinking", "part.file", "part.tool-use", "part.tool-result", "source.fields", "usage.fields"]),
+  "chat-order": seed("Endpoints: GET /v1/chats, pagination is by created_at so traversal stays stable while chats receive messages", "a chat created earlier but updated later is still listed after a chat created later", ["endpoints.chats-stable", "endpoints.list-chats"]),
+});
+
+const isEnglish = (lang: unknown) => typeof lang === "string" && /^en(-|$)/i.test(lang);
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+/** Deep equality regardless of key order (an implementation may serialize fields in any order). */
+const same = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => same((a as any)[k], (b as any)[k]));
+};
+
+/** The seed's meaning of each interview field, on one retrieved interview and its study. */
+function judgeInterview(ctx: Ctx, i: any, study: any, reply: Reply): void {
+  if (i?.status === "completed" && typeof i.started_at === "string" && typeof i.completed_at === "string") {
+    ctx.expect(r["interview-times"], Date.parse(i.completed_at) >= Date.parse(i.started_at), `interview ${i.id} completed_at ${i.completed_at} is before started_at ${i.started_at}`, reply);
+  }
+  const transcript: any[] = Array.isArray(i?.transcript) ? i.transcript : [];
+  const times = transcript.map((t) => t?.time_in_call_secs);
+  ctx.expect(r.transcript, times.every((t, k) => k === 0 || (typeof t === "number" && t >= times[k - 1])), `interview ${i?.id}: transcript time_in_call_secs ${JSON.stringify(times.slice(0, 12))} is not chronological`, reply);
+  if (isEnglish(i?.language)) ctx.expect(r.translated, transcript.every((t) => !(t && typeof t === "object" && "translated" in t)), `interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, reply);
+  if (i?.status === "completed" && Array.isArray(study?.questions)) {
+    const qa: any[] = Array.isArray(i.question_answers) ? i.question_answers : [];
+    const ok = qa.length === study.questions.length && qa.every((a, k) => a?.question_index === k && a?.question_text === study.questions[k]?.text);
+    ctx.expect(r["question-answers"], ok, `interview ${i.id}: question_answers ${JSON.stringify(qa.map((a) => [a?.question_index, a?.question_text]))} is not one per question of study ${study.id} (${JSON.stringify(study.questions.map((q: any, k: number) => [k, q?.text]))})`, reply);
+  }
+}
+
+function judgeChat(ctx: Ctx, c: any, reply: Reply | undefined): void {
+  ctx.expect(r["chat-no-bodies"], c && !["messages", "parts", "content", "text"].some((k) => k in c), `chat ${c?.id} carries message bodies (${Object.keys(c ?? {}).join(", ")})`, reply, c);
+  if (typeof c?.created_at === "string" && typeof c?.updated_at === "string") ctx.expect(r["updated-at"], Date.parse(c.updated_at) >= Date.parse(c.created_at), `chat ${c.id} updated_at ${c.updated_at} is before created_at ${c.created_at}`, reply, c);
+}
+
+async function serverData(ctx: Ctx): Promise<void> {
+  const s = await snapshot(ctx.http);
+  const studies = new Map<string, any>();
+  const studyOf = async (id: string) => {
+    if (!studies.has(id)) {
+      const reply = await ctx.http.req(`/v1/studies/${id}`);
+      ctx.expect(r["interview-study"], reply.status === 200, `interview study_id ${id} does not retrieve a study of the project (GET answered ${reply.status})`, reply);
+      studies.set(id, reply.status === 200 ? reply.body : null);
+    }
+    return studies.get(id);
+  };
+  for (const item of s.interviews.slice(0, 80)) {
+    const reply = await ctx.http.req(`/v1/interviews/${item.id}`);
+    if (reply.status !== 200) continue;
+    judgeInterview(ctx, reply.body, await studyOf(reply.body.study_id), reply);
+  }
+  for (const c of s.chats) judgeChat(ctx, c, undefined);
+  for (const c of s.chats.slice(0, 20)) {
+    const reply = await ctx.http.req(`/v1/chats/${c.id}`);
+    if (reply.status === 200) judgeChat(ctx, reply.body, reply);
+    const msgs = await ctx.http.walk(`/v1/chats/${c.id}/messages`, 100);
+    for (const m of msgs.items) if (m?.role !== "assistant") ctx.expect(r["usage-roles"], m?.usage === null, `message ${m?.id} (role ${m?.role}) of chat ${c.id} has usage ${JSON.stringify(m?.usage)}`, msgs.pages[0]);
+  }
+}
+
+/** Waits until a simulated interview reads `completed`, noting every status it passes through. */
+async function untilCompleted(ctx: Ctx, id: string, seen: Set<string>): Promise<Reply> {
+  let reply = await ctx.http.req(`/v1/interviews/${id}`);
+  for (let waited = 0; reply.status === 200 && reply.body?.status !== "completed" && waited < 40_000; waited += 100) {
+    seen.add(reply.body?.status);
+    await sleep(100);
+    reply = await ctx.http.req(`/v1/interviews/${id}`);
+  }
+  seen.add(reply.body?.status);
+  return reply;
+}
+
+async function listedUnder(ctx: Ctx, status: string, studyId: string, id: string): Promise<boolean> {
+  const walk = await ctx.http.walk(`/v1/interviews?study_id=${studyId}&status=${status}`, 100);
+  return walk.items.some((x) => x.id === id);
+}
+
+async function plantedInterviews(ctx: Ctx): Promise<void> {
+  const questions = [{ text: "What did you try first?" }, { text: "What stopped you?" }, { text: "What would you change?" }];
+  const planted = await ctx.http.req("/_sim/studies", { method: "POST", body: { name: "Fields probe", supported_languages: ["en", "de"], questions } });
+  if (planted.status !== 201) return ctx.untested("planted interviews", `POST /_sim/studies answered ${planted.status}`);
+  const study = planted.body;
+  const make = async (body: Record<string, unknown>) => ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: study.id, ...body } });
+  const en = await make({ reference_id: "fields_en", language: "en", respondent_email: null });
+  const de = await make({ reference_id: "fields_de", language: "de", respondent_email: "respondent@example.com" });
+  const held = await make({ reference_id: "fields_held", hold: true });
+  if (![en, de, held].every((x) => x.status === 201)) return ctx.untested("planted interviews", `POST /_sim/interviews answered ${[en, de, held].map((x) => x.status).join(", ")}`);
+
+  const start = await ctx.http.req(`/v1/interviews/${held.body.id}`);
+  ctx.expect(r["interview-statuses"], start.body?.status === "started", `a held simulated interview reads ${JSON.stringify(start.body?.status)}, not started`, start);
+  ctx.expect(r["interview-statuses"], await listedUnder(ctx, "started", study.id, held.body.id), `a started interview is not listed under status=started`, start);
+  const complete = await ctx.http.req(`/_sim/interviews/${held.body.id}/complete`, { method: "POST" });
+  const seen = new Set<string>();
+  if (complete.status === 200) {
+    const done = await untilCompleted(ctx, held.body.id, seen);
+    ctx.expect(r["interview-statuses"], done.body?.status === "completed" && [...seen].every((x) => ["processing", "completed"].includes(x)), `after completion the interview passed through ${JSON.stringify([...seen])}; expected processing then completed`, done);
+    ctx.expect(r["interview-statuses"], await listedUnder(ctx, "completed", study.id, held.body.id), `a completed interview is not listed under status=completed`, done);
+  } else ctx.untested("interview status path", `POST /_sim/interviews/{id}/complete answered ${complete.status}`);
+
+  for (const [reply, reference, email] of [[en, "fields_en", null], [de, "fields_de", "respondent@example.com"]] as const) {
+    const done = await untilCompleted(ctx, reply.body.id, new Set());
+    ctx.conforms(done, "GET /v1/interviews/:id (planted)");
+    const i = done.body;
+    ctx.expect(r["planted-values"], i?.reference_id === reference, `interview planted with reference_id ${reference} reads ${JSON.stringify(i?.reference_id)}`, done);
+    if (email === null) ctx.expect(r["null-forms"], i?.respondent_email === null, `an interview with no email collected has respondent_email ${JSON.stringify(i?.respondent_email)}, not null`, done);
+    else ctx.expect(r["planted-values"], i?.respondent_email === email, `respondent_email ${JSON.stringify(i?.respondent_email)}, planted ${email}`, done);
+    judgeInterview(ctx, i, study, done);
+  }
+}
+
+const tool = (id: string, state: string) => ({ type: "tool_use", id, name: "run_query", summary: `Query in state ${state}`, input: { sql: `select '${state}'` }, state });
+
+async function plantedChats(ctx: Ctx): Promise<void> {
+  const parts = [
+    { type: "thinking", thinking: "Which table holds signups?" },
+    { type: "redacted_thinking" },
+    tool("toolu_available", "input_available"), tool("toolu_output", "output_available"), tool("toolu_error", "output_error"), tool("toolu_denied", "output_denied"),
+    { type: "tool_result", tool_use_id: "toolu_output", content: [{ rows: 3 }], is_error: false },
+    { type: "text", text: "Signups rose 12%." },
+  ];
+  const usage = { input_tokens: 1200, output_tokens: null, cache_read_input_tokens: 0, cache_creation_input_tokens: null, cost_usd: 0.0125 };
+  const sources = [{ id: "src_1", description: "signups table", rows: null, query: null }, { id: "src_2", description: "events table", rows: 42, query: "select 1" }];
+  const messages = [
+    { role: "user", parts: [{ type: "text", text: "How did signups change?" }, { type: "file", url: "https://files.example.com/a.csv", media_type: "text/csv", filename: null }] },
+    { role: "assistant", parts, sources, feedback: "positive", usage },
+    { role: "assistant", parts: [{ type: "text", text: "Still thinking" }], feedback: "negative", streaming: true },
+    { role: "system", parts: [{ type: "text", text: "Context refreshed." }] },
+  ];
+  const bare = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: null, source: null, is_streaming: null, messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] } });
+  const full = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: "Signups", source: "analyst", is_streaming: true, messages } });
+  if (bare.status !== 201 || full.status !== 201) return ctx.untested("planted chats", `POST /_sim/chats answered ${bare.status}, ${full.status}`);
+
+  const b = await ctx.http.req(`/v1/chats/${bare.body.id}`);
+  ctx.conforms(b, "GET /v1/chats/:id (planted)");
+  for (const field of ["title", "source", "is_streaming"]) ctx.expect(r["null-forms"], b.body?.[field] === null, `a chat planted with ${field} null reads ${JSON.stringify(b.body?.[field])}`, b);
+  const f = await ctx.http.req(`/v1/chats/${full.body.id}`);
+  ctx.expect(r["planted-values"], f.body?.title === "Signups" && f.body?.source === "analyst" && f.body?.is_streaming === true, `a chat planted with title Signups, source analyst, is_streaming true reads ${JSON.stringify([f.body?.title, f.body?.source, f.body?.is_streaming])}`, f);
+  judgeChat(ctx, f.body, f);
+
+  const walk = await ctx.http.walk(`/v1/chats/${full.body.id}/messages`, 100);
+  const got = walk.items;
+  const reply = walk.pages[0];
+  for (const page of walk.pages) ctx.conforms(page, "GET /v1/chats/:id/messages (planted)");
+  if (!ctx.expect(r["planted-values"], got.length === messages.length, `${got.length} messages read back of ${messages.length} planted`, reply)) return;
+  const [user, assistant, streaming, system] = got;
+  ctx.expect(r["planted-values"], same(user.parts, messages[0].parts), `the user message's parts read back as ${JSON.stringify(user.parts).slice(0, 300)}`, reply);
+  ctx.expect(r["null-forms"], user.parts[1]?.filename === null, `a file part planted with filename null reads ${JSON.stringify(user.parts[1]?.filename)}`, reply);
+  for (const field of ["sources", "feedback", "usage"]) ctx.expect(r["null-forms"], user[field] === null, `a user message planted without ${field} reads ${JSON.stringify(user[field])}, not null`, reply);
+  ctx.expect(r["planted-values"], same(assistant.parts, parts), `the assistant message's parts (every tool_use state, in order) read back as ${JSON.stringify(assistant.parts).slice(0, 400)}`, reply);
+  ctx.expect(r["planted-values"], same(assistant.sources, sources), `sources read back as ${JSON.stringify(assistant.sources)}`, reply);
+  ctx.expect(r["planted-values"], assistant.feedback === "positive" && streaming.feedback === "negative", `feedback positive and negative read back as ${JSON.stringify([assistant.feedback, streaming.feedback])}`, reply);
+  ctx.expect(r["planted-values"], same(assistant.usage, usage), `usage read back as ${JSON.stringify(assistant.usage)}`, reply);
+  ctx.expect(r["null-forms"], typeof assistant.completed_at === "string" && streaming.completed_at === null, `completed_at is ${JSON.stringify([assistant.completed_at, streaming.completed_at])}: a finished message has a time, a streaming one null`, reply);
+  ctx.expect(r["null-forms"], streaming.usage === null && system.usage === null && system.feedback === null, `usage and feedback not recorded read ${JSON.stringify([streaming.usage, system.usage, system.feedback])}, not null`, reply);
+  for (const m of got) if (m.role !== "assistant") ctx.expect(r["usage-roles"], m.usage === null, `a ${m.role} message has usage ${JSON.stringify(m.usage)}`, reply);
+}
+
+/** Chat A is created before B but updated after it (three messages): B must still come first. */
+async function chatOrder(ctx: Ctx): Promise<void> {
+  const probe = await ctx.http.req("/v1/chats?limit=1");
+  const now = Date.parse(probe.headers.get("date") ?? "") || Date.now();
+  const t0 = now - 3_600_000;
+  const msg = { role: "user", parts: [{ type: "text", text: "ping" }] };
+  const a = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: "created first, updated last", created_at: new Date(t0).toISOString(), messages: [msg, msg, msg, msg, msg] } });
+  const b = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: "created second", created_at: new Date(t0 + 1).toISOString(), messages: [msg] } });
+  if (a.status !== 201 || b.status !== 201) return ctx.untested("chats planted at chosen instants", `POST /_sim/chats with created_at answered ${a.status}, ${b.status}`);
+  const [ra, rb] = [await ctx.http.req(`/v1/chats/${a.body.id}`), await ctx.http.req(`/v1/chats/${b.body.id}`)];
+  if (!(Date.parse(ra.body?.updated_at) > Date.parse(rb.body?.updated_at))) ctx.note(`chat-order: the planted chats' updated_at (${ra.body?.updated_at}, ${rb.body?.updated_at}) do not differ in the probed order`);
+  const walk = await ctx.http.walk("/v1/chats", 100);
+  const ia = walk.items.findIndex((c) => c.id === a.body.id);
+  const ib = walk.items.findIndex((c) => c.id === b.body.id);
+  ctx.expect(r["chat-order"], ib >= 0 && ia > ib, `the chat created later (${b.body.id}) must be listed before the one created earlier and updated later (${a.body.id}): positions ${ib}, ${ia}`, walk.pages[0]);
+}
+
+export const fieldsCheck: Check = {
+  name: "fields",
+  description: "field meanings beyond types: null forms, 0-based indexes, chronological transcripts, usage by role, status paths, planted values read back",
+  rules: r,
+  operations: ["getInterview", "getStudy", "getChat", "listChatMessages"],
+  async run(ctx) {
+    await serverData(ctx);
+    if (!ctx.options.sim) return ctx.untested("planted field values", "needs --sim (interviews, chats and messages planted with chosen values, null included)");
+    await plantedInterviews(ctx);
+    await plantedChats(ctx);
+    await chatOrder(ctx);
+  },
+};

@@ -1,0 +1,130 @@
+/**
+ * retries (--sim): the seed's delivery rules over time, against the suite's receiver: after a non-2xx answer (a 401,
+ * as a receiver rejecting a bad signature would answer) each retry comes after its configured delay and carries the
+ * same event under the same session_id, no more retries than configured, none after a 2xx; our contract's
+ * byte-identical retries and cancellation on DELETE. With --slow-receiver, the receiver timeout itself: an answer
+ * just under it is a delivery, one just over it is retried. Parts of the schedule beyond the budget are NOT TESTED.
+ */
+import type { Check, Ctx } from "../check.ts";
+import { contract, rules, seed } from "../rules.ts";
+import { simReadOffered } from "../sim.ts";
+import { acceptingStudy, firstDeliveryMs, judgeAll, register, retryWindow, sleep, trigger } from "./webhooks.ts";
+
+// Ids stay under `webhooks.`: these are the webhook rules that take time to observe.
+const r = rules("webhooks", {
+  retries: seed("Events: delivery rules 2; Limits: webhook retries", "after a non-2xx answer (a 401 included), each retry comes after its configured delay, within max(100 ms, 10%) early and max(250 ms, 20%) late", ["delivery.retries", "limits.retries", "events.verify"]),
+  "retry-count": seed("Events: delivery rules 2, 3", "no more retries than configured; then the event is dropped", ["delivery.retries", "delivery.dropped", "limits.retries"]),
+  "stop-on-2xx": seed("Events: delivery rules 2", "a 2xx answer ends the retries", ["delivery.retries"]),
+  "dedupe-key": seed("Events: delivery rules 4, receivers de-duplicate on session_id", "every attempt of one event carries the same session_id (and interview_id)", ["delivery.duplicates"]),
+  timeout: seed("Events: delivery rules 1; Limits: webhook receiver timeout 10 seconds", "with --slow-receiver: a 2xx answered 1.5 s before the timeout is a delivery (no retry); one answered 1.5 s after it is a timeout, retried", ["delivery.timeout", "limits.receiver-timeout"]),
+  "identical-retries": contract("webhook delivery", "every attempt of one event carries the same bytes and signature"),
+  "delete-cancels": contract("webhook delivery", "DELETE /v1/webhooks cancels the pending retries of its events"),
+});
+
+const sessionOf = (raw: Buffer): unknown => {
+  try {
+    return JSON.parse(raw.toString("utf8"))?.data?.session_id;
+  } catch {
+    return undefined;
+  }
+};
+
+/** --slow-receiver: answers at timeout - 1.5 s and timeout + 1.5 s; the first is one delivery, the second is retried. */
+async function slowReceiver(ctx: Ctx, receiver: Awaited<ReturnType<typeof register>> & {}, studyId: string): Promise<void> {
+  const timeout = ctx.options.webhookTimeoutMs ?? 10_000;
+  const delays = ctx.options.webhookRetryDelaysMs;
+  if (!ctx.options.slowReceiver) {
+    ctx.note(`the receiver timeout (${timeout} ms) was not observed: --slow-receiver observes it (about ${Math.round((timeout + (delays[0] ?? 0) + 3000) / 1000)} s more)`);
+    return;
+  }
+  const rx = receiver.receiver;
+  let under = "";
+  let over = "";
+  rx.delay = (id, attempt) => (attempt === 1 && id === under ? timeout - 1500 : attempt === 1 && id === over ? timeout + 1500 : 0);
+  rx.policy = () => 200;
+  [under, over] = await Promise.all([trigger(ctx, studyId, "conformance_slow_under"), trigger(ctx, studyId, "conformance_slow_over")]);
+  ctx.progress(`retries: slow receiver, answering ${timeout - 1500} and ${timeout + 1500} ms late`);
+  await rx.waitFor("the slow receiver's first attempts", () => rx.of(under).length >= 1 && rx.of(over).length >= 1, firstDeliveryMs(ctx)).catch(() => undefined);
+  // The late answer ends at timeout + 1.5 s; its retry is due a first delay after the timeout.
+  await rx.waitFor("the retry after the timeout", () => rx.of(over).length >= 2, timeout + 1500 + retryWindow(delays[0] ?? 0)[1] + 1000).catch(() => undefined);
+  const firstUnder = rx.of(under)[0]?.at ?? Date.now();
+  await sleep(Math.max(0, firstUnder + timeout + retryWindow(delays[0] ?? 0)[1] + 500 - Date.now()));
+  ctx.expect(r.timeout, rx.of(under).length === 1, `a 2xx answered ${timeout - 1500} ms late (before the ${timeout} ms timeout) was followed by ${rx.of(under).length - 1} more attempt(s)`);
+  ctx.expect(r.timeout, rx.of(over).length >= 2, `an answer ${timeout + 1500} ms late (after the ${timeout} ms timeout) was not retried: ${rx.of(over).length} attempt(s)`);
+  rx.delay = () => 0;
+}
+
+export const retriesCheck: Check = {
+  name: "retries",
+  description: "the retry schedule after a non-2xx answer, the same session_id on every attempt, stop on 2xx, DELETE cancelling, the receiver timeout (--slow-receiver)",
+  rules: r,
+  needs: ["sim"],
+  operations: ["putWebhook", "deleteWebhook", "simCreateInterview"],
+  async run(ctx) {
+    const delays = ctx.options.webhookRetryDelaysMs;
+    await ctx.http.req("/v1/webhooks", { method: "DELETE" });
+    const registered = await register(ctx);
+    if (!registered) return;
+    const { receiver, created } = registered;
+    const secret: string = created.body?.signing_secret ?? "";
+    try {
+      if (created.status !== 201 || !secret) return ctx.untested("retries", `PUT /v1/webhooks answered ${created.status} without a signing_secret`);
+      const study = await acceptingStudy(ctx);
+
+      // 1. The retry schedule against a receiver answering 401.
+      let budget = ctx.options.webhookBudgetMs;
+      const fits = delays.filter((_, i) => delays.slice(0, i + 1).reduce((s, x) => s + x, 0) <= budget).length;
+      if (fits < delays.length) ctx.untested(`retries ${fits + 1}..${delays.length} of the schedule`, `they fall beyond --webhook-budget-ms ${budget}; raise it to ${delays.reduce((s, x) => s + x, 0) + 60_000} to observe them`);
+      let failing = "";
+      receiver.policy = (id) => (id === failing ? 401 : 200);
+      failing = await trigger(ctx, study.id, "conformance_retry");
+      await receiver.waitFor("the first failing attempt", () => receiver.of(failing).length >= 1, firstDeliveryMs(ctx)).catch(() => undefined);
+      const expected = 1 + fits;
+      const late = delays.slice(0, fits).reduce((s, x) => s + retryWindow(x)[1], 2000);
+      await receiver.waitFor(`${expected} attempts`, () => receiver.of(failing).length >= expected, late).catch(() => undefined);
+      const attempts = receiver.of(failing);
+      ctx.expect(r.retries, attempts.length >= expected, `after a 401, ${attempts.length} attempt(s) arrived within ${late} ms; expected ${expected} (the first and ${fits} retries at ${delays.slice(0, fits).join(", ")} ms)`);
+      for (let i = 1; i < Math.min(expected, attempts.length); i++) {
+        const gap = attempts[i].at - attempts[i - 1].at;
+        const [lo, hi] = retryWindow(delays[i - 1]);
+        ctx.expect(r.retries, gap >= lo && gap <= hi, `retry ${i} came ${gap} ms after attempt ${i}; the configured delay is ${delays[i - 1]} ms (accepted ${Math.round(lo)}..${Math.round(hi)} ms)`);
+        ctx.expect(r["identical-retries"], attempts[i].raw.equals(attempts[0].raw) && attempts[i].headers["x-webhook-signature"] === attempts[0].headers["x-webhook-signature"], `retry ${i} differs from the first attempt's bytes or signature`);
+        ctx.expect(r["dedupe-key"], sessionOf(attempts[i].raw) === sessionOf(attempts[0].raw) && attempts[i].interviewId === attempts[0].interviewId, `retry ${i} carries session_id ${JSON.stringify(sessionOf(attempts[i].raw))}, the first attempt ${JSON.stringify(sessionOf(attempts[0].raw))}: receivers de-duplicate on it`);
+      }
+      if (fits === delays.length) {
+        await sleep(Math.max(...delays) * 0.5 + 1000);
+        ctx.expect(r["retry-count"], receiver.of(failing).length === expected, `${receiver.of(failing).length} attempts arrived: after ${delays.length} retries the event must be dropped`);
+      }
+      budget -= delays.slice(0, fits).reduce((s, x) => s + x, 0);
+
+      // 2. A 2xx stops the retries: 500 then 200 is exactly two attempts.
+      if (delays.length >= 2 && delays[1] <= Math.max(budget, 0)) {
+        let flaky = "";
+        receiver.policy = (id, attempt) => (id === flaky && attempt === 1 ? 500 : 200);
+        flaky = await trigger(ctx, study.id, "conformance_flaky");
+        await receiver.waitFor("the retry after a 500", () => receiver.of(flaky).length >= 2, firstDeliveryMs(ctx) + retryWindow(delays[0])[1]).catch(() => undefined);
+        await sleep(retryWindow(delays[1])[1]);
+        ctx.expect(r["stop-on-2xx"], receiver.of(flaky).length === 2, `500 then 200 must make exactly 2 attempts: ${receiver.of(flaky).length} arrived`);
+      } else if (delays.length >= 2) ctx.untested("retries stop after a 2xx", `the second delay (${delays[1]} ms) does not fit what is left of --webhook-budget-ms`);
+
+      // 3. The receiver timeout, with --slow-receiver.
+      await slowReceiver(ctx, registered, study.id);
+
+      // 4. DELETE stops pending deliveries.
+      if (delays.length >= 1) {
+        let orphan = "";
+        receiver.policy = (id) => (id === orphan ? 500 : 200);
+        orphan = await trigger(ctx, study.id, "conformance_orphan");
+        await receiver.waitFor("the first attempt before DELETE", () => receiver.of(orphan).length >= 1, firstDeliveryMs(ctx)).catch(() => undefined);
+        await ctx.http.req("/v1/webhooks", { method: "DELETE" });
+        await sleep(retryWindow(delays[0])[1] + 500);
+        ctx.expect(r["delete-cancels"], receiver.of(orphan).length === 1, `after DELETE, ${receiver.of(orphan).length - 1} more attempt(s) reached the old URL`);
+      }
+      if (await simReadOffered(ctx, "/_sim/webhook-deliveries")) ctx.conforms(await ctx.http.req("/_sim/webhook-deliveries?limit=100"), "GET /_sim/webhook-deliveries");
+      judgeAll(ctx, receiver, () => secret);
+    } finally {
+      await ctx.http.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
+      await receiver.stop();
+    }
+  },
+};
