@@ -1262,6 +1262,26 @@ export interface components {
          * @enum {string}
          */
         SimChatVisibility: "visible" | "internal" | "evaluation" | "release";
+        /** @description An internal runtime part: recorded, never returned by the API. */
+        SimCompactionPart: {
+            /**
+             * @description Compaction of earlier turns.
+             * @enum {string}
+             */
+            type: "compaction";
+            /** @description What was compacted. */
+            summary: string;
+        };
+        /** @description An internal runtime part: recorded, never returned by the API. */
+        SimContainerUploadPart: {
+            /**
+             * @description A file uploaded to the code-execution container.
+             * @enum {string}
+             */
+            type: "container_upload";
+            /** @description The container's file id. */
+            file_id: string;
+        };
         /** @description The exact request of one delivery attempt, for replaying it anywhere. */
         SimDeliveryRequest: {
             /** @description The attempt. */
@@ -1328,6 +1348,18 @@ export interface components {
              */
             seed?: number;
         };
+        /** @description An internal runtime part: recorded, never returned by the API. */
+        SimHiddenBranchPart: {
+            /**
+             * @description A branch of the conversation the user does not see.
+             * @enum {string}
+             */
+            type: "hidden_branch";
+            /** @description Branch id. */
+            branch_id: string;
+            /** @description The branch's own parts. */
+            parts: unknown[];
+        };
         /** @description Body of `POST /_sim/interviews`. */
         SimInterviewInput: {
             /** @description A study of the caller's project that is accepting responses. */
@@ -1352,13 +1384,24 @@ export interface components {
             created_at?: components["schemas"]["timestamp"];
             /** @description With `created_at`: when it completed (default `created_at`); between `created_at` and now. */
             completed_at?: components["schemas"]["timestamp"];
+            /**
+             * Format: uri
+             * @description The interview link as the respondent opened it: the study's `interview_link` with a query string. Its `reference_id`
+             *     query parameter tags the interview, as the seed says of the link (give it or the `reference_id` field, not both).
+             */
+            interview_link?: string;
+            /** @description As if the interview was triggered through a respondent-specific link: the webhook's `data.respondent_id` (default `null`). */
+            respondent_id?: string;
         };
         /** @description A message as recorded, before truncation. Timestamps are assigned in order, one millisecond apart. */
         SimMessageInput: {
             /** @description Author. */
             role: components["schemas"]["MessageRole"];
-            /** @description Parts in order; tool payloads are stored in full. */
-            parts: components["schemas"]["MessagePart"][];
+            /**
+             * @description Parts in order, as recorded: public parts, raw tool transports (normalized on the way out), transient tool states
+             *     (reported as `input_available`) and internal runtime parts (never returned). Tool payloads are stored in full.
+             */
+            parts: components["schemas"]["SimRecordedPart"][];
             /** @description Citations, or `null`. */
             sources?: components["schemas"]["SimSourceInput"][] | null;
             /** @description The user's thumbs up or down; default `null`. */
@@ -1390,6 +1433,47 @@ export interface components {
         SimProjectInput: {
             /** @description Display name; default `Simulated project`. */
             name?: string;
+        };
+        /** @description A part as the service records it: a public part, a raw tool transport, or an internal runtime part. */
+        SimRecordedPart: components["schemas"]["TextPart"] | components["schemas"]["ThinkingPart"] | components["schemas"]["RedactedThinkingPart"] | components["schemas"]["FilePart"] | components["schemas"]["SimRecordedToolUse"] | components["schemas"]["SimRecordedToolResult"] | components["schemas"]["SimCompactionPart"] | components["schemas"]["SimContainerUploadPart"] | components["schemas"]["SimHiddenBranchPart"];
+        /** @description A tool result as one of the service's transports records it; the API normalizes every transport to `tool_result`. */
+        SimRecordedToolResult: {
+            /**
+             * @description `tool_result`, or a raw transport's result.
+             * @enum {string}
+             */
+            type: "tool_result" | "web_search_tool_result" | "code_execution_tool_result" | "mcp_tool_result";
+            /** @description The call this answers. */
+            tool_use_id: string;
+            /** @description Tool-specific content, stored in full. */
+            content: unknown;
+            /** @description Whether the tool failed. */
+            is_error: boolean;
+        };
+        /**
+         * @description Tool-call states as recorded, the transient internal ones included: the API reports those as `input_available`.
+         * @enum {string}
+         */
+        SimRecordedToolState: "input_available" | "output_available" | "output_error" | "output_denied" | "input_streaming" | "approval_requested" | "approval_responded";
+        /** @description A tool call as one of the service's transports records it; the API normalizes every transport to `tool_use`. */
+        SimRecordedToolUse: {
+            /**
+             * @description `tool_use`, or a raw transport: `server_tool_use` (server tools, web search, code execution), `mcp_tool_use`.
+             * @enum {string}
+             */
+            type: "tool_use" | "server_tool_use" | "mcp_tool_use";
+            /** @description Tool call id. */
+            id: string;
+            /** @description Tool name. */
+            name: string;
+            /** @description One-line description of the call. */
+            summary: string;
+            /** @description Tool-specific input, stored in full. */
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description Recorded state, transient ones included. */
+            state: components["schemas"]["SimRecordedToolState"];
         };
         /** @description A source as recorded, before truncation. */
         SimSourceInput: {

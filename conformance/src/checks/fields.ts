@@ -22,6 +22,10 @@ const r = rules("fields", {
   "usage-roles": seed("Message: usage, assistant messages only", "every user and system message has usage null", ["message.usage"]),
   "null-forms": seed("Resources and their fields: `null` forms", "values planted absent read back as `null`, never \"\", [] or {}: respondent_email, chat title, source and is_streaming, message sources, feedback, usage and completed_at (while streaming), a file part's filename", ["interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.sources", "message.feedback", "message.usage", "message.completed-at", "part.file"]),
   "planted-values": seed("Resources and their fields", "values planted read back unchanged: reference_id and respondent_email, chat title, source and is_streaming, each part in order (all four tool_use states), sources, feedback positive and negative, usage", ["interview.reference-id", "interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.parts", "message.sources", "message.feedback", "message.usage", "states.tool-use", "part.text", "part.thinking", "part.redacted-thinking", "part.file", "part.tool-use", "part.tool-result", "source.fields", "usage.fields"]),
+  "reference-tag": seed("Study: interview_link, appending reference_id=<your_user_id> tags the interview", "an interview opened through the study's interview_link with ?reference_id=X reads reference_id X", ["study.reference-tag"]),
+  "transient-states": seed("Message: transient internal lifecycle states are reported as input_available", "a tool call recorded while its input streams or while it waits for approval reads state input_available", ["part.transient-states"]),
+  transports: seed("Message: all tool transports are normalized to tool_use / tool_result", "tool calls and results recorded by server tools, MCP, web search and code execution read as tool_use and tool_result with the same id, name, summary, input, content and is_error", ["part.transports"]),
+  "internal-hidden": seed("Message: internal runtime parts are never returned", "recorded compaction, container upload and hidden branch parts are never returned; the public parts around them keep their order", ["part.internal-hidden"]),
   "chat-order": seed("Endpoints: GET /v1/chats, pagination is by created_at so traversal stays stable while chats receive messages", "a chat created earlier but updated later is still listed after a chat created later", ["endpoints.chats-stable", "endpoints.list-chats"]),
 });
 
@@ -121,6 +125,13 @@ async function plantedInterviews(ctx: Ctx): Promise<void> {
     ctx.expect(r["interview-statuses"], await listedUnder(ctx, "completed", study.id, held.body.id), `a completed interview is not listed under status=completed`, done);
   } else ctx.untested("interview status path", `POST /_sim/interviews/{id}/complete answered ${complete.status}`);
 
+  const sep = String(study.interview_link).includes("?") ? "&" : "?";
+  const linked = await make({ interview_link: `${study.interview_link}${sep}reference_id=fields_link` });
+  if (linked.status === 201) {
+    const read = await ctx.http.req(`/v1/interviews/${linked.body.id}`);
+    ctx.expect(r["reference-tag"], read.body?.reference_id === "fields_link", `an interview opened through ${study.interview_link}${sep}reference_id=fields_link reads reference_id ${JSON.stringify(read.body?.reference_id)}`, read);
+  } else ctx.untested("interviews opened through their link", `POST /_sim/interviews with interview_link answered ${linked.status}`);
+
   for (const [reply, reference, email] of [[en, "fields_en", null], [de, "fields_de", "respondent@example.com"]] as const) {
     const done = await untilCompleted(ctx, reply.body.id, new Set());
     ctx.conforms(done, "GET /v1/interviews/:id (planted)");
@@ -179,6 +190,52 @@ async function plantedChats(ctx: Ctx): Promise<void> {
   for (const m of got) if (m.role !== "assistant") ctx.expect(r["usage-roles"], m.usage === null, `a ${m.role} message has usage ${JSON.stringify(m.usage)}`, reply);
 }
 
+/** Parts as the service records them: raw tool transports, transient states and internal runtime parts. */
+async function recordedParts(ctx: Ctx): Promise<void> {
+  const call = (type: string, id: string, state: string) => ({ type, id, name: `${type}_tool`, summary: `${type} call`, input: { q: id }, state });
+  const result = (type: string, id: string) => ({ type, tool_use_id: id, content: [{ from: type }], is_error: type === "mcp_tool_result" });
+  const recorded = [
+    { type: "text", text: "before" },
+    { type: "compaction", summary: "earlier turns" },
+    call("server_tool_use", "toolu_raw_server", "approval_requested"),
+    result("web_search_tool_result", "toolu_raw_server"),
+    { type: "container_upload", file_id: "file_123" },
+    call("mcp_tool_use", "toolu_raw_mcp", "input_streaming"),
+    result("mcp_tool_result", "toolu_raw_mcp"),
+    call("tool_use", "toolu_transient", "approval_responded"),
+    result("code_execution_tool_result", "toolu_transient"),
+    { type: "hidden_branch", branch_id: "branch_1", parts: [{ type: "text", text: "not shown" }] },
+    { type: "text", text: "after" },
+  ];
+  const planted = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: "Recorded parts", messages: [{ role: "assistant", parts: recorded }] } });
+  if (planted.status !== 201) return ctx.untested("recorded parts (raw transports, transient states, internal parts)", `POST /_sim/chats with recorded parts answered ${planted.status}`);
+  const walk = await ctx.http.walk(`/v1/chats/${planted.body.id}/messages`, 100);
+  const reply = walk.pages[0];
+  ctx.conforms(reply, "GET /v1/chats/:id/messages (recorded parts)");
+  const got: any[] = walk.items[0]?.parts ?? [];
+  const publicCall = (id: string) => {
+    const raw = recorded.find((p) => "id" in p && p.id === id) as { name: string; summary: string };
+    return { type: "tool_use", id, name: raw.name, summary: raw.summary, input: { q: id }, state: "input_available" };
+  };
+  const publicResult = (type: string, id: string) => ({ type: "tool_result", tool_use_id: id, content: [{ from: type }], is_error: type === "mcp_tool_result" });
+  const want = [
+    { type: "text", text: "before" },
+    publicCall("toolu_raw_server"), publicResult("web_search_tool_result", "toolu_raw_server"),
+    publicCall("toolu_raw_mcp"), publicResult("mcp_tool_result", "toolu_raw_mcp"),
+    publicCall("toolu_transient"), publicResult("code_execution_tool_result", "toolu_transient"),
+    { type: "text", text: "after" },
+  ];
+  const hidden = got.filter((p) => ["compaction", "container_upload", "hidden_branch"].includes(p?.type) || JSON.stringify(p).includes("not shown"));
+  ctx.expect(r["internal-hidden"], hidden.length === 0 && got[0]?.text === "before" && got[got.length - 1]?.text === "after", `internal parts returned: ${JSON.stringify(hidden).slice(0, 300)}; parts read ${JSON.stringify(got.map((p) => p?.type))}`, reply);
+  const calls = got.filter((p) => p?.type === "tool_use");
+  ctx.expect(r["transient-states"], calls.length === 3 && calls.every((p) => p.state === "input_available"), `tool calls recorded as approval_requested, input_streaming and approval_responded read ${JSON.stringify(calls.map((p) => p.state))}, not input_available`, reply);
+  const normalized = want.slice(1, -1);
+  const gotTools = got.filter((p) => p?.type !== "text");
+  // The transport's shape is judged apart from the state (transient-states judges that).
+  const sameShape = (g: any, w: any) => same(g?.type === "tool_use" ? { ...g, state: "input_available" } : g, w);
+  ctx.expect(r.transports, gotTools.length === normalized.length && normalized.every((w, k) => sameShape(gotTools[k], w)), `raw tool transports read as ${JSON.stringify(gotTools).slice(0, 500)}; expected ${JSON.stringify(normalized).slice(0, 500)}`, reply);
+}
+
 /** Chat A is created before B but updated after it (three messages): B must still come first. */
 async function chatOrder(ctx: Ctx): Promise<void> {
   const probe = await ctx.http.req("/v1/chats?limit=1");
@@ -206,6 +263,7 @@ export const fieldsCheck: Check = {
     if (!ctx.options.sim) return ctx.untested("planted field values", "needs --sim (interviews, chats and messages planted with chosen values, null included)");
     await plantedInterviews(ctx);
     await plantedChats(ctx);
+    await recordedParts(ctx);
     await chatOrder(ctx);
   },
 };

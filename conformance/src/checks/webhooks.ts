@@ -35,6 +35,7 @@ export const r = rules("webhooks", {
   payload: seed("Events: body", "every attempt's payload has the seed's fields and types, event interview.completed and status completed", ["payload.event", "payload.timestamp", "payload.interview-id", "payload.study-id", "payload.study-name", "payload.session-id", "payload.experiment-id", "payload.experiment-name", "payload.interview-link", "payload.status", "payload.started-at", "payload.completed-at", "payload.duration", "payload.quality-score", "payload.language", "payload.reference-id", "payload.respondent-email"]),
   aliases: seed("Versioning 4: both forms are sent", "every attempt carries session_id, experiment_id and experiment_name, equal to interview_id, study_id and study_name", ["versioning.aliases", "payload.session-id", "payload.experiment-id", "payload.experiment-name"]),
   "payload-matches": seed("Events: body; Endpoints note: interview :id equals interview_id", "the payload agrees with GET /v1/interviews/:id (ids, aliases, status completed, times, scores, language, reference, email)", ["endpoints.interview-id", "payload.interview-id", "payload.study-id", "payload.study-name", "payload.started-at", "payload.completed-at", "payload.duration", "payload.quality-score", "payload.language", "payload.reference-id", "payload.respondent-email", "transitions.interview"]),
+  "respondent-id": seed("Events: body, data.respondent_id set when triggered via a respondent-specific link", "an interview triggered through a respondent-specific link carries its respondent_id; one triggered otherwise carries null", ["payload.respondent-id"]),
   timestamp: seed("Events: body, timestamp (when the event was sent)", "the payload's timestamp is not before the interview's completed_at (both the service's clock) and not after its first attempt arrived (1 s of clock skew allowed)", ["payload.timestamp"]),
   replay: contract("simulation surface: delivery tools", "with --sim, the event stream carries each event's exact signed request, a delivery's request reads back byte for byte, and a resend repeats it byte for byte as an attempt of its own"),
 });
@@ -239,6 +240,16 @@ export const webhooksCheck: Check = {
       const sentAt = Date.parse(payload?.timestamp);
       const completedAt = Date.parse(rest.body?.completed_at);
       ctx.expect(r.timestamp, Number.isFinite(sentAt) && sentAt >= completedAt && sentAt <= d.at + 1000, `payload timestamp ${payload?.timestamp} is not between the interview's completed_at ${rest.body?.completed_at} and the attempt's arrival ${new Date(d.at).toISOString()}`, rest, payload);
+
+      // 1b. A respondent-specific link sets data.respondent_id; the first interview had none.
+      ctx.expect(r["respondent-id"], payload?.data?.respondent_id === null, `interview ${first}, triggered without a respondent-specific link, carries respondent_id ${JSON.stringify(payload?.data?.respondent_id)}`, undefined, payload?.data);
+      const personal = await ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: study.id, reference_id: "conformance_respondent", respondent_id: "resp_conformance" } });
+      if (personal.status === 201) {
+        secrets.set(personal.body.id, secret);
+        await receiver.waitFor("the respondent-specific delivery", () => receiver.of(personal.body.id).length > 0, firstDeliveryMs(ctx)).catch(() => undefined);
+        const got = parse(receiver.of(personal.body.id)[0])?.data;
+        ctx.expect(r["respondent-id"], got?.respondent_id === "resp_conformance", `an interview triggered with respondent_id resp_conformance was delivered with ${JSON.stringify(got?.respondent_id)}`, personal, got);
+      } else ctx.untested("respondent-specific links", `POST /_sim/interviews with respondent_id answered ${personal.status}`);
 
       // 2. Nothing but interviews emits events: plant a chat and a study, and wait.
       const planted = await Promise.all([

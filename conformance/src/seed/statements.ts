@@ -22,7 +22,6 @@ const S = (section: string) => (id: string, quote: string, excuse?: string): Sta
 /** Excuse texts, by kind. */
 const open = (what: string) => `the seed leaves it open: it says "not shown"; ${what}`;
 const unobservable = (what: string) => `not observable through the API: ${what}`;
-const lacks = (what: string) => `needs a capability the simulation surface lacks: ${what}`;
 const overview = (where: string) => `overview: restated as testable statements under ${where}`;
 const mobile = (what: string) => unobservable(`a behaviour of the mobile client library inside an app, not of the HTTP API; ${what} is held by @service/interviews-react-native's own tests (mobile/test, Jest with React Native's preset)`);
 
@@ -78,7 +77,7 @@ export const statements: Statement[] = [
   study("study.name", "| name | string | display name |"),
   study("study.status", "| status | string | `active`, `paused`, `draft` |"),
   study("study.interview-link", "| interview_link | string (URL) | public respondent URL"),
-  study("study.reference-tag", "appending query parameter `reference_id=<your_user_id>` tags the interview with that id", lacks("opening the interview link as a respondent; a `POST /_sim/interviews` that takes the link with its query string (instead of `reference_id` as a field) would make it testable")),
+  study("study.reference-tag", "appending query parameter `reference_id=<your_user_id>` tags the interview with that id"),
   study("study.accepting", "| accepting_responses | boolean | `true` when the study is active and within all usage limits |"),
   study("study.languages", "| supported_languages | string[] | language codes |"),
   study("study.limits", "| limits | object | `monthly` and `weekly`, each `{limit, used}` |"),
@@ -157,8 +156,8 @@ export const statements: Statement[] = [
   message("part.tool-use", "| tool_use | `id` (string), `name` (string), `summary` (string), `input` (object, tool-specific), `state` (string) |"),
   message("part.tool-result", "| tool_result | `tool_use_id` (string, references a prior tool_use), `content` (tool-specific), `is_error` (boolean) |"),
   message("part.tool-state", "`tool_use.state` is one of `input_available`, `output_available`, `output_error`, `output_denied`"),
-  message("part.transient-states", "transient internal lifecycle states (streaming input, approval requests) are reported as `input_available`", lacks("planting a tool call in a transient internal state; a `POST /_sim/chats` tool_use `state` accepting the internal lifecycle (`input_streaming`, `approval_requested`) would make it testable")),
-  message("part.transports", "All tool transports (server tools, MCP tools, web search, code execution) are normalized to the single `tool_use` / `tool_result` shapes.", lacks("planting parts in their raw transport shapes (server_tool_use, mcp_tool_use, web_search_tool_result, ...); `POST /_sim/chats` takes public parts only")),
+  message("part.transient-states", "transient internal lifecycle states (streaming input, approval requests) are reported as `input_available`"),
+  message("part.transports", "All tool transports (server tools, MCP tools, web search, code execution) are normalized to the single `tool_use` / `tool_result` shapes."),
   message("part.internal-hidden", "Internal runtime parts (compaction, container uploads, hidden branches) and internal metadata (session ids, model names, branching info) are never returned."),
   message("part.tool-specific", "The shapes inside `tool_use.input` and `tool_result.content` are tool-specific and may change; clients read them defensively.", unobservable("a permission to change shapes and advice to clients; a tool-specific shape cannot be wrong")),
   message("part.stable", "Everything else is stable.", unobservable("stability across releases of the service cannot be seen in one run; within one run, response.body holds every non-tool-specific field to its type")),
@@ -283,7 +282,7 @@ export const statements: Statement[] = [
   events("payload.language", "| data.language | string or null | detected language code |"),
   events("payload.reference-id", "| data.reference_id | string or null | value of the `reference_id` query parameter on the interview link |"),
   events("payload.respondent-email", "| data.respondent_email | string or null | `null` if not collected |"),
-  events("payload.respondent-id", "| data.respondent_id | string or null | set when triggered via a respondent-specific link |", lacks("triggering an interview through a respondent-specific link; a `respondent_id` field on `POST /_sim/interviews` would make it testable (the suite already holds its type on every attempt)")),
+  events("payload.respondent-id", "| data.respondent_id | string or null | set when triggered via a respondent-specific link |"),
   events("delivery.timeout", "1. The receiver must answer with a 2xx status within 10 seconds."),
   events("delivery.retries", "2. On a non-2xx answer or a timeout, delivery is retried up to 3 times: 1st retry after 10 seconds, 2nd after 1 minute, 3rd after 5 minutes."),
   events("delivery.dropped", "3. After the retries are exhausted, the event is dropped."),

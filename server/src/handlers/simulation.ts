@@ -23,6 +23,17 @@ const deliveryOrder = ascBy<Delivery>((d) => d.scheduled_at);
 
 const QUALITIES = ["insightful", "successful", "unsuccessful"] as const;
 
+/** The `reference_id` a respondent's opened link carries: the study's own link, plus its query string. */
+function referenceFromLink(study: StoredStudy, link: string, field: string | undefined): string {
+  if (field !== undefined) throw invalidParameters([{ location: "body", field: "interview_link", message: "give interview_link or reference_id, not both" }]);
+  const opened = URL.canParse(link) ? new URL(link) : null;
+  const own = new URL(study.interview_link);
+  if (!opened || opened.origin !== own.origin || opened.pathname !== own.pathname) throw invalidParameters([{ location: "body", field: "interview_link", message: `must be the study's interview_link (${study.interview_link}) with a query string` }]);
+  const tag = opened.searchParams.get("reference_id") ?? "";
+  if (tag.length > 255) throw invalidParameters([{ location: "body", field: "interview_link", message: "reference_id must be at most 255 characters" }]);
+  return tag;
+}
+
 /** What a finished simulated interview says: one exchange per study question, translated when not in English. */
 function completion(study: StoredStudy, i: StoredInterview, nowMs: number): Partial<StoredInterview> {
   const english = i.language === "en";
@@ -96,7 +107,7 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         object: "interview",
         study_id: study.id,
         status: "started",
-        reference_id: body.reference_id ?? "",
+        reference_id: body.interview_link === undefined ? (body.reference_id ?? "") : referenceFromLink(study, body.interview_link, body.reference_id),
         respondent_email: body.respondent_email ?? null,
         language: body.language ?? study.supported_languages[0] ?? "en",
         quality_score: null,
@@ -109,7 +120,7 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         transcript: [],
         question_answers: [],
         project_id: project.id,
-        respondent_id: null,
+        respondent_id: body.respondent_id ?? null,
       };
       project.addInterview(interview, true);
       if (body.created_at !== undefined) {

@@ -85,6 +85,7 @@ function webhookVariants(): Variant[] {
   field("payload.language", "language", 1);
   field("payload.reference-id", "reference_id", 18236);
   field("payload.respondent-email", "respondent_email", false);
+  out.push(payload(["payload.respondent-id"], "webhooks.respondent-id", "webhook data.respondent_id always null", (p) => void (p.data.respondent_id = null)));
   return out;
 }
 
@@ -376,6 +377,14 @@ function fieldVariants(): Variant[] {
     planted("fields.planted-values", ["message.parts"], "parts in reverse order", objects("message", (o) => void (o.parts ?? []).reverse())),
     planted("fields.planted-values", ["message.feedback"], "feedback positive and negative swapped", objects("message", (o) => void (o.feedback && (o.feedback = o.feedback === "positive" ? "negative" : "positive")))),
     planted("fields.planted-values", ["states.tool-use"], "output_denied reported as output_error", parts("tool_use", (p) => void (p.state === "output_denied" && (p.state = "output_error")))),
+    planted("fields.reference-tag", ["study.reference-tag"], "the link's reference_id not taken", objects("interview", (o) => void (o.reference_id === "fields_link" && (o.reference_id = "")))),
+    planted("fields.transient-states", ["part.transient-states"], "a tool call awaiting approval reported as output_available", parts("tool_use", (p) => void (p.id === "toolu_raw_server" && (p.state = "output_available")))),
+    planted("fields.transports", ["part.transports"], "MCP tool calls dropped as if internal", {
+      response(ex) {
+        if (!ex.path.endsWith("/messages") || !isList(ex.body)) return;
+        for (const m of ex.body.data) m.parts = m.parts.filter((p: any) => p.id !== "toolu_raw_mcp" && p.tool_use_id !== "toolu_raw_mcp");
+      },
+    }),
     planted("fields.chat-order", ["endpoints.chats-stable"], "chats ordered by updated_at", {
       async response(ex) {
         if (ex.path !== "/api/v1/chats" || ex.status !== 200) return;

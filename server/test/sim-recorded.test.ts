@@ -1,0 +1,85 @@
+// What the simulation surface plants as the service records it, and how the API shows it: an interview opened through
+// its study's link with a query string (reference_id taken from it), a respondent-specific link (respondent_id in the
+// webhook), and parts in their recorded form (raw tool transports, transient states, internal runtime parts).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApi, type Api } from "./helpers.ts";
+
+let api: Api;
+let key = "";
+let study: any;
+beforeAll(async () => {
+  api = await startApi();
+  key = (await api.req("/_sim/projects", { method: "POST", body: {} })).body.api_key;
+  study = (await api.req("/_sim/studies", { method: "POST", key, body: { name: "Links" } })).body;
+});
+afterAll(() => api.server.close());
+
+const sep = () => (String(study.interview_link).includes("?") ? "&" : "?");
+
+describe("interviews opened through a link", () => {
+  it("takes reference_id from the study's interview_link query string", async () => {
+    const made = await api.req("/_sim/interviews", { method: "POST", key, body: { study_id: study.id, interview_link: `${study.interview_link}${sep()}reference_id=user_42&utm=x`, hold: true } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.reference_id).toBe("user_42");
+  });
+
+  it("refuses another study's link, a link with reference_id given twice, and a link that is not the study's", async () => {
+    const other = (await api.req("/_sim/studies", { method: "POST", key, body: { name: "Other" } })).body;
+    for (const body of [
+      { study_id: study.id, interview_link: `${other.interview_link}?reference_id=a` },
+      { study_id: study.id, interview_link: `${study.interview_link}${sep()}reference_id=a`, reference_id: "b" },
+      { study_id: study.id, interview_link: "https://elsewhere.example.com/s/1?reference_id=a" },
+    ]) {
+      const reply = await api.req("/_sim/interviews", { method: "POST", key, body });
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.error.details[0].field).toBe("interview_link");
+    }
+  });
+
+  it("carries respondent_id into the signed webhook payload, and null without one", async () => {
+    await api.req("/v1/webhooks", { method: "PUT", key, body: { url: "https://hooks.example.com/links", events: ["interview.completed"] } });
+    const personal = await api.req("/_sim/interviews", { method: "POST", key, body: { study_id: study.id, respondent_id: "resp_7" } });
+    const plain = await api.req("/_sim/interviews", { method: "POST", key, body: { study_id: study.id } });
+    const payloadOf = async (id: string) => {
+      for (let i = 0; i < 100; i++) {
+        const log = await api.req(`/_sim/webhook-deliveries?interview_id=${id}`, { key });
+        const attempt = log.body.data[0];
+        if (attempt) return JSON.parse((await api.req(`/_sim/webhook-deliveries/${attempt.id}/request`, { key })).body.body).data;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no delivery of ${id}`);
+    };
+    expect((await payloadOf(personal.body.id)).respondent_id).toBe("resp_7");
+    expect((await payloadOf(plain.body.id)).respondent_id).toBeNull();
+  });
+});
+
+describe("parts as recorded", () => {
+  it("normalizes raw tool transports, reports transient states as input_available and drops internal parts", async () => {
+    const parts = [
+      { type: "text", text: "before" },
+      { type: "compaction", summary: "s" },
+      { type: "server_tool_use", id: "t1", name: "web_search", summary: "search", input: { q: 1 }, state: "approval_requested" },
+      { type: "web_search_tool_result", tool_use_id: "t1", content: ["r"], is_error: false },
+      { type: "container_upload", file_id: "f" },
+      { type: "mcp_tool_use", id: "t2", name: "crm", summary: "lookup", input: {}, state: "input_streaming" },
+      { type: "mcp_tool_result", tool_use_id: "t2", content: null, is_error: true },
+      { type: "hidden_branch", branch_id: "b", parts: [] },
+    ];
+    const planted = await api.req("/_sim/chats", { method: "POST", key, body: { messages: [{ role: "assistant", parts }] } });
+    expect(planted.status, planted.text).toBe(201);
+    const [message] = (await api.req(`/v1/chats/${planted.body.id}/messages`, { key })).body.data;
+    expect(message.parts).toEqual([
+      { type: "text", text: "before" },
+      { type: "tool_use", id: "t1", name: "web_search", summary: "search", input: { q: 1 }, state: "input_available" },
+      { type: "tool_result", tool_use_id: "t1", content: ["r"], is_error: false },
+      { type: "tool_use", id: "t2", name: "crm", summary: "lookup", input: {}, state: "input_available" },
+      { type: "tool_result", tool_use_id: "t2", content: null, is_error: true },
+    ]);
+  });
+
+  it("refuses a part type the service does not record", async () => {
+    const reply = await api.req("/_sim/chats", { method: "POST", key, body: { messages: [{ role: "assistant", parts: [{ type: "hologram" }] }] } });
+    expect(reply.status).toBe(400);
+  });
+});
