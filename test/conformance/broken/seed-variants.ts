@@ -281,7 +281,7 @@ function fieldTypeVariants(): Variant[] {
 function listVariants(): Variant[] {
   return [
     variant("pagination", "pagination.walk-ends", ["endpoints.next-page"], "starting_after ignored: the first page again", { request(ex) { if (ex.path === "/api/v1/releases") ex.query.delete("starting_after"); } }),
-    variant("pagination", "pagination.default-limit", ["endpoints.limit", "limits.page-size"], "a default page of 10", { request(ex) { if (ex.method === "GET" && !ex.query.has("limit") && ex.path.startsWith("/api/v1/") && ex.path !== "/api/v1/webhooks") ex.query.set("limit", "10"); } }),
+    variant("pagination", "pagination.default-limit", ["endpoints.limit", "limits.page-size"], "a default page of 10", { request(ex) { if (ex.method === "GET" && !ex.query.has("limit") && !ex.query.has("starting_after") && /^\/api\/v1\/(studies|interviews|releases|chats)$/.test(ex.path)) ex.query.set("limit", "10"); } }),
     variant("pagination", "pagination.limit-range", ["endpoints.limit", "errors.400"], "limit=0 served as the default page", { request(ex) { if (ex.query.get("limit") === "0") ex.query.delete("limit"); } }),
     variant("pagination", "pagination.order", ["endpoints.order", "endpoints.list-chats", "chat.created-at"], "chats listed oldest first", {
       async response(ex) {
@@ -401,8 +401,8 @@ function fieldVariants(): Variant[] {
 
 function otherVariants(): Variant[] {
   return [
-    variant("auth", "auth.401", ["auth.bearer"], "the Basic scheme accepted", { request(ex) { const a = ex.requestHeaders.authorization ?? ""; if (a.startsWith("Basic ")) ex.requestHeaders.authorization = `Bearer ${Buffer.from(a.slice(6), "base64").toString("utf8").replace(/:$/, "")}`; } }),
-    variant("auth", "auth.401", ["auth.key-prefix"], "keys accepted whatever their prefix", { request(ex) { const a = ex.requestHeaders.authorization ?? ""; if (/^Bearer svc_test_/.test(a)) ex.requestHeaders.authorization = a.replace("svc_test_", "svc_live_"); } }),
+    variant("auth", "auth.401", ["auth.bearer"], "the Basic scheme accepted", { request(ex) { const a = ex.requestHeaders.authorization ?? ""; if (a.startsWith("Basic ") && ex.path.startsWith("/api/v1/")) ex.requestHeaders.authorization = `Bearer ${Buffer.from(a.slice(6), "base64").toString("utf8").replace(/:$/, "")}`; } }),
+    variant("auth", "auth.401", ["auth.key-prefix"], "keys accepted whatever their prefix", { request(ex) { const a = ex.requestHeaders.authorization ?? ""; if (/^Bearer svc_test_/.test(a) && ex.path.startsWith("/api/v1/")) ex.requestHeaders.authorization = a.replace("svc_test_", "svc_live_"); } }),
     variant("auth", "auth.401", ["auth.401", "errors.401", "endpoints.authorization"], "no Authorization header read as the first project", { request(ex) { if (!ex.requestHeaders.authorization && ex.path.startsWith("/api/v1/") && !ex.path.includes("interview-participant")) ex.requestHeaders.authorization = `Bearer ${ACME}`; } }),
     variant("auth", "auth.first", ["auth.401"], "bad parameters checked before the key", { response(ex) { if (ex.status === 401 && ex.query.get("limit") === "0") Object.assign(ex, { status: 400, body: { error: { type: "invalid_request_error", message: "Invalid parameters" } } }); } }),
     variant("auth", "auth.public-key-limited", ["auth.public-key"], "the public SDK key opens the REST API", { request(ex) { if (/^Bearer pk_live_acme_/.test(ex.requestHeaders.authorization ?? "") && !ex.path.includes("interview-participant")) ex.requestHeaders.authorization = `Bearer ${ACME}`; } }),
