@@ -13,7 +13,7 @@ export const responseRules = rules("response", {
   json: seed("Conventions: all responses are JSON except 204", "every non-204 response has an application/json body", ["conventions.json"]),
   "empty-204": seed("Endpoints: DELETE /v1/webhooks returns 204, empty body", "a 204 has an empty body", ["conventions.json", "endpoints.delete-webhook"]),
   body: seed("Resources and their fields", "a 2xx body of a seed endpoint has the seed's fields and types", ["resources.ids", "resources.object", "list.object", "list.data", "service.study-link", "study.id", "study.object", "study.name", "study.status", "study.interview-link", "study.languages", "study.limits", "study.monthly-limit", "study.weekly-limit", "study.created-at", "interview.id", "interview.object", "interview.study-id", "interview.status", "interview.language", "interview.quality-score", "interview.duration", "interview.headline", "interview.summary", "interview.started-at", "interview.completed-at", "interview.created-at", "interview.time-in-call", "interview.transcript", "interview.question-index", "release.id", "release.object", "release.status", "release.chat-id", "release.pr-number", "release.pr-title", "release.pr-description", "release.pr-url", "release.pr-author", "release.merged-at", "release.last-analysis", "release.created-at", "chat.id", "chat.object", "chat.title", "chat.source", "chat.is-streaming", "chat.message-count", "chat.created-at", "chat.updated-at", "message.id", "message.object", "message.chat-id", "message.role", "message.parts", "message.sources", "message.feedback", "message.usage", "message.created-at", "message.completed-at", "source.fields", "usage.fields", "part.discriminated", "part.text", "part.thinking", "part.redacted-thinking", "part.file", "part.tool-use", "part.tool-result", "endpoints.get-interview", "endpoints.get-release", "endpoints.get-study", "states.study", "states.interview", "states.release", "states.tool-use"]),
-  timestamps: seed("Resources and their fields: all timestamps are ISO 8601 strings (UTC, millisecond precision)", "every timestamp field of a body (`*_at`) is YYYY-MM-DDTHH:MM:SS.mmmZ", ["resources.timestamps"]),
+  timestamps: seed("Resources and their fields: all timestamps are ISO 8601 strings (UTC, millisecond precision)", "every timestamp field of a body (`*_at`) is YYYY-MM-DDTHH:MM:SS.mmm in UTC (Z or +00:00)", ["resources.timestamps"]),
   "detail-only": seed("Resources and their fields: detail-only fields", "detail-only fields (research_goal, transcript, vcs_pr_description, message_count, ...) never appear in list items", ["study.detail-only", "interview.detail-only", "release.pr-description", "chat.message-count", "endpoints.list-studies", "endpoints.list-interviews", "endpoints.list-chats"]),
   status: contract("declared responses", "every status answered is one the operation declares"),
   "body-shape": contract("shapes the seed does not show", "a 2xx body of the experiments, participant and simulation endpoints matches the contract"),
@@ -23,7 +23,8 @@ export const responseRules = rules("response", {
   headers: contract("declared response headers", "every header the contract marks required is present"),
 });
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** UTC with millisecond precision; `+00:00` is UTC too. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(Z|\+00:00)$/;
 
 /** Timestamp fields (`created_at`, `merged_at`, ... and the webhook's `timestamp`) whose string is not the seed's form. */
 export function badTimestamps(value: any, path: string): Array<{ path: string; value: unknown }> {

@@ -117,7 +117,7 @@ describe("POST /api/_sim/chats", () => {
   });
 
   it("refuses an unknown part type with 400", async () => {
-    const bad = await plantChat({ messages: [{ role: "user", parts: [{ type: "compaction", summary: "x" }] }] });
+    const bad = await plantChat({ messages: [{ role: "user", parts: [{ type: "hologram", summary: "x" }] }] });
     expect(bad.status).toBe(400);
   });
 });
