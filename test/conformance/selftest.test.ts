@@ -69,6 +69,13 @@ describe("conformance self-test", () => {
     expect((await runConformance(options(server.baseUrl, { ...bare, allowUntested: true }))).exitCode).toBe(0);
   }, 60_000);
 
+  it("observes the receiver timeout with --slow-receiver: an answer just under it is a delivery, one just over it is retried", async () => {
+    const report = await runConformance(options(server.baseUrl, { only: ["retries"], slowReceiver: true, webhookTimeoutMs: serverOptions.webhookTimeoutMs }));
+    expect(problems(report)).toEqual([]);
+    expect(report.results[0].notes.join()).not.toContain("not observed");
+    expect(report.levels.seed.checked).toBeGreaterThanOrEqual(5);
+  }, 60_000);
+
   it("holds the SQL engine on DuckDB to the same metric laws and cases through --metrics-engine", async () => {
     const report = await runConformance(options(server.baseUrl, { only: ["metrics"], metricsEngine: "metrics/src/sql/index.ts" }));
     expect(problems(report)).toEqual([]);

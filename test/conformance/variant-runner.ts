@@ -14,7 +14,7 @@ import { ACME, GLOBEX, type Variant } from "./broken/variants.ts";
 const DELAYS = [400, 800, 1200];
 
 /**
- * `concurrent`: the variants run four at a time, each against its own server (they mostly wait on the retry
+ * `concurrent`: the variants run five at a time (vitest's maxConcurrency), each against its own server (they mostly wait on the retry
  * schedule, and each configures its project's one webhook).
  */
 export function describeVariants(title: string, list: Variant[], concurrent = false): void {

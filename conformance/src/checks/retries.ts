@@ -6,6 +6,7 @@
  * just under it is a delivery, one just over it is retried. Parts of the schedule beyond the budget are NOT TESTED.
  */
 import type { Check, Ctx } from "../check.ts";
+import type { Receiver } from "../receiver.ts";
 import { contract, rules, seed } from "../rules.ts";
 import { simReadOffered } from "../sim.ts";
 import { acceptingStudy, firstDeliveryMs, judgeAll, register, retryWindow, sleep, trigger } from "./webhooks.ts";
@@ -30,27 +31,29 @@ const sessionOf = (raw: Buffer): unknown => {
 };
 
 /** --slow-receiver: answers at timeout - 1.5 s and timeout + 1.5 s; the first is one delivery, the second is retried. */
-async function slowReceiver(ctx: Ctx, receiver: Awaited<ReturnType<typeof register>> & {}, studyId: string): Promise<void> {
+async function slowReceiver(ctx: Ctx, rx: Receiver, studyId: string): Promise<void> {
   const timeout = ctx.options.webhookTimeoutMs ?? 10_000;
   const delays = ctx.options.webhookRetryDelaysMs;
   if (!ctx.options.slowReceiver) {
     ctx.note(`the receiver timeout (${timeout} ms) was not observed: --slow-receiver observes it (about ${Math.round((timeout + (delays[0] ?? 0) + 3000) / 1000)} s more)`);
     return;
   }
-  const rx = receiver.receiver;
+  if (!delays.length) return ctx.untested("the receiver timeout", "no retry is configured (--webhook-retry-delays-ms), so a timed-out attempt cannot be told from a delivered one");
+  // Just under and just over: 1.5 s either side (a quarter of the timeout when it is under 6 s).
+  const margin = Math.min(1500, Math.floor(timeout / 4));
   let under = "";
   let over = "";
-  rx.delay = (id, attempt) => (attempt === 1 && id === under ? timeout - 1500 : attempt === 1 && id === over ? timeout + 1500 : 0);
+  rx.delay = (id, attempt) => (attempt === 1 && id === under ? timeout - margin : attempt === 1 && id === over ? timeout + margin : 0);
   rx.policy = () => 200;
   [under, over] = await Promise.all([trigger(ctx, studyId, "conformance_slow_under"), trigger(ctx, studyId, "conformance_slow_over")]);
-  ctx.progress(`retries: slow receiver, answering ${timeout - 1500} and ${timeout + 1500} ms late`);
+  ctx.progress(`retries: slow receiver, answering ${timeout - margin} and ${timeout + margin} ms late`);
   await rx.waitFor("the slow receiver's first attempts", () => rx.of(under).length >= 1 && rx.of(over).length >= 1, firstDeliveryMs(ctx)).catch(() => undefined);
   // The late answer ends at timeout + 1.5 s; its retry is due a first delay after the timeout.
-  await rx.waitFor("the retry after the timeout", () => rx.of(over).length >= 2, timeout + 1500 + retryWindow(delays[0] ?? 0)[1] + 1000).catch(() => undefined);
+  await rx.waitFor("the retry after the timeout", () => rx.of(over).length >= 2, timeout + margin + retryWindow(delays[0] ?? 0)[1] + 1000).catch(() => undefined);
   const firstUnder = rx.of(under)[0]?.at ?? Date.now();
   await sleep(Math.max(0, firstUnder + timeout + retryWindow(delays[0] ?? 0)[1] + 500 - Date.now()));
-  ctx.expect(r.timeout, rx.of(under).length === 1, `a 2xx answered ${timeout - 1500} ms late (before the ${timeout} ms timeout) was followed by ${rx.of(under).length - 1} more attempt(s)`);
-  ctx.expect(r.timeout, rx.of(over).length >= 2, `an answer ${timeout + 1500} ms late (after the ${timeout} ms timeout) was not retried: ${rx.of(over).length} attempt(s)`);
+  ctx.expect(r.timeout, rx.of(under).length === 1, `a 2xx answered ${timeout - margin} ms late (before the ${timeout} ms timeout) was followed by ${rx.of(under).length - 1} more attempt(s)`);
+  ctx.expect(r.timeout, rx.of(over).length >= 2, `an answer ${timeout + margin} ms late (after the ${timeout} ms timeout) was not retried: ${rx.of(over).length} attempt(s)`);
   rx.delay = () => 0;
 }
 
@@ -108,7 +111,7 @@ export const retriesCheck: Check = {
       } else if (delays.length >= 2) ctx.untested("retries stop after a 2xx", `the second delay (${delays[1]} ms) does not fit what is left of --webhook-budget-ms`);
 
       // 3. The receiver timeout, with --slow-receiver.
-      await slowReceiver(ctx, registered, study.id);
+      await slowReceiver(ctx, receiver, study.id);
 
       // 4. DELETE stops pending deliveries.
       if (delays.length >= 1) {
