@@ -64,8 +64,9 @@ function means(c: VariantResult, t: VariantResult, d: number, rel: number | null
 export function compareVariants(result: MetricResult, control: string, treatment: string): Comparison {
   const proportion = PROPORTIONS.includes(result.metric);
   const method = proportion ? "newcombe_wilson" : "welch_t";
-  const c = result.variants[control];
-  const t = result.variants[treatment];
+  // Own properties only: a variant named `toString` or `constructor` must not read Object.prototype's.
+  const c = Object.hasOwn(result.variants, control) ? result.variants[control] : undefined;
+  const t = Object.hasOwn(result.variants, treatment) ? result.variants[treatment] : undefined;
   if (!c) throw new Error(`compareVariants: no variant "${control}" in the result`);
   if (!t) throw new Error(`compareVariants: no variant "${treatment}" in the result`);
   const base = { metric: result.metric, control, treatment, method } as const;

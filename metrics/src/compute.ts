@@ -23,7 +23,7 @@
  * Cost: one pass over the exposures and one over the events, with a Map per user: O(exposures + events).
  */
 import type { MetricData, MetricDefinition, MetricOptions, MetricResult, VariantResult } from "./types.ts";
-import { asOfMs, parseTimestamp, requireId, validateDataShape, validateDefinition } from "./validate.ts";
+import { asOfMs, parseTimestamp, requireId, validateDataShape, validateDefinition, variantRecord } from "./validate.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -84,9 +84,10 @@ export function computeMetric(definition: MetricDefinition, data: MetricData, op
     }
   };
 
-  const variants: Record<string, VariantResult> = {};
+  // Variant names come from the data: a Map, never an object's keys, so `__proto__` or `constructor` is a name like any other.
+  const variants = new Map<string, VariantResult>();
   const empty = (): VariantResult => ({ value: null, numerator: 0, denominator: 0, sum: 0, sum_squares: 0 });
-  for (const v of options.variants ?? []) variants[v] = empty();
+  for (const v of options.variants ?? []) variants.set(v, empty());
   let excluded = 0;
   let immature = 0;
   for (const u of users.values()) {
@@ -98,15 +99,16 @@ export function computeMetric(definition: MetricDefinition, data: MetricData, op
       immature++;
       continue;
     }
-    const r = (variants[u.variant] ??= empty());
+    let r = variants.get(u.variant);
+    if (!r) variants.set(u.variant, (r = empty()));
     const value = perUser(u);
     r.denominator++;
     r.sum += value;
     r.sum_squares += value * value;
   }
-  for (const r of Object.values(variants)) {
+  for (const r of variants.values()) {
     r.numerator = r.sum;
     r.value = r.denominator === 0 ? null : r.sum / r.denominator;
   }
-  return { metric: def.type, event: def.event, variants, excluded_users: excluded, immature_users: immature, as_of: new Date(asOf).toISOString() };
+  return { metric: def.type, event: def.event, variants: variantRecord(variants), excluded_users: excluded, immature_users: immature, as_of: new Date(asOf).toISOString() };
 }

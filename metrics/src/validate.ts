@@ -55,6 +55,14 @@ export function validateDataShape(data: unknown): MetricData {
   return data as MetricData;
 }
 
+/**
+ * Results keyed by variant name, as own properties: `Object.fromEntries` defines `__proto__` as a plain key, where an
+ * assignment would set the object's prototype (and `constructor` would read Object's).
+ */
+export function variantRecord<T>(entries: Map<string, T>): Record<string, T> {
+  return Object.fromEntries(entries) as Record<string, T>;
+}
+
 /** The analysis time in milliseconds: `as_of` parsed, or now. */
 export function asOfMs(asOf: unknown): number {
   return asOf === undefined ? Date.now() : parseTimestamp(asOf, "options.as_of");
