@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { parse } from "csv-parse/sync";
 import { compareVariants } from "./compare.ts";
+import { definitionHelp } from "./definition-schema.ts";
 import { computeMetric } from "./compute.ts";
 import { duckdbFromFiles } from "./sql/duckdb.ts";
 import { metricSql } from "./sql/generate.ts";
@@ -37,7 +38,8 @@ const program = new Command("api-metrics")
   .option("--control <variant>", "control variant, to compare with --treatment")
   .option("--treatment <variant>", "treatment variant")
   .option("--print-sql", "print the standard SQL for a warehouse and exit", false)
-  .allowExcessArguments(false);
+  .allowExcessArguments(false)
+  .addHelpText("after", definitionHelp());
 
 async function main(): Promise<void> {
   const o = program.parse().opts();

@@ -2,6 +2,8 @@
  * Input checks of the metrics engine. Every error names the offending field by path
  * (`definition.threshold`, `events[3].timestamp`), so a bad row in a million is easy to find.
  */
+import leven from "leven";
+import { definitionFields } from "./definition-schema.ts";
 import type { MetricData, MetricDefinition, MetricType } from "./types.ts";
 
 export class MetricInputError extends Error {
@@ -32,6 +34,16 @@ export function validateDefinition(def: unknown): MetricDefinition {
   if (!def || typeof def !== "object") throw new MetricInputError("definition", "must be an object");
   const d = def as Record<string, unknown>;
   if (!TYPES.includes(d.type as MetricType)) throw new MetricInputError("definition.type", `must be one of ${TYPES.join(", ")}, got ${JSON.stringify(d.type)}`);
+  // Strict: a misspelled field (`windowdays`) is refused with the closest field named, never silently ignored.
+  const fields = definitionFields.get(d.type as string)!.map((f) => f.name);
+  for (const key of Object.keys(d)) {
+    if (fields.includes(key)) continue;
+    const known = [...new Set([...definitionFields.values()].flat().map((f) => f.name))];
+    const closest = [...fields, ...known].map((f) => [f, leven(key.toLowerCase(), f)] as const).sort((a, b) => a[1] - b[1])[0];
+    const hint = closest && closest[1] <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean ${closest[0]}?` : "";
+    const elsewhere = known.includes(key) ? ` (it applies to ${[...definitionFields].filter(([, fs]) => fs.some((f) => f.name === key)).map(([t]) => t).join(", ")})` : "";
+    throw new MetricInputError(`definition.${key}`, `is not a field of a ${d.type} definition${elsewhere}${hint} Fields: ${fields.join(", ")}`);
+  }
   requireId(d.event, "definition.event");
   if (d.type === "retention") {
     if (!Number.isInteger(d.threshold) || (d.threshold as number) < 1) throw new MetricInputError("definition.threshold", `must be an integer >= 1, got ${JSON.stringify(d.threshold)}`);
