@@ -1,6 +1,6 @@
 /**
  * `npm run metrics -- --definition JSON --exposures FILE --events FILE [--engine memory|sql] [--as-of ISO]
- *  [--control A --treatment B] [--print-sql]`
+ *  [--control A --treatment B [--confidence 0.95]] [--print-sql]`
  *
  * Computes one success metric from two files (CSV with a header, or for the sql engine also Parquet):
  * exposures `user_id,variant,exposed_at` and events `user_id,event,timestamp` (ISO 8601 with a zone).
@@ -37,6 +37,11 @@ const program = new Command("api-metrics")
   .option("--as-of <iso>", "analysis time (default now): later data does not exist yet, open windows are immature")
   .option("--control <variant>", "control variant, to compare with --treatment")
   .option("--treatment <variant>", "treatment variant")
+  .option("--confidence <level>", "confidence level of the comparison's intervals, between 0 and 1 (0.90, 0.95, 0.99, ...)", (v) => {
+    const level = Number(v);
+    if (!/^0?\.\d+$/.test(v.trim()) || !(level > 0 && level < 1)) throw new InvalidArgumentError("must be a number between 0 and 1, e.g. 0.95");
+    return level;
+  }, 0.95)
   .option("--print-sql", "print the standard SQL for a warehouse and exit", false)
   .allowExcessArguments(false)
   .addHelpText("after", definitionHelp());
@@ -64,7 +69,7 @@ async function main(): Promise<void> {
     const read = <T>(file: string) => parse(readFileSync(file), { columns: true, skip_empty_lines: true, trim: true }) as T[];
     result = computeMetric(def, { exposures: read<Exposure>(o.exposures), events: read<MetricEvent>(o.events) }, { as_of: new Date(asOf).toISOString() });
   }
-  const comparison = o.control && o.treatment ? compareVariants(result, o.control, o.treatment) : undefined;
+  const comparison = o.control && o.treatment ? compareVariants(result, o.control, o.treatment, { confidence: o.confidence }) : undefined;
   console.log(JSON.stringify(comparison ? { result, comparison } : { result }, null, 2));
 }
 

@@ -1,5 +1,6 @@
 /**
- * compareVariants: the treatment's lift over the control with a 95% confidence interval.
+ * compareVariants: the treatment's lift over the control, with confidence intervals at a chosen level (default 95%)
+ * and a two-sided p-value of no difference.
  *
  * Absolute lift d = m_t - m_c; relative lift r = d / m_c (null when m_c is 0 or null).
  *
@@ -12,13 +13,24 @@
  *     U = (p_t p_c + sqrt((p_t p_c)² - u_t l_c (2p_t - u_t)(2p_c - l_c))) / (l_c (2p_c - l_c)).
  * Means (events per user, events per user per active day), Welch's interval on the per-user values:
  *   s² = (sum_squares - n m²) / (n - 1) per variant,  SE(d) = sqrt(s_t² / n_t + s_c² / n_c),
- *   df = SE⁴ / ((s_t²/n_t)² / (n_t - 1) + (s_c²/n_c)² / (n_c - 1)),  CI = d ± t(0.975, df) SE(d),
+ *   df = SE⁴ / ((s_t²/n_t)² / (n_t - 1) + (s_c²/n_c)² / (n_c - 1)),  CI = d ± t((1 + level) / 2, df) SE(d),
  *   with the exact Student t quantile (stats.ts); relative lift by the delta method (first order, independent means):
  *   Var(r) = Var(m_t) / m_c² + m_t² Var(m_c) / m_c⁴,  CI = r ± t SE(r).
- * An interval is null when it is undefined: an empty variant, fewer than two users for Welch, or a zero control.
+ * p-values, two-sided: proportions by the pooled two-proportion z test (the chi-square test without continuity
+ *   correction), z = d / sqrt(p̄ (1 - p̄) (1/n_t + 1/n_c)); means by Welch's t test, t = d / SE(d) with the df above.
+ * An interval or p-value is null when it is undefined: an empty variant, a zero control (relative lift), and for
+ * means fewer than two users in an arm or no variance in either arm. Then `not_estimable` says why: two arms where
+ * every user has the same value give no interval, never a point such as [1, 1].
  */
-import { t975, wilson, Z_975 } from "./stats.ts";
+import { tCritical, tPValue, wilson, zCritical, zPValue } from "./stats.ts";
 import type { MetricResult, MetricType, VariantResult } from "./types.ts";
+import { MetricInputError } from "./validate.ts";
+
+type Interval = [number, number] | null;
+interface Intervals {
+  absolute: Interval;
+  relative: Interval;
+}
 
 export interface Comparison {
   metric: MetricType;
@@ -26,17 +38,31 @@ export interface Comparison {
   treatment: string;
   absolute_lift: number | null;
   relative_lift: number | null;
-  ci95: { absolute: [number, number] | null; relative: [number, number] | null };
+  /** The level of `ci` (default 0.95). */
+  confidence: number;
+  ci: Intervals;
+  /** The intervals at 95%, whatever `confidence` is (as in 1.x). */
+  ci95: Intervals;
+  /** Two-sided p-value of no difference; null when the test is undefined (see `not_estimable`). */
+  p_value: number | null;
+  /** Why an interval or the p-value cannot be given; absent when everything is estimable. */
+  not_estimable?: string;
   method: "newcombe_wilson" | "welch_t";
+}
+
+export interface CompareOptions {
+  /** Confidence level of `ci`, in (0, 1): 0.90, 0.95 (default), 0.99, ... */
+  confidence?: number;
 }
 
 const PROPORTIONS: readonly MetricType[] = ["conversion", "retention"];
 
-function proportions(c: VariantResult, t: VariantResult, d: number, rel: number | null): Comparison["ci95"] {
+function proportionIntervals(c: VariantResult, t: VariantResult, d: number, rel: number | null, level: number): Intervals {
   const pc = c.value!;
   const pt = t.value!;
-  const [lc, uc] = wilson(pc, c.denominator);
-  const [lt, ut] = wilson(pt, t.denominator);
+  const z = zCritical(level);
+  const [lc, uc] = wilson(pc, c.denominator, z);
+  const [lt, ut] = wilson(pt, t.denominator, z);
   const absolute: [number, number] = [d - Math.sqrt((pt - lt) ** 2 + (uc - pc) ** 2), d + Math.sqrt((ut - pt) ** 2 + (pc - lc) ** 2)];
   if (rel === null) return { absolute, relative: null };
   const root = (x: number) => Math.sqrt(Math.max(0, x));
@@ -45,23 +71,42 @@ function proportions(c: VariantResult, t: VariantResult, d: number, rel: number 
   return { absolute, relative: Number.isFinite(lower) && Number.isFinite(upper) ? [lower - 1, upper - 1] : null };
 }
 
-function means(c: VariantResult, t: VariantResult, d: number, rel: number | null): Comparison["ci95"] {
+function proportions(c: VariantResult, t: VariantResult, d: number, rel: number | null, level: number) {
+  const pooled = (c.sum + t.sum) / (c.denominator + t.denominator);
+  const se0 = Math.sqrt(pooled * (1 - pooled) * (1 / c.denominator + 1 / t.denominator));
+  const p = se0 > 0 ? zPValue(d / se0) : null;
+  return {
+    ci: proportionIntervals(c, t, d, rel, level),
+    ci95: proportionIntervals(c, t, d, rel, 0.95),
+    p_value: p,
+    ...(p === null ? { not_estimable: `p-value: both arms are at ${pooled === 0 ? "0%" : "100%"}, so the test has no variance (the Wilson-based intervals still hold)` } : {}),
+  };
+}
+
+function means(c: VariantResult, t: VariantResult, d: number, rel: number | null, level: number) {
   const variance = (v: VariantResult) => {
     const m = v.sum / v.denominator;
     return v.denominator < 2 ? Number.NaN : Math.max(0, (v.sum_squares - v.denominator * m * m) / (v.denominator - 1));
   };
+  const none = { ci: { absolute: null, relative: null }, ci95: { absolute: null, relative: null }, p_value: null };
+  if (c.denominator < 2 || t.denominator < 2) return { ...none, not_estimable: "fewer than two users in an arm: no variance can be estimated" };
   const varMeanT = variance(t) / t.denominator;
   const varMeanC = variance(c) / c.denominator;
+  if (varMeanT === 0 && varMeanC === 0) return { ...none, not_estimable: "zero variance in both arms: every user of each arm has the same value" };
   const se = Math.sqrt(varMeanT + varMeanC);
   const df = se ** 4 / (varMeanT ** 2 / (t.denominator - 1) + varMeanC ** 2 / (c.denominator - 1));
-  // Both variances 0: no spread, df is undefined and the interval collapses to the point estimate.
-  const q = Number.isFinite(df) ? t975(df) : Z_975;
-  const interval = (center: number, s: number): [number, number] | null => (Number.isFinite(s) ? [center - q * s, center + q * s] : null);
   const seRel = rel === null ? Number.NaN : Math.sqrt(varMeanT / c.value! ** 2 + (t.value! ** 2 * varMeanC) / c.value! ** 4);
-  return { absolute: interval(d, se), relative: rel === null ? null : interval(rel, seRel) };
+  const at = (lvl: number): Intervals => {
+    const q = tCritical(lvl, df);
+    const interval = (center: number, s: number): Interval => (Number.isFinite(s) ? [center - q * s, center + q * s] : null);
+    return { absolute: interval(d, se), relative: rel === null ? null : interval(rel, seRel) };
+  };
+  return { ci: at(level), ci95: at(0.95), p_value: tPValue(d / se, df) };
 }
 
-export function compareVariants(result: MetricResult, control: string, treatment: string): Comparison {
+export function compareVariants(result: MetricResult, control: string, treatment: string, options: CompareOptions = {}): Comparison {
+  const confidence = options.confidence ?? 0.95;
+  if (typeof confidence !== "number" || !(confidence > 0 && confidence < 1)) throw new MetricInputError("options.confidence", `must be a number between 0 and 1 (e.g. 0.95), got ${JSON.stringify(confidence)}`);
   const proportion = PROPORTIONS.includes(result.metric);
   const method = proportion ? "newcombe_wilson" : "welch_t";
   // Own properties only: a variant named `toString` or `constructor` must not read Object.prototype's.
@@ -69,9 +114,12 @@ export function compareVariants(result: MetricResult, control: string, treatment
   const t = Object.hasOwn(result.variants, treatment) ? result.variants[treatment] : undefined;
   if (!c) throw new Error(`compareVariants: no variant "${control}" in the result`);
   if (!t) throw new Error(`compareVariants: no variant "${treatment}" in the result`);
-  const base = { metric: result.metric, control, treatment, method } as const;
-  if (c.value === null || t.value === null) return { ...base, absolute_lift: null, relative_lift: null, ci95: { absolute: null, relative: null } };
+  const base = { metric: result.metric, control, treatment, method, confidence } as const;
+  if (c.value === null || t.value === null) {
+    const none = { absolute: null, relative: null };
+    return { ...base, absolute_lift: null, relative_lift: null, ci: none, ci95: none, p_value: null, not_estimable: `nobody was exposed to ${c.value === null ? control : treatment}` };
+  }
   const d = t.value - c.value;
   const rel = c.value === 0 ? null : d / c.value;
-  return { ...base, absolute_lift: d, relative_lift: rel, ci95: proportion ? proportions(c, t, d, rel) : means(c, t, d, rel) };
+  return { ...base, absolute_lift: d, relative_lift: rel, ...(proportion ? proportions(c, t, d, rel, confidence) : means(c, t, d, rel, confidence)) };
 }
