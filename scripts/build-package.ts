@@ -53,7 +53,7 @@ const PLANS: Record<string, Plan> = {
   mobile: { tsc: "full", projects: ["tsconfig.build.json", "tsconfig.build-native.json"] },
   metrics: {
     tsc: "declarations",
-    bundle: { entries: { index: "src/index.ts", "sql/index": "src/sql/index.ts", cli: "src/cli.ts" }, external: ["commander", "csv-parse", "leven", "@duckdb/node-api"], commands: ["cli"] },
+    bundle: { entries: { index: "src/index.ts", "sql/index": "src/sql/index.ts", cli: "src/cli.ts" }, external: ["commander", "csv-parse", "csv-stringify", "leven", "luxon", "hyparquet", "cli-table3", "@duckdb/node-api"], commands: ["cli"] },
   },
   server: {
     bundle: {

@@ -1,79 +1,118 @@
 /**
- * `npm run metrics -- --definition JSON --exposures FILE --events FILE [--engine memory|sql] [--as-of ISO]
- *  [--control A --treatment B [--confidence 0.95]] [--print-sql]`
+ * `api-metrics --definition JSON --exposures FILE --events FILE [--control A --treatment B[,C]] ...`
  *
- * Computes one success metric from two files (CSV with a header, or for the sql engine also Parquet):
- * exposures `user_id,variant,exposed_at` and events `user_id,event,timestamp` (ISO 8601 with a zone).
- * `--engine memory` (default) reads the files into Node; `--engine sql` runs the generated SQL on embedded DuckDB
- * over the files themselves, for data that outgrows memory. `--print-sql` prints the standard SQL to run on a
- * warehouse holding the two tables (exposures(user_id, variant, exposed_ms), events(user_id, event, ts_ms)).
- * Prints the result (and the comparison) as JSON; bad input exits 2 with the field named.
+ * One success metric from two files (CSV, JSON Lines or Parquet), read by the one input layer (input/read.ts) and
+ * computed on either engine, which then see the same rows and give the same answer. With a control and treatments:
+ * the sample ratio check, then each treatment's lift with intervals, p-values and Holm-adjusted p-values.
+ * Output: a table on a terminal, JSON when piped, or --format. Bad input exits 2 naming the file, line and column.
  */
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { parse } from "csv-parse/sync";
-import { compareVariants } from "./compare.ts";
+import { readOut } from "./arms.ts";
+import { computeMetricFromRows } from "./compute.ts";
 import { definitionHelp } from "./definition-schema.ts";
-import { computeMetric } from "./compute.ts";
-import { duckdbFromFiles } from "./sql/duckdb.ts";
+import { readFiles } from "./input/read.ts";
+import { toCsv, toJson, toTable } from "./output.ts";
+import { DuckDbMetrics } from "./sql/duckdb.ts";
 import { metricSql } from "./sql/generate.ts";
-import type { Exposure, MetricDefinition, MetricEvent, MetricResult } from "./types.ts";
-import { asOfMs, MetricInputError, validateDefinition } from "./validate.ts";
+import type { MetricDefinition, MetricOptions, MetricResult } from "./types.ts";
+import { asOfOption, MetricInputError, validateDefinition } from "./validate.ts";
 
 const json = (v: string) => {
+  const text = v.startsWith("@") ? readText(v.slice(1)) : v;
   try {
-    return JSON.parse(v) as MetricDefinition;
+    return JSON.parse(text) as MetricDefinition;
   } catch {
-    throw new InvalidArgumentError("must be JSON, e.g. '{\"type\":\"conversion\",\"event\":\"purchase\",\"window_days\":7}'");
+    throw new InvalidArgumentError("must be JSON (or @file.json), e.g. '{\"type\":\"conversion\",\"event\":\"purchase\",\"window_days\":7}'");
   }
+};
+const readText = (file: string) => {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    throw new InvalidArgumentError(`cannot read ${file}`);
+  }
+};
+const list = (v: string, previous: string[] = []) => [...previous, ...v.split(",")];
+const split = (v: string) => {
+  const weights: Record<string, number> = {};
+  for (const part of v.split(",")) {
+    const at = part.lastIndexOf("=");
+    const weight = Number(part.slice(at + 1));
+    if (at < 1 || !(weight > 0)) throw new InvalidArgumentError(`must be arm=weight pairs, e.g. control=50,treatment=50; got ${JSON.stringify(part)}`);
+    Object.defineProperty(weights, part.slice(0, at), { value: weight, enumerable: true, writable: true, configurable: true });
+  }
+  return weights;
 };
 
 const program = new Command("api-metrics")
-  .description("Compute a success metric over exposures and events files")
-  .requiredOption("--definition <json>", "metric definition as JSON", json)
-  .option("--exposures <file>", "exposures file (user_id,variant,exposed_at)")
-  .option("--events <file>", "events file (user_id,event,timestamp)")
-  .addOption(new Option("--engine <engine>", "memory: in Node; sql: the generated SQL on embedded DuckDB over the files").choices(["memory", "sql"]).default("memory"))
-  .option("--as-of <iso>", "analysis time (default now): later data does not exist yet, open windows are immature")
-  .option("--control <variant>", "control variant, to compare with --treatment")
-  .option("--treatment <variant>", "treatment variant")
-  .option("--confidence <level>", "confidence level of the comparison's intervals, between 0 and 1 (0.90, 0.95, 0.99, ...)", (v) => {
+  .description("Compute a success metric over exposures and events files, and compare arms")
+  .requiredOption("--definition <json>", "metric definition as JSON, or @file.json (fields below)", json)
+  .option("--exposures <file>", "exposures: user_id, variant, exposed_at (.csv/.tsv, .jsonl, .parquet)")
+  .option("--events <file>", "events: user_id, event, timestamp (.csv/.tsv, .jsonl, .parquet)")
+  .addOption(new Option("--engine <engine>", "memory: in Node; sql: the generated SQL on embedded DuckDB").choices(["memory", "sql"]).default("memory"))
+  .option("--as-of <iso>", "analysis time (default: just after the data's last timestamp): later data does not exist yet, open windows are immature")
+  .option("--timezone <zone>", "IANA time zone of timestamps written without an offset (default: they are refused)")
+  .option("--delimiter <char>", "CSV delimiter (default: detected from the header among , ; tab |)", (v) => (v === "tab" || v === "\\t" ? "\t" : v))
+  .option("--control <arm>", "control arm, to compare with --treatment")
+  .option("--treatment <arms>", "treatment arm(s), comma-separated or repeated: each is compared with the control, p-values Holm-adjusted", list)
+  .option("--split <weights>", "configured split for the sample ratio check, e.g. control=50,treatment=50 (default: equal)", split)
+  .option("--confidence <level>", "confidence level of the intervals, between 0 and 1 (0.90, 0.95, 0.99, ...)", (v) => {
     const level = Number(v);
     if (!/^0?\.\d+$/.test(v.trim()) || !(level > 0 && level < 1)) throw new InvalidArgumentError("must be a number between 0 and 1, e.g. 0.95");
     return level;
   }, 0.95)
+  .option("--cuped", "CUPED variance reduction with each user's pre-exposure value of the same metric", false)
+  .addOption(new Option("--format <format>", "output: table (default on a terminal), json (default when piped), csv").choices(["table", "json", "csv"]))
+  .option("--no-progress", "no progress lines on stderr for files over a million rows")
   .option("--print-sql", "print the standard SQL for a warehouse and exit", false)
   .allowExcessArguments(false)
   .addHelpText("after", definitionHelp());
 
+function progress(enabled: boolean) {
+  if (!enabled) return undefined;
+  const tty = process.stderr.isTTY;
+  return (file: string, rows: number, done: boolean) => {
+    const text = `${file}: ${rows.toLocaleString("en-US")} rows ${done ? "read" : "read so far"}`;
+    if (tty) process.stderr.write(`\r${text}${done ? "\n" : ""}`);
+    else process.stderr.write(`${text}\n`);
+  };
+}
+
 async function main(): Promise<void> {
   const o = program.parse().opts();
   const def = validateDefinition(o.definition);
-  const asOf = asOfMs(o.asOf);
   if (o.printSql) {
-    const sql = metricSql(def, asOf);
-    console.log(`-- per variant\n${sql.variants};\n\n-- excluded and immature users\n${sql.counts};`);
+    const asOf = asOfOption(o.asOf, o.timezone);
+    const sql = metricSql(def, asOf ?? Number.MAX_SAFE_INTEGER, { cuped: o.cuped });
+    const note = asOf === undefined ? "-- no --as-of: replace 9007199254740991 with your analysis time in epoch ms (default: one after MAX(ts))\n" : "";
+    console.log(`${note}-- per variant\n${sql.variants};\n\n-- excluded and immature users\n${sql.counts};`);
     return;
   }
   if (!o.exposures || !o.events) throw new MetricInputError("--exposures/--events", "are required unless --print-sql");
+  if ((o.control === undefined) !== (o.treatment === undefined)) throw new MetricInputError("--control/--treatment", "go together: name the control and at least one treatment");
+  const arms: string[] | undefined = o.control === undefined ? undefined : [o.control, ...o.treatment];
+  const options: MetricOptions = { as_of: o.asOf, timezone: o.timezone, cuped: o.cuped, variants: arms };
+  asOfOption(o.asOf, o.timezone); // a bad --as-of is refused before any file is read
+  const source = () => readFiles(o.exposures, o.events, { delimiter: o.delimiter, timezone: o.timezone, onProgress: progress(o.progress) });
   let result: MetricResult;
   if (o.engine === "sql") {
-    const db = await duckdbFromFiles(o.exposures, o.events);
+    const db = await DuckDbMetrics.open();
     try {
-      result = await db.computeOnTables(def, { as_of: new Date(asOf).toISOString() });
+      result = await db.computeMetricFromRows(def, source, options);
     } finally {
       db.close();
     }
   } else {
-    // Rows are checked field by field by computeMetric (MetricInputError names the row).
-    const read = <T>(file: string) => parse(readFileSync(file), { columns: true, skip_empty_lines: true, trim: true }) as T[];
-    result = computeMetric(def, { exposures: read<Exposure>(o.exposures), events: read<MetricEvent>(o.events) }, { as_of: new Date(asOf).toISOString() });
+    result = await computeMetricFromRows(def, source(), options);
   }
-  const comparison = o.control && o.treatment ? compareVariants(result, o.control, o.treatment, { confidence: o.confidence }) : undefined;
-  console.log(JSON.stringify(comparison ? { result, comparison } : { result }, null, 2));
+  const run = { result, readOut: arms ? readOut(result, arms[0], arms.slice(1), { confidence: o.confidence, split: o.split, cuped: o.cuped }) : undefined };
+  const format = o.format ?? (process.stdout.isTTY ? "table" : "json");
+  console.log(format === "table" ? toTable(run) : format === "csv" ? toCsv(run) : toJson(run));
 }
 
 main().catch((err: Error) => {
+  // SqlEngineError is already one line without SQL; anything else is a bug, said in one line, never a stack.
   console.error(err instanceof MetricInputError ? `invalid input: ${err.message}` : `metrics: ${err.message}`);
   process.exit(2);
 });

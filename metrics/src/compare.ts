@@ -47,12 +47,16 @@ export interface Comparison {
   p_value: number | null;
   /** Why an interval or the p-value cannot be given; absent when everything is estimable. */
   not_estimable?: string;
-  method: "newcombe_wilson" | "welch_t";
+  method: "newcombe_wilson" | "welch_t" | "cuped_welch_t";
+  /** With `cuped`: the regression slope used and the share of the variance it removed. */
+  cuped?: { theta: number; variance_reduction: number };
 }
 
 export interface CompareOptions {
   /** Confidence level of `ci`, in (0, 1): 0.90, 0.95 (default), 0.99, ... */
   confidence?: number;
+  /** CUPED variance reduction, from a result computed with `{ cuped: true }`: Welch's test on the adjusted values. */
+  cuped?: boolean;
 }
 
 const PROPORTIONS: readonly MetricType[] = ["conversion", "retention"];
@@ -83,25 +87,59 @@ function proportions(c: VariantResult, t: VariantResult, d: number, rel: number 
   };
 }
 
-function means(c: VariantResult, t: VariantResult, d: number, rel: number | null, level: number) {
-  const variance = (v: VariantResult) => {
-    const m = v.sum / v.denominator;
-    return v.denominator < 2 ? Number.NaN : Math.max(0, (v.sum_squares - v.denominator * m * m) / (v.denominator - 1));
-  };
-  const none = { ci: { absolute: null, relative: null }, ci95: { absolute: null, relative: null }, p_value: null };
-  if (c.denominator < 2 || t.denominator < 2) return { ...none, not_estimable: "fewer than two users in an arm: no variance can be estimated" };
-  const varMeanT = variance(t) / t.denominator;
-  const varMeanC = variance(c) / c.denominator;
+/** An arm's per-user values summarized: users, mean, sample variance. */
+interface Moments {
+  n: number;
+  mean: number;
+  variance: number;
+}
+
+const momentsOf = (v: VariantResult): Moments => {
+  const mean = v.sum / v.denominator;
+  return { n: v.denominator, mean, variance: v.denominator < 2 ? Number.NaN : Math.max(0, (v.sum_squares - v.denominator * mean * mean) / (v.denominator - 1)) };
+};
+
+/** Welch's interval and test on two arms' moments; the relative lift by the delta method. */
+function welch(c: Moments, t: Moments, level: number) {
+  const d = t.mean - c.mean;
+  const rel = c.mean === 0 ? null : d / c.mean;
+  const none = { absolute_lift: d, relative_lift: rel, ci: { absolute: null, relative: null }, ci95: { absolute: null, relative: null }, p_value: null };
+  if (c.n < 2 || t.n < 2) return { ...none, not_estimable: "fewer than two users in an arm: no variance can be estimated" };
+  const varMeanT = t.variance / t.n;
+  const varMeanC = c.variance / c.n;
   if (varMeanT === 0 && varMeanC === 0) return { ...none, not_estimable: "zero variance in both arms: every user of each arm has the same value" };
   const se = Math.sqrt(varMeanT + varMeanC);
-  const df = se ** 4 / (varMeanT ** 2 / (t.denominator - 1) + varMeanC ** 2 / (c.denominator - 1));
-  const seRel = rel === null ? Number.NaN : Math.sqrt(varMeanT / c.value! ** 2 + (t.value! ** 2 * varMeanC) / c.value! ** 4);
+  const df = se ** 4 / (varMeanT ** 2 / (t.n - 1) + varMeanC ** 2 / (c.n - 1));
+  const seRel = rel === null ? Number.NaN : Math.sqrt(varMeanT / c.mean ** 2 + (t.mean ** 2 * varMeanC) / c.mean ** 4);
   const at = (lvl: number): Intervals => {
     const q = tCritical(lvl, df);
     const interval = (center: number, s: number): Interval => (Number.isFinite(s) ? [center - q * s, center + q * s] : null);
     return { absolute: interval(d, se), relative: rel === null ? null : interval(rel, seRel) };
   };
-  return { ci: at(level), ci95: at(0.95), p_value: tPValue(d / se, df) };
+  return { absolute_lift: d, relative_lift: rel, ci: at(level), ci95: at(0.95), p_value: tPValue(d / se, df) };
+}
+
+/**
+ * CUPED (Deng, Xu, Kohavi & Walker 2013): y' = y - θ (x - x̄), x each user's pre-exposure value of the metric, θ the
+ * within-arm pooled regression slope of y on x, x̄ the pooled mean of x. Each arm's adjusted mean is
+ * ȳ - θ (x̄_arm - x̄) and its variance var(y) - 2θ cov(x, y) + θ² var(x); Welch's interval and test follow.
+ * The variance reduction is 1 - Σ(n-1)var(y') / Σ(n-1)var(y) over the two arms.
+ */
+function cuped(c: VariantResult, t: VariantResult, level: number) {
+  const arms = [c, t].map((v) => {
+    const m = momentsOf(v);
+    const pre = v.pre!;
+    const xMean = pre.sum / v.denominator;
+    const k = v.denominator - 1;
+    return { m, xMean, k, varX: Math.max(0, (pre.sum_squares - v.denominator * xMean * xMean) / k), cov: (pre.sum_products - v.denominator * xMean * m.mean) / k };
+  });
+  const sxx = arms.reduce((a, r) => a + r.k * r.varX, 0);
+  const theta = sxx > 0 ? arms.reduce((a, r) => a + r.k * r.cov, 0) / sxx : 0;
+  const xPooled = (c.pre!.sum + t.pre!.sum) / (c.denominator + t.denominator);
+  const adjusted = arms.map((r): Moments => ({ n: r.m.n, mean: r.m.mean - theta * (r.xMean - xPooled), variance: Math.max(0, r.m.variance - 2 * theta * r.cov + theta * theta * r.varX) }));
+  const before = arms.reduce((a, r) => a + r.k * r.m.variance, 0);
+  const after = adjusted.reduce((a, r, i) => a + arms[i].k * r.variance, 0);
+  return { ...welch(adjusted[0], adjusted[1], level), cuped: { theta, variance_reduction: before > 0 ? 1 - after / before : 0 } };
 }
 
 export function compareVariants(result: MetricResult, control: string, treatment: string, options: CompareOptions = {}): Comparison {
@@ -119,7 +157,13 @@ export function compareVariants(result: MetricResult, control: string, treatment
     const none = { absolute: null, relative: null };
     return { ...base, absolute_lift: null, relative_lift: null, ci: none, ci95: none, p_value: null, not_estimable: `nobody was exposed to ${c.value === null ? control : treatment}` };
   }
+  if (options.cuped) {
+    if (!c.pre || !t.pre) throw new MetricInputError("options.cuped", "needs a result computed with { cuped: true } (the pre-exposure sums)");
+    if (c.denominator < 2 || t.denominator < 2) return { ...base, method: "cuped_welch_t", ...welch(momentsOf(c), momentsOf(t), confidence) };
+    return { ...base, method: "cuped_welch_t", ...cuped(c, t, confidence) };
+  }
+  if (!proportion) return { ...base, ...welch(momentsOf(c), momentsOf(t), confidence) };
   const d = t.value - c.value;
   const rel = c.value === 0 ? null : d / c.value;
-  return { ...base, absolute_lift: d, relative_lift: rel, ...(proportion ? proportions(c, t, d, rel, confidence) : means(c, t, d, rel, confidence)) };
+  return { ...base, absolute_lift: d, relative_lift: rel, ...proportions(c, t, d, rel, confidence) };
 }

@@ -1,5 +1,7 @@
 /** The success-metrics engine: the seed's four metrics and a treatment-vs-control comparison. */
-export { computeMetric } from "./compute.ts";
+export { computeMetric, computeMetricFromRows, MemoryMetric } from "./compute.ts";
 export { compareVariants, type CompareOptions, type Comparison } from "./compare.ts";
+export { readFiles, type ReadOptions } from "./input/read.ts";
+export type { EventRow, ExposureRow, RowSource } from "./input/rows.ts";
 export { MetricInputError } from "./validate.ts";
 export type * from "./types.ts";

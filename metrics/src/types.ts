@@ -13,7 +13,7 @@ export type MetricDefinition =
 export interface Exposure {
   user_id: string;
   variant: string;
-  /** ISO 8601 timestamp with a time and a zone (`Z` or `+hh:mm`). */
+  /** ISO 8601 timestamp with an offset (`Z` or `+hh:mm`), or without one when the options name a `timezone`. */
   exposed_at: string;
 }
 
@@ -32,11 +32,26 @@ export interface MetricOptions {
   /** Variants to report even when nobody was exposed to them (their value is then null). */
   variants?: readonly string[];
   /**
-   * The time the analysis is made at (ISO 8601 with a zone; default: the time of the call). Exposures and events at
-   * or after it do not exist yet, and a user whose window (`window_days`) has not ended by then is immature:
-   * excluded from every variant and counted in `immature_users`, instead of counting as not converted.
+   * The time the analysis is made at (ISO 8601; default: one millisecond after the data's last timestamp, never the
+   * wall clock, so the same data gives the same answer on any day). Exposures and events at or after it do not exist
+   * yet, and a user whose window (`window_days`) has not ended by then is immature: excluded from every variant and
+   * counted in `immature_users`, instead of counting as not converted.
    */
   as_of?: string;
+  /** IANA time zone (`Europe/Paris`) of timestamps written without an offset; without it they are refused. */
+  timezone?: string;
+  /** Also sum each user's pre-exposure value of the metric per variant (`VariantResult.pre`), for CUPED. */
+  cuped?: boolean;
+}
+
+/** Sums of the users' pre-exposure values x (CUPED's covariate) next to their values y. */
+export interface PreExposureSums {
+  /** Σx */
+  sum: number;
+  /** Σx² */
+  sum_squares: number;
+  /** Σxy */
+  sum_products: number;
 }
 
 export interface VariantResult {
@@ -50,6 +65,8 @@ export interface VariantResult {
   sum: number;
   /** Sum of the squared per-user values: with `sum` and `denominator`, the variance for confidence intervals. */
   sum_squares: number;
+  /** With `cuped`: the sums of the pre-exposure values. */
+  pre?: PreExposureSums;
 }
 
 export interface MetricResult {
@@ -60,6 +77,8 @@ export interface MetricResult {
   excluded_users: number;
   /** Users whose window had not ended at `as_of`, left out of every variant. */
   immature_users: number;
-  /** The analysis time used, ISO 8601 UTC. */
-  as_of: string;
+  /** The analysis time used, ISO 8601 UTC; null when there is no data and none was given. */
+  as_of: string | null;
+  /** Where `as_of` came from: the options, or the data (one millisecond after its last timestamp). */
+  as_of_source: "options" | "data";
 }

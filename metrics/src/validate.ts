@@ -4,6 +4,8 @@
  */
 import leven from "leven";
 import { definitionFields } from "./definition-schema.ts";
+import { ValueProblem } from "./input/problem.ts";
+import { parseInstant } from "./input/timestamp.ts";
 import type { MetricData, MetricDefinition, MetricType } from "./types.ts";
 
 export class MetricInputError extends Error {
@@ -14,20 +16,16 @@ export class MetricInputError extends Error {
 }
 
 const TYPES: readonly MetricType[] = ["conversion", "events_per_user", "events_per_user_per_active_day", "retention"];
-// A date, a time and an explicit zone: "2026-03-02" or "March 2" would be read in local time or guessed.
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+export const DAY_MS = 86_400_000;
+/** The longest window: a million days keeps every exposure + window sum an exact integer of milliseconds. */
+const MAX_WINDOW_DAYS = 1_000_000;
 
-/** Milliseconds since the epoch, or a MetricInputError naming `field`. */
-export function parseTimestamp(value: unknown, field: string): number {
-  if (typeof value !== "string" || !ISO.test(value)) throw new MetricInputError(field, `must be an ISO 8601 timestamp with a zone, got ${JSON.stringify(value)}`);
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new MetricInputError(field, `is not a valid date: ${JSON.stringify(value)}`);
-  return ms;
-}
-
-export function requireId(value: unknown, field: string): string {
-  if (typeof value !== "string" || value === "") throw new MetricInputError(field, "must be a non-empty string");
-  return value;
+/**
+ * The window in milliseconds, rounded to the millisecond: the one integer every engine compares with, so a
+ * fractional window (`1/7` of a day) ends at the same instant everywhere. Undefined without a window.
+ */
+export function windowMs(def: MetricDefinition): number | undefined {
+  return def.window_days === undefined ? undefined : Math.round(def.window_days * DAY_MS);
 }
 
 export function validateDefinition(def: unknown): MetricDefinition {
@@ -44,7 +42,7 @@ export function validateDefinition(def: unknown): MetricDefinition {
     const elsewhere = known.includes(key) ? ` (it applies to ${[...definitionFields].filter(([, fs]) => fs.some((f) => f.name === key)).map(([t]) => t).join(", ")})` : "";
     throw new MetricInputError(`definition.${key}`, `is not a field of a ${d.type} definition${elsewhere}${hint} Fields: ${fields.join(", ")}`);
   }
-  requireId(d.event, "definition.event");
+  if (typeof d.event !== "string" || d.event === "") throw new MetricInputError("definition.event", `must be a non-empty string, got ${JSON.stringify(d.event)}`);
   if (d.type === "retention") {
     if (!Number.isInteger(d.threshold) || (d.threshold as number) < 1) throw new MetricInputError("definition.threshold", `must be an integer >= 1, got ${JSON.stringify(d.threshold)}`);
     if (d.window_days === undefined) throw new MetricInputError("definition.window_days", "is required for retention");
@@ -53,8 +51,11 @@ export function validateDefinition(def: unknown): MetricDefinition {
     if (d.type !== "events_per_user_per_active_day") throw new MetricInputError("definition.active_day", "applies to events_per_user_per_active_day only");
     if (d.active_day !== "metric_event" && d.active_day !== "any_event") throw new MetricInputError("definition.active_day", `must be metric_event or any_event, got ${JSON.stringify(d.active_day)}`);
   }
-  if (d.window_days !== undefined && !(typeof d.window_days === "number" && Number.isFinite(d.window_days) && d.window_days > 0)) {
-    throw new MetricInputError("definition.window_days", `must be a number > 0, got ${JSON.stringify(d.window_days)}`);
+  if (d.window_days !== undefined) {
+    const w = d.window_days;
+    if (!(typeof w === "number" && Number.isFinite(w) && w > 0)) throw new MetricInputError("definition.window_days", `must be a number > 0, got ${JSON.stringify(w)}`);
+    if (w > MAX_WINDOW_DAYS) throw new MetricInputError("definition.window_days", `must be at most ${MAX_WINDOW_DAYS} days, got ${w}`);
+    if (Math.round(w * DAY_MS) < 1) throw new MetricInputError("definition.window_days", `must be at least one millisecond (${1 / DAY_MS} days), got ${w}`);
   }
   return def as MetricDefinition;
 }
@@ -69,13 +70,21 @@ export function validateDataShape(data: unknown): MetricData {
 
 /**
  * Results keyed by variant name, as own properties: `Object.fromEntries` defines `__proto__` as a plain key, where an
- * assignment would set the object's prototype (and `constructor` would read Object's).
+ * assignment would set the object's prototype (and `constructor` would read Object's). One order on every engine:
+ * the requested variants as given, then the others by code unit (never a database's collation).
  */
-export function variantRecord<T>(entries: Map<string, T>): Record<string, T> {
-  return Object.fromEntries(entries) as Record<string, T>;
+export function variantRecord<T>(entries: Map<string, T>, requested: readonly string[] = []): Record<string, T> {
+  const rest = [...entries.keys()].filter((v) => !requested.includes(v)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries([...new Set(requested)].concat(rest).map((v) => [v, entries.get(v)!])) as Record<string, T>;
 }
 
-/** The analysis time in milliseconds: `as_of` parsed, or now. */
-export function asOfMs(asOf: unknown): number {
-  return asOf === undefined ? Date.now() : parseTimestamp(asOf, "options.as_of");
+/** The analysis time in milliseconds, when one is given (read like the data's timestamps). */
+export function asOfOption(asOf: unknown, timezone?: string): number | undefined {
+  if (asOf === undefined) return undefined;
+  try {
+    return parseInstant(asOf, timezone);
+  } catch (err) {
+    if (err instanceof ValueProblem) throw new MetricInputError("as_of", err.message);
+    throw err;
+  }
 }

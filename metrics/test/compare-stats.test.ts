@@ -16,7 +16,7 @@ function result(metric: MetricType, arms: Record<string, number[]>): MetricResul
     const sum = xs.reduce((a, b) => a + b, 0);
     variants[name] = { value: xs.length ? sum / xs.length : null, numerator: sum, denominator: xs.length, sum, sum_squares: xs.reduce((a, b) => a + b * b, 0) };
   }
-  return { metric, event: "e", variants, excluded_users: 0, immature_users: 0, as_of: "2026-01-01T00:00:00.000Z" };
+  return { metric, event: "e", variants, excluded_users: 0, immature_users: 0, as_of: "2026-01-01T00:00:00.000Z", as_of_source: "options" };
 }
 const ones = (k: number, n: number) => Array.from({ length: n }, (_, i) => (i < k ? 1 : 0));
 
@@ -100,7 +100,7 @@ describe("compareVariants statistics", () => {
     const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", "--definition", '{"type":"conversion","event":"buy"}', "--exposures", join(dir, "x.csv"), "--events", join(dir, "e.csv"), "--as-of", "2026-02-01T00:00:00Z", "--control", "control", "--treatment", "treatment", ...args], { encoding: "utf8" });
     const ok = run("--confidence", "0.9");
     expect(ok.status, ok.stderr).toBe(0);
-    const { comparison } = JSON.parse(ok.stdout);
+    const [comparison] = JSON.parse(ok.stdout).comparisons;
     expect(comparison.confidence).toBe(0.9);
     expect(typeof comparison.p_value).toBe("number");
     const bad = run("--confidence", "95");

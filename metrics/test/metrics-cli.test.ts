@@ -1,7 +1,9 @@
-// `npm run metrics`: both engines read the same files and print the same result; the sql engine reads the files
-// through DuckDB (never into Node); bad input exits 2 naming the field.
+// `api-metrics` end to end: both engines read the files through the same input layer and print the same result,
+// whatever the machine's TZ; the output is a table, JSON or CSV, the sample ratio check first; progress shows on
+// files over a million rows; bad input exits 2 naming the file, line and column.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,6 +15,7 @@ writeFileSync(exposures, "user_id,variant,exposed_at\na,control,2026-01-01T00:00
 writeFileSync(events, "user_id,event,timestamp\na,purchase,2026-01-02T00:00:00Z\nc,purchase,2026-01-03T00:00:00Z\nc,page_view,2026-01-04T00:00:00-05:00\n");
 
 const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", ...args], { encoding: "utf8" });
+const runIn = (tz: string, ...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", ...args], { encoding: "utf8", env: { ...process.env, TZ: tz } });
 const definition = JSON.stringify({ type: "conversion", event: "purchase", window_days: 7 });
 
 describe("npm run metrics", () => {
@@ -20,8 +23,8 @@ describe("npm run metrics", () => {
     const [memory, sql] = ["memory", "sql"].map((engine) => run("--engine", engine, "--definition", definition, "--exposures", exposures, "--events", events, "--as-of", "2026-01-10T00:00:00Z", "--control", "control", "--treatment", "treatment"));
     expect(memory.status, memory.stderr).toBe(0);
     expect(sql.status, sql.stderr).toBe(0);
-    expect(JSON.parse(sql.stdout)).toEqual(JSON.parse(memory.stdout));
-    const { result, comparison } = JSON.parse(memory.stdout);
+    expect(sql.stdout).toBe(memory.stdout); // byte for byte: the same variants in the same order
+    const { result, comparisons: [comparison] } = JSON.parse(memory.stdout);
     expect(result).toMatchObject({ immature_users: 1, variants: { control: { value: 0.5, denominator: 2 }, treatment: { value: 1, denominator: 1 } } });
     expect(comparison.method).toBe("newcombe_wilson");
   }, 30_000);
@@ -35,4 +38,81 @@ describe("npm run metrics", () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("definition.threshold");
   }, 30_000);
+
+  it("gives one answer on both engines whatever the machine's TZ, for wall-clock times read with --timezone", () => {
+    const x = join(dir, "tz-x.csv");
+    const e = join(dir, "tz-e.csv");
+    writeFileSync(x, "user_id,variant,exposed_at\na,control,2026-03-28 23:30:00\nb,treatment,2026-03-29 01:30:00\n");
+    writeFileSync(e, "user_id,event,timestamp\na,purchase,2026-03-29 03:10:00\nb,purchase,2026-03-29 03:20:00\n");
+    const def = JSON.stringify({ type: "conversion", event: "purchase", window_days: 0.125 }); // 3 hours
+    const outs = ["UTC", "America/New_York", "Asia/Kolkata"].flatMap((tz) => ["memory", "sql"].map((engine) => runIn(tz, "--engine", engine, "--definition", def, "--exposures", x, "--events", e, "--timezone", "Europe/Paris", "--as-of", "2026-04-01T00:00:00Z", "--format", "json")));
+    for (const o of outs) expect(o.status, o.stderr).toBe(0);
+    expect(new Set(outs.map((o) => o.stdout)).size).toBe(1);
+    // Paris skips 02:00-03:00 that night: a's 23:30 +01:00 to 03:10 +02:00 is 2h40 (inside 3 h), b's 01:30 to 03:20 is 50 min.
+    expect(JSON.parse(outs[0].stdout).result.variants).toMatchObject({ control: { numerator: 1 }, treatment: { numerator: 1 } });
+    const refused = runIn("Asia/Kolkata", "--engine", "sql", "--definition", def, "--exposures", x, "--events", e);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(`invalid input: ${x} line 2, column 3 (exposed_at) has no UTC offset (add Z or +hh:mm, or name the data's time zone with --timezone): "2026-03-28 23:30:00"\n`);
+  }, 60_000);
+
+  it("prints the sample ratio check first, every treatment against the control with Holm, as a table, JSON or CSV", () => {
+    const x = join(dir, "arms-x.csv");
+    const e = join(dir, "arms-e.csv");
+    const users = Array.from({ length: 90 }, (_, i) => `u${i},${["control", "b", "c"][i % 3]},2026-01-01T00:00:00Z`);
+    writeFileSync(x, `user_id,variant,exposed_at\n${users.join("\n")}\n`);
+    writeFileSync(e, `user_id,event,timestamp\n${Array.from({ length: 90 }, (_, i) => (i % 3 === 0 ? i % 2 : i % 3 === 1 ? i % 5 !== 0 : i % 4 !== 0) ? `u${i},purchase,2026-01-02T00:00:00Z` : "").filter(Boolean).join("\n")}\n`);
+    const args = ["--definition", JSON.stringify({ type: "conversion", event: "purchase" }), "--exposures", x, "--events", e, "--control", "control", "--treatment", "b,c"];
+    const json = run(...args, "--format", "json");
+    expect(json.status, json.stderr).toBe(0);
+    const out = JSON.parse(json.stdout);
+    expect(Object.keys(out)).toEqual(["srm", "result", "comparisons"]);
+    expect(out.srm).toMatchObject({ observed: { control: 30, b: 30, c: 30 }, chi_square: 0, df: 2, p_value: 1, mismatch: false });
+    expect(out.comparisons.map((c: { treatment: string }) => c.treatment)).toEqual(["b", "c"]);
+    const ps = out.comparisons.map((c: { p_value: number }) => c.p_value);
+    const sorted = [...ps].sort((a, b) => a - b);
+    // Holm by hand: the smaller p times 2, the larger times 1 but never below the first.
+    const first = Math.min(1, 2 * sorted[0]);
+    expect(out.comparisons.map((c: { p_adjusted: number }) => c.p_adjusted)).toEqual(ps.map((p: number) => (p === sorted[0] ? first : Math.max(first, p))));
+    const table = run(...args, "--format", "table");
+    expect(table.stdout.split("\n")[0]).toMatch(/^Sample ratio: ok: p = 1\.0000, chi-square 0\.000 on 2 df/);
+    expect(table.stdout).toContain("as of: 2026-01-02T00:00:00.001Z (just after the data's last timestamp; set --as-of to choose)");
+    expect(table.stdout).toMatch(/│ b\s+│ 30\s+│/);
+    const csv = run(...args, "--format", "csv");
+    const [head, ...rows] = csv.stdout.trim().split("\n");
+    expect(head.split(",").slice(0, 8)).toEqual(["metric", "event", "as_of", "as_of_source", "arm", "role", "users", "value"]);
+    expect(rows.map((r) => r.split(",")[4])).toEqual(["control", "b", "c"]);
+    expect(rows.find((r) => r.includes(",control,control,"))).toBeDefined();
+    const skewed = run(...args, "--split", "control=80,b=10,c=10", "--format", "json");
+    expect(JSON.parse(skewed.stdout).srm.mismatch).toBe(true);
+    expect(run(...args, "--split", "control=80,b=20", "--format", "json").stderr).toContain("split.c must be a weight > 0");
+  }, 60_000);
+
+  it("answers a run with no exposed users with null values and a reason, not an error", () => {
+    const empty = join(dir, "none.csv");
+    writeFileSync(empty, "");
+    const r = run("--definition", JSON.stringify({ type: "conversion", event: "purchase" }), "--exposures", empty, "--events", empty, "--control", "control", "--treatment", "treatment", "--format", "json");
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.result).toMatchObject({ as_of: null, variants: { control: { value: null, denominator: 0 }, treatment: { value: null, denominator: 0 } } });
+    expect(out.srm.not_estimable).toBe("no users in the compared arms");
+    expect(out.comparisons[0].not_estimable).toBe("nobody was exposed to control");
+  }, 30_000);
+
+  it("shows progress on stderr for a file over a million rows, and not with --no-progress", async () => {
+    const x = join(dir, "big-x.csv");
+    const e = join(dir, "big-e.csv");
+    writeFileSync(x, "user_id,variant,exposed_at\nu0,control,2026-01-01T00:00:00Z\nu1,treatment,2026-01-01T00:00:00Z\n");
+    const out = createWriteStream(e);
+    out.write("user_id,event,timestamp\n");
+    const line = "u1,purchase,2026-01-02T00:00:00Z\n";
+    for (let i = 0; i < 1_050_000 / 10_000; i++) if (!out.write(line.repeat(10_000))) await once(out, "drain");
+    out.end();
+    await once(out, "finish");
+    const r = run("--definition", JSON.stringify({ type: "events_per_user", event: "purchase" }), "--exposures", x, "--events", e, "--format", "json");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`${e}: 1,000,000 rows read so far\n${e}: 1,050,000 rows read\n`);
+    expect(JSON.parse(r.stdout).result.variants.treatment.numerator).toBe(1_050_000);
+    const quiet = run("--definition", JSON.stringify({ type: "events_per_user", event: "purchase" }), "--exposures", x, "--events", e, "--format", "json", "--no-progress");
+    expect(quiet.stderr).toBe("");
+  }, 120_000);
 });

@@ -14,7 +14,7 @@ const engines: Array<[string, Engine, number]> = [
   ["in-memory", { computeMetric: computeMetric as Engine["computeMetric"] }, 300],
   ["SQL on DuckDB", { computeMetric: computeSql as Engine["computeMetric"] }, 40],
 ];
-const result = (variants: MetricResult["variants"], metric: MetricResult["metric"] = "conversion"): MetricResult => ({ metric, event: "purchase", excluded_users: 0, immature_users: 0, as_of: "2026-03-02T00:00:00.000Z", variants });
+const result = (variants: MetricResult["variants"], metric: MetricResult["metric"] = "conversion"): MetricResult => ({ metric, event: "purchase", excluded_users: 0, immature_users: 0, as_of: "2026-03-02T00:00:00.000Z", as_of_source: "options", variants });
 
 describe.each(engines)("metric laws (fast-check), %s engine", (_engine, engine, runs) => {
   it.each(metricLaws(engine as never).map((l) => [l.name, l] as const))("%s", async (_name, law) => {

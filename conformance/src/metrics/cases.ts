@@ -9,7 +9,7 @@ export interface MetricCase {
   why: string;
   definition: Definition;
   data: Data;
-  /** Analysis time (`as_of`); cases without one have every window ended long ago. */
+  /** Analysis time (`as_of`); cases written without one run as of LONG_AFTER, when every window has ended. */
   options?: { as_of: string };
   expected?: { variants: Record<string, { value: number | null; numerator: number; denominator: number }>; excluded_users: number; immature_users?: number };
   /** For invalid input: the field path the error message must name. */
@@ -20,7 +20,13 @@ const x = (user_id: string, variant: string, exposed_at: string) => ({ user_id, 
 const e = (user_id: string, timestamp: string, event = "purchase") => ({ user_id, event, timestamp });
 const D = "2026-01-05T";
 
-export const metricCases: MetricCase[] = [
+/**
+ * A time after every case's data and window. Given explicitly, because engines differ in their default (the wall
+ * clock, or the data's last timestamp), and the seed leaves the analysis time open.
+ */
+export const LONG_AFTER = "2027-01-01T00:00:00Z";
+
+const written: MetricCase[] = [
   {
     name: "conversion is zero-filled over every exposed user and ignores volume",
     why: "a fires 10 times, b never: 1 converted / 2 exposed = 0.5",
@@ -177,3 +183,5 @@ export const metricCases: MetricCase[] = [
     errorField: "exposures[0].user_id",
   },
 ];
+
+export const metricCases: MetricCase[] = written.map((c) => (c.options || c.errorField ? c : { ...c, options: { as_of: LONG_AFTER } }));

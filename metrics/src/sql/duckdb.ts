@@ -1,10 +1,11 @@
 /**
- * The SQL engine on embedded DuckDB: validates the input exactly as the in-memory engine does, loads it into the
- * two tables with DuckDB's appender, and runs the generated SQL. For data that outgrows memory, `duckdbFromFiles`
- * defines the same two tables as views over CSV or Parquet files, so nothing is loaded into Node at all.
+ * The SQL engine on embedded DuckDB: takes the rows the in-memory engine takes (checked by the same input layer),
+ * loads them into the two tables with DuckDB's appender, and runs the generated SQL. Files never reach DuckDB's own
+ * readers, whose parsing (time zones, trimming, date rollover) differs from ours.
  */
 import type { MetricData, MetricDefinition, MetricOptions, MetricResult } from "../types.ts";
-import { asOfMs, parseTimestamp, requireId, validateDataShape, validateDefinition } from "../validate.ts";
+import { rowsOfData, type RowSource } from "../input/rows.ts";
+import { asOfOption, MetricInputError, validateDataShape, validateDefinition } from "../validate.ts";
 import { runMetricSql, type Query } from "./run.ts";
 
 /**
@@ -34,26 +35,62 @@ async function duckdb(): Promise<{ DuckDBInstance: { create(path: string): Promi
 
 export const queryOfDuckDb = (connection: DuckDBConnection): Query => async (sql) => (await connection.runAndReadAll(sql)).getRowObjects() as Array<Record<string, unknown>>;
 
-async function load(connection: DuckDBConnection, data: MetricData): Promise<void> {
-  await connection.run("CREATE OR REPLACE TABLE exposures (user_id VARCHAR, variant VARCHAR, exposed_ms BIGINT)");
-  await connection.run("CREATE OR REPLACE TABLE events (user_id VARCHAR, event VARCHAR, ts_ms BIGINT)");
+const TABLES = [
+  "CREATE OR REPLACE TABLE exposures (user_id VARCHAR, variant VARCHAR, exposed_ms BIGINT)",
+  "CREATE OR REPLACE TABLE events (user_id VARCHAR, event VARCHAR, ts_ms BIGINT)",
+];
+
+/** Rows into the two tables with DuckDB's appender, batch by batch: nothing but a batch is held in Node. */
+async function load(connection: DuckDBConnection, source: RowSource): Promise<void> {
+  for (const sql of TABLES) await connection.run(sql);
   const exposures = await connection.createAppender("exposures");
-  data.exposures.forEach((x, i) => {
-    exposures.appendVarchar(requireId(x?.user_id, `exposures[${i}].user_id`));
-    exposures.appendVarchar(requireId(x.variant, `exposures[${i}].variant`));
-    exposures.appendBigInt(BigInt(parseTimestamp(x.exposed_at, `exposures[${i}].exposed_at`)));
-    exposures.endRow();
-  });
-  exposures.closeSync();
+  try {
+    for await (const batch of source.exposures) {
+      for (const x of batch) {
+        exposures.appendVarchar(x.user_id);
+        exposures.appendVarchar(x.variant);
+        exposures.appendBigInt(BigInt(x.ms));
+        exposures.endRow();
+      }
+    }
+  } finally {
+    exposures.closeSync();
+  }
   const events = await connection.createAppender("events");
-  data.events.forEach((e, i) => {
-    events.appendVarchar(requireId(e?.user_id, `events[${i}].user_id`));
-    events.appendVarchar(requireId(e.event, `events[${i}].event`));
-    events.appendBigInt(BigInt(parseTimestamp(e.timestamp, `events[${i}].timestamp`)));
-    events.endRow();
-  });
-  events.closeSync();
+  try {
+    for await (const batch of source.events) {
+      for (const e of batch) {
+        events.appendVarchar(e.user_id);
+        events.appendVarchar(e.event);
+        events.appendBigInt(BigInt(e.ms));
+        events.endRow();
+      }
+    }
+  } finally {
+    events.closeSync();
+  }
 }
+
+/**
+ * DuckDB's own errors carry SQL fragments and internals: the input is checked before it reaches DuckDB, so what is
+ * left is a fault of the engine or the machine (memory, disk), said in one line with DuckDB's reason.
+ */
+export class SqlEngineError extends Error {
+  constructor(cause: unknown) {
+    const reason = String((cause as Error)?.message ?? cause).split("\n")[0].replace(/\s*LINE \d+:.*$/, "").slice(0, 200);
+    super(`the SQL engine (DuckDB) could not compute the metric: ${reason}`, { cause });
+    this.name = "SqlEngineError";
+  }
+}
+
+const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof MetricInputError || err instanceof SqlEngineError) throw err;
+    throw new SqlEngineError(err);
+  }
+};
 
 export class DuckDbMetrics {
   private queue: Promise<unknown> = Promise.resolve();
@@ -65,37 +102,35 @@ export class DuckDbMetrics {
     return new DuckDbMetrics(await instance.connect());
   }
 
-  /** computeMetric over data in memory: loaded into the tables, then the SQL. Calls run one at a time. */
+  /** computeMetric over data in memory: checked as the in-memory engine checks it, loaded, then the SQL. */
   computeMetric(definition: MetricDefinition, data: MetricData, options: MetricOptions = {}): Promise<MetricResult> {
+    return this.computeMetricFromRows(definition, () => {
+      const rows = rowsOfData(validateDataShape(data), options.timezone);
+      return { exposures: [rows.exposures], events: [rows.events] };
+    }, options);
+  }
+
+  /** The metric over rows (input/read.ts reads files into rows). Calls run one at a time. */
+  computeMetricFromRows(definition: MetricDefinition, source: RowSource | (() => RowSource), options: MetricOptions = {}): Promise<MetricResult> {
     const run = async () => {
       const def = validateDefinition(definition);
-      const shape = validateDataShape(data);
-      const asOf = asOfMs(options.as_of);
-      await load(this.connection, shape);
-      return runMetricSql(queryOfDuckDb(this.connection), def, asOf, options.variants);
+      const asOf = asOfOption(options.as_of, options.timezone);
+      const rows = typeof source === "function" ? source() : source;
+      await guarded(() => load(this.connection, rows));
+      return guarded(() => runMetricSql(queryOfDuckDb(this.connection), def, asOf, { variants: options.variants, cuped: options.cuped }));
     };
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  /** The metric over the tables as they are (loaded by `load`, or views over files). */
+  /** The metric over the tables as they are (a database file holding `exposures` and `events`). */
   computeOnTables(definition: MetricDefinition, options: MetricOptions = {}): Promise<MetricResult> {
-    return runMetricSql(queryOfDuckDb(this.connection), validateDefinition(definition), asOfMs(options.as_of), options.variants);
+    const def = validateDefinition(definition);
+    return guarded(() => runMetricSql(queryOfDuckDb(this.connection), def, asOfOption(options.as_of, options.timezone), { variants: options.variants, cuped: options.cuped }));
   }
 
   close(): void {
     this.connection.closeSync();
   }
-}
-
-const sqlPath = (p: string) => `'${p.replace(/'/g, "''")}'`;
-const reader = (p: string) => (/\.parquet$/i.test(p) ? `read_parquet(${sqlPath(p)})` : `read_csv(${sqlPath(p)}, header = true, all_varchar = true)`);
-
-/** Views `exposures` and `events` over files with the columns user_id, variant, exposed_at / user_id, event, timestamp (ISO 8601). */
-export async function duckdbFromFiles(exposuresFile: string, eventsFile: string): Promise<DuckDbMetrics> {
-  const db = await DuckDbMetrics.open();
-  await db.connection.run(`CREATE VIEW exposures AS SELECT CAST(user_id AS VARCHAR) AS user_id, CAST(variant AS VARCHAR) AS variant, epoch_ms(CAST(exposed_at AS TIMESTAMPTZ)) AS exposed_ms FROM ${reader(exposuresFile)}`);
-  await db.connection.run(`CREATE VIEW events AS SELECT CAST(user_id AS VARCHAR) AS user_id, CAST(event AS VARCHAR) AS event, epoch_ms(CAST("timestamp" AS TIMESTAMPTZ)) AS ts_ms FROM ${reader(eventsFile)}`);
-  return db;
 }

@@ -10,8 +10,8 @@
  * literals (numbers checked, strings quoted by doubling '), so a definition cannot inject SQL.
  */
 import type { MetricDefinition } from "../types.ts";
+import { windowMs } from "../validate.ts";
 
-const DAY_MS = 86_400_000;
 
 export interface MetricSql {
   /** One row per variant: variant, denominator, total (sum of per-user values), total_squares. */
@@ -26,11 +26,21 @@ const integer = (n: number) => {
   return String(n);
 };
 
-export function metricSql(def: MetricDefinition, asOfMs: number): MetricSql {
+export interface MetricSqlOptions {
+  /** Also sum each user's pre-exposure value (x) per variant: pre_total, pre_total_squares, pre_total_products. */
+  cuped?: boolean;
+}
+
+/** The query giving the data's last timestamp (`last_ms`, NULL without data): the default analysis time is just after it. */
+export const LAST_TIMESTAMP_SQL = "SELECT MAX(ms) AS last_ms FROM (SELECT MAX(exposed_ms) AS ms FROM exposures UNION ALL SELECT MAX(ts_ms) AS ms FROM events) t";
+
+export function metricSql(def: MetricDefinition, asOfMs: number, options: MetricSqlOptions = {}): MetricSql {
   const event = literal(def.event);
-  const windowMs = def.window_days === undefined ? null : integer(Math.round(def.window_days * DAY_MS));
+  const window = windowMs(def);
+  const windowSql = window === undefined ? null : integer(window);
   const asOf = integer(asOfMs);
   const anyEventDays = def.type === "events_per_user_per_active_day" && def.active_day === "any_event";
+  const cuped = options.cuped === true;
   const day = "FLOOR(CAST(w.ts_ms AS DOUBLE PRECISION) / 86400000)";
   const cohort = [
     "WITH first_exposure AS (",
@@ -43,35 +53,54 @@ export function metricSql(def: MetricDefinition, asOfMs: number): MetricSql {
     "  SELECT user_id, variant, exposed_ms FROM first_exposure WHERE variant_count = 1",
     "),",
     "analysed AS (",
-    `  SELECT user_id, variant, exposed_ms FROM eligible${windowMs === null ? "" : ` WHERE exposed_ms + ${windowMs} <= ${asOf}`}`,
+    `  SELECT user_id, variant, exposed_ms FROM eligible${windowSql === null ? "" : ` WHERE exposed_ms + ${windowSql} <= ${asOf}`}`,
     ")",
   ];
-  const perUserValue = {
-    conversion: "CASE WHEN n > 0 THEN CAST(1 AS DOUBLE PRECISION) ELSE CAST(0 AS DOUBLE PRECISION) END",
-    events_per_user: "CAST(n AS DOUBLE PRECISION)",
-    events_per_user_per_active_day: `CASE WHEN n > 0 THEN CAST(n AS DOUBLE PRECISION) / ${anyEventDays ? "any_days" : "metric_days"} ELSE CAST(0 AS DOUBLE PRECISION) END`,
-    retention: `CASE WHEN n >= ${def.type === "retention" ? integer(def.threshold) : "1"} THEN CAST(1 AS DOUBLE PRECISION) ELSE CAST(0 AS DOUBLE PRECISION) END`,
-  }[def.type];
+  const one = "CAST(1 AS DOUBLE PRECISION)";
+  const zero = "CAST(0 AS DOUBLE PRECISION)";
+  // The per-user value from a user's counted events (n) and active days, in columns named with `p`.
+  const perUserValue = (p: string) => ({
+    conversion: `CASE WHEN ${p}n > 0 THEN ${one} ELSE ${zero} END`,
+    events_per_user: `CAST(${p}n AS DOUBLE PRECISION)`,
+    events_per_user_per_active_day: `CASE WHEN ${p}n > 0 THEN CAST(${p}n AS DOUBLE PRECISION) / ${anyEventDays ? `${p}any_days` : `${p}metric_days`} ELSE ${zero} END`,
+    retention: `CASE WHEN ${p}n >= ${def.type === "retention" ? integer(def.threshold) : "1"} THEN ${one} ELSE ${zero} END`,
+  })[def.type];
+  const perUser = (name: string, windowed: string, p: string) => [
+    `${name} AS (`,
+    "  SELECT a.user_id, a.variant,",
+    `    COUNT(CASE WHEN w.event = ${event} THEN 1 END) AS ${p}n,`,
+    `    COUNT(DISTINCT CASE WHEN w.event = ${event} THEN ${day} END) AS ${p}metric_days,`,
+    `    COUNT(DISTINCT ${day}) AS ${p}any_days`,
+    `  FROM analysed a LEFT JOIN ${windowed} w ON w.user_id = a.user_id`,
+    "  GROUP BY a.user_id, a.variant",
+    "),",
+  ];
+  const onlyMetric = anyEventDays ? "" : ` AND e.event = ${event}`;
   const variants = [
     ...cohort.slice(0, -1),
     "),",
     "windowed AS (",
     "  SELECT a.user_id, e.event, e.ts_ms",
     "  FROM analysed a JOIN events e ON e.user_id = a.user_id",
-    `  WHERE e.ts_ms >= a.exposed_ms AND e.ts_ms < ${asOf}${windowMs === null ? "" : ` AND e.ts_ms < a.exposed_ms + ${windowMs}`}${anyEventDays ? "" : ` AND e.event = ${event}`}`,
+    `  WHERE e.ts_ms >= a.exposed_ms AND e.ts_ms < ${asOf}${windowSql === null ? "" : ` AND e.ts_ms < a.exposed_ms + ${windowSql}`}${onlyMetric}`,
     "),",
-    "per_user AS (",
-    "  SELECT a.user_id, a.variant,",
-    `    COUNT(CASE WHEN w.event = ${event} THEN 1 END) AS n,`,
-    `    COUNT(DISTINCT CASE WHEN w.event = ${event} THEN ${day} END) AS metric_days,`,
-    `    COUNT(DISTINCT ${day}) AS any_days`,
-    "  FROM analysed a LEFT JOIN windowed w ON w.user_id = a.user_id",
-    "  GROUP BY a.user_id, a.variant",
-    "),",
-    "per_user_value AS (",
-    `  SELECT variant, ${perUserValue} AS value FROM per_user`,
-    ")",
-    "SELECT variant, CAST(COUNT(*) AS INTEGER) AS denominator, SUM(value) AS total, SUM(value * value) AS total_squares",
+    ...perUser("per_user", "windowed", ""),
+    ...(cuped
+      ? [
+          // CUPED's covariate: the same metric over the same length of time just before the exposure.
+          "pre_windowed AS (",
+          "  SELECT a.user_id, e.event, e.ts_ms",
+          "  FROM analysed a JOIN events e ON e.user_id = a.user_id",
+          `  WHERE e.ts_ms < a.exposed_ms${windowSql === null ? "" : ` AND e.ts_ms >= a.exposed_ms - ${windowSql}`}${onlyMetric}`,
+          "),",
+          ...perUser("pre_user", "pre_windowed", "pre_"),
+          "per_user_value AS (",
+          `  SELECT u.variant, ${perUserValue("u.")} AS value, ${perUserValue("p.pre_")} AS pre_value`,
+          "  FROM per_user u JOIN pre_user p ON p.user_id = u.user_id",
+          ")",
+        ]
+      : ["per_user_value AS (", `  SELECT variant, ${perUserValue("")} AS value FROM per_user`, ")"]),
+    `SELECT variant, CAST(COUNT(*) AS INTEGER) AS denominator, SUM(value) AS total, SUM(value * value) AS total_squares${cuped ? ", SUM(pre_value) AS pre_total, SUM(pre_value * pre_value) AS pre_total_squares, SUM(value * pre_value) AS pre_total_products" : ""}`,
     "FROM per_user_value",
     "GROUP BY variant",
     "ORDER BY variant",

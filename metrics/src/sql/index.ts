@@ -7,7 +7,7 @@ import { DuckDbMetrics } from "./duckdb.ts";
 
 export { metricSql } from "./generate.ts";
 export { runMetricSql, type Query } from "./run.ts";
-export { DuckDbMetrics, duckdbFromFiles } from "./duckdb.ts";
+export { DuckDbMetrics, SqlEngineError } from "./duckdb.ts";
 
 let shared: Promise<DuckDbMetrics> | undefined;
 

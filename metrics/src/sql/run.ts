@@ -4,24 +4,47 @@
  */
 import type { MetricDefinition, MetricResult, VariantResult } from "../types.ts";
 import { variantRecord } from "../validate.ts";
-import { metricSql } from "./generate.ts";
+import { LAST_TIMESTAMP_SQL, metricSql } from "./generate.ts";
 
 export type Query = (sql: string) => Promise<Array<Record<string, unknown>>>;
 
+export interface RunOptions {
+  /** Variants to report even when nobody was exposed to them. */
+  variants?: readonly string[];
+  /** With the pre-exposure sums for CUPED. */
+  cuped?: boolean;
+}
+
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : Number(v ?? 0));
 
-export async function runMetricSql(query: Query, def: MetricDefinition, asOfMs: number, variantsToShow: readonly string[] = []): Promise<MetricResult> {
-  const sql = metricSql(def, asOfMs);
+/**
+ * The metric on the database. `asOfMs` undefined: one millisecond after the tables' last timestamp, as the in-memory
+ * engine does (and no analysis time when the tables are empty).
+ */
+export async function runMetricSql(query: Query, def: MetricDefinition, asOfMs: number | undefined, options: RunOptions = {}): Promise<MetricResult> {
+  const { variants: show = [], cuped = false } = options;
+  let asOf = asOfMs;
+  if (asOf === undefined) {
+    const [row] = await query(LAST_TIMESTAMP_SQL);
+    asOf = row?.last_ms === null || row?.last_ms === undefined ? undefined : num(row.last_ms) + 1;
+  }
+  // Without data there is nothing to cut off: any instant past every timestamp gives the same (empty) answer.
+  const sql = metricSql(def, asOf ?? Number.MAX_SAFE_INTEGER, { cuped });
   const [rows, [counts]] = [await query(sql.variants), await query(sql.counts)];
   const variants = new Map<string, VariantResult>();
-  for (const v of variantsToShow) variants.set(v, { value: null, numerator: 0, denominator: 0, sum: 0, sum_squares: 0 });
+  const empty = (): VariantResult => ({ value: null, numerator: 0, denominator: 0, sum: 0, sum_squares: 0, ...(cuped ? { pre: { sum: 0, sum_squares: 0, sum_products: 0 } } : {}) });
+  for (const v of show) variants.set(v, empty());
   for (const row of rows) {
     const denominator = num(row.denominator);
     const sum = num(row.total);
-    variants.set(String(row.variant), { value: denominator === 0 ? null : sum / denominator, numerator: sum, denominator, sum, sum_squares: num(row.total_squares) });
+    variants.set(String(row.variant), {
+      value: denominator === 0 ? null : sum / denominator, numerator: sum, denominator, sum, sum_squares: num(row.total_squares),
+      ...(cuped ? { pre: { sum: num(row.pre_total), sum_squares: num(row.pre_total_squares), sum_products: num(row.pre_total_products) } } : {}),
+    });
   }
   return {
-    metric: def.type, event: def.event, variants: variantRecord(variants),
-    excluded_users: num(counts?.excluded_users), immature_users: num(counts?.immature_users), as_of: new Date(asOfMs).toISOString(),
+    metric: def.type, event: def.event, variants: variantRecord(variants, show),
+    excluded_users: num(counts?.excluded_users), immature_users: num(counts?.immature_users),
+    as_of: asOf === undefined ? null : new Date(asOf).toISOString(), as_of_source: asOfMs === undefined ? "data" : "options",
   };
 }

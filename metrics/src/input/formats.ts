@@ -1,0 +1,177 @@
+/**
+ * The three file formats, each read as records of the required columns, in batches, with the place of every value
+ * for error messages. Nothing here judges a value; read.ts does that, the same way for every format.
+ *
+ * - CSV: a header row naming the columns (any order, extra columns ignored). The delimiter is `,`, `;`, tab or `|`,
+ *   detected from the header (the one that splits it into the required names), or given. Values are kept exactly:
+ *   no trimming, quotes as RFC 4180. A byte-order mark is dropped.
+ * - JSON Lines (`.jsonl`, `.ndjson`, `.json` holding one object per line): each line one object with the columns as
+ *   keys; blank lines skipped.
+ * - Parquet (`.parquet`): the columns by name; timestamps as TIMESTAMP or as ISO strings.
+ */
+import { createReadStream } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { parse, CsvError } from "csv-parse";
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from "hyparquet";
+import { MetricInputError } from "../validate.ts";
+
+/** One batch of records: the required columns' values in order, and where each came from. */
+export interface Batch {
+  cells: unknown[][];
+  /** "events.csv line 12, column 3 (timestamp)" for record i of the batch, column c of the required ones. */
+  place(i: number, c: number): string;
+}
+
+export type Format = "csv" | "jsonl" | "parquet";
+const BATCH = 8192;
+const DELIMITERS = [",", ";", "\t", "|"];
+const named = (d: string) => (d === "\t" ? "tab" : JSON.stringify(d));
+
+export function formatOf(file: string): Format {
+  if (/\.parquet$/i.test(file)) return "parquet";
+  if (/\.(jsonl|ndjson|json)$/i.test(file)) return "jsonl";
+  return "csv";
+}
+
+/** The first line of a file (up to 64 KB), without a byte-order mark; "" for an empty file. */
+async function firstLine(file: string): Promise<string> {
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(65_536);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const text = buffer.subarray(0, bytesRead).toString("utf8").replace(/^\uFEFF/, "");
+    return text.split(/\r?\n/, 1)[0];
+  } finally {
+    await handle.close();
+  }
+}
+
+const headerCells = (line: string, d: string) => line.split(d).map((h) => h.trim().replace(/^"(.*)"$/, "$1"));
+
+/** The delimiter that splits the header into all the required names. */
+export async function detectDelimiter(file: string, required: readonly string[], given?: string): Promise<string | null> {
+  const line = await firstLine(file);
+  if (line === "") return null; // an empty file: no records
+  if (given !== undefined) return given;
+  const fits = DELIMITERS.filter((d) => required.every((name) => headerCells(line, d).includes(name)));
+  if (fits.length === 0) {
+    throw new MetricInputError(`${file} line 1`, `must be a header naming the columns ${required.join(", ")}, separated by , ; tab or | (or give --delimiter); found ${JSON.stringify(line.slice(0, 200))}`);
+  }
+  return fits[0];
+}
+
+async function* csvBatches(file: string, required: readonly string[], delimiter: string | undefined): AsyncGenerator<Batch> {
+  const d = await detectDelimiter(file, required, delimiter);
+  if (d === null) return;
+  let index: number[] = [];
+  const parser = createReadStream(file).pipe(parse({ delimiter: d, bom: true, info: true, skip_empty_lines: true, relax_quotes: false }));
+  let header = true;
+  let cells: unknown[][] = [];
+  let lines: number[] = [];
+  const batch = (c: unknown[][], l: number[]): Batch => ({ cells: c, place: (i, col) => `${file} line ${l[i]}, column ${index[col] + 1} (${required[col]})` });
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      if (header) {
+        const names = record.map((h) => h.trim());
+        index = required.map((name) => names.indexOf(name));
+        const missing = required.filter((_, i) => index[i] < 0);
+        if (missing.length) throw new MetricInputError(`${file} line 1`, `has no column ${missing.join(", ")} (delimiter ${named(d)}; columns: ${names.join(", ")})`);
+        header = false;
+        continue;
+      }
+      cells.push(index.map((i) => record[i]));
+      lines.push(info.lines);
+      if (cells.length === BATCH) {
+        yield batch(cells, lines);
+        cells = [];
+        lines = [];
+      }
+    }
+  } catch (err) {
+    if (err instanceof CsvError) {
+      const line = (err as CsvError & { lines?: number }).lines;
+      const counts = /expect (\d+), got (\d+)/.exec(err.message);
+      const problem = counts
+        ? `has ${counts[2]} fields where the header has ${counts[1]}`
+        : err.code === "CSV_QUOTE_NOT_CLOSED"
+          ? "opens a quote that is never closed"
+          : /QUOTE/.test(err.code)
+            ? "has a quote inside an unquoted value (quote the whole value, doubling inner quotes)"
+            : err.message;
+      throw new MetricInputError(`${file} line ${line ?? "?"}`, `is not valid CSV (delimiter ${named(d)}): ${problem}`);
+    }
+    throw err;
+  }
+  if (cells.length) yield batch(cells, lines);
+}
+
+async function* jsonlBatches(file: string, required: readonly string[]): AsyncGenerator<Batch> {
+  const reader = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  let cells: unknown[][] = [];
+  let raw: string[] = [];
+  let lines: number[] = [];
+  let n = 0;
+  const batch = (c: unknown[][], r: string[], l: number[]): Batch => ({
+    cells: c,
+    place: (i, col) => {
+      const at = r[i].indexOf(JSON.stringify(required[col]));
+      return `${file} line ${l[i]}${at >= 0 ? `, column ${at + 1}` : ""} (${required[col]})`;
+    },
+  });
+  for await (const text of reader) {
+    n++;
+    const line = n === 1 ? text.replace(/^\uFEFF/, "") : text;
+    if (line.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      const at = /position (\d+)/.exec((err as Error).message);
+      throw new MetricInputError(`${file} line ${n}${at ? `, column ${Number(at[1]) + 1}` : ""}`, `is not valid JSON: ${(err as Error).message}`);
+    }
+    if (Array.isArray(value) && n === 1) throw new MetricInputError(`${file} line 1`, "is a JSON array: give one object per line (JSON Lines), e.g. jq -c '.[]' in.json > in.jsonl");
+    if (!value || typeof value !== "object" || Array.isArray(value)) throw new MetricInputError(`${file} line ${n}`, `must be a JSON object with ${required.join(", ")}`);
+    const o = value as Record<string, unknown>;
+    cells.push(required.map((k) => (Object.hasOwn(o, k) ? o[k] : undefined)));
+    raw.push(line);
+    lines.push(n);
+    if (cells.length === BATCH) {
+      yield batch(cells, raw, lines);
+      cells = [];
+      raw = [];
+      lines = [];
+    }
+  }
+  if (cells.length) yield batch(cells, raw, lines);
+}
+
+async function* parquetBatches(file: string, required: readonly string[]): AsyncGenerator<Batch> {
+  if ((await stat(file)).size === 0) return; // an empty file: no records
+  let buffer;
+  let rows: number;
+  try {
+    buffer = await asyncBufferFromFile(file);
+    const metadata = await parquetMetadataAsync(buffer);
+    rows = Number(metadata.num_rows);
+    const names = parquetSchema(metadata).children.map((c) => c.element.name);
+    const missing = required.filter((name) => !names.includes(name));
+    if (missing.length) throw new MetricInputError(file, `has no column ${missing.join(", ")} (columns: ${names.join(", ")})`);
+  } catch (err) {
+    if (err instanceof MetricInputError) throw err;
+    throw new MetricInputError(file, `is not a readable Parquet file: ${(err as Error).message}`);
+  }
+  for (let start = 0; start < rows; start += BATCH * 8) {
+    const end = Math.min(rows, start + BATCH * 8);
+    const objects = await parquetReadObjects({ file: buffer, columns: [...required], rowStart: start, rowEnd: end });
+    yield { cells: objects.map((o) => required.map((k) => o[k])), place: (i, col) => `${file} row ${start + i + 1}, column ${required[col]}` };
+  }
+}
+
+/** The required columns of `file`, in batches. */
+export function readBatches(file: string, required: readonly string[], options: { delimiter?: string } = {}): AsyncGenerator<Batch> {
+  const format = formatOf(file);
+  if (format === "parquet") return parquetBatches(file, required);
+  if (format === "jsonl") return jsonlBatches(file, required);
+  return csvBatches(file, required, options.delimiter);
+}

@@ -1,0 +1,75 @@
+/**
+ * The three engines a test holds to one answer, each fed the same rows from the one input layer: the in-memory
+ * engine, the SQL engine on DuckDB, and the same SQL on PostgreSQL (PGlite, a real Postgres in WebAssembly).
+ * `outcome` runs one and returns its result or its error message, so engines can be compared on either.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { computeMetricFromRows } from "../src/compute.ts";
+import type { EventRow, ExposureRow, RowSource } from "../src/input/rows.ts";
+import { DuckDbMetrics } from "../src/sql/duckdb.ts";
+import { runMetricSql } from "../src/sql/run.ts";
+import type { MetricDefinition, MetricOptions, MetricResult } from "../src/types.ts";
+import { asOfOption, validateDefinition } from "../src/validate.ts";
+
+export type EngineName = "memory" | "duckdb" | "postgres";
+export const ENGINES: readonly EngineName[] = ["memory", "duckdb", "postgres"];
+
+export interface Engines {
+  run(engine: EngineName, def: MetricDefinition, source: () => RowSource, options?: MetricOptions): Promise<MetricResult>;
+  close(): Promise<void>;
+}
+
+async function collect<T>(batches: AsyncIterable<T[]> | Iterable<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const b of batches) out.push(...b);
+  return out;
+}
+
+/** Rows into PostgreSQL with multi-row INSERTs (parameters, so any id is stored as it is). */
+async function loadPg(pg: PGlite, exposures: ExposureRow[], events: EventRow[]): Promise<void> {
+  await pg.exec("DELETE FROM exposures; DELETE FROM events;");
+  const insert = async (table: string, rows: Array<[string, string, number]>) => {
+    for (let i = 0; i < rows.length; i += 500) {
+      const chunk = rows.slice(i, i + 500);
+      const values = chunk.map((_, j) => `($${3 * j + 1}, $${3 * j + 2}, $${3 * j + 3})`).join(", ");
+      await pg.query(`INSERT INTO ${table} VALUES ${values}`, chunk.flat());
+    }
+  };
+  await insert("exposures", exposures.map((x) => [x.user_id, x.variant, x.ms]));
+  await insert("events", events.map((e) => [e.user_id, e.event, e.ms]));
+}
+
+export async function openEngines(): Promise<Engines> {
+  const duck = await DuckDbMetrics.open();
+  const pg = new PGlite();
+  await pg.exec("CREATE TABLE exposures (user_id VARCHAR, variant VARCHAR, exposed_ms BIGINT); CREATE TABLE events (user_id VARCHAR, event VARCHAR, ts_ms BIGINT);");
+  return {
+    async run(engine, def, source, options = {}) {
+      if (engine === "memory") return computeMetricFromRows(def, source(), options);
+      if (engine === "duckdb") return duck.computeMetricFromRows(def, source, options);
+      // PostgreSQL: the same checks first (definition, as_of, rows), then the same generated SQL.
+      const checked = validateDefinition(def);
+      const asOf = asOfOption(options.as_of, options.timezone);
+      const rows = source();
+      await loadPg(pg, await collect(rows.exposures), await collect(rows.events));
+      return runMetricSql(async (sql) => (await pg.query<Record<string, unknown>>(sql)).rows, checked, asOf, { variants: options.variants, cuped: options.cuped });
+    },
+    async close() {
+      duck.close();
+      await pg.close();
+    },
+  };
+}
+
+/** Each engine's result, or its error as `error: <message>`. */
+export async function outcomes(engines: Engines, def: MetricDefinition, source: () => RowSource, options?: MetricOptions): Promise<Record<EngineName, MetricResult | string>> {
+  const out = {} as Record<EngineName, MetricResult | string>;
+  for (const name of ENGINES) {
+    try {
+      out[name] = await engines.run(name, def, source, options);
+    } catch (err) {
+      out[name] = `error: ${(err as Error).message}`;
+    }
+  }
+  return out;
+}

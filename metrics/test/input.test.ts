@@ -1,0 +1,165 @@
+// One input layer for every engine: each case an analyst hit (ids with spaces, timestamps without a zone, Feb 30,
+// semicolons, empty files, fractional windows, JSON Lines, Parquet, bad rows) gives one answer, or one clear error
+// naming the file, line and column, on the in-memory engine, DuckDB and PostgreSQL alike.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parquetWriteFile } from "hyparquet-writer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFiles, type ReadOptions } from "../src/input/read.ts";
+import { DuckDbMetrics } from "../src/sql/duckdb.ts";
+import type { MetricDefinition, MetricOptions, MetricResult } from "../src/types.ts";
+import { openEngines, outcomes, type Engines } from "./engines.ts";
+import { expectOneAnswer } from "./same.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "metrics-input-"));
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+const conversion: MetricDefinition = { type: "conversion", event: "purchase" };
+
+let engines: Engines;
+beforeAll(async () => {
+  engines = await openEngines();
+}, 60_000);
+afterAll(() => engines?.close());
+
+/** Every engine over the two files; their one answer (a result, or `error: ...`). */
+async function answer(exposures: string, events: string, def: MetricDefinition = conversion, read: ReadOptions = {}, options: MetricOptions = {}) {
+  return expectOneAnswer(await outcomes(engines, def, () => readFiles(exposures, events, read), options));
+}
+const values = (r: MetricResult | string) => {
+  if (typeof r === "string") throw new Error(`expected a result, got ${r}`);
+  return Object.fromEntries(Object.entries(r.variants).map(([v, x]) => [v, [x.numerator, x.denominator]]));
+};
+
+const EXPOSURES = "user_id,variant,exposed_at\nu1,control,2026-03-02T09:00:00Z\nu2,treatment,2026-03-02T09:00:00Z\n";
+
+describe("one input layer, every engine", () => {
+  it("keeps ids byte-exact: ' u1' and 'u1 ' are not u1 on any engine (the in-memory engine trimmed them)", async () => {
+    const exposures = file("ids-x.csv", 'user_id,variant,exposed_at\nu1,control,2026-03-02T09:00:00Z\n" u2",treatment,2026-03-02T09:00:00Z\nu2,treatment,2026-03-02T09:00:00Z\n');
+    const events = file("ids-e.csv", "user_id,event,timestamp\nu1 ,purchase,2026-03-03T09:00:00Z\n u2,purchase,2026-03-03T09:00:00Z\nu2,purchase,2026-03-03T09:00:00Z\n");
+    // "u1 " is nobody; " u2" (quoted in the exposures) is its own user, distinct from u2, and both of them converted.
+    expect(values(await answer(exposures, events))).toEqual({ control: [0, 1], treatment: [2, 2] });
+  });
+
+  it("refuses a timestamp without an offset, naming file, line and column, unless --timezone names the zone", async () => {
+    const exposures = file("naive-x.csv", "user_id,variant,exposed_at\nu1,control,2026-03-02 09:00:00\n");
+    const events = file("naive-e.csv", "user_id,event,timestamp\nu1,purchase,2026-03-02 10:00:00\n");
+    expect(await answer(exposures, events)).toBe(`error: ${exposures} line 2, column 3 (exposed_at) has no UTC offset (add Z or +hh:mm, or name the data's time zone with --timezone): "2026-03-02 09:00:00"`);
+    const paris = await answer(exposures, events, conversion, { timezone: "Europe/Paris" }, { timezone: "Europe/Paris" });
+    expect(values(paris)).toEqual({ control: [1, 1] });
+    expect((paris as MetricResult).as_of).toBe("2026-03-02T09:00:00.001Z"); // 10:00 in Paris is 09:00 UTC
+    expect(await answer(exposures, events, conversion, { timezone: "Mars/Olympus" })).toBe('error: --timezone is not an IANA time zone name (such as UTC or Europe/Paris): "Mars/Olympus"');
+  });
+
+  it("reads wall-clock times across a DST change by the zone's rules (the hour that repeats, the hour that does not exist)", async () => {
+    // Paris, 2026-03-29: 02:30 does not exist (moves to 03:30 +02:00); 2026-10-25: 02:30 happens twice (the later, +01:00).
+    const exposures = file("dst-x.csv", "user_id,variant,exposed_at\nu1,a,2026-03-29 02:30:00\nu2,a,2026-10-25 02:30:00\n");
+    const events = file("dst-e.csv", "user_id,event,timestamp\nu1,purchase,2026-03-29T01:30:00Z\nu2,purchase,2026-10-25T01:30:00Z\n");
+    const r = await answer(exposures, events, conversion, { timezone: "Europe/Paris" }, { timezone: "Europe/Paris" });
+    // u1 exposed 01:30Z: its event at 01:30Z counts. u2 exposed 01:30Z (02:30 +01:00): its event at 01:30Z counts.
+    expect(values(r)).toEqual({ a: [2, 2] });
+  });
+
+  it("refuses invalid calendar dates and times (Feb 30, 24:00, minute 60) instead of rolling them over", async () => {
+    for (const [bad, problem] of [["2026-02-30T10:00:00Z", "is not a calendar date"], ["2026-03-02T24:00:00Z", "is not a time of day"], ["2026-03-02T10:60:00Z", "is not a time of day"], ["2025-02-29T10:00:00Z", "is not a calendar date"]]) {
+      const events = file("feb30-e.csv", `user_id,event,timestamp\nu1,purchase,2026-03-03T09:00:00Z\nu1,purchase,${bad}\n`);
+      expect(await answer(file("feb30-x.csv", EXPOSURES), events)).toBe(`error: ${events} line 3, column 3 (timestamp) ${problem}: "${bad}"`);
+    }
+    const leap = file("leap-e.csv", "user_id,event,timestamp\nu1,purchase,2028-02-29T10:00:00Z\n");
+    expect(values(await answer(file("leap-x.csv", EXPOSURES), leap))).toEqual({ control: [1, 1], treatment: [0, 1] });
+  });
+
+  it("detects ; tab and | delimiters from the header, and takes --delimiter", async () => {
+    const want = { control: [1, 1], treatment: [0, 1] };
+    for (const d of [";", "\t", "|"]) {
+      const exposures = file("d-x.csv", EXPOSURES.replaceAll(",", d));
+      const events = file("d-e.csv", `user_id${d}event${d}timestamp\nu1${d}purchase${d}2026-03-03T09:00:00Z\n`);
+      expect(values(await answer(exposures, events))).toEqual(want);
+      expect(values(await answer(exposures, events, conversion, { delimiter: d }))).toEqual(want);
+    }
+    // A comma inside a quoted id stays in the id with any delimiter.
+    const exposures = file("q-x.csv", 'user_id;variant;exposed_at\n"u,1";control;2026-03-02T09:00:00Z\n');
+    const events = file("q-e.csv", 'user_id;event;timestamp\n"u,1";purchase;2026-03-03T09:00:00Z\n');
+    expect(values(await answer(exposures, events))).toEqual({ control: [1, 1] });
+  });
+
+  it("gives one defined answer for an empty events file, an empty exposures file and a header-only file", async () => {
+    const exposures = file("e-x.csv", EXPOSURES);
+    for (const empty of ["", "user_id,event,timestamp\n"]) {
+      const r = await answer(exposures, file("empty-e.csv", empty));
+      expect(values(r)).toEqual({ control: [0, 1], treatment: [0, 1] }); // everyone exposed, nobody converted: 0%
+      expect((r as MetricResult).as_of).toBe("2026-03-02T09:00:00.001Z");
+    }
+    for (const empty of ["", "user_id,variant,exposed_at\n"]) {
+      const r = (await answer(file("empty-x.csv", empty), file("empty-e2.csv", ""), conversion, {}, { variants: ["control", "treatment"] })) as MetricResult;
+      expect(r.variants.control).toEqual({ value: null, numerator: 0, denominator: 0, sum: 0, sum_squares: 0 });
+      expect([r.as_of, r.excluded_users, r.immature_users]).toEqual([null, 0, 0]);
+    }
+  });
+
+  it("ends a fractional window at the same millisecond on every engine (window_days 1/7 is 12,342,857 ms)", async () => {
+    const exposed = Date.UTC(2026, 2, 2, 9);
+    const at = (ms: number) => new Date(exposed + ms).toISOString();
+    const exposures = file("w-x.csv", `user_id,variant,exposed_at\nin,a,${at(0)}\nedge,a,${at(0)}\n`);
+    const events = file("w-e.csv", `user_id,event,timestamp\nin,purchase,${at(12_342_856)}\nedge,purchase,${at(12_342_857)}\n`);
+    const def: MetricDefinition = { type: "conversion", event: "purchase", window_days: 1 / 7 };
+    expect(values(await answer(exposures, events, def, {}, { as_of: "2026-04-01T00:00:00Z" }))).toEqual({ a: [1, 2] });
+  });
+
+  it("reads JSON Lines and Parquet into the same rows as CSV", async () => {
+    const csv = await answer(file("f-x.csv", EXPOSURES), file("f-e.csv", "user_id,event,timestamp\nu1,purchase,2026-03-03T09:00:00Z\nu2,view,2026-03-03T10:00:00Z\n"));
+    const jx = file("f-x.jsonl", ['{"user_id":"u1","variant":"control","exposed_at":"2026-03-02T09:00:00Z"}', "", '{"user_id":"u2","variant":"treatment","exposed_at":"2026-03-02T09:00:00Z","extra":1}'].join("\n"));
+    const je = file("f-e.ndjson", '{"user_id":"u1","event":"purchase","timestamp":"2026-03-03T09:00:00Z"}\n{"user_id":"u2","event":"view","timestamp":"2026-03-03T10:00:00Z"}\n');
+    expect(await answer(jx, je)).toEqual(csv);
+    const px = join(dir, "f-x.parquet");
+    const pe = join(dir, "f-e.parquet");
+    parquetWriteFile({ filename: px, columnData: [{ name: "user_id", data: ["u1", "u2"], type: "STRING" }, { name: "variant", data: ["control", "treatment"], type: "STRING" }, { name: "exposed_at", data: ["2026-03-02T09:00:00Z", "2026-03-02T09:00:00Z"], type: "STRING" }] });
+    parquetWriteFile({ filename: pe, columnData: [{ name: "user_id", data: ["u1", "u2"], type: "STRING" }, { name: "event", data: ["purchase", "view"], type: "STRING" }, { name: "timestamp", data: [new Date("2026-03-03T09:00:00Z"), new Date("2026-03-03T10:00:00Z")], type: "TIMESTAMP" }] });
+    expect(await answer(px, pe)).toEqual(csv);
+    // Parquet as DuckDB writes it (TIMESTAMP WITH TIME ZONE), read by our reader, not DuckDB's.
+    const duck = await DuckDbMetrics.open();
+    const dx = join(dir, "duck-x.parquet");
+    await duck.connection.run(`COPY (SELECT * FROM (VALUES ('u1', 'control', TIMESTAMPTZ '2026-03-02 09:00:00+00'), ('u2', 'treatment', TIMESTAMPTZ '2026-03-02 09:00:00+00')) t(user_id, variant, exposed_at)) TO '${dx}' (FORMAT parquet)`);
+    duck.close();
+    expect(await answer(dx, pe)).toEqual(csv);
+  });
+
+  it("names the file, line and column of every kind of bad row, the same on every engine and never in DuckDB's words", async () => {
+    const x = file("bad-x.csv", EXPOSURES);
+    const cases: Array<[string, string, string]> = [
+      ["bad1.csv", "user_id,event,timestamp\nu1,,2026-03-03T09:00:00Z\n", "line 2, column 2 (event) is empty"],
+      ["bad2.csv", "user_id,event,timestamp\nu1,purchase,2026-03-03T09:00:00Z\nu1,purchase\n", "line 3 is not valid CSV (delimiter \",\"): has 2 fields where the header has 3"],
+      ["bad3.csv", "user_id,event,when\nu1,purchase,2026-03-03T09:00:00Z\n", "line 1 must be a header naming the columns user_id, event, timestamp"],
+      ["bad4.csv", "timestamp,user_id,event\nyesterday,u1,purchase\n", "line 2, column 1 (timestamp) must be an ISO 8601 timestamp such as 2026-03-02T09:30:00Z, got \"yesterday\""],
+      ["bad5.jsonl", '{"user_id":"u1","event":"purchase","timestamp":"2026-03-03T09:00:00Z"}\n{"user_id":"u1","event":"purchase",\n', "line 2, column 36 is not valid JSON"],
+      ["bad6.jsonl", '{"user_id":"u1","event":"purchase","timestamp":"2026-03-03T09:00:00+25:00"}\n', "line 1, column 36 (timestamp) has an invalid UTC offset"],
+      ["bad7.jsonl", '{"user_id":1.5,"event":"purchase","timestamp":"2026-03-03T09:00:00Z"}\n', "line 1, column 2 (user_id) must be a string, got 1.5"],
+      ["bad8.jsonl", '{"event":"purchase","timestamp":"2026-03-03T09:00:00Z"}\n', "line 1 (user_id) is missing"],
+      ["bad9.json", '[{"user_id":"u1"}]\n', "line 1 is a JSON array: give one object per line (JSON Lines)"],
+      ["bad11.csv", 'user_id,event,timestamp\n"u1,purchase,2026-03-03T09:00:00Z\n', "opens a quote that is never closed"],
+      ["bad12.csv", 'user_id,event,timestamp\nu"1,purchase,2026-03-03T09:00:00Z\n', "line 2 is not valid CSV (delimiter \",\"): has a quote inside an unquoted value"],
+      ["bad10.parquet", "not parquet at all", "is not a readable Parquet file"],
+    ];
+    for (const [name, text, problem] of cases) {
+      const path = file(name, text);
+      const got = await answer(x, path);
+      expect(got).toContain(`error: ${path}`);
+      expect(got).toContain(problem);
+      expect(got).not.toMatch(/duckdb|binder|conversion error|SELECT/i);
+      expect(got).not.toMatch(/LINE \d/);
+    }
+    expect(await answer(x, join(dir, "missing.csv"))).toBe(`error: ${join(dir, "missing.csv")} cannot be read (no such file, or no permission)`);
+  });
+
+  it("defaults --as-of to just after the data's last timestamp (exposures or events), and says so", async () => {
+    const r = (await answer(file("a-x.csv", EXPOSURES), file("a-e.csv", "user_id,event,timestamp\nu1,view,2026-03-09T10:00:00.250Z\nu1,purchase,2026-03-04T09:00:00Z\n"), { type: "conversion", event: "purchase", window_days: 7 })) as MetricResult;
+    expect([r.as_of, r.as_of_source]).toEqual(["2026-03-09T10:00:00.251Z", "data"]);
+    expect(r.immature_users).toBe(0); // exposed 03-02 09:00 with 7 days: mature at 03-09 09:00, before as_of
+    const given = (await answer(file("a-x.csv", EXPOSURES), file("a-e2.csv", "user_id,event,timestamp\n"), conversion, {}, { as_of: "2026-03-03T00:00:00+01:00" })) as MetricResult;
+    expect([given.as_of, given.as_of_source]).toEqual(["2026-03-02T23:00:00.000Z", "options"]);
+  });
+});
