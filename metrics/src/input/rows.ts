@@ -26,10 +26,15 @@ export interface RowSource {
   events: AsyncIterable<EventRow[]> | Iterable<EventRow[]>;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** An identifier: a non-empty string kept byte for byte, or an integer written in decimal (Parquet, JSON). */
 export function idValue(value: unknown): string {
   if (typeof value === "string") {
     if (value === "") throw new ValueProblem("is empty");
+    // Kept as written, but storable everywhere: PostgreSQL has no NUL in text, and a lone surrogate has no UTF-8.
+    if (value.includes("\u0000")) throw new ValueProblem(`contains a NUL character: ${JSON.stringify(value)}`);
+    if (LONE_SURROGATE.test(value)) throw new ValueProblem(`is not valid Unicode text (a lone surrogate): ${JSON.stringify(value)}`);
     return value;
   }
   if (typeof value === "bigint" || (typeof value === "number" && Number.isSafeInteger(value))) return String(value);
