@@ -1,5 +1,5 @@
 /**
- * 10,000,000 events / 100,000 users through the SQL engine on embedded DuckDB against the in-memory engine, side
+ * Preloaded, not end to end: 10,000,000 events / 100,000 users through the SQL engine on embedded DuckDB against the in-memory engine, side
  * by side in one process, medians of 3 runs per metric. Both engines get the same data: every row is a function
  * of its index, computed in JavaScript for the in-memory engine and in SQL for DuckDB (so no 10M-row transfer is
  * timed as part of either). The results are checked equal before any figure is printed.

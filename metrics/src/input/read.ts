@@ -42,7 +42,7 @@ async function* rows<R>(file: string, columns: readonly string[], checks: Checks
         c = 2;
         out[i] = make(a, b, checks[2](cells[2]));
       } catch (err) {
-        if (err instanceof ValueProblem) throw new MetricInputError(batch.place(i, c), err.message);
+        if (err instanceof ValueProblem) throw new MetricInputError(await batch.place(i, c), err.message);
         throw err;
       }
     }
