@@ -80,3 +80,36 @@ describe.each(engines)("names that are Object.prototype's keys, on %s", (_engine
     expect(() => compareVariants(result, "valueOf", "__proto__")).toThrow(/no variant "valueOf"/);
   });
 });
+
+describe("names that are Object.prototype's keys, read from files and read out", () => {
+  it("a JSON Lines file with __proto__ keys and names, through the input layer, every engine and the read-out, leaves Object.prototype untouched", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const { readFiles } = await import("../src/input/read.ts");
+    const { readOut } = await import("../src/arms.ts");
+    const { openEngines, outcomes } = await import("./engines.ts");
+    const { expectOneAnswer } = await import("./same.ts");
+    const dir = mkdtempSync(join(tmpdir(), "metrics-proto-"));
+    // A line whose own "__proto__" key JSON.parse keeps as data: it must not become the record's prototype.
+    writeFileSync(join(dir, "x.jsonl"), data.exposures.map((x) => JSON.stringify(x)).join("\n") + '\n{"__proto__":{"user_id":"ghost"},"user_id":"constructor","variant":"constructor","exposed_at":"2026-01-05T00:00:00Z"}\n');
+    writeFileSync(join(dir, "e.jsonl"), data.events.map((e) => JSON.stringify(e)).join("\n") + '\n{"user_id":"hasOwnProperty","event":"hasOwnProperty","timestamp":"2026-01-06T00:00:00Z"}\n');
+    const before = Object.getOwnPropertyNames(Object.prototype).sort();
+    const engines = await openEngines();
+    try {
+      for (const event of ["__proto__", "constructor", "hasOwnProperty"]) {
+        const result = expectOneAnswer(await outcomes(engines, { type: "events_per_user", event }, () => readFiles(join(dir, "x.jsonl"), join(dir, "e.jsonl")), { as_of: AS_OF, cuped: true })) as MetricResult;
+        const counts = Object.fromEntries(Object.entries(result.variants).map(([v, r]) => [v, r.numerator]));
+        // Built with fromEntries: a `__proto__:` in an object literal would set the prototype, not a key.
+        expect(counts).toEqual(Object.fromEntries([["__proto__", event === "__proto__" ? 1 : 0], ["constructor", 0], ["hasOwnProperty", event === "__proto__" ? 2 : event === "hasOwnProperty" ? 1 : 0], ["toString", event === "constructor" ? 1 : 0]]));
+        const out = readOut(result, "__proto__", ["constructor", "hasOwnProperty", "toString"], { split: JSON.parse('{"__proto__":1,"constructor":1,"hasOwnProperty":1,"toString":1}') });
+        expect(Object.keys(out.srm.observed)).toEqual(["__proto__", "constructor", "hasOwnProperty", "toString"]);
+        expect(out.comparisons.map((c) => c.treatment)).toEqual(["constructor", "hasOwnProperty", "toString"]);
+      }
+    } finally {
+      await engines.close();
+    }
+    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before);
+    expect(({} as Record<string, unknown>).user_id).toBeUndefined();
+  }, 60_000);
+});

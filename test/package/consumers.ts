@@ -112,21 +112,29 @@ export const CONSUMERS: Record<string, Consumer> = {
   metrics: {
     lib: ["ES2022"],
     types: `
-      import { compareVariants, computeMetric, MetricInputError, type MetricDefinition, type MetricResult } from "@service/success-metrics";
+      import { compareVariants, computeMetric, computeMetricFromRows, MetricInputError, readFiles, readOut, type MetricDefinition, type MetricResult, type ReadOut } from "@service/success-metrics";
       const definition: MetricDefinition = { type: "retention", event: "purchase", threshold: 2, window_days: 7 };
       export const result: MetricResult = computeMetric(definition, { exposures: [], events: [] });
       export const compare = (r: MetricResult) => compareVariants(r, "control", "treatment");
       export const isInputError = (e: unknown) => e instanceof MetricInputError;
+      export const fromFiles = (): Promise<MetricResult> => computeMetricFromRows(definition, readFiles("x.csv", "e.jsonl", { timezone: "UTC" }), { cuped: true });
+      export const readout = (r: MetricResult): ReadOut => readOut(r, "control", ["b", "c"], { confidence: 0.9, split: { control: 2, b: 1, c: 1 } });
     `,
     run: `
-      import { computeMetric } from "@service/success-metrics";
+      import { writeFileSync } from "node:fs";
+      import { computeMetric, computeMetricFromRows, readFiles, readOut } from "@service/success-metrics";
       const data = { exposures: [{ user_id: "a", variant: "c", exposed_at: "2026-01-01T00:00:00Z" }, { user_id: "b", variant: "c", exposed_at: "2026-01-01T00:00:00Z" }], events: [{ user_id: "a", event: "e", timestamp: "2026-01-01T01:00:00Z" }] };
       const memory = computeMetric({ type: "conversion", event: "e" }, data, { as_of: "2026-02-01T00:00:00Z" });
       let sql;
       try { await import("@service/success-metrics/sql").then((m) => m.computeMetric({ type: "conversion", event: "e" }, data)); sql = "ran"; } catch (err) { sql = err.message; }
-      console.log(JSON.stringify({ memory: memory.variants.c.value, sql }));
+      // The input layer from the installed package: a semicolon CSV, wall-clock times in a named zone, JSON Lines.
+      writeFileSync("x.csv", "user_id;variant;exposed_at\n a;c;2026-03-29 01:30:00\nb;t;2026-03-29 01:30:00\n");
+      writeFileSync("e.jsonl", JSON.stringify({ user_id: " a", event: "e", timestamp: "2026-03-29T01:00:00Z" }) + "\n");
+      const files = await computeMetricFromRows({ type: "conversion", event: "e" }, readFiles("x.csv", "e.jsonl", { timezone: "Europe/Paris" }), { timezone: "Europe/Paris" });
+      const out = readOut(files, "c", ["t"]);
+      console.log(JSON.stringify({ memory: memory.variants.c.value, sql, files: [files.variants.c.value, files.as_of], srm: out.srm.df }));
     `,
-    expected: { memory: 0.5, sql: "The SQL engine needs DuckDB: install the optional peer dependency with `npm install @duckdb/node-api` (the in-memory engine needs nothing more)." },
+    expected: { memory: 0.5, sql: "The SQL engine needs DuckDB: install the optional peer dependency with `npm install @duckdb/node-api` (the in-memory engine needs nothing more).", files: [1, "2026-03-29T01:00:00.001Z"], srm: 1 },
   },
   mobile: {
     lib: ["ES2023"],
