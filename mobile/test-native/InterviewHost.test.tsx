@@ -13,6 +13,9 @@ jest.mock("react-native-webview", () => {
   return { WebView: (props: Record<string, unknown>) => (webViews.push(props), <View testID={props.testID as string} />) };
 });
 
+// The safe-area library's own Jest mock (what its README tells apps to use); insets are set per test.
+jest.mock("react-native-safe-area-context", () => jest.requireActual<any>("react-native-safe-area-context/jest/mock").default);
+
 type Snapshot = { pendingInvite: any; activeLaunch: any };
 function fakeClient() {
   let snapshot: Snapshot = { pendingInvite: null, activeLaunch: null };
@@ -32,6 +35,7 @@ function fakeClient() {
     closeActiveLaunch: jest.fn(() => set({ activeLaunch: null })),
     reportPromptShown: jest.fn(),
     diagnose: jest.fn(),
+    fallbackOrigins: jest.fn(() => [] as string[]),
   };
   return { client: client as any, set };
 }
@@ -145,5 +149,55 @@ describe("InterviewHost (React Native)", () => {
     const client = createInterviewClient({ publicKey: "pk_live_x", baseUrl: "https://interviews.example.com/api", fetch: fetch as never });
     expect(await client.handleLink("https://interviews.example.com/i/ABCDEFGH")).toEqual({ handled: true, mode: "external_browser" });
     expect(open).toHaveBeenCalledWith("https://interviews.example.com/s/x?ext=1");
+  });
+
+  it("allows the fallback URLs' origins the client has seen, like the launch's", async () => {
+    const { client, set } = fakeClient();
+    client.fallbackOrigins.mockReturnValue(["https://fallback.example.com"]);
+    const open = jest.spyOn(Linking, "openURL").mockResolvedValue(true as never);
+    open.mockClear();
+    const on = { started: jest.fn() };
+    await render(<InterviewHost client={client} onStarted={on.started} />);
+    await act(async () => set({ activeLaunch: { url: "https://interviews.example.com/s/x", expiresAt: null, source: "invite" } }));
+    expect(lastWebView().onShouldStartLoadWithRequest({ url: "https://fallback.example.com/i/abcd", isTopFrame: true })).toBe(true);
+    await message({ type: "interview.started", sessionId: "s9" }, "https://fallback.example.com/i/abcd");
+    expect(on.started).toHaveBeenCalledWith(expect.objectContaining({ type: "interview.started" }), "s9");
+    expect(open).not.toHaveBeenCalled();
+  });
+
+  it("polices top-frame navigations only: a cross-origin frame inside the interview never opens the browser", async () => {
+    const { client, set } = fakeClient();
+    const open = jest.spyOn(Linking, "openURL").mockResolvedValue(true as never);
+    open.mockClear();
+    await render(<InterviewHost client={client} />);
+    await act(async () => set({ activeLaunch: { url: "https://interviews.example.com/s/x", expiresAt: null, source: "invite" } }));
+    expect(lastWebView().onShouldStartLoadWithRequest({ url: "https://player.video.example/embed/1", isTopFrame: false })).toBe(true);
+    expect(open).not.toHaveBeenCalled();
+    expect(lastWebView().onShouldStartLoadWithRequest({ url: "https://player.video.example/embed/1", isTopFrame: true })).toBe(false);
+    expect(open).toHaveBeenCalledWith("https://player.video.example/embed/1");
+  });
+
+  it("places the close button inside the safe area's insets", async () => {
+    const { useSafeAreaInsets } = jest.requireMock<any>("react-native-safe-area-context");
+    useSafeAreaInsets.mockReturnValue({ top: 59, right: 20, bottom: 34, left: 0 });
+    const { client, set } = fakeClient();
+    await render(<InterviewHost client={client} />);
+    await act(async () => set({ activeLaunch: { url: "https://interviews.example.com/s/x", expiresAt: null, source: "invite" } }));
+    const style = [screen.getByLabelText("Close interview").props.style].flat(Infinity).reduce((a: object, b: object) => ({ ...a, ...b }), {});
+    expect(style).toMatchObject({ position: "absolute", top: 67, right: 32 });
+  });
+
+  it("asks for the microphone again at the next launch after a refusal", async () => {
+    Platform.OS = "android";
+    const ask = jest.spyOn(PermissionsAndroid, "request").mockResolvedValue(PermissionsAndroid.RESULTS.DENIED as never);
+    ask.mockClear();
+    const { client, set } = fakeClient();
+    await render(<InterviewHost client={client} onError={jest.fn()} />);
+    await act(async () => set({ activeLaunch: { url: "https://interviews.example.com/s/x", expiresAt: null, source: "invite" } }));
+    expect(ask).toHaveBeenCalledTimes(1);
+    await act(async () => set({ activeLaunch: null }));
+    await act(async () => set({ activeLaunch: { url: "https://interviews.example.com/s/y", expiresAt: null, source: "invite" } }));
+    expect(ask).toHaveBeenCalledTimes(2);
+    expect(screen.getByTestId("interview-webview")).toBeTruthy();
   });
 });

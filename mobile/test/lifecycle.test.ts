@@ -61,13 +61,20 @@ describe("invite lifecycle: one test per row of the seed's table", () => {
     expect(h.opened[0]).toMatch(/^https:\/\//);
   });
 
-  it("pending invite + startPendingInvite (signed launch expired, by the device clock) -> no invite; result expired, no launch request", async () => {
+  it("pending invite + startPendingInvite (signed launch expired by the server's clock) -> no invite; result expired", async () => {
     const h = await ready();
     h.client.track(fx.eventFor.webview);
     clock.advance(TOKEN_TTL_MS + 1);
     expect(await h.client.startPendingInvite()).toBe("expired");
     expect(h.client.getSnapshot()).toEqual({ pendingInvite: null, activeLaunch: null });
-    expect(h.count("launches")).toBe(0);
+    expect(h.count("launches")).toBe(1); // the server judged it, by its clock
+  });
+
+  it("expiry is the server's: a device clock 15 minutes fast still launches a token the server holds valid", async () => {
+    const h = await ready({ clock: { now: () => clock.now() + 15 * 60_000 } });
+    h.client.track(fx.eventFor.webview);
+    expect(await h.client.startPendingInvite()).toBe("webview");
+    expect(h.client.getSnapshot().activeLaunch).not.toBeNull();
   });
 
   it("pending invite + startPendingInvite (signed launch expired, answered 410 by the server) -> no invite; result expired", async () => {

@@ -3,15 +3,18 @@
  *
  * - Events are matched locally against the cached trigger config (config-cache.ts): unrelated events cost no
  *   request, and a matching one sets the pending invite at once, synchronously, before any network.
- * - Eligibility is the server's: accepting asks it, and it answers webview, external_browser or not_eligible; a
- *   signed launch already past its expiry by the client's clock resolves `expired` without asking.
+ * - Eligibility and expiry are the server's: accepting always asks it, and it answers webview, external_browser,
+ *   not_eligible, or 410 for a signed launch past its expiry (`expired`). The device's clock is never compared with
+ *   the server's times, so a phone whose clock runs fast still launches.
+ * - external_browser opens the URL with the app's opener (default: the platform's); when nothing could open it, the
+ *   result is `none`, never a success that opened nothing. Fallback URLs' origins are allowed in the host.
  * - A new identity (setUser) clears the invite and the launch, refetches the config, and discards any launch
  *   still in flight for the previous user (its answer never sets activeLaunch).
  * - Nothing here throws into the app: failures go to onDiagnostic, and an onDiagnostic that throws is ignored.
  */
 import { HttpError, ParticipantApi, type LaunchDecision, type LaunchRequest, type ParticipantConfig } from "./api.ts";
 import { ConfigCache } from "./config-cache.ts";
-import { httpsParts, inviteCodeOf } from "./links.ts";
+import { httpsParts, inviteCodeOf, originOf } from "./links.ts";
 import { primitivesOnly } from "./primitives.ts";
 import { promptFunnel } from "./prompt-funnel.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
@@ -37,6 +40,21 @@ export interface InterviewClient {
   ready(): Promise<void>;
   /** Reports a diagnostic through the client's onDiagnostic (used by the React host). */
   diagnose(event: Diagnostic): void;
+  /** Origins of the fallback URLs the server has sent; the host always allows them, as it does the launch's. */
+  fallbackOrigins(): readonly string[];
+}
+
+/**
+ * The platform's link opener where the core can see one: a browser's `window.open` (new tab, no opener). React
+ * Native's entry passes `Linking.openURL`; on a bare JavaScript VM there is none.
+ */
+function platformOpener(): ((url: string) => void) | undefined {
+  const open = (globalThis as { open?: (url: string, target?: string, features?: string) => unknown }).open;
+  if (typeof open !== "function") return undefined;
+  return (url) => {
+    // A blocked pop-up returns null: nothing opened.
+    if (open.call(globalThis, url, "_blank", "noopener,noreferrer") === null) throw new Error("the browser blocked the new window");
+  };
 }
 
 /** The server caps `triggerEvent`; attribution is not worth failing a launch for, so a longer name is left out. */
@@ -146,15 +164,20 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
     if (store.get().pendingInvite === invite) store.set({ pendingInvite: null });
   }
 
-  /** Opens an external URL through the app's opener; false when there is none or it threw. */
+  /** Origins of the fallback URLs the server has sent: the host lets the web view navigate to them. */
+  const fallbackOrigins = new Set<string>();
+
+  /** Opens an external URL through the app's opener, or the platform's; false when there is none or it threw. */
   function openFallback(url: string): boolean {
-    if (!options.openFallbackUrl) {
-      // The headless core has no platform link opener; the React Native component passes Linking.openURL.
+    const origin = originOf(url);
+    if (origin) fallbackOrigins.add(origin);
+    const opener = options.openFallbackUrl ?? platformOpener();
+    if (!opener) {
       diagnose({ type: "fallback_unavailable", url });
       return false;
     }
     try {
-      options.openFallbackUrl(url);
+      opener(url);
       diagnose({ type: "fallback_opened", url });
       return true;
     } catch (err) {
@@ -188,11 +211,6 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
 
   async function start(invite: PendingInvite): Promise<StartResult> {
     postPhase("accepted", invite);
-    if (clock.now() >= invite.expiresAt) {
-      clearInvite(invite);
-      postPhase("expired", invite);
-      return "expired";
-    }
     const gen = generation;
     let decision: LaunchDecision;
     try {
@@ -233,7 +251,8 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
     }
     clearInvite(invite);
     if (decision.mode === "external_browser") {
-      if (openFallback(decision.url!)) postPhase("fallback_opened", invite);
+      if (!openFallback(decision.url!)) return "none";
+      postPhase("fallback_opened", invite);
       return "external_browser";
     }
     postPhase("not_eligible", invite);
@@ -318,7 +337,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
           return { handled: false, reason: "resolve_failed" };
         }
         if (decision.mode === "webview") store.set({ pendingInvite: null, activeLaunch: toLaunch(decision, decision.url!, "link") });
-        if (decision.mode === "external_browser") openFallback(decision.url!);
+        if (decision.mode === "external_browser" && !openFallback(decision.url!)) return { handled: false, reason: "resolve_failed" };
         return { handled: true, mode: decision.mode };
       } catch (err) {
         diagnose({ type: "launch_failed", error: errorText(err), ...(err instanceof HttpError ? { status: err.status } : {}) });
@@ -339,6 +358,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
 
     ready: () => cache.idle(),
     diagnose,
+    fallbackOrigins: () => [...fallbackOrigins],
   };
 
   // Load eagerly: the first matching event is then matched synchronously, and audience matches appear on their own.

@@ -3,7 +3,8 @@
  *
  * - A failed fetch backs off (5 s, doubling, at most 5 min, by the injected clock): with the service down, a busy
  *   app would otherwise pay one request per analytics event, which is what the cache exists to prevent.
- * - A time-to-live below 10 s is treated as 10 s for the same reason (the contract allows 0).
+ * - The server's time-to-live is honoured as given, 0 included (then every event asks, one request at a time):
+ *   it is the server's lever over how stale a device's rules may be.
  * - With `storage`, the entry survives restarts; nothing is fetched until the stored entry has been read, so a
  *   restart within the time-to-live costs no request.
  */
@@ -13,7 +14,6 @@ import type { Clock, Diagnostic, KeyValueStorage } from "./types.ts";
 const STORAGE_KEY = "interviews.participant-config.v1";
 const BACKOFF_BASE_MS = 5_000;
 const BACKOFF_MAX_MS = 5 * 60_000;
-const MIN_TTL_S = 10;
 
 interface Entry {
   referenceId: string | null;
@@ -91,7 +91,7 @@ export class ConfigCache {
     if (epoch !== this.epoch) return;
     this.failures = 0;
     this.retryAt = 0;
-    this.entry = { referenceId, config, expiresAt: this.deps.clock.now() + Math.max(config.ttlSeconds, MIN_TTL_S) * 1000 };
+    this.entry = { referenceId, config, expiresAt: this.deps.clock.now() + config.ttlSeconds * 1000 };
     this.report("network", config);
     this.persist(this.entry);
     this.deps.onLoaded(config, referenceId);

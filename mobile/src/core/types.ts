@@ -17,7 +17,7 @@ export interface PendingInvite {
   /** The app event that created it (attribution only); absent for an audience match. */
   readonly triggerEvent?: string;
   readonly launchToken: string;
-  /** When the signed launch expires, ms since epoch (server time, compared with the client's clock). */
+  /** When the signed launch expires, ms since epoch, by the server's clock (informational: the server judges expiry). */
   readonly expiresAt: number;
 }
 
@@ -83,7 +83,10 @@ export interface InterviewClientOptions {
    * `handleLink` leaves every other URL to the app (`not_interview_link`), so the app's own `/i/...` routes work.
    */
   linkHosts?: readonly string[];
-  /** Opens a URL outside the app. The React Native entry defaults to `Linking.openURL`; the headless core has none and reports `fallback_unavailable`. */
+  /**
+   * Opens a URL outside the app. Default: the platform's link opener (`Linking.openURL` on React Native,
+   * `window.open` in a browser). Where there is none, `external_browser` resolves `none` with `fallback_unavailable`.
+   */
   openFallbackUrl?: (url: string) => void;
   /** Allowlist mapper from an analytics event's properties to metadata; only JSON primitives are kept. */
   mapTrackProperties?: (eventName: string, properties: unknown) => Record<string, unknown> | undefined;

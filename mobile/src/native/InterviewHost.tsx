@@ -4,48 +4,68 @@
  *
  * - The page talks to the host with `window.ReactNativeWebView.postMessage(JSON.stringify(message))` (protocol.ts);
  *   a message is acted on only when the page that sent it is on the launch origin or one of `allowedOrigins`.
- * - Navigation stays on those origins (`onShouldStartLoadWithRequest`); any other link is handed to `Linking`.
- * - The interview is spoken: on Android the host asks for RECORD_AUDIO before the web view opens, and the web view
- *   grants the page's microphone request; on iOS the system asks (the app declares NSMicrophoneUsageDescription).
+ * - Allowed origins: the launch's, the fallback URLs' the server sent (`client.fallbackOrigins()`), and
+ *   `allowedOrigins`. Top-frame navigation stays on them (`onShouldStartLoadWithRequest`); any other link is handed
+ *   to `Linking`. Frames inside the page are the page's business: only top-frame navigations are policed, so a
+ *   cross-origin frame never sends the user to Safari.
+ * - The interview is spoken: on Android the host asks for RECORD_AUDIO before each launch's web view opens (a
+ *   refusal is asked again at the next launch), and the web view grants the page's microphone request; on iOS the
+ *   system asks (the app declares NSMicrophoneUsageDescription).
+ * - The close button sits inside the safe area (notch, status bar, rounded corners), from
+ *   react-native-safe-area-context: the modal gets its own SafeAreaProvider, as a modal must.
  * - `visible` is the app's gate; hiding the host unmounts the web view, so a hidden interview holds no microphone.
  */
 import { useEffect, useState } from "react";
 import { Linking, Modal, PermissionsAndroid, Platform, Pressable, StyleSheet, Text, View } from "react-native";
+import { initialWindowMetrics, SafeAreaProvider, useSafeAreaInsets } from "react-native-safe-area-context";
 import { WebView, type WebViewMessageEvent } from "react-native-webview";
 import { originOf } from "../core/links.ts";
 import { useHostState, type HostCallbacks } from "../react/host-state.ts";
 
 export type InterviewHostProps = HostCallbacks;
 
-type Mic = "asking" | "ready";
+/** The close button, inside the safe area of the modal's own provider. */
+function CloseButton({ onPress }: { onPress: () => void }) {
+  const insets = useSafeAreaInsets();
+  return (
+    <Pressable accessibilityRole="button" accessibilityLabel="Close interview" onPress={onPress} style={[styles.close, { top: insets.top + 8, right: insets.right + 12 }]}>
+      <Text style={styles.closeText}>×</Text>
+    </Pressable>
+  );
+}
 
 export function InterviewHost(props: InterviewHostProps) {
   const { visible = true, allowedOrigins = [] } = props;
   const host = useHostState(props);
   const { activeLaunch, pendingInvite, latest } = host;
-  const [mic, setMic] = useState<Mic>(Platform.OS === "android" ? "asking" : "ready");
+  /** The launch whose microphone question has been answered (iOS: the system asks, so every launch is ready). */
+  const [micAnswered, setMicAnswered] = useState<object | null>(null);
+  const micReady = Platform.OS !== "android" || (activeLaunch !== null && micAnswered === activeLaunch);
 
-  // Android: the microphone permission before the web view opens; a refusal is reported, the interview still opens.
+  // Android: the microphone permission before each launch's web view opens, so a refusal is asked again next time;
+  // a refusal is reported and the interview still opens.
   const showing = visible && activeLaunch !== null;
   useEffect(() => {
-    if (!showing || Platform.OS !== "android" || mic === "ready") return;
+    if (!showing || micReady) return;
+    const launch = activeLaunch;
     let live = true;
     PermissionsAndroid.request(PermissionsAndroid.PERMISSIONS.RECORD_AUDIO)
       .then((answer) => {
         if (answer !== PermissionsAndroid.RESULTS.GRANTED) latest.current.onError?.(new Error(`microphone permission ${answer}`), { type: "host.microphone" });
       })
       .catch((err: unknown) => latest.current.onError?.(err instanceof Error ? err : new Error(String(err)), { type: "host.microphone" }))
-      .finally(() => live && setMic("ready"));
+      .finally(() => live && setMicAnswered(launch));
     return () => {
       live = false;
     };
-  }, [showing, mic]);
+  }, [showing, micReady, activeLaunch]);
 
   if (!visible) return null;
 
   if (activeLaunch) {
     const launch = activeLaunch;
-    const allowed = new Set([launch.url, ...allowedOrigins].map(originOf).filter((o): o is string => o !== null));
+    const fallbacks = typeof props.client.fallbackOrigins === "function" ? props.client.fallbackOrigins() : [];
+    const allowed = new Set([launch.url, ...fallbacks, ...allowedOrigins].map(originOf).filter((o): o is string => o !== null));
     const close = () => host.closeByUser(launch);
     const onMessage = (e: WebViewMessageEvent) => {
       const { data, url } = e.nativeEvent;
@@ -61,11 +81,10 @@ export function InterviewHost(props: InterviewHostProps) {
     };
     return (
       <Modal visible animationType="slide" presentationStyle="fullScreen" onRequestClose={close} accessibilityViewIsModal>
+        <SafeAreaProvider initialMetrics={initialWindowMetrics}>
         <View style={styles.full}>
-          <Pressable accessibilityRole="button" accessibilityLabel="Close interview" onPress={close} style={styles.close}>
-            <Text style={styles.closeText}>×</Text>
-          </Pressable>
-          {mic === "ready" ? (
+          <CloseButton onPress={close} />
+          {micReady ? (
             <WebView
               testID="interview-webview"
               source={{ uri: launch.url }}
@@ -77,6 +96,8 @@ export function InterviewHost(props: InterviewHostProps) {
               mediaCapturePermissionGrantType="grantIfSameHostElsePrompt"
               onMessage={onMessage}
               onShouldStartLoadWithRequest={(request) => {
+                // A frame inside the page (iOS reports isTopFrame; Android asks for the top frame only).
+                if (request.isTopFrame === false) return true;
                 const origin = originOf(request.url);
                 if (origin && allowed.has(origin)) return true;
                 if (request.url === "about:blank") return true;
@@ -90,6 +111,7 @@ export function InterviewHost(props: InterviewHostProps) {
             />
           ) : null}
         </View>
+        </SafeAreaProvider>
       </Modal>
     );
   }
@@ -118,7 +140,7 @@ export function InterviewHost(props: InterviewHostProps) {
 
 const styles = StyleSheet.create({
   full: { flex: 1, backgroundColor: "#fff" },
-  close: { position: "absolute", top: 44, right: 12, zIndex: 1, padding: 8 },
+  close: { position: "absolute", zIndex: 1, padding: 8 },
   closeText: { fontSize: 28 },
   backdrop: { flex: 1, justifyContent: "flex-end", backgroundColor: "rgba(0,0,0,0.35)" },
   card: { margin: 16, padding: 20, borderRadius: 16, backgroundColor: "#fff" },

@@ -18,7 +18,9 @@ export function InterviewHost(props: InterviewHostProps) {
   useEffect(() => {
     if (!activeLaunch) return;
     const launch = activeLaunch;
-    const allowed = new Set([launch.url, ...originsKey.split(" ")].map(originOf).filter((o): o is string => o !== null));
+    // The launch's origin, the server's fallback URLs' and the app's extra ones.
+    const fallbacks = typeof props.client.fallbackOrigins === "function" ? props.client.fallbackOrigins() : [];
+    const allowed = new Set([launch.url, ...fallbacks, ...originsKey.split(" ")].map(originOf).filter((o): o is string => o !== null));
     const onMessage = (e: MessageEvent) => {
       // The app posting to its own window (dev tools, other libraries) is not the interview talking.
       if (typeof window !== "undefined" && e.source === window) return;
