@@ -27,7 +27,7 @@
  *    variant for CUPED (compare.ts).
  * Cost: one pass over the exposures and one over the events, with a Map per user: O(exposures + events).
  */
-import { rowsOfData, type EventRow, type ExposureRow, type RowSource } from "./input/rows.ts";
+import { rowSourceOfData, type EventRow, type ExposureRow, type RowSource } from "./input/rows.ts";
 import type { MetricData, MetricDefinition, MetricOptions, MetricResult, VariantResult } from "./types.ts";
 import { asOfOption, DAY_MS, validateDataShape, validateDefinition, variantRecord, windowMs } from "./validate.ts";
 
@@ -155,9 +155,9 @@ export class MemoryMetric {
 /** The metric over data in memory (timestamps as ISO strings; errors name the field, e.g. `events[3].timestamp`). */
 export function computeMetric(definition: MetricDefinition, data: MetricData, options: MetricOptions = {}): MetricResult {
   const metric = new MemoryMetric(definition, options);
-  const rows = rowsOfData(validateDataShape(data), options.timezone);
-  metric.addExposures(rows.exposures);
-  metric.addEvents(rows.events);
+  const rows = rowSourceOfData(validateDataShape(data), options.timezone);
+  for (const batch of rows.exposures) metric.addExposures(batch);
+  for (const batch of rows.events) metric.addEvents(batch);
   return metric.result();
 }
 

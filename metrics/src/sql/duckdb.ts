@@ -4,7 +4,7 @@
  * readers, whose parsing (time zones, trimming, date rollover) differs from ours.
  */
 import type { MetricData, MetricDefinition, MetricOptions, MetricResult } from "../types.ts";
-import { rowsOfData, type RowSource } from "../input/rows.ts";
+import { rowSourceOfData, type RowSource } from "../input/rows.ts";
 import { asOfOption, MetricInputError, validateDataShape, validateDefinition } from "../validate.ts";
 import { runMetricSql, type Query } from "./run.ts";
 
@@ -104,10 +104,7 @@ export class DuckDbMetrics {
 
   /** computeMetric over data in memory: checked as the in-memory engine checks it, loaded, then the SQL. */
   computeMetric(definition: MetricDefinition, data: MetricData, options: MetricOptions = {}): Promise<MetricResult> {
-    return this.computeMetricFromRows(definition, () => {
-      const rows = rowsOfData(validateDataShape(data), options.timezone);
-      return { exposures: [rows.exposures], events: [rows.events] };
-    }, options);
+    return this.computeMetricFromRows(definition, () => rowSourceOfData(validateDataShape(data), options.timezone), options);
   }
 
   /** The metric over rows (input/read.ts reads files into rows). Calls run one at a time. */
