@@ -38,6 +38,11 @@ interface Bundle {
 
 interface Plan {
   tsc?: "full" | "declarations";
+  /**
+   * CommonJS copies of the compiled entries (output name -> dist file), in dist/cjs/*.cjs: React Native's Jest preset
+   * requires packages and does not transform node_modules, so an ESM-only package cannot be imported by app tests.
+   */
+  cjs?: { entries: Record<string, string>; external: string[] };
   /** tsc projects, relative to the package (default tsconfig.build.json). */
   projects?: string[];
   bundle?: Bundle;
@@ -51,7 +56,14 @@ const PLANS: Record<string, Plan> = {
   receiver: { tsc: "full" },
   // The web entry and core with the DOM library, the React Native entry with React Native's globals: the two
   // declare the same globals differently, so one program cannot check both with full library checks.
-  mobile: { tsc: "full", projects: ["tsconfig.build.json", "tsconfig.build-native.json"] },
+  mobile: {
+    tsc: "full",
+    projects: ["tsconfig.build.json", "tsconfig.build-native.json"],
+    cjs: {
+      entries: { index: "dist/index.js", "core/index": "dist/core/index.js", web: "dist/web.js", jest: "dist/jest.js" },
+      external: ["react", "react-native", "react-native-webview", "react-native-safe-area-context"],
+    },
+  },
   metrics: {
     tsc: "declarations",
     bundle: { entries: { index: "src/index.ts", "sql/index": "src/sql/index.ts", cli: "src/cli.ts" }, external: ["commander", "csv-parse", "leven", "hyparquet", "cli-table3", "@duckdb/node-api"], commands: ["cli"] },
@@ -140,6 +152,19 @@ export async function buildPackage(folder: string): Promise<void> {
   if (plan.tsc) for (const project of plan.projects ?? ["tsconfig.build.json"]) tsc(pkg, project, plan.tsc === "declarations");
   if (existsSync(dist)) selfContainTypes(dist);
   if (plan.bundle) await bundle(pkg, dist, plan.bundle);
+  if (plan.cjs) {
+    await build({
+      entryPoints: Object.fromEntries(Object.entries(plan.cjs.entries).map(([out, entry]) => [out, join(pkg, entry)])),
+      outdir: join(dist, "cjs"),
+      outExtension: { ".js": ".cjs" },
+      bundle: true,
+      format: "cjs",
+      platform: "neutral",
+      target: "es2020",
+      external: plan.cjs.external.flatMap((n) => [n, `${n}/*`]),
+      logLevel: "warning",
+    });
+  }
   console.log(`built ${name}/dist/`);
 }
 

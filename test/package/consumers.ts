@@ -128,8 +128,8 @@ export const CONSUMERS: Record<string, Consumer> = {
       let sql;
       try { await import("@service/success-metrics/sql").then((m) => m.computeMetric({ type: "conversion", event: "e" }, data)); sql = "ran"; } catch (err) { sql = err.message; }
       // The input layer from the installed package: a semicolon CSV, wall-clock times in a named zone, JSON Lines.
-      writeFileSync("x.csv", "user_id;variant;exposed_at\n a;c;2026-03-29 01:30:00\nb;t;2026-03-29 01:30:00\n");
-      writeFileSync("e.jsonl", JSON.stringify({ user_id: " a", event: "e", timestamp: "2026-03-29T01:00:00Z" }) + "\n");
+      writeFileSync("x.csv", "user_id;variant;exposed_at\\n a;c;2026-03-29 01:30:00\\nb;t;2026-03-29 01:30:00\\n");
+      writeFileSync("e.jsonl", JSON.stringify({ user_id: " a", event: "e", timestamp: "2026-03-29T01:00:00Z" }) + "\\n");
       const files = await computeMetricFromRows({ type: "conversion", event: "e" }, readFiles("x.csv", "e.jsonl", { timezone: "Europe/Paris" }), { timezone: "Europe/Paris" });
       const out = readOut(files, "c", ["t"]);
       console.log(JSON.stringify({ memory: memory.variants.c.value, sql, files: [files.variants.c.value, files.as_of], srm: out.srm.df }));
@@ -152,6 +152,11 @@ export const CONSUMERS: Record<string, Consumer> = {
       export async function onUrl(url: string): Promise<boolean> { return (await interviews.handleLink(url)).handled; }
       export function Badge() { const { pendingInvite } = useInterviews(interviews); return pendingInvite ? null : null; }
       export const host = <InterviewHost client={interviews} allowedOrigins={["https://cdn.example.net"]} onCompleted={(_e, sessionId) => void seen.push(sessionId)} onClosed={(_e, reason) => void seen.push(reason)} />;
+      // The Jest entry's types, as an app's tests use them.
+      import { createScriptedClient, interviewWebView, postFromInterview, type ScriptedClient } from "@service/interviews-react-native/jest";
+      export const scripted: ScriptedClient = createScriptedClient();
+      export const scriptedHost = <InterviewHost client={scripted} />;
+      export function drive(): string | undefined { scripted.offerInvite({ prompt: { title: "T", body: "B", acceptLabel: "A", dismissLabel: "D" } }); postFromInterview({ type: "interview.loaded" }); return interviewWebView()?.source?.uri; }
     `,
     run: `
       import { createInterviewClient, inviteCodeOf } from "@service/interviews-react-native/core";

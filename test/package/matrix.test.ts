@@ -154,7 +154,7 @@ describe("consumers type-check with tsc --strict and skipLibCheck: false", () =>
     // receiver's middleware (installed after the budget was measured).
     const rn = JSON.parse(readFileSync(join(root, "mobile/package.json"), "utf8")).devDependencies;
     await Promise.all([
-      run("npm", ["install", "--prefer-offline", "--no-package-lock", "react@19.3.1", `react-native@${rn["react-native"]}`, `react-native-webview@${rn["react-native-webview"]}`, "@types/react@19.3.0"], { cwd: project("mobile"), env: npmEnv }),
+      run("npm", ["install", "--prefer-offline", "--no-package-lock", "react@19.3.1", `react-native@${rn["react-native"]}`, `react-native-webview@${rn["react-native-webview"]}`, `react-native-safe-area-context@${rn["react-native-safe-area-context"]}`, "@types/react@19.3.0"], { cwd: project("mobile"), env: npmEnv }),
       run("npm", ["install", "--prefer-offline", "--no-package-lock", "express@5.3.0", "@types/express@5.0.6"], { cwd: project("receiver"), env: npmEnv }),
     ]);
   }, 600_000);

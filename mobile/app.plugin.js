@@ -1,0 +1,36 @@
+/**
+ * Expo config plugin: `"plugins": ["@service/interviews-react-native"]` in app.json (or with options,
+ * `["@service/interviews-react-native", { "microphonePermission": "..." }]`). The interview is spoken, so it adds
+ * the iOS microphone usage description (NSMicrophoneUsageDescription) and the Android RECORD_AUDIO and
+ * MODIFY_AUDIO_SETTINGS permissions. An app's own description is kept unless the option replaces it.
+ */
+import { createRequire } from "node:module";
+
+// An ES module (the package is "type": "module"); Expo loads it like a CommonJS one. The app's own copy of the
+// config-plugins API: through `expo` in an Expo app, directly otherwise.
+const require = createRequire(import.meta.url);
+const plugins = (() => {
+  try {
+    return require("expo/config-plugins");
+  } catch {
+    return require("@expo/config-plugins");
+  }
+})();
+const pkg = require("./package.json");
+
+const DEFAULT_MICROPHONE = "Allow $(PRODUCT_NAME) to use the microphone for the interviews you choose to start.";
+const ANDROID_PERMISSIONS = ["android.permission.RECORD_AUDIO", "android.permission.MODIFY_AUDIO_SETTINGS"];
+
+function withInterviews(config, options = {}) {
+  const { microphonePermission } = options ?? {};
+  if (microphonePermission !== undefined && (typeof microphonePermission !== "string" || microphonePermission.trim() === "")) {
+    throw new Error(`@service/interviews-react-native: microphonePermission must be a non-empty string, got ${JSON.stringify(microphonePermission)}`);
+  }
+  config = plugins.withInfoPlist(config, (c) => {
+    c.modResults.NSMicrophoneUsageDescription = microphonePermission ?? c.modResults.NSMicrophoneUsageDescription ?? DEFAULT_MICROPHONE;
+    return c;
+  });
+  return plugins.AndroidConfig.Permissions.withPermissions(config, ANDROID_PERMISSIONS);
+}
+
+export default plugins.createRunOncePlugin(withInterviews, pkg.name, pkg.version);
