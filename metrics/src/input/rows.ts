@@ -27,6 +27,9 @@ export interface RowSource {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// String.prototype.isWellFormed (Node 20+; ES2024, beyond the declared lib) is a native scan, many times the regex's speed.
+const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+const wellFormed = (s: string): boolean => (nativeWellFormed ? nativeWellFormed.call(s) : !LONE_SURROGATE.test(s));
 
 /** An identifier: a non-empty string kept byte for byte, or an integer written in decimal (Parquet, JSON). */
 export function idValue(value: unknown): string {
@@ -34,7 +37,7 @@ export function idValue(value: unknown): string {
     if (value === "") throw new ValueProblem("is empty");
     // Kept as written, but storable everywhere: PostgreSQL has no NUL in text, and a lone surrogate has no UTF-8.
     if (value.includes("\u0000")) throw new ValueProblem(`contains a NUL character: ${JSON.stringify(value)}`);
-    if (LONE_SURROGATE.test(value)) throw new ValueProblem(`is not valid Unicode text (a lone surrogate): ${JSON.stringify(value)}`);
+    if (!wellFormed(value)) throw new ValueProblem(`is not valid Unicode text (a lone surrogate): ${JSON.stringify(value)}`);
     return value;
   }
   if (typeof value === "bigint" || (typeof value === "number" && Number.isSafeInteger(value))) return String(value);
