@@ -3,6 +3,8 @@ module.exports = {
   rootDir: __dirname,
   preset: "@react-native/jest-preset",
   testMatch: ["<rootDir>/test-native/**/*.test.tsx"],
+  // The package's own Jest entry, as apps use it (stand-ins for the web view and the safe-area library).
+  setupFiles: ["<rootDir>/dist/cjs/jest.cjs"],
   transform: { "\\.[jt]sx?$": ["babel-jest", { configFile: require.resolve("./babel.config.cjs") }] },
-  transformIgnorePatterns: ["node_modules/(?!((jest-)?react-native|@react-native(-community)?|react-native-webview|@testing-library)/)"],
+  transformIgnorePatterns: ["node_modules/(?!((jest-)?react-native|@react-native(-community)?|@react-native-async-storage|react-native-webview|@testing-library)/)"],
 };

@@ -3,11 +3,11 @@
  * `useInterviews` hook and the full-screen `InterviewHost` on react-native-webview. The interview runtime is the
  * web page the host loads: nothing else to install.
  */
-import { Linking } from "react-native";
+import { AppState, Linking } from "react-native";
 import { createInterviewClient as createCore, type InterviewClient } from "./core/client.ts";
 import type { InterviewClientOptions } from "./core/types.ts";
 
-/** The seed's createInterviewClient: `openFallbackUrl` defaults to `Linking.openURL`. */
+/** The seed's createInterviewClient: `openFallbackUrl` defaults to `Linking.openURL`; prompt events flush on background. */
 export function createInterviewClient(options: InterviewClientOptions): InterviewClient {
   const openFallbackUrl =
     options.openFallbackUrl ??
@@ -20,7 +20,12 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
         }
       });
     });
-  return createCore({ ...options, openFallbackUrl });
+  const client = createCore({ ...options, openFallbackUrl });
+  // Queued prompt events go out when the app leaves the foreground, as analytics SDKs flush theirs.
+  AppState.addEventListener("change", (state) => {
+    if (state === "background" || state === "inactive") void client.flush();
+  });
+  return client;
 }
 
 export type { InterviewClient } from "./core/client.ts";

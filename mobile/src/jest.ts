@@ -125,6 +125,8 @@ export function createScriptedClient(): ScriptedClient {
     ready: jest.fn(async () => {}),
     diagnose: jest.fn(),
     fallbackOrigins: jest.fn((): readonly string[] => []),
+    flush: jest.fn(async () => {}),
+    pendingEvents: jest.fn(() => 0),
     offerInvite(invite = {}) {
       const full = Object.freeze({ ...sampleInvite, ...invite }) as PendingInvite;
       set({ pendingInvite: full });

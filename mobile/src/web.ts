@@ -1,5 +1,18 @@
 /** The web target: the same client core with a DOM host (an iframe), for React apps in a browser. */
-export { createInterviewClient, type InterviewClient } from "./core/client.ts";
+import { createInterviewClient as createCore, type InterviewClient } from "./core/client.ts";
+import type { InterviewClientOptions } from "./core/types.ts";
+
+/** The core's client; queued prompt events flush when the page is hidden (tab switched, app backgrounded). */
+export function createInterviewClient(options: InterviewClientOptions): InterviewClient {
+  const client = createCore(options);
+  const doc = (globalThis as { document?: Document }).document;
+  doc?.addEventListener?.("visibilitychange", () => {
+    if (doc.visibilityState === "hidden") void client.flush();
+  });
+  return client;
+}
+
+export type { InterviewClient } from "./core/client.ts";
 export { inviteCodeOf } from "./core/links.ts";
 export type * from "./core/types.ts";
 export { useInterviews } from "./react/useInterviews.ts";

@@ -42,6 +42,13 @@ export interface InterviewClient {
   diagnose(event: Diagnostic): void;
   /** Origins of the fallback URLs the server has sent; the host always allows them, as it does the launch's. */
   fallbackOrigins(): readonly string[];
+  /**
+   * Sends the queued prompt events now, backoff or not; resolves when the attempt ends. The React Native entry
+   * calls it when the app goes to the background, the web entry when the page is hidden.
+   */
+  flush(): Promise<void>;
+  /** Prompt events queued and not yet accepted by the service. */
+  pendingEvents(): number;
 }
 
 /**
@@ -96,7 +103,8 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
   /** The launch request of the current invite: a double tap on "accept" shares it instead of launching twice. */
   let starting: { invite: PendingInvite; result: Promise<StartResult> } | null = null;
 
-  const postPhase = promptFunnel(api, clock, () => referenceId, diagnose);
+  const funnel = promptFunnel(api, clock, () => referenceId, diagnose, options.storage);
+  const postPhase = funnel.post;
   const cache = new ConfigCache({
     api, clock, storage: options.storage, diagnose,
     onLoaded: (config, forUser) => {
@@ -359,6 +367,8 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
     ready: () => cache.idle(),
     diagnose,
     fallbackOrigins: () => [...fallbackOrigins],
+    flush: () => funnel.flush(),
+    pendingEvents: () => funnel.pending(),
   };
 
   // Load eagerly: the first matching event is then matched synchronously, and audience matches appear on their own.

@@ -1,9 +1,23 @@
 /**
- * Prompt funnel phases posted to `prompt-events`, fire-and-forget: analytics must never delay or break the
- * prompt, so a failure only becomes a diagnostic (no offline queue). The eventId lets the server de-duplicate.
+ * Prompt funnel phases posted to `prompt-events` through a durable queue, as analytics SDKs do (PostHog, Braze):
+ * - Every phase is queued first: persisted in `storage` when there is one, so it survives a restart.
+ * - The queue is sent in order, one request at a time. Each event keeps its `eventId`, so a resend after a lost
+ *   answer is de-duplicated by the server.
+ * - A network error, 408, 429 or 5xx stops the flush. It is retried with backoff (2 s, doubling, at most 5 min,
+ *   by the injected clock), at the next phase, at `flush()`, and when the app goes to the background (the hosts
+ *   call `flush()`).
+ * - Any other 4xx drops that one event, which can never succeed, with a diagnostic.
+ * - The queue is bounded at QUEUE_MAX events. On overflow the oldest is dropped, with a diagnostic.
+ *
+ * Analytics never delay or break the prompt: posting returns at once, and failures are only diagnostics.
  */
-import type { ParticipantApi } from "./api.ts";
-import type { Clock, Diagnostic, PendingInvite, PromptPhase } from "./types.ts";
+import { HttpError, type ParticipantApi, type PromptEventInput } from "./api.ts";
+import type { Clock, Diagnostic, KeyValueStorage, PendingInvite, PromptPhase } from "./types.ts";
+
+export const QUEUE_KEY = "interviews.prompt-events.v1";
+export const QUEUE_MAX = 100;
+const BACKOFF_BASE_MS = 2_000;
+const BACKOFF_MAX_MS = 5 * 60_000;
 
 /** crypto.randomUUID where the platform has it (Node, browsers); React Native without a polyfill does not. */
 function uuid(): string {
@@ -17,17 +31,128 @@ function uuid(): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () => string | null, diagnose: (d: Diagnostic) => void) {
-  return function post(phase: PromptPhase, invite: PendingInvite): void {
-    const body = {
-      eventId: uuid(),
-      phase,
-      referenceId: referenceId(),
-      occurredAt: new Date(clock.now()).toISOString(),
-      launchRuleId: invite.launchRuleId,
-      experimentId: invite.experimentId,
-      ...(invite.audienceId ? { audienceId: invite.audienceId } : {}),
-    };
-    api.promptEvent(body).catch((err) => diagnose({ type: "prompt_event_failed", phase, error: err instanceof Error ? err.message : String(err) }));
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const retryable = (err: unknown) => !(err instanceof HttpError) || err.status >= 500 || err.status === 408 || err.status === 429;
+
+export interface PromptFunnel {
+  post(phase: PromptPhase, invite: PendingInvite): void;
+  /** Sends what is queued now, backoff or not (the app going to the background); resolves when the attempt ends. */
+  flush(): Promise<void>;
+  /** Resolves once the stored queue has been read and no send is in progress. */
+  idle(): Promise<void>;
+  /** Events waiting to be sent. */
+  pending(): number;
+}
+
+export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () => string | null, diagnose: (d: Diagnostic) => void, storage?: KeyValueStorage): PromptFunnel {
+  let queue: PromptEventInput[] = [];
+  let failures = 0;
+  let retryAt = 0;
+  let sending: Promise<void> | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+
+  // Writes in order, one after another: an older snapshot never lands after a newer one.
+  let writes: Promise<void> = Promise.resolve();
+  const persist = () => {
+    if (!storage) return;
+    const snapshot = JSON.stringify(queue);
+    writes = writes
+      .then(() => storage.setItem(QUEUE_KEY, snapshot))
+      .catch((err) => diagnose({ type: "storage_failed", error: errorText(err) }));
+  };
+
+  const add = (events: PromptEventInput[]) => {
+    queue.push(...events);
+    while (queue.length > QUEUE_MAX) {
+      const dropped = queue.shift()!;
+      diagnose({ type: "prompt_event_dropped", phase: dropped.phase, reason: "queue_full" });
+    }
+  };
+
+  // Events queued by an earlier run of the app come first.
+  const restoring: Promise<void> = (async () => {
+    if (!storage) return;
+    try {
+      const raw = await storage.getItem(QUEUE_KEY);
+      if (!raw) return;
+      const saved = JSON.parse(raw) as unknown;
+      if (!Array.isArray(saved) || !saved.every((e) => e && typeof e === "object" && typeof (e as PromptEventInput).eventId === "string")) throw new Error("stored prompt events have an unexpected shape");
+      const fresh = queue;
+      queue = [];
+      add([...(saved as PromptEventInput[]), ...fresh]);
+    } catch (err) {
+      diagnose({ type: "storage_failed", error: errorText(err) });
+    }
+  })();
+
+  const schedule = () => {
+    if (timer !== null) return;
+    // A timer as well as the next phase and the background: a quiet app still sends what it queued.
+    // The timer is the backoff: when it fires, it sends. Unreferenced where timers can be (Node, Jest), so a
+    // queue waiting for a service that stays down never keeps a process alive.
+    timer = setTimeout(() => {
+      timer = null;
+      void send(true);
+    }, Math.max(0, retryAt - clock.now()));
+    (timer as unknown as { unref?: () => void }).unref?.();
+  };
+
+  async function drain(): Promise<void> {
+    while (queue.length) {
+      const event = queue[0];
+      try {
+        await api.promptEvent(event);
+      } catch (err) {
+        if (retryable(err)) {
+          failures++;
+          const retryInMs = Math.min(BACKOFF_BASE_MS * 2 ** (failures - 1), BACKOFF_MAX_MS);
+          retryAt = clock.now() + retryInMs;
+          diagnose({ type: "prompt_event_failed", phase: event.phase, error: errorText(err), retryInMs });
+          schedule();
+          return;
+        }
+        diagnose({ type: "prompt_event_dropped", phase: event.phase, reason: `refused: ${errorText(err)}` });
+      }
+      if (queue[0] === event) queue.shift();
+      failures = 0;
+      retryAt = 0;
+      persist();
+    }
+  }
+
+  function send(force: boolean): Promise<void> {
+    if (sending) return sending;
+    sending = restoring
+      .then(() => (force || clock.now() >= retryAt ? drain() : schedule()))
+      .finally(() => {
+        sending = null;
+      });
+    return sending;
+  }
+
+  // What an earlier run left queued goes out as soon as it has been read.
+  void restoring.then(() => (queue.length ? send(false) : undefined));
+
+  return {
+    post(phase, invite) {
+      add([{
+        eventId: uuid(),
+        phase,
+        referenceId: referenceId(),
+        occurredAt: new Date(clock.now()).toISOString(),
+        launchRuleId: invite.launchRuleId,
+        experimentId: invite.experimentId,
+        ...(invite.audienceId ? { audienceId: invite.audienceId } : {}),
+      }]);
+      persist();
+      void send(false);
+    },
+    flush: () => send(true),
+    async idle() {
+      await restoring;
+      while (sending) await sending;
+      await writes;
+    },
+    pending: () => queue.length,
   };
 }

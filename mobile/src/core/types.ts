@@ -56,12 +56,13 @@ export type Diagnostic =
   | { type: "launch_discarded"; reason: "user_changed" | "invite_gone" }
   | { type: "fallback_opened"; url: string }
   | { type: "fallback_unavailable"; url: string }
-  | { type: "prompt_event_failed"; phase: PromptPhase; error: string }
+  | { type: "prompt_event_failed"; phase: PromptPhase; error: string; retryInMs: number }
+  | { type: "prompt_event_dropped"; phase: PromptPhase; reason: string }
   | { type: "track_failed"; error: string }
   | { type: "bridge_error"; error: string }
   | { type: "storage_failed"; error: string };
 
-/** Optional async key-value store (AsyncStorage, localStorage, ...) that keeps the config cache across restarts. */
+/** Optional async key-value store (AsyncStorage, localStorage, ...) that keeps the config cache and the queue of prompt events across restarts. */
 export interface KeyValueStorage {
   getItem(key: string): Promise<string | null> | string | null;
   setItem(key: string, value: string): Promise<void> | void;
