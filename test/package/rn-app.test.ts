@@ -132,7 +132,8 @@ beforeAll(async () => {
 describe.each(Object.keys(APPS))("a fresh React Native app with the %s peers", (name) => {
   it("runs a Jest test that imports the package as the README says, under React Native's preset with no transform settings for it", () => {
     const app = apps[name];
-    const run = spawnSync("npx", ["jest", "--ci", "--colors=false"], { cwd: app, env: npmEnv, encoding: "utf8" });
+    // A generous timeout: the first test pays for Babel transforming React Native cold, on a busy 2-core machine.
+    const run = spawnSync("npx", ["jest", "--ci", "--colors=false", "--testTimeout=60000"], { cwd: app, env: npmEnv, encoding: "utf8" });
     expect(run.status, `the app's Jest run:\n${run.stderr}\n${run.stdout}`).toBe(0);
     expect(run.stderr).toMatch(/Tests:\s+2 passed, 2 total/);
     const installed = (pkg: string) => JSON.parse(readFileSync(join(app, "node_modules", pkg, "package.json"), "utf8")).version;
