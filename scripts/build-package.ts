@@ -16,7 +16,7 @@
  * Usage: tsx scripts/build-package.ts <package folder>   (run from the package folder by its own scripts)
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, renameSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,8 +88,8 @@ const PLANS: Record<string, Plan> = {
 
 const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 
-function tsc(pkg: string, project: string, declarationsOnly: boolean): void {
-  const args = [require.resolve("typescript/bin/tsc"), "-p", join(pkg, project)];
+function tsc(pkg: string, project: string, declarationsOnly: boolean, outDir: string): void {
+  const args = [require.resolve("typescript/bin/tsc"), "-p", join(pkg, project), "--outDir", outDir];
   if (declarationsOnly) args.push("--emitDeclarationOnly");
   execFileSync(process.execPath, args, { stdio: "inherit" });
 }
@@ -147,9 +147,12 @@ export async function buildPackage(folder: string): Promise<void> {
     console.log(`built ${name}/ (TypeSpec sources copied to ${name}/spec/)`);
     return;
   }
-  const dist = join(pkg, "dist");
+  // Built beside dist/ and swapped in at the end: a test reading dist/ while another packs the package (prepack
+  // builds) never finds it half-written or gone.
+  const final = join(pkg, "dist");
+  const dist = join(pkg, `.dist-build-${process.pid}`);
   rmSync(dist, { recursive: true, force: true });
-  if (plan.tsc) for (const project of plan.projects ?? ["tsconfig.build.json"]) tsc(pkg, project, plan.tsc === "declarations");
+  if (plan.tsc) for (const project of plan.projects ?? ["tsconfig.build.json"]) tsc(pkg, project, plan.tsc === "declarations", dist);
   if (existsSync(dist)) selfContainTypes(dist);
   if (plan.bundle) await bundle(pkg, dist, plan.bundle);
   if (plan.cjs) {
@@ -165,6 +168,10 @@ export async function buildPackage(folder: string): Promise<void> {
       logLevel: "warning",
     });
   }
+  const old = join(pkg, `.dist-old-${process.pid}`);
+  if (existsSync(final)) renameSync(final, old);
+  renameSync(dist, final);
+  rmSync(old, { recursive: true, force: true });
   console.log(`built ${name}/dist/`);
 }
 
