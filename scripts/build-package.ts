@@ -39,7 +39,7 @@ interface Bundle {
 interface Plan {
   tsc?: "full" | "declarations";
   /**
-   * CommonJS copies of the compiled entries (output name -> dist file), in dist/cjs/*.cjs: React Native's Jest preset
+   * CommonJS copies of the compiled entries (output name -> file in the compiled output), in dist/cjs/*.cjs: React Native's Jest preset
    * requires packages and does not transform node_modules, so an ESM-only package cannot be imported by app tests.
    */
   cjs?: { entries: Record<string, string>; external: string[] };
@@ -60,7 +60,7 @@ const PLANS: Record<string, Plan> = {
     tsc: "full",
     projects: ["tsconfig.build.json", "tsconfig.build-native.json"],
     cjs: {
-      entries: { index: "dist/index.js", "core/index": "dist/core/index.js", web: "dist/web.js", jest: "dist/jest.js" },
+      entries: { index: "index.js", "core/index": "core/index.js", web: "web.js", jest: "jest.js" },
       external: ["react", "react-native", "react-native-webview", "react-native-safe-area-context"],
     },
   },
@@ -157,7 +157,7 @@ export async function buildPackage(folder: string): Promise<void> {
   if (plan.bundle) await bundle(pkg, dist, plan.bundle);
   if (plan.cjs) {
     await build({
-      entryPoints: Object.fromEntries(Object.entries(plan.cjs.entries).map(([out, entry]) => [out, join(pkg, entry)])),
+      entryPoints: Object.fromEntries(Object.entries(plan.cjs.entries).map(([out, entry]) => [out, join(dist, entry)])),
       outdir: join(dist, "cjs"),
       outExtension: { ".js": ".cjs" },
       bundle: true,
