@@ -79,4 +79,29 @@ describe("InterviewHost", () => {
     fireEvent.click(screen.getByLabelText("Close interview"));
     expect(on.closed).toHaveBeenLastCalledWith({ type: "host.close_button" }, "user");
   });
+
+  it("accepts messages from the fallback URLs' origins the client reports, like the launch's", async () => {
+    const { client, set } = fakeClient();
+    (client as unknown as { fallbackOrigins: () => string[] }).fallbackOrigins = () => ["https://fallback.example.net"];
+    const started = vi.fn();
+    const error = vi.fn();
+    render(<InterviewHost client={client} onStarted={started} onError={error} />);
+    await act(async () => set({ activeLaunch: { url: "https://interviews.example.com/s/x", expiresAt: null, source: "invite" } }));
+    await post({ type: "interview.started", sessionId: "s7" }, "https://fallback.example.net");
+    expect(started).toHaveBeenCalledWith(expect.objectContaining({ type: "interview.started" }), "s7");
+    await post({ type: "interview.started", sessionId: "s8" }, "https://elsewhere.example.org");
+    expect(started).toHaveBeenCalledTimes(1);
+    expect(error).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("the web entry's client", () => {
+  it("flushes queued prompt events when the page is hidden", async () => {
+    const { createInterviewClient } = await import("../src/web.ts");
+    const client = createInterviewClient({ publicKey: "pk_live_x", baseUrl: "https://interviews.example.com/api", fetch: async () => ({ ok: true, status: 200, text: async () => JSON.stringify({ object: "participant_config", ttlSeconds: 300, triggerRules: [], audienceMatches: [] }) }) });
+    const flush = vi.spyOn(client, "flush");
+    Object.defineProperty(document, "visibilityState", { value: "hidden", configurable: true });
+    document.dispatchEvent(new Event("visibilitychange"));
+    expect(flush).toHaveBeenCalledTimes(1);
+  });
 });
