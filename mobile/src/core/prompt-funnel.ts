@@ -51,13 +51,15 @@ export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () 
   let sending: Promise<void> | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
 
-  // Writes in order, one after another: an older snapshot never lands after a newer one.
+  // Writes in order, one after another, each of the queue as it is then, and never before the stored queue has been
+  // read: a phase posted during start-up must not overwrite what the last run left.
   let writes: Promise<void> = Promise.resolve();
+  let restoring: Promise<void> = Promise.resolve();
   const persist = () => {
     if (!storage) return;
-    const snapshot = JSON.stringify(queue);
     writes = writes
-      .then(() => storage.setItem(QUEUE_KEY, snapshot))
+      .then(() => restoring)
+      .then(() => storage.setItem(QUEUE_KEY, JSON.stringify(queue)))
       .catch((err) => diagnose({ type: "storage_failed", error: errorText(err) }));
   };
 
@@ -70,7 +72,7 @@ export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () 
   };
 
   // Events queued by an earlier run of the app come first.
-  const restoring: Promise<void> = (async () => {
+  restoring = (async () => {
     if (!storage) return;
     try {
       const raw = await storage.getItem(QUEUE_KEY);
