@@ -3,13 +3,14 @@
 // 1e-12) or all refuse the set with the same error. Hostile: ids with spaces, quotes, delimiters, newlines, Unicode
 // in both normal forms and `__proto__`; duplicate events; users in two variants; events before exposure, exactly at
 // window ends and across DST changes, written with different offsets; fractional windows; as_of on an event.
-// The seed is random on every run (fast-check prints it on failure); METRICS_SEED=<n> replays one.
+// The seed is random on every run (fast-check prints it and the path on failure); FC_SEED=<n> FC_PATH=<p> replays one.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "csv-stringify/sync";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { replayOptions } from "../../test/support/fc-replay.ts";
 import { computeMetric } from "../src/compute.ts";
 import { readFiles } from "../src/input/read.ts";
 import type { MetricData, MetricDefinition, MetricOptions, MetricResult } from "../src/types.ts";
@@ -126,7 +127,8 @@ function files(c: Case, data: MetricData, n: number): [string, string] {
   return [x, e];
 }
 
-const seed = process.env.METRICS_SEED === undefined ? undefined : Number(process.env.METRICS_SEED);
+// METRICS_SEED (kept for old notes) or FC_SEED with FC_PATH replay one run; fast-check prints both on failure.
+const replay = process.env.METRICS_SEED === undefined ? replayOptions() : { seed: Number(process.env.METRICS_SEED) };
 let counter = 0;
 const seen = { refused: 0, answered: 0, excluded: 0, immature: 0, counted: 0 };
 
@@ -154,7 +156,7 @@ describe("differential: in memory, DuckDB and PostgreSQL give one answer", () =>
         seen.immature += result.immature_users;
         seen.counted += Object.values(result.variants).reduce((s, v) => s + v.numerator, 0);
       }),
-      { numRuns: 400, ...(seed === undefined ? {} : { seed }) },
+      { numRuns: 400, ...replay },
     );
     // The generator reached what it is for: refusals, answers, excluded and immature users, counted events.
     expect(Math.min(seen.refused, seen.answered, seen.excluded, seen.immature, seen.counted)).toBeGreaterThan(0);
