@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { html } from "./src/report-html.ts";
 import { human, json, junit } from "./src/report.ts";
 import { CHECK_NAMES, runConformance } from "./src/run.ts";
 
@@ -31,7 +32,7 @@ const program = new Command("api-conformance")
     if (unknown.length) throw new InvalidArgumentError(`unknown check(s): ${unknown.join(", ")}`);
     return names;
   }))
-  .addOption(new Option("--report <format> <file>", "also write a report: junit or json").argParser(() => undefined))
+  .addOption(new Option("--report <format> <file>", "also write a report: html (a page with a verdict per seed statement), junit or json; may be given several times").argParser(() => undefined))
   .option("--metrics-engine <module>", "module exporting computeMetric to hold to the metric laws (e.g. metrics/src/index.ts); without it metrics is not applicable")
   .option("--webhook-retry-delays-ms <list>", "the server's retry delays", (v) => v.split(",").map((s) => int("--webhook-retry-delays-ms")(s.trim())), [10_000, 60_000, 300_000])
   .option("--webhook-budget-ms <n>", "longest wait for the retry schedule before skipping its tail", int("--webhook-budget-ms"), 60_000)
@@ -45,17 +46,17 @@ const program = new Command("api-conformance")
   .option("--timeout-ms <n>", "per-request timeout", int("--timeout-ms"), 15_000)
   .allowExcessArguments(false);
 
-// --report takes two values (format and file); commander options take one, so read it by hand.
+// --report takes two values (format and file) and may repeat; commander options take one, so read it by hand.
+const FORMATS = { html, junit, json } as const;
 const argv = [...process.argv];
-let report: { format: "junit" | "json"; file: string } | undefined;
-const r = argv.indexOf("--report");
-if (r > 0) {
+const reports: Array<{ format: keyof typeof FORMATS; file: string }> = [];
+for (let r = argv.indexOf("--report"); r > 0; r = argv.indexOf("--report")) {
   const [format, file] = [argv[r + 1], argv[r + 2]];
-  if ((format !== "junit" && format !== "json") || !file) {
-    console.error("--report takes a format (junit or json) and a file, e.g. --report junit conformance.xml");
+  if (!(format in FORMATS) || !file || file.startsWith("--")) {
+    console.error(`--report takes a format (html, junit or json) and a file, e.g. --report html conformance.html; got ${JSON.stringify([format, file].filter(Boolean).join(" "))}`);
     process.exit(2);
   }
-  report = { format, file };
+  reports.push({ format: format as keyof typeof FORMATS, file });
   argv.splice(r, 3);
 }
 program.parse(argv);
@@ -86,6 +87,6 @@ const result = await runConformance({
   timeoutMs: o.timeoutMs,
   onProgress: (line) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`),
 });
-if (report) writeFileSync(report.file, report.format === "junit" ? junit(result) : json(result));
+for (const { format, file } of reports) writeFileSync(file, FORMATS[format](result));
 console.log(human(result));
 process.exit(result.exitCode);

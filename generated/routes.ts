@@ -3,7 +3,7 @@ import type { RouteDef as AnyRouteDef } from "../lib/route-types.ts";
 import type { operations } from "./schema.d.ts";
 
 export type { RouteParam, RouteResponse } from "../lib/route-types.ts";
-export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simCreateInterview" | "simCompleteInterview" | "simCreateProject" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
+export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simCreateInterview" | "simAbandonInterview" | "simCompleteInterview" | "simCreateProject" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
 export type RouteDef<Id extends OperationId = OperationId> = AnyRouteDef<Id>;
 
 /** Every operation of the contract's `paths`. */
@@ -245,6 +245,54 @@ export const routes: RouteDef[] = [
       },
       "503": {
         "schema": "#/paths/~1_sim~1interviews/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simAbandonInterview",
+    "method": "post",
+    "path": "/_sim/interviews/{id}/abandon",
+    "expressPath": "/_sim/interviews/:id/abandon",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/parameters/0/schema"
+      }
+    ],
+    "requestBody": null,
+    "responses": {
+      "200": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "404": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "409": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/responses/409/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }

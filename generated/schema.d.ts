@@ -96,6 +96,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/interviews/{id}/abandon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Abandon an interview
+         * @description Reference server only. The respondent left: the interview keeps its status (`started`, or `processing` once that
+         *     began; the seed's statuses have no abandoned one), never completes, never emits `interview.completed`, and still
+         *     counts in its study's `limits.*.used`.
+         *     Completing it afterwards, or abandoning one already completed, is a 409.
+         */
+        post: operations["simAbandonInterview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sim/interviews/{id}/complete": {
         parameters: {
             query?: never;
@@ -108,7 +131,7 @@ export interface paths {
         /**
          * Complete a held interview
          * @description Reference server only. Completes a simulated interview created with `hold: true`: it moves to `processing`,
-         *     then `completed`, and `interview.completed` is emitted. Completing one already completed is a 409.
+         *     then `completed`, and `interview.completed` is emitted. Completing one already completed, or abandoned, is a 409.
          */
         post: operations["simCompleteInterview"];
         delete?: never;
@@ -1410,6 +1433,12 @@ export interface components {
             usage?: components["schemas"]["MessageUsage"] | null;
             /** @description `true` leaves the message streaming: `completed_at` is `null`. Default `false`. */
             streaming?: boolean;
+            /**
+             * @description `true` records the message on a hidden branch of the conversation: it is never a visible message (not listed, not
+             *     counted in `message_count`, not a valid `starting_after`). Default `false`. A message whose every part is internal
+             *     (compaction, container upload, hidden branch) is not a visible message either.
+             */
+            hidden?: boolean;
         };
         /** @description A project created on demand: empty (no studies, interviews, releases or chats, no webhook), with its own keys. */
         SimProject: {
@@ -2318,6 +2347,88 @@ export interface operations {
             };
             /** @description The request body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simAbandonInterview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A simulated interview of the caller's project that has not completed.
+                 * @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11
+                 */
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Interview"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not visible to this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request conflicts with the resource's state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

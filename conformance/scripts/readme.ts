@@ -3,6 +3,7 @@
  * broken variants counted per statement. Used by `npm run conformance:rules` and by the test that fails when stale.
  */
 import { variants } from "../../test/conformance/broken/variants.ts";
+import { COMMAND_DOCS, COMMAND_STATEMENTS } from "../src/model/rules.ts";
 import { allRules } from "../src/run.ts";
 import { withTable } from "../src/rules-table.ts";
 import { matrixSection, withMatrix } from "../src/seed/matrix.ts";
@@ -15,7 +16,21 @@ export function variantsByStatement(): { byStatement: Map<string, string[]>; tot
   return { byStatement, total: all.length };
 }
 
+const MODEL_START = "<!-- model-commands:start -->";
+const MODEL_END = "<!-- model-commands:end -->";
+
+/** The model run's command table: each command, what it does, and the seed statements it reaches. */
+export function withModelTable(readme: string): string {
+  const a = readme.indexOf(MODEL_START);
+  const b = readme.indexOf(MODEL_END);
+  if (a < 0 || b < a) throw new Error("conformance/README.md has no model-commands markers");
+  const rows = Object.entries(COMMAND_STATEMENTS).map(([name, ids]) => `| \`${name}\` | ${COMMAND_DOCS[name]} | ${ids.map((id) => `\`${id}\``).join(", ")} |`);
+  const sequenceOnly = variants().filter((v) => v.caughtBy === "model");
+  const count = `\n**${sequenceOnly.length} broken variants** that only a sequence reveals (\`test/conformance/broken/model-variants.ts\`), each caught by this run at \`--level seed\` with a random \`--seed\` in the self-test: ${sequenceOnly.map((v) => v.mutation.name).join("; ")}.\n`;
+  return `${readme.slice(0, a)}${MODEL_START}\n${rows.join("\n")}\n${count}${readme.slice(b)}`;
+}
+
 export function generatedReadme(readme: string): string {
   const { byStatement, total } = variantsByStatement();
-  return withMatrix(withTable(readme), matrixSection(allRules(), byStatement, total));
+  return withModelTable(withMatrix(withTable(readme), matrixSection(allRules(), byStatement, total)));
 }

@@ -76,9 +76,22 @@ export interface Ctx {
   conforms(reply: Reply, what: string): void;
   /** A capability this check could not exercise: listed as NOT TESTED, and the run is not green without --allow-untested. */
   untested(capability: string, reason: string): void;
+  /** Records that `by` (a model command, say) exercised these seed statements, for the per-statement report. */
+  reached(statements: string[], by: string): void;
   /** Runs a fast-check property; its shrunk failure is recorded under the rule the predicate broke. */
-  holds<T>(label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs?: number): Promise<void>;
+  holds<T>(label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs?: number, explain?: Explain<T>, timeLimitMs?: number): Promise<{ runs: number }>;
 }
+
+/**
+ * What was wrong, in words: each `[wrong, what]` pair whose `wrong` holds, joined ("the signing secret was present").
+ * Empty when nothing is wrong. A failure message names the fault, not only the status it came with.
+ */
+export function wrongs(...cases: Array<[unknown, string]>): string {
+  return cases.filter(([wrong]) => wrong).map(([, what]) => what).join("; ");
+}
+
+/** Turns a shrunk counterexample into its reproduction (a model run replays the sequence and logs its curl lines). */
+export type Explain<T> = (value: T) => Promise<{ curl?: string; details?: unknown }>;
 
 /** Ends a check early: the failure or reason is already recorded. */
 export class Abort extends Error {}
@@ -100,6 +113,8 @@ export class Findings {
   /** Rules exercised, with whether they held. */
   readonly exercised = new Map<string, { rule: Rule; failed: boolean }>();
   readonly untested: Array<{ capability: string; reason: string }> = [];
+  /** Seed statement id -> what reached it (model commands), beyond the rules that cite it. */
+  readonly reached = new Map<string, Set<string>>();
   /** > 0 while a fast-check property runs: enforced failures then throw, so the property fails and shrinks. */
   inProperty = 0;
 
@@ -139,7 +154,7 @@ export interface Check {
  * fails the property; the shrunk counterexample, seed and path, and the curl of the failing request are
  * recorded under the failing rule, and the check goes on.
  */
-async function holds<T>(options: RunOptions, findings: Findings, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs): Promise<void> {
+async function holds<T>(options: RunOptions, findings: Findings, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = 20_000): Promise<{ runs: number }> {
   let lastFailure: CheckFailure | undefined;
   findings.inProperty++;
   let result: fc.RunDetails<[T]>;
@@ -154,25 +169,35 @@ async function holds<T>(options: RunOptions, findings: Findings, label: string, 
         }
       }),
       // Shrinking a walk is costly (each step walks a list again); after 20 s the smallest failure found so far is reported.
-      { seed: options.seed, numRuns: runs, endOnFailure: false, interruptAfterTimeLimit: 20_000 },
+      { seed: options.seed, numRuns: runs, endOnFailure: false, interruptAfterTimeLimit: timeLimitMs },
     );
   } finally {
     findings.inProperty--;
   }
-  if (!result.failed) return;
+  if (!result.failed) return { runs: result.numRuns };
   const err = result.errorInstance as Error | undefined;
+  // A capability found missing inside the property is NOT TESTED, not a failure.
+  if (err instanceof NotTested || err instanceof NotApplicable) throw err;
   const evidence = { counterexample: result.counterexample?.[0], seed: result.seed, path: result.counterexample ? result.counterexamplePath : undefined, runs: result.numRuns, shrinks: result.numShrinks };
   if (lastFailure?.rule) {
-    findings.record(lastFailure.rule, false, `${label}: ${err?.message ?? "property failed"}`, lastFailure.reply, evidence);
-    return;
+    const shown = explain && result.counterexample ? await explain(result.counterexample[0]) : undefined;
+    const reply = shown?.curl !== undefined ? ({ ...(lastFailure.reply ?? {}), curl: shown.curl } as Reply) : lastFailure.reply;
+    findings.record(lastFailure.rule, false, `${label}: ${err?.message ?? "property failed"}`, reply, shown ? { ...evidence, counterexample: undefined, ...(shown.details as object) } : evidence);
+    return { runs: result.numRuns };
   }
   throw new Error(`${label}: ${err?.stack ?? err}`);
 }
 
 /** Makes the Ctx assertion methods for one check. */
-export function assertions(findings: Findings, contract: Contract): Pick<Ctx, "expect" | "must" | "conforms" | "untested" | "holds"> {
+export function assertions(findings: Findings, contract: Contract): Pick<Ctx, "expect" | "must" | "conforms" | "untested" | "holds" | "reached"> {
   return {
-    holds: (label, arb, predicate, runs) => holds(findings.options, findings, label, arb, predicate, runs),
+    reached(statements, by) {
+      for (const id of statements) {
+        if (!findings.reached.has(id)) findings.reached.set(id, new Set());
+        findings.reached.get(id)!.add(by);
+      }
+    },
+    holds: (label, arb, predicate, runs, explain, timeLimitMs) => holds(findings.options, findings, label, arb, predicate, runs, explain, timeLimitMs),
     expect: (rule, ok, message, reply, details) => findings.record(rule, ok, message, reply, details),
     must(rule, ok, message, reply, details) {
       const held = findings.record(rule, ok, message, reply, details);

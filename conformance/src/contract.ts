@@ -106,10 +106,17 @@ export class Contract {
     return n;
   }
 
+  /** Whether the reply is a `text/event-stream` that its operation declares for that status. */
+  private declaredStream(reply: Reply, operation: Operation | undefined): boolean {
+    return /^text\/event-stream\b/.test(reply.headers.get("content-type") ?? "") && !!operation?.op.responses[String(reply.status)]?.content?.["text/event-stream"];
+  }
+
   /** The response rules that apply to a reply (each is exercised by judging it). */
   judgedRules(reply: Reply, operation = this.match(reply.method, reply.path.split("?")[0])): Rule[] {
     const r = responseRules;
-    const out: Rule[] = [r["no-5xx"], reply.status === 204 ? r["empty-204"] : r.json];
+    const out: Rule[] = [r["no-5xx"]];
+    if (reply.status === 204) out.push(r["empty-204"]);
+    else if (!this.declaredStream(reply, operation)) out.push(r.json);
     if (reply.status >= 400) out.push(r.envelope);
     if (!operation) return out;
     out.push(r.status);
@@ -126,6 +133,8 @@ export class Contract {
     const type = reply.headers.get("content-type") ?? "";
     if (reply.status === 204) {
       if (reply.text !== "") add(r["empty-204"], "a 204 must have an empty body");
+    } else if (this.declaredStream(reply, operation)) {
+      // A stream the operation declares (text/event-stream): its status and headers are judged, not a JSON body.
     } else if (!/^application\/json\b/.test(type) || (reply.body === undefined && reply.text !== "null")) add(r.json, `content-type is ${JSON.stringify(type)}${reply.body === undefined ? " and the body is not JSON" : ""}`);
     if (reply.status >= 400) {
       const v = this.ajv.validator("#/components/schemas/ErrorEnvelope");

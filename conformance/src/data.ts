@@ -42,3 +42,12 @@ export function messagesOf(http: Http, chatId: string): Promise<any[]> {
 }
 
 export const NEVER_ID = "00000000-0000-4000-8000-000000000000";
+
+/** How many more interviews a study takes before a cap stops it (Infinity when both windows are unlimited). */
+export const headroom = (s: any): number => Math.min(...(["weekly", "monthly"] as const).map((k) => (s.limits?.[k]?.limit == null ? Infinity : s.limits[k].limit - s.limits[k].used)));
+
+/** Sorts studies with the most room first (unlimited ones first of all), so checks do not fill small planted caps. */
+export const byHeadroom = (a: any, b: any): number => {
+  const [x, y] = [headroom(a), headroom(b)];
+  return x === y ? 0 : x > y ? -1 : 1;
+};

@@ -3,8 +3,12 @@
  * every answer is matched to its contract operation for the coverage guard.
  */
 import { createParser } from "eventsource-parser";
-import type { Contract } from "./contract.ts";
 import type { Rule } from "./rules.ts";
+
+/** What the client needs of the contract: which operation a request is (the Contract class has this shape). */
+export interface OperationMatcher {
+  match(method: string, path: string): { operationId: string } | undefined;
+}
 
 export interface Reply {
   status: number;
@@ -41,8 +45,10 @@ export class Http {
   readonly succeeded = new Set<string>();
   readonly requests: string[] = [];
   count = 0;
+  /** Called with the curl line of every request (the model run logs its sequences through it). */
+  tap: ((curl: string) => void) | null = null;
 
-  constructor(readonly baseUrl: string, readonly apiKey: string, private readonly contract: Contract, private readonly timeoutMs: number) {}
+  constructor(readonly baseUrl: string, readonly apiKey: string, private readonly contract: OperationMatcher, private readonly timeoutMs: number) {}
 
   /** Notes the operation behind `method path` as having answered a 2xx (for the coverage check). */
   private recordSuccess(method: string, path: string, status: number): void {
@@ -93,6 +99,7 @@ export class Http {
     return { status, contentType, events, curl };
   }
 
+  /** One request and its answer; a `text/event-stream` answer is returned at its headers, with an empty text. */
   async req(path: string, init: RequestInit = {}): Promise<Reply> {
     const method = init.method ?? "GET";
     const headers: Record<string, string> = { ...init.headers };
@@ -106,13 +113,17 @@ export class Http {
     const url = `${this.baseUrl}${path}`;
     const curl = curlOf(url, method, headers, body);
     this.count++;
+    this.tap?.(curl);
     let res: Response;
     try {
       res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs), redirect: "manual" });
     } catch (err) {
       throw new Error(`request failed (${(err as Error).message})\n  reproduce: ${curl}`);
     }
-    const text = await res.text();
+    // A stream is judged by its status and headers: its body never ends while the stream is live, so it is not read.
+    const streaming = /^text\/event-stream\b/.test(res.headers.get("content-type") ?? "");
+    if (streaming) await res.body?.cancel().catch(() => undefined);
+    const text = streaming ? "" : await res.text();
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;

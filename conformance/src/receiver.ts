@@ -15,12 +15,16 @@ import { CheckFailure } from "./http.ts";
 
 export interface Delivery {
   at: number;
+  /** The path (and query) the service called. */
+  path: string;
   method: string;
   headers: IncomingHttpHeaders;
   raw: Buffer;
   interviewId: string | null;
   /** data.session_id, when a string. */
   sessionId: string | null;
+  /** What `observe` read at the moment the delivery arrived (before it was answered), e.g. the REST resource. */
+  observed?: unknown;
 }
 
 export interface ReceiverOptions {
@@ -41,6 +45,8 @@ export class Receiver {
   readonly tlsErrors: string[] = [];
   /** Status to answer for the n-th (1-based) delivery about an interview; 200 by default. */
   policy: (interviewId: string | null, attempt: number) => number = () => 200;
+  /** Read before an attempt is answered (e.g. the resource it names, through the REST API), kept as `observed`. */
+  observe: ((d: Delivery) => Promise<unknown>) | null = null;
   /** How long to wait before answering an attempt (the slow receiver): 0 answers at once. */
   delay: (interviewId: string | null, attempt: number) => number = () => 0;
   url = "";
@@ -67,14 +73,28 @@ export class Receiver {
         } catch {
           interviewId = null;
         }
-        this.deliveries.push({ at: Date.now(), method: req.method ?? "", headers: req.headers, raw, interviewId, sessionId });
-        const attempt = this.deliveries.filter((d) => d.interviewId === interviewId).length;
+        const delivery: Delivery = { at: Date.now(), path: req.url ?? "", method: req.method ?? "", headers: req.headers, raw, interviewId, sessionId };
+        const attempt = this.deliveries.filter((d) => d.interviewId === interviewId).length + 1;
         const answer = () => {
           if (res.destroyed) return;
           res.statusCode = this.policy(interviewId, attempt);
           res.end();
         };
         const wait = this.delay(interviewId, attempt);
+        const observe = this.observe;
+        if (observe) {
+          // Recorded once the observation is in, so a reader of `deliveries` always sees it with what was observed.
+          observe(delivery)
+            .catch((err) => ({ error: String(err) }))
+            .then((seen) => {
+              delivery.observed = seen;
+              this.deliveries.push(delivery);
+              if (wait > 0) setTimeout(answer, wait);
+              else answer();
+            });
+          return;
+        }
+        this.deliveries.push(delivery);
         if (wait > 0) setTimeout(answer, wait);
         else answer();
       });

@@ -4,6 +4,7 @@
  */
 import type { Finding } from "./check.ts";
 import type { Report } from "./run.ts";
+import { verdictCounts } from "./seed/verdicts.ts";
 
 const MARK = { passed: "PASS", failed: "FAIL", not_tested: "NOT TESTED", not_applicable: "N/A" } as const;
 
@@ -32,6 +33,8 @@ export function human(report: Report): string {
     for (const u of report.untested) lines.push(`  - ${u}`);
     lines.push(report.exitCode === 3 ? "The run is not green while parts are NOT TESTED: provide what each line asks, or pass --allow-untested." : "(--allow-untested: these do not change the exit code)");
   }
+  const v = verdictCounts(report.statements);
+  lines.push(`seed statements: ${v.passed} passed, ${v.failed} failed, ${v.not_tested} not tested, ${v.excused} excused (of ${report.statements.length}; --report html FILE lists each)`);
   lines.push(`${report.requests} requests to ${report.baseUrl} in ${(report.durationMs / 1000).toFixed(1)} s, seed ${report.seed}`);
   lines.push(`${report.passed} passed, ${report.failed} failed, ${report.notTested} not tested, ${report.notApplicable} not applicable, ${report.warnings} warnings`);
   return lines.join("\n");
@@ -50,7 +53,26 @@ export function junit(report: Report): string {
     return `${open}${out}</testcase>`;
   });
   const props = `  <properties><property name="level" value="${report.level}"/><property name="seed" value="${report.seed}"/><property name="seed.checked" value="${report.levels.seed.checked}"/><property name="seed.failed" value="${report.levels.seed.failed}"/><property name="contract.checked" value="${report.levels.contract.checked}"/><property name="contract.failed" value="${report.levels.contract.failed}"/><property name="contract.warned" value="${report.levels.contract.warned}"/><property name="not_tested" value="${report.notTested}"/></properties>`;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="project-data-api-conformance" tests="${report.results.length}" failures="${report.failed}" skipped="${report.notTested + report.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">\n${props}\n${cases.join("\n")}\n</testsuite>\n`;
+  const checksSuite = `<testsuite name="project-data-api-conformance" tests="${report.results.length}" failures="${report.failed}" skipped="${report.notTested + report.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">\n${props}\n${cases.join("\n")}\n</testsuite>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="project-data-api-conformance">\n${checksSuite}\n${statementsSuite(report)}\n</testsuites>\n`;
+}
+
+/** One test case per seed statement: failed with its evidence, skipped when not tested or excused (with why). */
+function statementsSuite(report: Report): string {
+  const counts = verdictCounts(report.statements);
+  const cases = report.statements.map((s) => {
+    const open = `  <testcase classname="seed.${xml(s.section)}" name="${xml(`${s.id}: ${s.quote}`)}">`;
+    const reached = [s.rules.map((r) => `${r.id}: ${r.outcome}`).join("\n"), s.reachedBy.length ? `reached by: ${s.reachedBy.join(", ")}` : ""].filter(Boolean).join("\n");
+    const out = reached ? `<system-out>${xml(reached)}</system-out>` : "";
+    if (s.verdict === "failed") {
+      const text = s.failures.map((f) => [`${f.rule}: ${f.message}`, f.curl, f.details === undefined ? undefined : JSON.stringify(f.details)].filter(Boolean).join("\n")).join("\n\n");
+      return `${open}<failure message="${xml(s.failures[0]?.message ?? "")}">${xml(`${text}\n--seed ${report.seed}`)}</failure>${out}</testcase>`;
+    }
+    if (s.verdict === "not_tested") return `${open}<skipped message="${xml(`NOT TESTED: ${s.reason ?? ""}`)}"/>${out}</testcase>`;
+    if (s.verdict === "excused") return `${open}<skipped message="${xml(`excused: ${s.reason ?? ""}`)}"/></testcase>`;
+    return `${open}${out}</testcase>`;
+  });
+  return `<testsuite name="seed-statements" tests="${report.statements.length}" failures="${counts.failed}" skipped="${counts.not_tested + counts.excused}">\n${cases.join("\n")}\n</testsuite>`;
 }
 
 export const json = (report: Report) => JSON.stringify(report, null, 2) + "\n";

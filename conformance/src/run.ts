@@ -13,6 +13,7 @@ import { checks } from "./checks/index.ts";
 import { Contract, responseRules } from "./contract.ts";
 import { CheckFailure, Http } from "./http.ts";
 import { rules, seed, contract as pinned, type Level, type Rule } from "./rules.ts";
+import { statementVerdicts, type StatementVerdict } from "./seed/verdicts.ts";
 
 export type { RunOptions } from "./check.ts";
 
@@ -37,6 +38,10 @@ export interface CheckResult {
   untested: Array<{ capability: string; reason: string }>;
   /** Rules exercised by level: how many, and how many failed. */
   levels: Record<Level, { checked: number; failed: number }>;
+  /** Every rule exercised, with whether it held (failed: an enforced failure or a warning). */
+  rules: Array<{ id: string; failed: boolean }>;
+  /** Seed statement id -> the model commands (or other steps) that reached it. */
+  reached: Record<string, string[]>;
   ranToEnd: boolean;
   notes: string[];
   durationMs: number;
@@ -56,6 +61,8 @@ export interface Report {
   untested: string[];
   /** Rules exercised over the whole run, by level. */
   levels: Record<Level, { checked: number; failed: number; warned: number }>;
+  /** A verdict for every statement of the seed (seed/verdicts.ts). */
+  statements: StatementVerdict[];
   requests: number;
   durationMs: number;
   /** 0 all good; 1 failures; 3 nothing failed but parts were NOT TESTED (and --allow-untested was not given). */
@@ -69,12 +76,23 @@ export function allRules(): Rule[] {
   return [...Object.values(responseRules), ...checks.flatMap((c) => Object.values(c.rules)), ...Object.values(coverageRules)];
 }
 
+/** Rule id -> the check that declares it (response rules belong to no check; coverage's to coverage). */
+function ruleOwners(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const c of checks) for (const rule of Object.values(c.rules)) out.set(rule.id, c.name);
+  for (const rule of Object.values(coverageRules)) out.set(rule.id, "coverage");
+  return out;
+}
+
 function missingNeeds(check: Check, o: RunOptions): string | null {
   const missing = (check.needs ?? []).filter((n) => (n === "sim" ? !o.sim : n === "otherKey" ? !o.otherKey : !o.publicKey));
   if (!missing.length) return null;
   const flag = { sim: "--sim (the simulation surface: writes, planted data, triggered interviews)", otherKey: "--other-key (a second project's key)", publicKey: "--public-key (the public SDK key)" };
   return `needs ${missing.map((m) => flag[m]).join(" and ")}`;
 }
+
+const exercisedRules = (exercised: Findings["exercised"]) => [...exercised.values()].map(({ rule, failed }) => ({ id: rule.id, failed }));
+const reachedOf = (findings: Findings) => Object.fromEntries([...findings.reached].map(([id, by]) => [id, [...by]]));
 
 const byLevel = (exercised: Findings["exercised"]): CheckResult["levels"] => {
   const out = { seed: { checked: 0, failed: 0 }, contract: { checked: 0, failed: 0 } };
@@ -139,7 +157,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     if (findings.failures.length) status = "failed";
     results.push({
       name: check.name, description: check.description, status, reason, failures: findings.failures, warnings: findings.warnings,
-      untested: status === "not_applicable" ? [] : findings.untested, levels: byLevel(findings.exercised), ranToEnd, notes, durationMs: Date.now() - t,
+      untested: status === "not_applicable" ? [] : findings.untested, levels: byLevel(findings.exercised), rules: exercisedRules(findings.exercised), reached: reachedOf(findings),
+      ranToEnd, notes, durationMs: Date.now() - t,
     });
   }
 
@@ -159,7 +178,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const untested = results.flatMap((r) => r.untested.map((u) => `${r.name}: ${u.capability} (${u.reason})`));
   const failed = count("failed");
   return {
-    baseUrl: base, seed: options.seed, level, results, passed: count("passed"), failed, notTested: untested.length, notApplicable: count("not_applicable"),
+    baseUrl: base, seed: options.seed, level, results, statements: statementVerdicts(results, allRules(), { only: options.only, checkOfRule: ruleOwners() }), passed: count("passed"), failed, notTested: untested.length, notApplicable: count("not_applicable"),
     warnings: results.reduce((s, r) => s + r.warnings.length, 0), untested, levels,
     requests: http.count + (other?.count ?? 0), durationMs: Date.now() - started,
     exitCode: failed > 0 ? 1 : untested.length > 0 && !options.allowUntested ? 3 : 0,
@@ -170,7 +189,7 @@ function coverage(contract: Contract, http: Http, options: RunOptions, notJudged
   const findings = new Findings(options);
   const result = (status: Status, reason?: string, notes: string[] = []): CheckResult => ({
     name: "coverage", description: "every operation answered a 2xx at least once", status, reason, failures: findings.failures, warnings: findings.warnings,
-    untested: [], levels: byLevel(findings.exercised), ranToEnd: true, notes, durationMs: 0,
+    untested: [], levels: byLevel(findings.exercised), rules: exercisedRules(findings.exercised), reached: {}, ranToEnd: true, notes, durationMs: 0,
   });
   if (declared && !declared.size) return result("not_applicable", "none of the checks given with --only declares operations");
   const offered = contract.operations.filter((o) => (o.tag === "Simulation" ? options.sim : o.auth === "public" ? !!options.publicKey : true) && (!declared || declared.has(o.operationId)));

@@ -83,3 +83,57 @@ describe("parts as recorded", () => {
     expect(reply.status).toBe(400);
   });
 });
+
+describe("messages that are not visible, inside a visible chat", () => {
+  it("a hidden-branch message and one made only of internal parts are not listed, not counted and not cursors", async () => {
+    const planted = await api.req("/_sim/chats", {
+      method: "POST", key, body: {
+        title: "Visibility", messages: [
+          { role: "user", parts: [{ type: "text", text: "seen" }] },
+          { role: "assistant", parts: [{ type: "text", text: "a discarded branch" }], hidden: true },
+          { role: "assistant", parts: [{ type: "compaction", summary: "earlier turns" }, { type: "container_upload", file_id: "f1" }] },
+          { role: "assistant", parts: [{ type: "text", text: "also seen" }, { type: "compaction", summary: "x" }] },
+        ],
+      },
+    });
+    expect(planted.status, planted.text).toBe(201);
+    const [first, branch, internal, last] = planted.body.message_ids;
+    const chat = await api.req(`/v1/chats/${planted.body.id}`, { key });
+    expect(chat.body.message_count).toBe(2);
+    const list = await api.req(`/v1/chats/${planted.body.id}/messages`, { key });
+    expect(list.body.data.map((m: any) => m.id)).toEqual([first, last]);
+    expect(list.body.data[1].parts).toEqual([{ type: "text", text: "also seen" }]);
+    for (const id of [branch, internal]) {
+      const cursor = await api.req(`/v1/chats/${planted.body.id}/messages?starting_after=${id}`, { key });
+      expect(cursor.status).toBe(400);
+      expect(cursor.body.error.message).toBe(`No such message: ${id}`);
+    }
+    const after = await api.req(`/v1/chats/${planted.body.id}/messages?starting_after=${first}`, { key });
+    expect(after.body.data.map((m: any) => m.id)).toEqual([last]);
+  });
+});
+
+describe("abandoned interviews", () => {
+  it("keep their status, never complete (409), count as used, and are never delivered", async () => {
+    await api.req("/v1/webhooks", { method: "PUT", key, body: { url: "https://hooks.example.com/abandon", events: ["interview.completed"] } });
+    const held = (await api.req("/_sim/interviews", { method: "POST", key, body: { study_id: study.id, hold: true } })).body;
+    const left = await api.req(`/_sim/interviews/${held.id}/abandon`, { method: "POST", key });
+    expect(left.status, left.text).toBe(200);
+    expect(left.body.status).toBe("started");
+    const complete = await api.req(`/_sim/interviews/${held.id}/complete`, { method: "POST", key });
+    expect(complete.status).toBe(409);
+    expect(complete.body.error.message).toBe(`Interview ${held.id} was abandoned: it never completes`);
+    expect((await api.req(`/v1/interviews/${held.id}`, { key })).body.status).toBe("started");
+    const log = await api.req(`/_sim/webhook-deliveries?interview_id=${held.id}`, { key });
+    expect(log.body.data).toEqual([]);
+    const again = await api.req(`/_sim/interviews/${held.id}/abandon`, { method: "POST", key });
+    expect(again.status).toBe(200);
+  });
+
+  it("abandoning a completed interview is a 409, and an unknown one a 404", async () => {
+    const held = (await api.req("/_sim/interviews", { method: "POST", key, body: { study_id: study.id, hold: true } })).body;
+    await api.req(`/_sim/interviews/${held.id}/complete`, { method: "POST", key });
+    expect((await api.req(`/_sim/interviews/${held.id}/abandon`, { method: "POST", key })).status).toBe(409);
+    expect((await api.req("/_sim/interviews/00000000-0000-4000-8000-000000000000/abandon", { method: "POST", key })).status).toBe(404);
+  });
+});

@@ -2,4 +2,4 @@
 import { variants } from "./broken/variants.ts";
 import { describeVariants } from "./variant-runner.ts";
 
-describeVariants("broken variants of deliveries and metrics", variants().filter((v) => ["webhooks", "retries", "metrics"].includes(v.caughtBy)), true);
+describeVariants("broken variants of deliveries and metrics", variants().filter((v) => ["webhooks", "retries", "metrics", "model"].includes(v.caughtBy)), true);

@@ -74,7 +74,8 @@ export const chatsCheck: Check = {
       for (const m of messages) {
         ctx.expect(r["chat-id"], m.chat_id === chat.id, `message ${m.id} listed under chat ${chat.id} says chat_id ${m.chat_id}`, undefined, { chat: chat.id, message: m.id });
         const bad = (m.parts ?? []).find((p: any) => !PART_TYPES.includes(p.type) || (p.type === "tool_use" && !STATES.includes(p.state)));
-        if (bad) ctx.expect(r["public-parts"], false, `message ${m.id} has a ${bad.type} part${bad.type === "tool_use" ? ` with state ${bad.state}` : ""}`, await ctx.http.req(walk));
+        // Recorded for every message, so a run that held it says so (the per-statement report counts it as passed).
+        ctx.expect(r["public-parts"], !bad, bad ? `message ${m.id} has a ${bad.type} part${bad.type === "tool_use" ? ` with state ${bad.state}` : ""}` : "", bad ? await ctx.http.req(walk) : undefined);
         const extra = ctx.contract.undeclared({ $ref: "#/components/schemas/Message" }, m, "");
         ctx.expect(r["message-fields"], extra.length === 0, `message ${m.id}: ${extra.map((u) => u.path).join(", ")} not declared by the contract`);
       }

@@ -8,6 +8,7 @@ import { fieldsCheck } from "./fields.ts";
 import { filtersCheck } from "./filters.ts";
 import { isolationCheck } from "./isolation.ts";
 import { metricsCheck } from "./metrics.ts";
+import { modelCheck } from "./model.ts";
 import { paginationCheck } from "./pagination.ts";
 import { parametersCheck } from "./parameters.ts";
 import { participantCheck } from "./participant.ts";
@@ -19,5 +20,5 @@ import { windowsCheck } from "./windows.ts";
 
 export const checks: Check[] = [
   schemaCheck, authCheck, paginationCheck, isolationCheck, filtersCheck, chatsCheck, fieldsCheck, truncationCheck, capacityCheck,
-  windowsCheck, webhooksCheck, retriesCheck, parametersCheck, deprecatedCheck, participantCheck, metricsCheck,
+  windowsCheck, webhooksCheck, retriesCheck, modelCheck, parametersCheck, deprecatedCheck, participantCheck, metricsCheck,
 ];

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import type { Check, Ctx } from "../check.ts";
-import { messagesOf, NEVER_ID, snapshot } from "../data.ts";
+import { byHeadroom, messagesOf, NEVER_ID, snapshot } from "../data.ts";
 import { CheckFailure, errorMessage, type Reply } from "../http.ts";
 import { contract, rules, seed, type Rule } from "../rules.ts";
 import { simReadOffered } from "../sim.ts";
@@ -185,7 +185,7 @@ export const paginationCheck: Check = {
 
 /** Starts a walk, creates interviews between its pages, and checks the items that existed before are all seen once. */
 async function walkWhileCreating(ctx: Ctx): Promise<void> {
-  const studies = (await ctx.http.walk("/v1/studies", 100)).items.filter((x: any) => x.accepting_responses);
+  const studies = (await ctx.http.walk("/v1/studies", 100)).items.filter((x: any) => x.accepting_responses).sort(byHeadroom);
   if (!studies.length) return ctx.untested("walks while interviews are created", "no study is accepting responses");
   const before = (await ctx.http.walk("/v1/interviews", 100)).items.map((i: any) => i.id);
   const seen: string[] = [];

@@ -4,7 +4,7 @@
  * are our contract's (the other rules).
  */
 import { randomUUID } from "node:crypto";
-import type { Check } from "../check.ts";
+import { wrongs, type Check, type Ctx } from "../check.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const r = rules("participant", {
@@ -13,6 +13,51 @@ const r = rules("participant", {
   launch: contract("participant endpoints", "a launch with a fresh token answers 200; a not_eligible launch has url null, the others a URL"),
   "prompt-events": contract("participant endpoints", "prompt events are idempotent by eventId, and an unknown phase is a 400"),
 });
+
+interface FoundRules {
+  /** Where the rules are in the config, and where the contract puts them. */
+  field: string;
+  contractField: string;
+  rules: any[];
+  /** The rule's fields holding the launch token and the event name. */
+  token: string;
+  event: string;
+}
+
+/**
+ * The config's trigger rules. The contract names their field (an array whose items have a launch token) and the
+ * fields of a rule; an implementation written from the seed alone may name them otherwise (the seed shows no field
+ * list), so any array of objects with a token-like and an event-like string field is taken, and the name is a
+ * contract difference, not a reason to leave the seed's launch decision untested.
+ */
+function triggerRules(ctx: Ctx, config: any): FoundRules | null {
+  if (config === null || typeof config !== "object") return null;
+  const schema = ctx.contract.resolve(ctx.contract.byId("getParticipantConfig").op.responses["200"].content["application/json"].schema);
+  const rulesField = Object.keys(schema.properties ?? {}).find((k) => ctx.contract.resolve(schema.properties[k].items)?.properties?.launchToken) ?? "triggerRules";
+  const ruleSchema = ctx.contract.resolve(schema.properties?.[rulesField]?.items);
+  const tokenField = Object.keys(ruleSchema?.properties ?? {}).find((k) => /token$/i.test(k)) ?? "launchToken";
+  const eventField = Object.keys(ruleSchema?.properties ?? {}).find((k) => /^event/i.test(k)) ?? "eventName";
+  const fieldLike = (o: any, pattern: RegExp, preferred: string) => (typeof o?.[preferred] === "string" ? preferred : Object.keys(o ?? {}).find((k) => pattern.test(k) && typeof o[k] === "string"));
+  const candidates: Array<[string, any[]]> = [];
+  const visit = (value: any, path: string, depth: number) => {
+    if (depth > 3 || value === null || typeof value !== "object") return;
+    for (const [k, v] of Object.entries(value)) {
+      const at = path ? `${path}.${k}` : k;
+      if (Array.isArray(v)) candidates.push([at, v]);
+      else visit(v, at, depth + 1);
+    }
+  };
+  visit(config, "", 0);
+  candidates.sort(([a], [b]) => Number(b === rulesField) - Number(a === rulesField));
+  for (const [field, list] of candidates) {
+    const first = list.find((x) => x !== null && typeof x === "object");
+    const token = fieldLike(first, /token/i, tokenField);
+    const event = fieldLike(first, /event/i, eventField);
+    if (field === rulesField && list.length === 0) return { field, contractField: rulesField, rules: [], token: tokenField, event: eventField };
+    if (token && event) return { field, contractField: rulesField, rules: list.filter((x) => x && typeof x[token] === "string"), token, event };
+  }
+  return null;
+}
 
 export const participantCheck: Check = {
   name: "participant",
@@ -25,19 +70,31 @@ export const participantCheck: Check = {
     const config = await ctx.http.req("/v1/interview-participant/config?referenceId=conformance_user", pk);
     // The seed does not show how the public key travels (Authentication 8): a 401 here is our contract's header refused.
     if (config.status === 401) return ctx.untested("participant endpoints", "the public key sent as X-Public-Key (our contract's transport; the seed does not show one) was refused with 401");
-    ctx.expect(r.decision, config.status === 200 && config.body !== null && typeof config.body === "object" && !Array.isArray(config.body), `GET /v1/interview-participant/config answered ${config.status} ${config.text.slice(0, 120)}`, config);
+    const configWrong = wrongs([config.status !== 200, `GET /v1/interview-participant/config answered ${config.status}, not 200`], [config.body === null || typeof config.body !== "object" || Array.isArray(config.body), `its body is not a JSON object: ${config.text.slice(0, 120)}`]);
+    ctx.expect(r.decision, !configWrong, configWrong, config);
     ctx.must(r.config, config.status === 200, `GET config answered ${config.status}`, config);
     ctx.conforms(config, "GET /v1/interview-participant/config");
-    const rule = (config.body?.triggerRules ?? config.body?.trigger_rules)?.[0];
+    const found = triggerRules(ctx, config.body);
+    if (found && found.field !== found.contractField) {
+      ctx.expect(r.config, false, `the trigger rules are under "${found.field}", not the contract's "${found.contractField}" (the seed does not show the config's fields)`, config);
+    }
+    const rule = found?.rules[0];
     if (rule) {
-      const launch = await ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body: { referenceId: "conformance_user", launchToken: rule.launchToken ?? rule.launch_token, triggerEvent: rule.eventName ?? rule.event_name } });
+      // The contract's request first; an implementation whose config is in snake_case may want its request so too.
+      let launch = await ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body: { referenceId: "conformance_user", launchToken: rule[found.token], triggerEvent: rule[found.event] } });
+      if (launch.status === 400 && found.token.includes("_")) {
+        launch = await ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body: { reference_id: "conformance_user", launch_token: rule[found.token], trigger_event: rule[found.event] } });
+      }
       // The launch request's fields are our contract's (the seed shows none): a 400 to them says nothing of the seed.
       if (launch.status === 400) ctx.untested("participant launch decisions", "the launch request in our contract's fields was refused with 400 (the seed shows no request fields)");
-      else ctx.expect(r.decision, launch.status === 200 && ["webview", "external_browser", "not_eligible"].includes(launch.body?.mode), `POST /v1/interview-participant/launches answered ${launch.status} with mode ${JSON.stringify(launch.body?.mode)}`, launch);
+      else {
+        const launchWrong = wrongs([launch.status !== 200, `POST /v1/interview-participant/launches answered ${launch.status}, not 200`], [!["webview", "external_browser", "not_eligible"].includes(launch.body?.mode), `the decision's mode is ${JSON.stringify(launch.body?.mode)}, not webview, external_browser or not_eligible`]);
+        ctx.expect(r.decision, !launchWrong, launchWrong, launch);
+      }
       ctx.expect(r.launch, launch.status === 200, `POST launches with a fresh token answered ${launch.status}`, launch);
       ctx.conforms(launch, "POST /v1/interview-participant/launches");
       ctx.expect(r.launch, launch.body?.mode === "not_eligible" ? launch.body.url === null : typeof launch.body?.url === "string", `a ${launch.body?.mode} launch has url ${launch.body?.url}`, launch);
-    } else ctx.untested("participant launches", "the config has no trigger rule for the probe user");
+    } else ctx.untested("participant launches", found ? "the config has no trigger rule for the probe user" : `no list of trigger rules (objects with a launch token and an event name) in the config: ${config.text.slice(0, 200)}`);
     const event = { eventId: randomUUID(), phase: "shown", referenceId: "conformance_user", occurredAt: new Date().toISOString() };
     const first = await ctx.http.req("/v1/interview-participant/prompt-events", { ...pk, method: "POST", body: event });
     ctx.conforms(first, "POST /v1/interview-participant/prompt-events");

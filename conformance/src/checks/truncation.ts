@@ -144,6 +144,36 @@ async function planted(ctx: Ctx): Promise<void> {
   }
 }
 
+/**
+ * Messages with one to four sources mixing values at and over the limit: each source is judged on its own (a bug that
+ * truncates only the first source, or nulls every source of a message once one is over, shows here).
+ */
+async function plantedSources(ctx: Ctx): Promise<void> {
+  const kept = stringOfBytes(LIMIT);
+  const over = stringOfBytes(LIMIT + 1);
+  // One chat per layout: a request body holds at most three values near 32 KB.
+  const layouts = [[over], [kept, over], [over, kept, over], ["SELECT 1", "SELECT 2", over, "SELECT 4"]];
+  for (const [n, queries] of layouts.entries()) {
+    const message = {
+      role: "assistant", parts: [{ type: "text", text: `Cited ${n}` }],
+      sources: queries.map((query, i) => ({ id: `src_${n}_${i}`, description: `Source ${i} of ${queries.length}`, rows: i + 1, query })),
+    };
+    const made = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: `Truncation probe: ${queries.length} sources`, messages: [message] } });
+    if (made.status !== 201) return ctx.untested("several sources per message at the boundary", `POST /_sim/chats answered ${made.status}`);
+    const page = await ctx.http.req(`/v1/chats/${made.body.id}/messages`);
+    if (!ctx.must(r.kept, page.status === 200 && page.body?.data?.length === 1, `the planted chat's messages answered ${page.status} with ${page.body?.data?.length} messages`, page)) return;
+    const sources = page.body.data[0]?.sources ?? [];
+    ctx.expect(r.siblings, sources.length === queries.length, `a message planted with ${queries.length} sources has ${sources.length}`, page);
+    queries.forEach((query, i) => {
+      const s = sources[i] ?? {};
+      const label = `source ${i + 1} of ${queries.length} (${bytes(query)} bytes)`;
+      for (const [rule, ok, message] of verdicts(s, "query", label, query)) ctx.expect(rule, ok, message, page);
+      ctx.expect(r.siblings, s.id === `src_${n}_${i}` && s.description === `Source ${i} of ${queries.length}`, `${label}: its id or description changed, or the sources were reordered`, page);
+      if (query === over) ctx.expect(r["rows-kept"], s.rows === i + 1, `${label}: rows became ${s.rows}`, page);
+    });
+  }
+}
+
 export const truncationCheck: Check = {
   name: "truncation",
   description: "values over 32768 bytes of JSON are null and marked; none at or under it are (exact boundaries with --sim)",
@@ -152,7 +182,10 @@ export const truncationCheck: Check = {
   async run(ctx) {
     const near = await observed(ctx);
     ctx.note(`truncation: ${near} values in the server's data are truncated or within 256 bytes of the limit`);
-    if (ctx.options.sim) await planted(ctx);
+    if (ctx.options.sim) {
+      await planted(ctx);
+      await plantedSources(ctx);
+    }
     else if (near === 0) ctx.untested("values at the 32768-byte boundary", "the server's data has nothing near 32 KB, and messages can be planted only with --sim");
     else ctx.untested("planted exact boundaries (32767/32768/32769 bytes, multi-byte)", "needs --sim; only the server's own data was judged");
   },

@@ -8,10 +8,11 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Check, Ctx } from "../check.ts";
-import { NotTested } from "../check.ts";
+import { NotTested, wrongs } from "../check.ts";
 import { errorMessage, type Reply } from "../http.ts";
 import { Receiver, type Delivery } from "../receiver.ts";
 import { contract, rules, seed, type Rule } from "../rules.ts";
+import { byHeadroom } from "../data.ts";
 import { simReadOffered } from "../sim.ts";
 
 /** How far a retry may land from its configured delay: early by max(100 ms, 10%), late by max(250 ms, 20%). */
@@ -82,7 +83,8 @@ async function replayTools(ctx: Ctx, receiver: Receiver, studyId: string, firstI
   const before = receiver.of(firstId).length;
   const resent = await ctx.http.req(`/_sim/webhook-deliveries/${attempt.id}/resend`, { method: "POST" });
   ctx.conforms(resent, "POST /_sim/webhook-deliveries/{id}/resend");
-  if (ctx.expect(r.replay, resent.status === 202 && resent.body?.trigger === "resend", `POST .../resend answered ${resent.status} ${resent.text.slice(0, 200)}`, resent)) {
+  const resendWrong = wrongs([resent.status !== 202, `POST .../resend answered ${resent.status}, not 202`], [resent.body?.trigger !== "resend", `the resend's attempt has trigger ${JSON.stringify(resent.body?.trigger)}, not "resend"`]);
+  if (ctx.expect(r.replay, !resendWrong, resendWrong, resent)) {
     await receiver.waitFor("the resend", () => receiver.of(firstId).length > before, 10_000).catch(() => undefined);
     const again = receiver.of(firstId)[before];
     ctx.expect(r.replay, again !== undefined && again.raw.equals(firstDelivery.raw) && again.headers["x-webhook-signature"] === firstDelivery.headers["x-webhook-signature"], "the resend did not arrive byte for byte with the same signature");
@@ -134,11 +136,14 @@ export async function register(ctx: Ctx): Promise<{ receiver: Receiver; created:
   return null;
 }
 
-/** An accepting study to trigger interviews in. */
+/**
+ * An accepting study to trigger interviews in: the one with the most room, so studies that other checks planted
+ * with small caps (capacity, windows, the model run) are not filled up halfway through a check.
+ */
 export async function acceptingStudy(ctx: Ctx): Promise<any> {
   const studies = (await ctx.http.walk("/v1/studies", 100)).items.filter((s: any) => s.accepting_responses);
   if (!studies.length) throw new NotTested("no study is accepting responses, so no interview can be simulated");
-  return studies[0];
+  return studies.sort(byHeadroom)[0];
 }
 
 /** Holds every attempt the receiver caught to the per-attempt rules, each with the secret in force when it was sent. */
@@ -197,15 +202,22 @@ export const webhooksCheck: Check = {
     const { receiver, created } = registered;
     const secrets = new Map<string | null, string>();
     try {
-      ctx.must(r.create, created.status === 201 && typeof created.body?.signing_secret === "string" && created.body.signing_secret.length > 0, `first PUT /v1/webhooks answered ${created.status} without a signing_secret`, created);
+      const createWrong = wrongs([created.status !== 201, `the first PUT /v1/webhooks answered ${created.status}, not 201`], [typeof created.body?.signing_secret !== "string" || created.body.signing_secret.length === 0, `the creation answer carries no signing_secret (it has ${JSON.stringify(Object.keys(created.body ?? {}))})`]);
+      ctx.must(r.create, !createWrong, createWrong, created);
       ctx.conforms(created, "PUT /v1/webhooks (create)");
       let secret: string = created.body.signing_secret;
       // One webhook per project: a second PUT with another url replaces the first.
       const second = `${receiver.url}${receiver.url.includes("?") ? "&" : "?"}second`;
       const updated = await ctx.http.req("/v1/webhooks", { method: "PUT", body: { url: second, events: ["interview.completed"] } });
-      ctx.expect(r.update, updated.status === 200 && !("signing_secret" in (updated.body ?? {})), `second PUT /v1/webhooks must answer 200 without the secret, got ${updated.status}`, updated);
+      const updateWrong = wrongs([updated.status !== 200, `a second PUT /v1/webhooks answered ${updated.status}, not 200`], ["signing_secret" in (updated.body ?? {}), "the update answer showed the signing secret again"]);
+      ctx.expect(r.update, !updateWrong, updateWrong, updated);
       const got = await ctx.http.req("/v1/webhooks");
-      ctx.expect(r["secret-hidden"], got.status === 200 && !got.text.includes(secret) && !("signing_secret" in (got.body ?? {})), `GET /v1/webhooks answered ${got.status} ${got.text.slice(0, 200)}`, got);
+      const hiddenWrong = wrongs(
+        [got.status !== 200, `GET /v1/webhooks of a configured webhook answered ${got.status}, not 200`],
+        ["signing_secret" in (got.body ?? {}), "GET /v1/webhooks has a signing_secret field"],
+        [got.text.includes(secret), "the signing secret was present in the GET /v1/webhooks body"],
+      );
+      ctx.expect(r["secret-hidden"], !hiddenWrong, hiddenWrong, got);
       ctx.expect(r.update, got.body?.url === second && Array.isArray(got.body?.events), `after a second PUT, GET /v1/webhooks shows url ${JSON.stringify(got.body?.url)}, not the new ${second}`, got);
       ctx.conforms(got, "GET /v1/webhooks");
       const study = await acceptingStudy(ctx);
@@ -280,7 +292,8 @@ export const webhooksCheck: Check = {
 
       // 5. A lost secret is replaced by deleting and creating again: a new secret signs what follows.
       const del = await ctx.http.req("/v1/webhooks", { method: "DELETE" });
-      ctx.expect(r["delete-204"], del.status === 204 && del.text === "", `DELETE /v1/webhooks answered ${del.status} ${del.text.slice(0, 100)}`, del);
+      const deleteWrong = wrongs([del.status !== 204, `DELETE /v1/webhooks answered ${del.status}, not 204`], [del.text !== "", `the 204 carried a body: ${del.text.slice(0, 100)}`]);
+      ctx.expect(r["delete-204"], !deleteWrong, deleteWrong, del);
       const gone = await ctx.http.req("/v1/webhooks");
       ctx.expect(r["delete-204"], gone.status === 404, `GET /v1/webhooks after DELETE answered ${gone.status}`, gone);
       const again = await ctx.http.req("/v1/webhooks", { method: "PUT", body: { url: receiver.url, events: ["interview.completed"] } });

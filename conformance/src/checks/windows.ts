@@ -9,7 +9,7 @@
  * An implementation without `created_at` on simulated interviews or without `POST /_sim/projects` gets NOT TESTED
  * for what needs them.
  */
-import type { Check, Ctx } from "../check.ts";
+import { wrongs, type Check, type Ctx } from "../check.ts";
 import type { Reply } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
 import { missingOperation } from "../sim.ts";
@@ -123,7 +123,13 @@ async function freshProject(ctx: Ctx): Promise<void> {
   ctx.conforms(hook, "GET /v1/webhooks (never configured)");
   for (const list of ["/v1/studies", "/v1/interviews", "/v1/releases", "/v1/chats"]) {
     const reply = await ctx.http.req(list, { key });
-    ctx.expect(r["fresh-lists"], reply.status === 200 && Array.isArray(reply.body?.data) && reply.body.data.length === 0 && reply.body.has_more === false, `${list} of a fresh project answered ${reply.status} ${reply.text.slice(0, 160)}`, reply);
+    const freshWrong = wrongs(
+      [reply.status !== 200, `${list} of a fresh project answered ${reply.status}, not 200`],
+      [reply.status === 200 && !Array.isArray(reply.body?.data), `${list} of a fresh project has no data array`],
+      [Array.isArray(reply.body?.data) && reply.body.data.length > 0, `${list} of a fresh project lists ${reply.body?.data?.length} items that belong to no one it created`],
+      [reply.status === 200 && reply.body?.has_more !== false, `${list} of a fresh project says has_more ${JSON.stringify(reply.body?.has_more)}`],
+    );
+    ctx.expect(r["fresh-lists"], !freshWrong, freshWrong, reply);
   }
   const theirs = await ctx.http.req("/v1/studies?limit=1");
   const id = theirs.body?.data?.[0]?.id;

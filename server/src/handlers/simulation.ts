@@ -13,6 +13,7 @@ import type { HandlerGroup } from "../http/types.ts";
 import type { Project } from "../store/project.ts";
 import { ascBy } from "../store/sorted.ts";
 import { interviewDetail } from "../views/interviews.ts";
+import { publicPart } from "../views/messages.ts";
 import { forget } from "../views/memo.ts";
 import { studyDetail, studyUsage } from "../views/studies.ts";
 import type { HandlerDeps } from "./deps.ts";
@@ -61,22 +62,24 @@ function completion(study: StoredStudy, i: StoredInterview, nowMs: number): Part
   };
 }
 
-type SimOps = "simCreateInterview" | "simCompleteInterview" | "simCreateStudy" | "simCreateChat" | "simListWebhookDeliveries";
+type SimOps = "simCreateInterview" | "simCompleteInterview" | "simAbandonInterview" | "simCreateStudy" | "simCreateChat" | "simListWebhookDeliveries";
 const VISIBILITY = { visible: "visible", internal: "internal", evaluation: "evaluation", release: "release" } as const;
 
 export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
   const { clock, webhooks } = deps;
+  /** Interviews whose respondent left: they stay `started`, and no timer or request completes them. */
+  const abandoned = new WeakSet<StoredInterview>();
 
   /** started -> processing; never backwards (a late timer after completion does nothing). */
   function toProcessing(project: Project, interview: StoredInterview): void {
-    if (interview.status !== "started") return;
+    if (interview.status !== "started" || abandoned.has(interview)) return;
     project.updateInterview(interview, { status: "processing" });
     forget(interview);
   }
 
   /** -> completed, once: emits `interview.completed`. Returns false when it was already completed. */
   function toCompleted(project: Project, interview: StoredInterview, atMs = clock.now()): boolean {
-    if (interview.status === "completed") return false;
+    if (interview.status === "completed" || abandoned.has(interview)) return false;
     const study = project.studies.get(interview.study_id)!;
     project.updateInterview(interview, completion(study, interview, atMs));
     forget(interview);
@@ -133,8 +136,17 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
     simCompleteInterview({ project, path }) {
       const interview = project.interviews.get(path.id);
       if (!interview) throw notFound(`No such interview: ${path.id}`);
+      if (abandoned.has(interview)) throw conflict(`Interview ${path.id} was abandoned: it never completes`);
       toProcessing(project, interview);
       if (!toCompleted(project, interview)) throw conflict(`Interview ${path.id} is already completed`);
+      return { status: 200, body: interviewDetail(interview) };
+    },
+
+    simAbandonInterview({ project, path }) {
+      const interview = project.interviews.get(path.id);
+      if (!interview) throw notFound(`No such interview: ${path.id}`);
+      if (interview.status === "completed") throw conflict(`Interview ${path.id} is already completed`);
+      abandoned.add(interview);
       return { status: 200, body: interviewDetail(interview) };
     },
 
@@ -186,7 +198,8 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         usage: m.usage ?? null,
         created_at: iso(now + n),
         completed_at: m.streaming ? null : iso(now + n),
-        hidden: false,
+        // A hidden branch, or a message the customer would see nothing of (internal parts only), is not a visible message.
+        hidden: m.hidden === true || (m.parts.length > 0 && m.parts.every((p) => publicPart(p as RawPart) === null)),
         metadata: { session_id: "sim", model: "sim", branch_id: null },
       }));
       project.plantChat(chat, messages);

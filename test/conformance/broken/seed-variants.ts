@@ -143,7 +143,7 @@ function deliveryVariants(): Variant[] {
       if (ex.body?.signing_secret) proxy.memory.set("secret", ex.body.signing_secret);
       if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && ex.status === 200) ex.body.signing_secret = proxy.memory.get("secret");
     },
-  }));
+  }, { message: /the update answer showed the signing secret again/ }));
   out.push(variant("webhooks", "webhooks.update", ["webhook-config.one", "limits.one-webhook"], "a second PUT keeps the first webhook's url", {
     response(ex, proxy) {
       if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && ex.status === 201) proxy.memory.set("url", ex.requestBody.url);
@@ -155,10 +155,10 @@ function deliveryVariants(): Variant[] {
       if (ex.body?.signing_secret) proxy.memory.set("secret", ex.body.signing_secret);
       if (ex.method === "GET" && ex.path === "/api/v1/webhooks" && ex.status === 200) ex.body.signing_secret = proxy.memory.get("secret");
     },
-  }));
+  }, { message: /the signing secret was present in the GET \/v1\/webhooks body/ }));
   out.push(variant("webhooks", "webhooks.delete-204", ["endpoints.delete-webhook", "errors.204"], "DELETE /v1/webhooks answers 200 with a body", {
     response(ex) { if (ex.method === "DELETE" && ex.path === "/api/v1/webhooks" && ex.status === 204) Object.assign(ex, { status: 200, body: { deleted: true }, headers: { ...ex.headers, "content-type": "application/json" } }); },
-  }));
+  }, { message: /the 204 carried a body|answered 200, not 204/ }));
   const put = webhookRelay((raw, headers) => ({ body: raw, headers }));
   put.relay.method = "PUT";
   out.push({ caughtBy: "webhooks", only: ["webhooks"], seedRule: true, rule: "webhooks.headers", breaks: ["events.method"], relay: put.relay, mutation: { ...put.mutation, name: "deliveries sent with PUT" } });
@@ -341,6 +341,13 @@ function chatVariants(): Variant[] {
       delete p.truncation_reason;
     })),
     variant("truncation", "truncation.siblings", ["truncation.siblings"], "is_error flipped on a truncated tool_result", parts("tool_result", (p) => void (p.truncated && (p.is_error = !p.is_error)))),
+    // Truncation decided per message instead of per source: one source over the cap nulls them all.
+    variant("truncation", "truncation.kept", ["truncation.rule"], "every source of a message nulled once one is over the cap", {
+      response(ex) {
+        if (!ex.path.endsWith("/messages") || !isList(ex.body)) return;
+        for (const m of ex.body.data) if (m.sources?.some((s: any) => s.truncated)) for (const s of m.sources) Object.assign(s, { query: null, truncated: true, truncation_reason: "size_limit_32kb" });
+      },
+    }),
   ];
 }
 

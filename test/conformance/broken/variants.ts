@@ -2,6 +2,7 @@
 import { createHmac } from "node:crypto";
 import type { Exchange, Mutation } from "./proxy.ts";
 import { Relay } from "./relay.ts";
+import { modelVariants } from "./model-variants.ts";
 import { seedVariants } from "./seed-variants.ts";
 
 export const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
@@ -25,6 +26,8 @@ export interface Variant {
   relay?: Relay;
   /** A broken metrics engine module to hold to the laws instead of the real one. */
   metricsEngine?: string;
+  /** The failure must say what was wrong in these words (not only restate a status). */
+  message?: RegExp;
   /** More suite options (e.g. the slow receiver). */
   options?: Record<string, unknown>;
 }
@@ -345,5 +348,6 @@ export function variants(): Variant[] {
       },
     },
     ...seedVariants(),
+    ...modelVariants(),
   ];
 }

@@ -1,0 +1,91 @@
+/**
+ * The model-based run's two halves: `Model`, the seed's observable state as the suite predicts it (written from the
+ * seed, not from any implementation), and `World`, the real side (the service over HTTP, the suite's receiver, the
+ * curl log of the sequence). After every command `settle` compares every delivery received so far with the model.
+ *
+ * What the model holds, from the seed:
+ * - the project's one webhook (Endpoints: PUT 201 then 200, GET never the secret, DELETE then 404; Authentication 5);
+ * - a study planted for the sequence, its caps and its interviews (started, processing, completed);
+ * - chats planted for the sequence, visible or not, with visible and hidden messages;
+ * - the other project's webhook, which must never hear of this project's interviews;
+ * - for every completion: where its delivery must go and which secret signs it, or that it must never be delivered.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Ctx } from "../check.ts";
+import type { Http, Reply } from "../http.ts";
+import type { Delivery, Receiver } from "../receiver.ts";
+import type { Rule } from "../rules.ts";
+
+export type InterviewStatus = "started" | "processing" | "completed";
+
+export interface ModelMessage {
+  id: string;
+  /** A customer-visible message: listed, counted, a valid cursor. */
+  visible: boolean;
+  /** Hidden because every part is internal (a contract pin), not because it is a hidden branch. */
+  internalOnly: boolean;
+}
+
+export interface ModelChat {
+  id: string;
+  visible: boolean;
+  title: string | null;
+  source: string | null;
+  messages: ModelMessage[];
+}
+
+export interface Model {
+  /** This sequence's number: its receiver paths are /m<seq>/..., so late deliveries of earlier ones are told apart. */
+  seq: number;
+  webhook: { path: string; subscribed: boolean; secret: string } | null;
+  otherWebhook: { path: string } | null;
+  study: { id: string; weekly: number | null; monthly: number | null } | null;
+  /** `abandoned`: the respondent left (POST /_sim/interviews/{id}/abandon): it never completes, and is never delivered. */
+  interviews: Map<string, { status: InterviewStatus; created: number; abandoned?: boolean }>;
+  chats: ModelChat[];
+  /** Completed while a subscribed webhook was configured: the path it must reach and the secret that signs it. */
+  expected: Map<string, { path: string; secret: string }>;
+  /** Completed while no subscribed webhook was configured: never to be delivered. */
+  forbidden: Set<string>;
+  /** Deliveries already judged (by index in the receiver's list). */
+  judged: number;
+  /** Longest time from a completion to its delivery seen so far (for the quiet wait at the end). */
+  latencyMs: number;
+}
+
+export interface Judge {
+  expect(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown): boolean;
+  conforms(reply: Reply, what: string): void;
+  reached(statements: string[], by: string): void;
+}
+
+export interface World {
+  ctx: Ctx;
+  http: Http;
+  other?: Http;
+  receiver: Receiver;
+  judge: Judge;
+  /** The curl lines of this sequence, each command's under a `# command` comment (fed by Http.tap). */
+  log: string[];
+  /** When each expected interview completed (for latency). */
+  completedAt: Map<string, number>;
+}
+
+export const hookPath = (m: Model, name: string) => `/hook/m${m.seq}/${name}`;
+
+export function signedWith(secret: string, d: Delivery): boolean {
+  const header = d.headers["x-webhook-signature"];
+  const match = typeof header === "string" ? /^sha256=([0-9a-f]{64})$/.exec(header) : null;
+  return !!match && timingSafeEqual(createHmac("sha256", secret).update(d.raw).digest(), Buffer.from(match[1], "hex"));
+}
+
+export function newModel(seq: number): Model {
+  return { seq, webhook: null, otherWebhook: null, study: null, interviews: new Map(), chats: [], expected: new Map(), forbidden: new Set(), judged: 0, latencyMs: 0 };
+}
+
+/** Starts a command's part of the sequence's log: the requests that follow are its own. */
+export function logCommand(w: World, name: string): void {
+  w.log.push(`# ${name}`);
+}
+
+export const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
