@@ -27,6 +27,7 @@ import { EventStreams } from "./webhooks/event-stream.ts";
 import { studiesHandlers } from "./handlers/studies.ts";
 import { webhooksHandlers } from "./handlers/webhooks.ts";
 import { isCorruptEncoding } from "./http/body.ts";
+import { cors } from "./http/cors.ts";
 import { ApiError } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
 import { buildRouter } from "./http/router.ts";
@@ -67,6 +68,8 @@ export interface AppOptions {
   responseCache?: boolean;
   /** How long a `timeout` fault leaves a request unanswered (default 30 s, the server's request timeout). */
   faultTimeoutHoldMs?: number;
+  /** Origins a browser app may call the sandbox from (CORS): `["*"]`, the default, allows any; `[]` turns CORS off. */
+  corsOrigins?: string[];
 }
 
 export interface App {
@@ -146,7 +149,14 @@ export function createApp(options: AppOptions = {}): App {
   app.set("query parser", "simple");
   // pino-http costs a child logger and listeners per request even when nothing is printed; skip it when silent.
   if (options.logger && options.logger.level !== "silent") app.use(pinoHttp({ logger: options.logger }));
-  if (existsSync(DOCS)) app.use("/docs", express.static(DOCS, { index: "index.html", fallthrough: true }));
+  // Never let a browser sniff a JSON or text answer into something it would run.
+  app.use(((_req, res, next) => (res.setHeader("X-Content-Type-Options", "nosniff"), next())) as RequestHandler);
+  app.use(cors(options.corsOrigins ?? ["*"], routes));
+  // The reference page and its bundle only: nothing else of docs/ (its tests, screenshots) is served.
+  if (existsSync(DOCS)) {
+    app.get(["/docs", "/docs/", "/docs/index.html"], (_req, res) => res.sendFile("index.html", { root: DOCS }));
+    app.get("/docs/redoc.standalone.js", (_req, res) => res.sendFile("redoc.standalone.js", { root: DOCS }));
+  }
   // OPTIONS is no operation of the contract: answered like any other method a path does not have (405 with
   // Allow, in the envelope), before Express's router would answer it in plain text.
   // HTTP/1.1 requires Host (RFC 9112 §3.2); Node is told not to refuse it itself, so the answer is in the envelope.
@@ -203,6 +213,9 @@ function errorHandler(logger?: Logger): ErrorRequestHandler {
     }
     if (e.status >= 500) logger?.error({ message: e.message, path: req.path }, "server error");
     if (res.headersSent) return res.end();
+    // A body still arriving (a 401 is answered before any body is read) is never waited for: the connection closes
+    // after the answer, so a slow body sent without a key cannot hold a connection slot.
+    if (!req.complete) res.set("Connection", "close");
     res.set(e.headers).status(e.status).type("application/json").send(JSON.stringify(e.envelope));
   };
 }

@@ -52,9 +52,11 @@ program
   .description("run the reference server (base URL http://HOST:PORT/api)")
   .option("--port <port>", "port to listen on (env PORT, default 4010)", port)
   .option("--host <host>", "address to listen on (env HOST, default 127.0.0.1)")
-  .action(async (o: { port?: string; host?: string }) => {
+  .option("--cors-origin <origins>", "origins a browser app may call from: * (env CORS_ORIGIN, the default), none, or a comma-separated list")
+  .action(async (o: { port?: string; host?: string; corsOrigin?: string }) => {
     if (o.port !== undefined) process.env.PORT = o.port;
     if (o.host !== undefined) process.env.HOST = o.host;
+    if (o.corsOrigin !== undefined) process.env.CORS_ORIGIN = o.corsOrigin;
     await import("./main.ts");
   });
 

@@ -1,3 +1,5 @@
+import { parseCorsOrigins } from "./http/cors.ts";
+
 /** Environment of `npm start`, parsed once with clear errors instead of NaN surprises. */
 export interface ServerEnv {
   host: string;
@@ -23,6 +25,8 @@ export interface ServerEnv {
   /** null: as many as the descriptor limit allows, less a reserve. */
   maxConnections: number | null;
   maxConnectionsPerAddress: number;
+  /** Origins allowed by CORS: ["*"] (default), [] (off), or a list. */
+  corsOrigins: string[];
 }
 
 function int(name: string, raw: string | undefined, fallback: number, min = 0): number {
@@ -53,5 +57,6 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     requestTimeoutMs: int("REQUEST_TIMEOUT_MS", env.REQUEST_TIMEOUT_MS, 30_000, 1),
     maxConnections: env.MAX_CONNECTIONS ? int("MAX_CONNECTIONS", env.MAX_CONNECTIONS, 0, 1) : null,
     maxConnectionsPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", env.MAX_CONNECTIONS_PER_ADDRESS, 256, 1),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGIN),
   };
 }

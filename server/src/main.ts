@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     webhookMaxConcurrent: env.webhookMaxConcurrent,
     webhookMaxConcurrentPerProject: env.webhookMaxConcurrentPerProject,
     simProcessingMs: env.simProcessingMs,
+    corsOrigins: env.corsOrigins,
   });
   const server = createHttpServer(app.app, limitsOf(env));
   server.listen(env.port, env.host, () => {

@@ -24,7 +24,8 @@ export class KeyRing<T> {
   }
 }
 
-const BEARER = /^Bearer ([^\s]+)$/;
+/** The scheme is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer. */
+const BEARER = /^Bearer ([^\s]+)$/i;
 
 /** The project for `Authorization: Bearer svc_live_...`, or a 401 that does not say which part was wrong beyond the header's shape. */
 export function projectFromBearer<T>(req: Request, keys: KeyRing<T>): T {

@@ -52,6 +52,11 @@ export class EventStreams {
   subscribe(projectId: string, res: ServerResponse, lastEventId: string | undefined): void {
     const p = this.of(projectId);
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
+    // HEAD asks for the headers only: answered, never held open as a listener.
+    if (res.req?.method === "HEAD") {
+      res.end();
+      return;
+    }
     res.write(`: ${p.listeners.size + 1} listener(s) on this project\nretry: 1000\n\n`);
     const after = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : null;
     if (after !== null) {
