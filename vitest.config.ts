@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["**/test/**/*.test.ts", "**/test/**/*.test.tsx"],
-    exclude: ["**/node_modules/**"],
+    // The install matrices run in `npm run test:packages` (vitest.packages.config.ts), which .ci/run also runs.
+    exclude: ["**/node_modules/**", "test/package/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Tests start real servers on free ports; two workers match the 2-core CI machine.

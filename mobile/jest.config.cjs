@@ -2,6 +2,8 @@
 module.exports = {
   rootDir: __dirname,
   preset: "@react-native/jest-preset",
+  // The first test of a file pays React Native's cold transform: seconds on a busy 2-core machine.
+  testTimeout: 30_000,
   testMatch: ["<rootDir>/test-native/**/*.test.tsx"],
   // The package's own Jest entry, as apps use it (stand-ins for the web view and the safe-area library).
   setupFiles: ["<rootDir>/dist/cjs/jest.cjs"],
