@@ -44,6 +44,7 @@ const program = new Command("api-conformance")
   .option("--receiver-listen <host:port>", "where the receiver listens (default 127.0.0.1 on a free port)")
   .option("--receiver-cert-dir <dir>", "where the HTTPS receiver writes its certificate (ca.pem), to point the service at before the run")
   .option("--timeout-ms <n>", "per-request timeout", int("--timeout-ms"), 15_000)
+  .option("--model-budget-ms <n>", "time budget of the model-based run, shrinking included (default 25000): past it no new sequence is drawn", int("--model-budget-ms"))
   .allowExcessArguments(false);
 
 // --report takes two values (format and file) and may repeat; commander options take one, so read it by hand.
@@ -85,6 +86,7 @@ const result = await runConformance({
   receiverListen: o.receiverListen,
   receiverCertDir: o.receiverCertDir,
   timeoutMs: o.timeoutMs,
+  modelBudgetMs: o.modelBudgetMs,
   onProgress: (line) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`),
 });
 for (const { format, file } of reports) writeFileSync(file, FORMATS[format](result));

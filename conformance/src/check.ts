@@ -31,6 +31,8 @@ export interface RunOptions {
   webhookRetryDelaysMs: number[];
   /** Longest the webhook check may wait for the retry schedule; beyond it the tail is NOT TESTED. */
   webhookBudgetMs: number;
+  /** The model run's time budget, shrinking included (default 25 s); new sequences stop being drawn past it. */
+  modelBudgetMs?: number;
   /** Longest wait for a first delivery (default 35 s: the seed's 5 to 30 s, plus 5). */
   webhookWaitMs?: number;
   /** The receiver timeout the service is configured with (the seed's 10 s by default). */

@@ -22,7 +22,7 @@ import { register } from "./webhooks.ts";
 /** The command arbitraries; repeats weight the mix toward the transitions that interact (webhook changes and completions). */
 export function commandArbitraries(withOther: boolean): Array<fc.Arbitrary<fc.AsyncCommand<Model, World>>> {
   // Mostly subscribed; `events: []` now and then (refused, or a webhook that must receive nothing).
-  const put = fc.tuple(fc.constantFrom<"a" | "b">("a", "b"), fc.constantFrom(true, true, true, false)).map(([t, s]) => new PutWebhook(t, s));
+  const put = fc.tuple(fc.constantFrom<"change" | "same">("change", "change", "change", "same"), fc.constantFrom(true, true, true, false)).map(([t, s]) => new PutWebhook(t, s));
   const complete = fc.nat(7).map((n) => new CompleteInterview(n));
   const start = fc.constant(new StartInterview());
   const kinds = fc.array(fc.constantFrom<"visible" | "hidden" | "internal">("visible", "visible", "hidden", "internal"), { minLength: 1, maxLength: 5 });
@@ -40,7 +40,7 @@ export function commandArbitraries(withOther: boolean): Array<fc.Arbitrary<fc.As
   ];
 }
 
-/** The model run's time budget, shrinking included: new sequences stop being drawn past it (the report says how many ran). */
+/** The model run's default time budget (--model-budget-ms), shrinking included: past it no new sequence is drawn. */
 export const MODEL_BUDGET_MS = 25_000;
 
 /** Sequences per run: --runs scales them (20 runs, the default, give 20 sequences). */
@@ -66,6 +66,7 @@ export const modelCheck: Check = {
     let seq = 0;
     const live: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
     const wanted = sequencesFor(ctx.options.runs);
+    const budget = ctx.options.modelBudgetMs ?? MODEL_BUDGET_MS;
     try {
       const done = await ctx.holds(
         "model-based run",
@@ -79,10 +80,10 @@ export const modelCheck: Check = {
           const log = await runSequence(ctx, receiver, ++seq, [...cmds], quiet).catch((err) => [`# the replay stopped: ${(err as Error).message}`]);
           return { curl: log.join("\n"), details: { sequence: String(cmds), replayed: first || "the replay did not fail again (a timing-dependent failure)" } };
         },
-        MODEL_BUDGET_MS,
+        budget,
       );
       // fast-check stops drawing new sequences at the budget (and shrinking too): say how many ran.
-      ctx.note(`model: ${done.runs} of ${wanted} sequences ran${done.runs < wanted ? ` within the ${MODEL_BUDGET_MS / 1000} s budget` : ""}`);
+      ctx.note(`model: ${done.runs} of ${wanted} sequences ran${done.runs < wanted ? ` within the ${budget / 1000} s budget (--model-budget-ms)` : ""}`);
     } finally {
       ctx.http.tap = null;
       if (ctx.other) ctx.other.tap = null;

@@ -104,11 +104,14 @@ abstract class Command implements Cmd {
 
 export class PutWebhook extends Command {
   readonly name = "putWebhook";
-  constructor(readonly target: "a" | "b", readonly subscribed: boolean) {
+  /** `change`: to the other of the two receiver URLs than the one configured (a URL change when one is set). */
+  constructor(readonly target: "change" | "same", readonly subscribed: boolean) {
     super();
   }
   protected async act(m: Model, w: World) {
-    const path = hookPath(m, this.target);
+    const [a, b] = [hookPath(m, "a"), hookPath(m, "b")];
+    const current = m.webhook?.path ?? b;
+    const path = this.target === "same" ? (m.webhook?.path ?? a) : current === a ? b : a;
     const url = new URL(w.receiver.url);
     url.pathname = path;
     const reply = await w.http.req("/v1/webhooks", { method: "PUT", body: { url: url.toString(), events: this.subscribed ? ["interview.completed"] : [] } });
@@ -123,7 +126,7 @@ export class PutWebhook extends Command {
     if (reply.status >= 300) return;
     m.webhook = { path, subscribed: this.subscribed, secret: existed ? m.webhook!.secret : String(secret ?? "") };
   }
-  override toString = () => `putWebhook(${this.target}${this.subscribed ? "" : ", events []"})`;
+  override toString = () => `putWebhook(${this.target === "change" ? "a new URL" : "the same URL"}${this.subscribed ? "" : ", events []"})`;
 }
 
 export class GetWebhook extends Command {
@@ -158,7 +161,8 @@ export class DeleteWebhook extends Command {
 export class StartInterview extends Command {
   readonly name = "startInterview";
   override check = (m: Readonly<Model>) => m.study !== null;
-  protected async act(m: Model, w: World) {
+  /** Public so a completion can start the interview it completes. */
+  override async act(m: Model, w: World) {
     const reply = await w.http.req("/_sim/interviews", { method: "POST", body: { study_id: m.study!.id, reference_id: `model_${m.seq}`, hold: true } });
     if (reply.status === 409) {
       w.judge.expect(r["sim-at-cap"], true, "");
@@ -223,9 +227,12 @@ export class CompleteInterview extends Command {
   constructor(readonly pick: number) {
     super();
   }
-  override check = (m: Readonly<Model>) => openInterviews(m).length > 0;
+  // With no interview open, one is started (held) first: a completion is always reachable from any state.
+  override check = (m: Readonly<Model>) => m.study !== null;
   protected async act(m: Model, w: World) {
+    if (openInterviews(m).length === 0) await new StartInterview().act(m, w);
     const open = openInterviews(m);
+    if (open.length === 0) return; // the study is at its cap: nothing to complete
     const [id] = open[this.pick % open.length];
     const reply = await w.http.req(`/_sim/interviews/${id}/complete`, { method: "POST" });
     w.judge.conforms(reply, "POST /_sim/interviews/{id}/complete");

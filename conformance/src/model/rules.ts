@@ -31,11 +31,11 @@ export const r = rules("model", {
 
 /** What each command does, for the README's command table. */
 export const COMMAND_DOCS: Record<string, string> = {
-  putWebhook: "PUT /v1/webhooks to one of two receiver URLs (a URL change when one is set), subscribed or with `events: []`",
+  putWebhook: "PUT /v1/webhooks to the other of two receiver URLs (a URL change when one is set) or the same one, subscribed or with `events: []`",
   getWebhook: "GET /v1/webhooks: the last PUT's url and events, never the secret, or 404",
   deleteWebhook: "DELETE /v1/webhooks: 204, and from then on nothing is delivered",
   startInterview: "POST /_sim/interviews held `started` in the sequence's study (409 at the cap, a contract pin)",
-  completeInterview: "POST /_sim/interviews/{id}/complete; waits for the delivery the model expects, then reads the completed list",
+  completeInterview: "POST /_sim/interviews/{id}/complete (a held interview is started first when none is open); waits for the delivery the model expects, then reads the completed list",
   abandonInterview: "POST /_sim/interviews/{id}/abandon: the respondent left; it keeps its status, never completes, is never delivered",
   completeAbandoned: "POST /_sim/interviews/{id}/complete on an abandoned interview: 409 (a contract pin), still not completed, nothing delivered",
   completeWhileReading: "an interview completed on the service's own timer while the suite polls it: statuses must go forward, the delivery after completion",

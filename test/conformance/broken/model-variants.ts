@@ -12,8 +12,8 @@ type Change = Omit<Mutation, "name">;
 
 const model = (rule: string, breaks: string[], name: string, change: Change): Variant => ({
   caughtBy: "model", only: ["model"], seedRule: true, rule, breaks, mutation: { name, ...change },
-  // Enough random sequences that the revealing order of commands comes up at any seed.
-  options: { runs: 40 },
+  // Enough random sequences, and time for them on a busy machine, that the revealing order comes up at any seed.
+  options: { runs: 40, modelBudgetMs: 60_000 },
 });
 
 const isWebhook = (ex: { path: string }) => ex.path === "/api/v1/webhooks";
