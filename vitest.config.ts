@@ -9,5 +9,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Tests start real servers on free ports; two workers match the 2-core CI machine.
     maxWorkers: 2,
+    // One temporary root per run, removed at its end even when tests fail (test/support/temp-root.ts).
+    globalSetup: ["test/support/temp-root.ts"],
   },
 });

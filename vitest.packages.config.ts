@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    // One temporary root per run, removed at its end even when tests fail (test/support/temp-root.ts).
+    globalSetup: ["test/support/temp-root.ts"],
   },
 });

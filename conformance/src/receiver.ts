@@ -81,22 +81,20 @@ export class Receiver {
           res.end();
         };
         const wait = this.delay(interviewId, attempt);
+        const record = () => {
+          this.deliveries.push(delivery);
+          if (wait > 0) setTimeout(answer, wait);
+          else answer();
+        };
         const observe = this.observe;
-        if (observe) {
-          // Recorded once the observation is in, so a reader of `deliveries` always sees it with what was observed.
-          observe(delivery)
-            .catch((err) => ({ error: String(err) }))
-            .then((seen) => {
-              delivery.observed = seen;
-              this.deliveries.push(delivery);
-              if (wait > 0) setTimeout(answer, wait);
-              else answer();
-            });
-          return;
-        }
-        this.deliveries.push(delivery);
-        if (wait > 0) setTimeout(answer, wait);
-        else answer();
+        if (!observe) return record();
+        // Recorded once the observation is in, so a reader of `deliveries` always sees it with what was observed.
+        observe(delivery)
+          .catch((err) => ({ error: String(err) }))
+          .then((seen) => {
+            delivery.observed = seen;
+            record();
+          });
       });
     };
     const [host, portText] = splitListen(this.options.listen);

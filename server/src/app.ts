@@ -28,6 +28,7 @@ import { studiesHandlers } from "./handlers/studies.ts";
 import { webhooksHandlers } from "./handlers/webhooks.ts";
 import { isCorruptEncoding } from "./http/body.ts";
 import { cors } from "./http/cors.ts";
+import { routeMethods } from "./http/route-methods.ts";
 import { ApiError } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
 import { buildRouter } from "./http/router.ts";
@@ -182,15 +183,11 @@ export function createApp(options: AppOptions = {}): App {
 
 /** A known path with another method is a 405 with `Allow`, not a 404. */
 function methodNotAllowed(routes: Array<{ method: string; expressPath: string }>): RequestHandler {
-  const patterns = routes.map((r) => ({
-    method: r.method.toUpperCase(),
-    regex: new RegExp(`^/api${r.expressPath.replace(/:[^/]+/g, "[^/]+")}$`),
-  }));
+  const methodsOf = routeMethods(routes);
   return (req, res, next) => {
-    const allowed = patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method);
+    const allowed = methodsOf(req.path);
     if (allowed.length === 0) return next();
-    if (allowed.includes("GET")) allowed.push("HEAD");
-    const allow = [...new Set(allowed)].sort().join(", ");
+    const allow = allowed.join(", ");
     res.set("Allow", allow);
     next(new ApiError(405, "method_not_allowed_error", `Method ${req.method} is not allowed on ${req.path}; allowed: ${allow}`));
   };

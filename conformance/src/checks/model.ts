@@ -15,9 +15,9 @@ import {
   PlantStudy, PutWebhook, ReadChat, ReadInterview, ReadStudy, settle, StartInterview,
 } from "../model/commands.ts";
 import { r } from "../model/rules.ts";
-import { newModel, sleep, type Judge, type Model, type World } from "../model/world.ts";
+import { newModel, type Judge, type Model, type World } from "../model/world.ts";
 import type { Receiver } from "../receiver.ts";
-import { register } from "./webhooks.ts";
+import { register, sleep } from "./webhooks.ts";
 
 /** The command arbitraries; repeats weight the mix toward the transitions that interact (webhook changes and completions). */
 export function commandArbitraries(withOther: boolean): Array<fc.Arbitrary<fc.AsyncCommand<Model, World>>> {
@@ -85,8 +85,6 @@ export const modelCheck: Check = {
       // fast-check stops drawing new sequences at the budget (and shrinking too): say how many ran.
       ctx.note(`model: ${done.runs} of ${wanted} sequences ran${done.runs < wanted ? ` within the ${budget / 1000} s budget (--model-budget-ms)` : ""}`);
     } finally {
-      ctx.http.tap = null;
-      if (ctx.other) ctx.other.tap = null;
       await ctx.http.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
       if (ctx.other) await ctx.other.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
       await receiver.stop();

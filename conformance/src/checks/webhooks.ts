@@ -41,7 +41,8 @@ export const r = rules("webhooks", {
   replay: contract("simulation surface: delivery tools", "with --sim, the event stream carries each event's exact signed request, a delivery's request reads back byte for byte, and a resend repeats it byte for byte as an attempt of its own"),
 });
 
-function signed(secret: string, d: Delivery): boolean {
+/** Whether the delivery carries sha256=HMAC-SHA256(secret, raw body), compared in constant time. */
+export function signed(secret: string, d: Delivery): boolean {
   const header = d.headers["x-webhook-signature"];
   const m = typeof header === "string" ? /^sha256=([0-9a-f]{64})$/.exec(header) : null;
   if (!m) return false;

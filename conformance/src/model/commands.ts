@@ -5,11 +5,11 @@
  * status path, a study's acceptance and a chat's visibility is reachable, in any order.
  */
 import type fc from "fast-check";
-import { judgeAttempt } from "../checks/webhooks.ts";
+import { judgeAttempt, signed, sleep } from "../checks/webhooks.ts";
 import { NotTested } from "../check.ts";
 import { errorMessage, type Reply } from "../http.ts";
 import { COMMAND_STATEMENTS, r } from "./rules.ts";
-import { hookPath, logCommand, signedWith, sleep, type Model, type ModelChat, type World } from "./world.ts";
+import { hookPath, logCommand, type Model, type ModelChat, type World } from "./world.ts";
 
 type Cmd = fc.AsyncCommand<Model, World>;
 
@@ -53,7 +53,7 @@ export function settle(m: Model, w: World, after: string): void {
     w.judge.expect(r["sent-to-current"], d.path === want.path, `${label} went to ${d.path}, but the webhook's URL was ${want.path} when it completed`, undefined, payload);
     // Method, headers, payload shape and aliases, as for every attempt (the webhooks check's per-attempt rules).
     judgeAttempt({ ...w.ctx, expect: w.judge.expect }, want.secret, d, label);
-    w.judge.expect(r["current-secret"], signedWith(want.secret, d), `${label} is not signed with the signing secret in force when it completed (X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])})`, undefined, payload);
+    w.judge.expect(r["current-secret"], signed(want.secret, d), `${label} is not signed with the signing secret in force when it completed (X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])})`, undefined, payload);
     const rest = d.observed as { status: number; body: any } | undefined;
     const restWrong = !rest || rest.status !== 200 ? `GET /v1/interviews/${id} answered ${rest?.status ?? "nothing"} when the delivery arrived` : rest.body?.status !== "completed" ? `GET /v1/interviews/${id} read status ${JSON.stringify(rest.body?.status)} when its interview.completed delivery arrived` : "";
     w.judge.expect(r["rest-at-delivery"], !restWrong, `${label}: ${restWrong}`, undefined, { payload: payload?.data, rest: rest?.body });

@@ -10,10 +10,9 @@
  * - the other project's webhook, which must never hear of this project's interviews;
  * - for every completion: where its delivery must go and which secret signs it, or that it must never be delivered.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Ctx } from "../check.ts";
 import type { Http, Reply } from "../http.ts";
-import type { Delivery, Receiver } from "../receiver.ts";
+import type { Receiver } from "../receiver.ts";
 import type { Rule } from "../rules.ts";
 
 export type InterviewStatus = "started" | "processing" | "completed";
@@ -73,12 +72,6 @@ export interface World {
 
 export const hookPath = (m: Model, name: string) => `/hook/m${m.seq}/${name}`;
 
-export function signedWith(secret: string, d: Delivery): boolean {
-  const header = d.headers["x-webhook-signature"];
-  const match = typeof header === "string" ? /^sha256=([0-9a-f]{64})$/.exec(header) : null;
-  return !!match && timingSafeEqual(createHmac("sha256", secret).update(d.raw).digest(), Buffer.from(match[1], "hex"));
-}
-
 export function newModel(seq: number): Model {
   return { seq, webhook: null, otherWebhook: null, study: null, interviews: new Map(), chats: [], expected: new Map(), forbidden: new Set(), judged: 0, latencyMs: 0 };
 }
@@ -87,5 +80,3 @@ export function newModel(seq: number): Model {
 export function logCommand(w: World, name: string): void {
   w.log.push(`# ${name}`);
 }
-
-export const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));

@@ -7,6 +7,7 @@
  * methods and the headers the API reads; any other OPTIONS is what it was before (405 with Allow, in the envelope).
  */
 import type { RequestHandler } from "express";
+import { routeMethods } from "./route-methods.ts";
 
 /** The request headers the API reads. */
 const ALLOW_HEADERS = "authorization, content-type, x-public-key, last-event-id, prefer";
@@ -16,7 +17,7 @@ const EXPOSE_HEADERS = "Allow, Deprecation, Sunset, Link, Retry-After";
 export function cors(origins: readonly string[], routes: ReadonlyArray<{ method: string; expressPath: string }>): RequestHandler {
   const any = origins.includes("*");
   const allowed = new Set(origins.map((o) => o.replace(/\/+$/, "")));
-  const patterns = routes.map((r) => ({ method: r.method.toUpperCase(), regex: new RegExp(`^/api${r.expressPath.replace(/:[^/]+/g, "[^/]+")}$`) }));
+  const methodsOf = routeMethods(routes);
   return (req, res, next) => {
     const origin = req.headers.origin;
     if (origins.length === 0 || typeof origin !== "string" || !(any || allowed.has(origin))) return next();
@@ -24,10 +25,9 @@ export function cors(origins: readonly string[], routes: ReadonlyArray<{ method:
     if (!any) res.append("Vary", "Origin");
     res.setHeader("Access-Control-Expose-Headers", EXPOSE_HEADERS);
     if (req.method !== "OPTIONS" || req.headers["access-control-request-method"] === undefined) return next();
-    const methods = patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method);
+    const methods = methodsOf(req.path);
     if (methods.length === 0) return next();
-    if (methods.includes("GET")) methods.push("HEAD");
-    res.setHeader("Access-Control-Allow-Methods", [...new Set(methods)].sort().join(", "));
+    res.setHeader("Access-Control-Allow-Methods", methods.join(", "));
     res.setHeader("Access-Control-Allow-Headers", ALLOW_HEADERS);
     res.setHeader("Access-Control-Max-Age", "600");
     res.status(204).end();
