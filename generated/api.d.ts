@@ -1347,6 +1347,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -1411,6 +1425,20 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1489,6 +1517,20 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1644,6 +1686,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -1733,6 +1789,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -1813,6 +1883,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -1881,6 +1965,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1957,6 +2055,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2019,6 +2131,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2095,6 +2221,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2155,6 +2295,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2231,6 +2385,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2292,6 +2460,20 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2387,6 +2569,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2437,6 +2633,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

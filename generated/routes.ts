@@ -39,6 +39,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1_sim~1chats/post/responses/415/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1_sim~1chats/post/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1_sim~1chats/post/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -83,6 +87,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1_sim~1events/get/responses/404/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1_sim~1events/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1_sim~1events/get/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -116,6 +124,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1_sim~1faults/delete/responses/401/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1_sim~1faults/delete/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1_sim~1faults/delete/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -147,6 +159,10 @@ export const routes: RouteDef[] = [
       },
       "401": {
         "schema": "#/paths/~1_sim~1faults/get/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1faults/get/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -188,6 +204,10 @@ export const routes: RouteDef[] = [
       },
       "415": {
         "schema": "#/paths/~1_sim~1faults/put/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1faults/put/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -239,6 +259,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1_sim~1interviews/post/responses/415/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1_sim~1interviews/post/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1_sim~1interviews/post/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -285,6 +309,10 @@ export const routes: RouteDef[] = [
       },
       "409": {
         "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/responses/409/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1abandon/post/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -335,6 +363,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/409/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -380,6 +412,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1_sim~1projects/post/responses/415/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1_sim~1projects/post/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1_sim~1projects/post/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -419,6 +455,10 @@ export const routes: RouteDef[] = [
       },
       "415": {
         "schema": "#/paths/~1_sim~1studies/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1studies/post/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -473,6 +513,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1_sim~1webhook-deliveries/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1_sim~1webhook-deliveries/get/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -515,6 +559,10 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1request/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1request/get/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -565,6 +613,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/409/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1_sim~1webhook-deliveries~1{id}~1resend/post/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -611,6 +663,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1v1~1chats/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1v1~1chats/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1v1~1chats/get/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -653,6 +709,10 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1v1~1chats~1{id}/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1v1~1chats~1{id}/get/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -709,6 +769,10 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1v1~1chats~1{id}~1messages/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1v1~1chats~1{id}~1messages/get/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -804,6 +868,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1v1~1interview-participant~1config/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1v1~1interview-participant~1config/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1v1~1interview-participant~1config/get/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -849,6 +917,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1v1~1interview-participant~1launches/post/responses/415/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1v1~1interview-participant~1launches/post/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1v1~1interview-participant~1launches/post/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -888,6 +960,10 @@ export const routes: RouteDef[] = [
       },
       "415": {
         "schema": "#/paths/~1v1~1interview-participant~1prompt-events/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1v1~1interview-participant~1prompt-events/post/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -960,6 +1036,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1v1~1interviews/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1v1~1interviews/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1v1~1interviews/get/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -1002,6 +1082,10 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1v1~1interviews~1{id}/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1v1~1interviews~1{id}/get/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -1056,6 +1140,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1v1~1releases/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1v1~1releases/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1v1~1releases/get/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -1098,6 +1186,10 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1v1~1releases~1{id}/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1v1~1releases~1{id}/get/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -1146,6 +1238,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1v1~1studies/get/responses/401/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1v1~1studies/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1v1~1studies/get/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -1190,6 +1286,10 @@ export const routes: RouteDef[] = [
         "schema": "#/paths/~1v1~1studies~1{id}/get/responses/404/content/application~1json/schema",
         "requiredHeaders": []
       },
+      "429": {
+        "schema": "#/paths/~1v1~1studies~1{id}/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
       "500": {
         "schema": "#/paths/~1v1~1studies~1{id}/get/responses/500/content/application~1json/schema",
         "requiredHeaders": []
@@ -1221,6 +1321,10 @@ export const routes: RouteDef[] = [
       },
       "401": {
         "schema": "#/paths/~1v1~1webhooks/delete/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1v1~1webhooks/delete/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -1258,6 +1362,10 @@ export const routes: RouteDef[] = [
       },
       "404": {
         "schema": "#/paths/~1v1~1webhooks/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1v1~1webhooks/get/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {
@@ -1303,6 +1411,10 @@ export const routes: RouteDef[] = [
       },
       "415": {
         "schema": "#/paths/~1v1~1webhooks/put/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1v1~1webhooks/put/responses/429/content/application~1json/schema",
         "requiredHeaders": []
       },
       "500": {

@@ -1523,9 +1523,14 @@ export interface components {
         SimStreamEvent: {
             /**
              * Format: int32
-             * @description Position of this event on the project's stream; give it back as `Last-Event-ID` to resume after it.
+             * @description Position of this event on the project's stream (one more than the event before it, across restarts with a data dir).
              */
             seq: number;
+            /**
+             * @description The SSE `id` of this event, `<stream epoch>-<seq>`: unique across restarts, with or without a data dir. Give it back
+             *     as `Last-Event-ID` to resume after it; an id the server does not know is answered with an `event: reset` first.
+             */
+            id: string;
             /** @description The webhook event (shared by every attempt of one event); a resend carries the event it repeats. */
             event_id: components["schemas"]["uuid"];
             /**
@@ -1988,6 +1993,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2014,7 +2033,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Resume after this event (`seq`), as browsers' EventSource sends it on reconnection. */
+                /** @description Resume after this event (its `id`), as browsers' EventSource sends it on reconnection. */
                 "Last-Event-ID"?: string;
             };
             path?: never;
@@ -2023,9 +2042,12 @@ export interface operations {
         requestBody?: never;
         responses: {
             /**
-             * @description `GET /_sim/events`: a Server-Sent Events stream of `id: <seq>`, `event: interview.completed` and
-             *     `data: <one SimStreamEvent as JSON>` blocks; `:` comment lines keep the connection alive. The schema below is that
-             *     of one event's `data`.
+             * @description `GET /_sim/events`: a Server-Sent Events stream of `id: <epoch>-<seq>`, `event: interview.completed` and
+             *     `data: <one SimStreamEvent as JSON>` blocks; `:` comment lines keep the connection alive. A stream resumed with a
+             *     `Last-Event-ID` the server does not know (another epoch: a restart without a data dir; or events no longer held)
+             *     starts with `event: reset` and `data: {"reason": ..., "last_event_id": ...}`, never with a silent gap. A listener
+             *     that does not read is dropped once its unread buffer passes the server's bound. The schema below is that of one
+             *     event's `data`.
              */
             200: {
                 headers: {
@@ -2056,6 +2078,20 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2114,6 +2150,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2200,6 +2250,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2250,6 +2314,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2354,6 +2432,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2436,6 +2528,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2512,6 +2618,20 @@ export interface operations {
             /** @description The request conflicts with the resource's state. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2607,6 +2727,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2687,6 +2821,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2749,6 +2897,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2822,6 +2984,20 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2910,6 +3086,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -2970,6 +3160,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3040,6 +3244,20 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3118,6 +3336,20 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3273,6 +3505,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -3362,6 +3608,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -3442,6 +3702,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -3510,6 +3784,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3586,6 +3874,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -3648,6 +3950,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3724,6 +4040,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -3784,6 +4114,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3860,6 +4204,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -3921,6 +4279,20 @@ export interface operations {
             /** @description Not found, or not visible to this key. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4016,6 +4388,20 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The server failed. Idempotent requests may be retried. */
             500: {
                 headers: {
@@ -4066,6 +4452,20 @@ export interface operations {
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

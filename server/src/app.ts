@@ -28,6 +28,7 @@ import { studiesHandlers } from "./handlers/studies.ts";
 import { webhooksHandlers } from "./handlers/webhooks.ts";
 import { isCorruptEncoding } from "./http/body.ts";
 import { cors } from "./http/cors.ts";
+import { HeldRequests } from "./http/faults.ts";
 import { routeMethods } from "./http/route-methods.ts";
 import { ApiError } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
@@ -36,6 +37,11 @@ import type { Handlers } from "./http/types.ts";
 import { readDataset, shiftDataset } from "./store/dataset.ts";
 import { Store } from "./store/store.ts";
 import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { MemoryJournal, type Journal } from "./persist/journal.ts";
+import { replay } from "./persist/restore.ts";
+import { SqliteJournal } from "./persist/state-db.ts";
+import { InterviewRunner } from "./simulation/interview-runner.ts";
+import { DEFAULT_TENANT_LIMITS, Quotas, type TenantLimits } from "./store/tenant-limits.ts";
 import type { WebhookDispatcher } from "./webhooks/types.ts";
 
 export interface AppOptions {
@@ -71,12 +77,24 @@ export interface AppOptions {
   faultTimeoutHoldMs?: number;
   /** Origins a browser app may call the sandbox from (CORS): `["*"]`, the default, allows any; `[]` turns CORS off. */
   corsOrigins?: string[];
+  /**
+   * Keep every mutable thing in this directory (`--data-dir`): created projects, webhooks and secrets, planted data,
+   * faults, events, the delivery log and pending deliveries, which resume at the next start. Absent: memory only.
+   */
+  dataDir?: string;
+  /** Per-tenant limits (store/tenant-limits.ts); each one defaults to DEFAULT_TENANT_LIMITS. */
+  tenantLimits?: Partial<TenantLimits>;
 }
 
 export interface App {
   app: Express;
   store: Store;
   webhooks: WebhookDispatcher;
+  streams: EventStreams;
+  /** Where state is kept: durable with a data dir, else memory. */
+  journal: Journal;
+  /** Store changes replayed from the data dir at start-up (0 without one, or on a fresh one). */
+  restoredChanges: number;
   /** Ends every open event stream (first step of a shutdown: they would otherwise hold it open). */
   endStreams(): void;
   close(): Promise<void>;
@@ -86,13 +104,22 @@ const DOCS = assetPath("docs/");
 
 export function createApp(options: AppOptions = {}): App {
   const clock = options.clock ?? systemClock;
+  const journal: Journal = options.dataDir ? new SqliteJournal(options.dataDir) : new MemoryJournal();
+  const limits: TenantLimits = { ...DEFAULT_TENANT_LIMITS, ...options.tenantLimits };
   const dataset = options.dataset ?? readDataset();
-  if (options.shiftTime !== false) shiftDataset(dataset, clock.now() - Date.parse(dataset.anchor));
+  if (options.shiftTime !== false) {
+    // With a data dir the fixtures keep the shift of the first start, so what was recorded against them still fits.
+    const kept = journal.getMeta("time_shift_ms");
+    const shift = kept === undefined ? clock.now() - Date.parse(dataset.anchor) : Number(kept);
+    if (kept === undefined) journal.setMeta("time_shift_ms", String(shift));
+    shiftDataset(dataset, shift);
+  }
   const store = new Store(dataset);
   const doc = loadOpenApi();
   const addressPolicy = { allowLoopback: options.webhookAllowLoopback ?? true };
-  const streams = new EventStreams();
-  const faults = new FaultRegistry();
+  const streams = new EventStreams(journal, { limits });
+  const faults = new FaultRegistry((projectId, settings) => journal.append({ kind: "faults.set", project_id: projectId, settings }));
+  const quotas = new Quotas(limits);
   const webhooks = options.webhooks ?? createWebhookDispatcher({
     streams,
     faults,
@@ -102,9 +129,18 @@ export function createApp(options: AppOptions = {}): App {
     caFile: options.webhookCaFile,
     addressPolicy,
     maxConcurrent: options.webhookMaxConcurrent,
+    maxConcurrentPerTenant: limits.deliveriesPerTenant,
     maxConcurrentPerProject: options.webhookMaxConcurrentPerProject,
+    eventsKeptPerTenant: limits.eventsKept,
+    journal,
     logger: options.logger || undefined,
   });
+  const runner = new InterviewRunner(clock, webhooks, journal, options.simProcessingMs ?? 1_000);
+  const restoredChanges = replay(journal, { store, faults, runner, quotas });
+  webhooks.restore(store.projects);
+  // Launch tokens stay valid across restarts with a data dir: their key is kept there.
+  let tokenKey = journal.getMeta("launch_token_secret");
+  if (tokenKey === undefined) journal.setMeta("launch_token_secret", (tokenKey = randomBytes(32).toString("hex")));
   const deps: HandlerDeps = {
     store,
     clock,
@@ -112,8 +148,10 @@ export function createApp(options: AppOptions = {}): App {
     streams,
     faults,
     addressPolicy,
-    simProcessingMs: options.simProcessingMs ?? 1_000,
-    launchTokenSecret: randomBytes(32),
+    runner,
+    journal,
+    quotas,
+    launchTokenSecret: Buffer.from(tokenKey, "hex"),
     launchTokenTtlMs: options.launchTokenTtlMs ?? 15 * 60_000,
     participantConfigTtlSeconds: options.participantConfigTtlSeconds ?? 300,
   };
@@ -142,6 +180,7 @@ export function createApp(options: AppOptions = {}): App {
     now: () => clock.now(),
     faults,
     timeoutHoldMs: options.faultTimeoutHoldMs ?? 30_000,
+    held: new HeldRequests(limits),
   });
 
   const app = express();
@@ -173,10 +212,14 @@ export function createApp(options: AppOptions = {}): App {
     app,
     store,
     webhooks,
+    streams,
+    journal,
+    restoredChanges,
     endStreams: () => streams.closeAll(),
-    close: () => {
+    close: async () => {
       streams.dispose();
-      return webhooks.close();
+      await webhooks.close();
+      journal.close();
     },
   };
 }

@@ -10,6 +10,8 @@ import { faults, type FaultFlags } from "./cli/faults.ts";
 import { listen } from "./cli/listen.ts";
 import { CliError, LOCAL_BASE, remote } from "./cli/remote.ts";
 import { trigger } from "./cli/trigger.ts";
+import { TENANT_LIMIT_ENV } from "./config.ts";
+import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "./store/tenant-limits.ts";
 
 const port = (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError("must be a port number (0-65535)");
@@ -24,6 +26,22 @@ const fraction = (v: string) => {
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError("must be a number from 0 to 1");
   return n;
 };
+const positive = (v: string) => {
+  if (!/^[1-9]\d*$/.test(v)) throw new InvalidArgumentError("must be a whole number of at least 1");
+  return Number(v);
+};
+/** The per-tenant limits as `start` options (server/README.md, "Limits"). */
+const TENANT_LIMIT_FLAGS: Array<[keyof TenantLimits, string, string]> = [
+  ["projects", "max-projects", "projects one organisation may create"],
+  ["planted", "max-planted", "simulated studies, interviews, chats and messages one organisation may plant"],
+  ["eventsKept", "events-kept", "webhook events kept per organisation for resends and lookups"],
+  ["streams", "max-streams", "open event streams per organisation"],
+  ["streamsPerAddress", "max-streams-per-address", "open event streams per source address"],
+  ["held", "max-held", "requests held by a delay per organisation"],
+  ["heldPerAddress", "max-held-per-address", "requests held by a delay per source address"],
+  ["streamBufferBytes", "stream-buffer-bytes", "unread bytes a stream may buffer before its listener is dropped"],
+  ["deliveriesPerTenant", "max-deliveries-per-tenant", "webhook attempts on the wire at once per organisation"],
+];
 const list = (v: string) => v.split(",").map((s) => s.trim()).filter(Boolean);
 
 /** The options every client-team command shares. */
@@ -47,18 +65,27 @@ const program = new Command("api-sandbox")
   .description("The Project Data API sandbox: the reference server over embedded fixtures, and a client team's tools against any sandbox")
   .showHelpAfterError();
 
-program
+const start = program
   .command("start", { isDefault: true })
   .description("run the reference server (base URL http://HOST:PORT/api)")
   .option("--port <port>", "port to listen on (env PORT, default 4010)", port)
   .option("--host <host>", "address to listen on (env HOST, default 127.0.0.1)")
   .option("--cors-origin <origins>", "origins a browser app may call from: * (env CORS_ORIGIN, the default), none, or a comma-separated list")
-  .action(async (o: { port?: string; host?: string; corsOrigin?: string }) => {
-    if (o.port !== undefined) process.env.PORT = o.port;
-    if (o.host !== undefined) process.env.HOST = o.host;
-    if (o.corsOrigin !== undefined) process.env.CORS_ORIGIN = o.corsOrigin;
-    await import("./main.ts");
-  });
+  .option("--data-dir <dir>", "keep projects, webhooks, planted data, faults, events and pending deliveries in DIR across restarts (env SANDBOX_DATA_DIR; default: memory only)");
+for (const [key, flag, what] of TENANT_LIMIT_FLAGS) {
+  start.option(`--${flag} <n>`, `${what} (env ${TENANT_LIMIT_ENV[key]}, default ${DEFAULT_TENANT_LIMITS[key]})`, positive);
+}
+start.action(async (o: Record<string, string | number | undefined>) => {
+  if (o.port !== undefined) process.env.PORT = String(o.port);
+  if (o.host !== undefined) process.env.HOST = String(o.host);
+  if (o.corsOrigin !== undefined) process.env.CORS_ORIGIN = String(o.corsOrigin);
+  if (o.dataDir !== undefined) process.env.SANDBOX_DATA_DIR = String(o.dataDir);
+  for (const [key, flag] of TENANT_LIMIT_FLAGS) {
+    const value = o[flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
+    if (value !== undefined) process.env[TENANT_LIMIT_ENV[key]] = String(value);
+  }
+  await import("./main.ts");
+});
 
 withRemote(program.command("trigger <event>"))
   .description("create a simulated interview, wait for its webhook deliveries and print each attempt; exit 0 when the receiver acknowledged")

@@ -1,4 +1,18 @@
 import { parseCorsOrigins } from "./http/cors.ts";
+import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "./store/tenant-limits.ts";
+
+/** Each per-tenant limit's environment variable (the `start` command's options set them). */
+export const TENANT_LIMIT_ENV: Record<keyof TenantLimits, string> = {
+  projects: "MAX_PROJECTS_PER_TENANT",
+  planted: "MAX_PLANTED_PER_TENANT",
+  eventsKept: "EVENTS_KEPT_PER_TENANT",
+  streams: "MAX_STREAMS_PER_TENANT",
+  streamsPerAddress: "MAX_STREAMS_PER_ADDRESS",
+  held: "MAX_HELD_PER_TENANT",
+  heldPerAddress: "MAX_HELD_PER_ADDRESS",
+  streamBufferBytes: "STREAM_BUFFER_BYTES",
+  deliveriesPerTenant: "WEBHOOK_MAX_CONCURRENT_PER_TENANT",
+};
 
 /** Environment of `npm start`, parsed once with clear errors instead of NaN surprises. */
 export interface ServerEnv {
@@ -27,6 +41,9 @@ export interface ServerEnv {
   maxConnectionsPerAddress: number;
   /** Origins allowed by CORS: ["*"] (default), [] (off), or a list. */
   corsOrigins: string[];
+  /** Where state is kept (`SANDBOX_DATA_DIR`); undefined: memory only. */
+  dataDir: string | undefined;
+  tenantLimits: TenantLimits;
 }
 
 function int(name: string, raw: string | undefined, fallback: number, min = 0): number {
@@ -58,5 +75,9 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     maxConnections: env.MAX_CONNECTIONS ? int("MAX_CONNECTIONS", env.MAX_CONNECTIONS, 0, 1) : null,
     maxConnectionsPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", env.MAX_CONNECTIONS_PER_ADDRESS, 256, 1),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGIN),
+    dataDir: env.SANDBOX_DATA_DIR || undefined,
+    tenantLimits: Object.fromEntries(
+      Object.entries(TENANT_LIMIT_ENV).map(([key, name]) => [key, int(name, env[name], DEFAULT_TENANT_LIMITS[key as keyof TenantLimits], 1)]),
+    ) as unknown as TenantLimits,
   };
 }

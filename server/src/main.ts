@@ -6,6 +6,7 @@ import type { FixtureDataset } from "../../fixtures/types.ts";
 import { Server as NetServer } from "node:net";
 import { createHttpServer, limitsOf } from "./http/connection-limits.ts";
 import { createApp } from "./app.ts";
+import { DataDirLocked } from "./persist/state-db.ts";
 import { readEnv } from "./config.ts";
 
 const KEYS = [
@@ -30,22 +31,31 @@ async function main(): Promise<void> {
     // Anchored at now: a million rows need no time shift at load.
     dataset = generateDataset({ scale: env.fixturesScale, anchorMs: Date.now() });
   }
-  const app = createApp({
-    dataset,
-    // Generated data is already anchored at (about) now; shifting a million rows would cost seconds.
-    shiftTime: env.fixturesScale === null,
-    logger,
-    validateResponses: env.validateResponses,
-    responseCache: env.responseCache,
-    webhookRetryDelaysMs: env.webhookRetryDelaysMs,
-    webhookTimeoutMs: env.webhookTimeoutMs,
-    webhookCaFile: env.webhookCaFile,
-    webhookAllowLoopback: env.webhookAllowLoopback,
-    webhookMaxConcurrent: env.webhookMaxConcurrent,
-    webhookMaxConcurrentPerProject: env.webhookMaxConcurrentPerProject,
-    simProcessingMs: env.simProcessingMs,
-    corsOrigins: env.corsOrigins,
-  });
+  let app;
+  try {
+    app = createApp({
+      dataset,
+      // Generated data is already anchored at (about) now; shifting a million rows would cost seconds.
+      shiftTime: env.fixturesScale === null,
+      logger,
+      validateResponses: env.validateResponses,
+      responseCache: env.responseCache,
+      webhookRetryDelaysMs: env.webhookRetryDelaysMs,
+      webhookTimeoutMs: env.webhookTimeoutMs,
+      webhookCaFile: env.webhookCaFile,
+      webhookAllowLoopback: env.webhookAllowLoopback,
+      webhookMaxConcurrent: env.webhookMaxConcurrent,
+      webhookMaxConcurrentPerProject: env.webhookMaxConcurrentPerProject,
+      simProcessingMs: env.simProcessingMs,
+      corsOrigins: env.corsOrigins,
+      dataDir: env.dataDir,
+      tenantLimits: env.tenantLimits,
+    });
+  } catch (err) {
+    if (!(err instanceof DataDirLocked)) throw err;
+    console.error(err.message);
+    process.exit(2);
+  }
   const server = createHttpServer(app.app, limitsOf(env));
   server.listen(env.port, env.host, () => {
     const base = `http://${env.host.includes(":") ? `[${env.host}]` : env.host}:${env.port}/api`;
@@ -54,6 +64,12 @@ async function main(): Promise<void> {
     console.log(`API reference: ${base.replace(/\/api$/, "/docs")}`);
     for (const [name, key, pk] of KEYS) console.log(`  ${name.padEnd(7)} API key ${key}   public key ${pk}`);
     console.log(`Try: curl -H "Authorization: Bearer ${KEYS[0][1]}" ${base}/v1/chats`);
+    if (app.journal.durable) {
+      const p = app.webhooks.pending();
+      console.log(`State: kept in ${app.journal.dir} (${app.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
+    } else {
+      console.log("State: in memory only; it is lost when the sandbox stops. Keep it with --data-dir DIR (or SANDBOX_DATA_DIR)");
+    }
   });
   server.on("error", (err) => {
     console.error(`Cannot listen on ${env.host}:${env.port}: ${err.message}`);
@@ -76,6 +92,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, in_flight: pending.size }, "shutting down");
+    const p = app.webhooks.pending();
+    const deliveries = p.waiting + p.queued + p.inFlight;
+    if (app.journal.durable) logger.info({ pending_deliveries: deliveries, data_dir: app.journal.dir }, `${deliveries} pending webhook deliveries are kept in the data dir and resume at the next start`);
+    else logger.warn({ pending_deliveries: deliveries }, `${deliveries} pending webhook deliveries are lost: the sandbox keeps no state without --data-dir`);
     // Event streams never end by themselves: end them now (listeners reconnect with their Last-Event-ID).
     app.endStreams();
     for (const res of pending) if (!res.headersSent) res.setHeader("Connection", "close");

@@ -68,8 +68,8 @@ export async function listen(o: ListenOptions, signal?: AbortSignal): Promise<nu
     backoff = 250;
     log(`listening on ${api.baseUrl}/_sim/events${last ? ` (resuming after event ${last})` : ""}, forwarding to ${o.forwardTo}`);
     // Events are forwarded one after another, in stream order; `last` moves only once an event was forwarded.
-    const queue: Array<{ id?: string; data: string }> = [];
-    const parser = createParser({ onEvent: (e) => void queue.push({ id: e.id, data: e.data }) });
+    const queue: Array<{ id?: string; event?: string; data: string }> = [];
+    const parser = createParser({ onEvent: (e) => void queue.push({ id: e.id, event: e.event, data: e.data }) });
     const reader = res.body.getReader();
     const decoder = new TextDecoder();
     try {
@@ -79,6 +79,12 @@ export async function listen(o: ListenOptions, signal?: AbortSignal): Promise<nu
         parser.feed(decoder.decode(value, { stream: true }));
         while (queue.length) {
           const e = queue.shift()!;
+          // The sandbox did not know where we were (it restarted without a data dir, or dropped old events): say so.
+          if (e.event === "reset") {
+            const reset = JSON.parse(e.data) as { reason?: string };
+            console.warn(`${clock()}  warning: the sandbox reset the stream (${reset.reason ?? "no reason given"}); events between ${last ?? "the start"} and now may not have been forwarded`);
+            continue;
+          }
           const event = JSON.parse(e.data);
           const result = await forward(o.forwardTo, event.headers, event.body);
           last = e.id ?? String(event.seq);

@@ -38,17 +38,28 @@ export interface FaultPlan {
 export class FaultRegistry {
   private readonly projects = new Map<string, ProjectFaults>();
 
+  /** `onChange`: told the whole settings after every change, counters included (the journal writes them down). */
+  constructor(private readonly onChange: (projectId: string, settings: FaultSettings | null) => void = () => {}) {}
+
+  /** Settings as they were recorded (a restart from the data dir); nothing is written. */
+  restore(projectId: string, settings: FaultSettings | null): void {
+    if (settings === null) this.projects.delete(projectId);
+    else this.projects.set(projectId, { settings: { ...settings }, random: rng(settings.seed) });
+  }
+
   get(projectId: string): FaultSettings {
     return this.projects.get(projectId)?.settings ?? NO_FAULTS;
   }
 
   set(projectId: string, input: Partial<FaultSettings>): FaultSettings {
     const settings: FaultSettings = { ...NO_FAULTS, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };
+    this.onChange(projectId, settings);
     this.projects.set(projectId, { settings, random: rng(settings.seed) });
     return settings;
   }
 
   clear(projectId: string): void {
+    this.onChange(projectId, null);
     this.projects.delete(projectId);
   }
 
@@ -62,6 +73,7 @@ export class FaultRegistry {
     const delayMs = s.latency_ms + (s.jitter_ms > 0 ? Math.round(p.random() * s.jitter_ms) : 0);
     if (s.fail_next > 0) {
       s.fail_next--;
+      this.onChange(projectId, s);
       return { delayMs, kind: s.fail_next_kind };
     }
     if (s.rate > 0 && p.random() < s.rate) return { delayMs, kind: s.kinds[Math.floor(p.random() * s.kinds.length)] ?? "500" };
@@ -73,6 +85,7 @@ export class FaultRegistry {
     const s = this.projects.get(projectId)?.settings;
     if (!s || s.webhook_failures <= 0) return null;
     s.webhook_failures--;
+    this.onChange(projectId, s);
     return s.webhook_failure_status;
   }
 }

@@ -5,6 +5,9 @@ import type { AddressPolicy } from "../webhooks/address-policy.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
 import type { EventStreams } from "../webhooks/event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
+import type { Journal } from "../persist/journal.ts";
+import type { InterviewRunner } from "../simulation/interview-runner.ts";
+import type { Quotas } from "../store/tenant-limits.ts";
 
 export interface HandlerDeps {
   store: Store;
@@ -16,8 +19,12 @@ export interface HandlerDeps {
   faults: FaultRegistry;
   /** Which webhook receiver addresses are allowed. */
   addressPolicy: AddressPolicy;
-  /** Delay from a simulated interview's start to its completion. */
-  simProcessingMs: number;
+  /** Simulated interviews over time (timers, transitions, completion events). */
+  runner: InterviewRunner;
+  /** Where changes are written down (`--data-dir`), or nowhere. */
+  journal: Journal;
+  /** Per-tenant quotas of things kept. */
+  quotas: Quotas;
   /** HMAC key of participant launch tokens. */
   launchTokenSecret: Buffer;
   /** Lifetime of a launch token issued with the trigger config. */

@@ -96,7 +96,11 @@ export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getPartici
 
     createPromptEvent({ project, body }) {
       const duplicate = project.promptEvents.has(body.eventId);
-      if (!duplicate) project.promptEvents.set(body.eventId, { phase: body.phase, received_at: iso(clock.now()) });
+      if (!duplicate) {
+        const received = { phase: body.phase, received_at: iso(clock.now()) };
+        deps.journal.append({ kind: "prompt.recorded", project_id: project.id, event_id: body.eventId, ...received });
+        project.promptEvents.set(body.eventId, received);
+      }
       return { status: 202, body: { object: "prompt_event", id: body.eventId, duplicate } };
     },
   };

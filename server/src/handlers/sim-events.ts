@@ -15,7 +15,7 @@ export function simEventsHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
       if (!project.webhook) throw notFound("No webhook is configured: PUT /v1/webhooks first; its signing secret signs the streamed events");
       const last = req.headers["last-event-id"];
       // The handler answers itself (an open stream); the router sends nothing more once headers are out.
-      streams.subscribe(project.id, req.res!, typeof last === "string" ? last.trim() : undefined);
+      streams.subscribe(project, req.res!, typeof last === "string" ? last.trim() : undefined, req.socket.remoteAddress ?? "unknown");
       return { status: 200, body: undefined as never };
     },
     simGetDeliveryRequest({ project, path }) {

@@ -7,22 +7,18 @@
 import { randomUUID } from "node:crypto";
 import type { components } from "../../../generated/schema.d.ts";
 import type { RawPart, StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../fixtures/types.ts";
-import { iso, schedule } from "../clock.ts";
+import { iso } from "../clock.ts";
 import { conflict, invalidParameters, notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import type { Project } from "../store/project.ts";
 import { ascBy } from "../store/sorted.ts";
 import { interviewDetail } from "../views/interviews.ts";
 import { publicPart } from "../views/messages.ts";
-import { forget } from "../views/memo.ts";
 import { studyDetail, studyUsage } from "../views/studies.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";
 
 type Delivery = components["schemas"]["WebhookDelivery"];
 const deliveryOrder = ascBy<Delivery>((d) => d.scheduled_at);
-
-const QUALITIES = ["insightful", "successful", "unsuccessful"] as const;
 
 /** The `reference_id` a respondent's opened link carries: the study's own link, plus its query string. */
 function referenceFromLink(study: StoredStudy, link: string, field: string | undefined): string {
@@ -35,62 +31,11 @@ function referenceFromLink(study: StoredStudy, link: string, field: string | und
   return tag;
 }
 
-/** What a finished simulated interview says: one exchange per study question, translated when not in English. */
-function completion(study: StoredStudy, i: StoredInterview, nowMs: number): Partial<StoredInterview> {
-  const english = i.language === "en";
-  const answer = (q: string) => `About "${q}": it took me a while, but the team figured it out.`;
-  const transcript: StoredInterview["transcript"] = [];
-  study.questions.forEach((q, n) => {
-    transcript.push({ role: "agent", message: q.text, ...(english ? {} : { translated: q.text }), time_in_call_secs: n * 40 });
-    transcript.push({ role: "user", message: answer(q.text), ...(english ? {} : { translated: answer(q.text) }), time_in_call_secs: n * 40 + 12 });
-  });
-  const durationSecs = Math.max(1, Math.round((nowMs - Date.parse(i.started_at)) / 1000));
-  return {
-    status: "completed",
-    quality_score: QUALITIES[Number.parseInt(i.id.slice(0, 2), 16) % 3],
-    duration_secs: durationSecs,
-    headline: `Simulated interview about ${study.product_name}`,
-    summary: `A simulated respondent answered ${study.questions.length} questions of "${study.name}".`,
-    completed_at: iso(nowMs),
-    transcript,
-    question_answers: study.questions.map((q, n) => ({
-      question_index: n,
-      question_text: q.text,
-      answer_summary: `The respondent eventually succeeded with ${study.product_name}.`,
-      answer_excerpt: [{ role: "user" as const, message: answer(q.text) }],
-    })),
-  };
-}
-
 type SimOps = "simCreateInterview" | "simCompleteInterview" | "simAbandonInterview" | "simCreateStudy" | "simCreateChat" | "simListWebhookDeliveries";
 const VISIBILITY = { visible: "visible", internal: "internal", evaluation: "evaluation", release: "release" } as const;
 
 export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
-  const { clock, webhooks } = deps;
-  /** Interviews whose respondent left: they stay `started`, and no timer or request completes them. */
-  const abandoned = new WeakSet<StoredInterview>();
-
-  /** started -> processing; never backwards (a late timer after completion does nothing). */
-  function toProcessing(project: Project, interview: StoredInterview): void {
-    if (interview.status !== "started" || abandoned.has(interview)) return;
-    project.updateInterview(interview, { status: "processing" });
-    forget(interview);
-  }
-
-  /** -> completed, once: emits `interview.completed`. Returns false when it was already completed. */
-  function toCompleted(project: Project, interview: StoredInterview, atMs = clock.now()): boolean {
-    if (interview.status === "completed" || abandoned.has(interview)) return false;
-    const study = project.studies.get(interview.study_id)!;
-    project.updateInterview(interview, completion(study, interview, atMs));
-    forget(interview);
-    webhooks.interviewCompleted(project, interview, study);
-    return true;
-  }
-
-  function run(project: Project, interview: StoredInterview): void {
-    schedule(clock, () => toProcessing(project, interview), Math.floor(deps.simProcessingMs / 2));
-    schedule(clock, () => void toCompleted(project, interview), deps.simProcessingMs);
-  }
+  const { clock, webhooks, runner, journal, quotas } = deps;
 
   return {
     simCreateInterview({ project, body }) {
@@ -125,20 +70,19 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         project_id: project.id,
         respondent_id: body.respondent_id ?? null,
       };
+      quotas.plant(project, 1);
       project.addInterview(interview, true);
-      if (body.created_at !== undefined) {
-        forget(interview);
-        if (!body.hold) toCompleted(project, interview, completedAt);
-      } else if (!body.hold) run(project, interview);
+      runner.created(project, interview, body.created_at === undefined && !body.hold);
+      if (body.created_at !== undefined && !body.hold) runner.toCompleted(project, interview, completedAt);
       return { status: 201, body: interviewDetail(interview) };
     },
 
     simCompleteInterview({ project, path }) {
       const interview = project.interviews.get(path.id);
       if (!interview) throw notFound(`No such interview: ${path.id}`);
-      if (abandoned.has(interview)) throw conflict(`Interview ${path.id} was abandoned: it never completes`);
-      toProcessing(project, interview);
-      if (!toCompleted(project, interview)) throw conflict(`Interview ${path.id} is already completed`);
+      if (project.abandoned.has(interview.id)) throw conflict(`Interview ${path.id} was abandoned: it never completes`);
+      runner.toProcessing(project, interview);
+      if (!runner.toCompleted(project, interview)) throw conflict(`Interview ${path.id} is already completed`);
       return { status: 200, body: interviewDetail(interview) };
     },
 
@@ -146,7 +90,7 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
       const interview = project.interviews.get(path.id);
       if (!interview) throw notFound(`No such interview: ${path.id}`);
       if (interview.status === "completed") throw conflict(`Interview ${path.id} is already completed`);
-      abandoned.add(interview);
+      if (!project.abandoned.has(interview.id)) runner.abandon(project, interview);
       return { status: 200, body: interviewDetail(interview) };
     },
 
@@ -167,6 +111,8 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         monthly_limit: body.monthly_limit ?? null,
         weekly_limit: body.weekly_limit ?? null,
       };
+      quotas.plant(project, 1);
+      journal.append({ kind: "study.planted", study });
       project.plantStudy(study);
       return { status: 201, body: studyDetail(project, study, clock.now()) };
     },
@@ -202,6 +148,8 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         hidden: m.hidden === true || (m.parts.length > 0 && m.parts.every((p) => publicPart(p as RawPart) === null)),
         metadata: { session_id: "sim", model: "sim", branch_id: null },
       }));
+      quotas.plant(project, 1 + messages.length);
+      journal.append({ kind: "chat.planted", chat, messages });
       project.plantChat(chat, messages);
       return { status: 201, body: { object: "sim_chat", id: chat.id, visibility, message_ids: messages.map((m) => m.id) } };
     },

@@ -10,7 +10,7 @@ import type { HandlerGroup } from "../http/types.ts";
 import { urlProblem } from "../webhooks/address-policy.ts";
 import type { HandlerDeps } from "./deps.ts";
 
-export function webhooksHandlers({ webhooks, addressPolicy }: HandlerDeps): HandlerGroup<"putWebhook" | "getWebhook" | "deleteWebhook"> {
+export function webhooksHandlers({ webhooks, addressPolicy, journal }: HandlerDeps): HandlerGroup<"putWebhook" | "getWebhook" | "deleteWebhook"> {
   return {
     putWebhook({ project, body }) {
       const problem = urlProblem(body.url, addressPolicy);
@@ -20,12 +20,14 @@ export function webhooksHandlers({ webhooks, addressPolicy }: HandlerDeps): Hand
       if (existing) {
         // An identical PUT changes nothing, so pending retries to the same receiver go on.
         if (existing.url !== body.url || existing.events.join() !== events.join()) {
+          journal.append({ kind: "webhook.set", project_id: project.id, url: body.url, events, secret: existing.signing_secret });
           project.setWebhook(body.url, events, existing.signing_secret);
           webhooks.webhookChanged(project);
         }
         return { status: 200, body: { url: body.url, events } };
       }
       const secret = `whsec_${randomBytes(24).toString("hex")}`;
+      journal.append({ kind: "webhook.set", project_id: project.id, url: body.url, events, secret });
       project.setWebhook(body.url, events, secret);
       return { status: 201, body: { url: body.url, events, signing_secret: secret } };
     },
@@ -37,6 +39,7 @@ export function webhooksHandlers({ webhooks, addressPolicy }: HandlerDeps): Hand
 
     deleteWebhook({ project }) {
       if (project.webhook) {
+        journal.append({ kind: "webhook.deleted", project_id: project.id });
         project.deleteWebhook();
         webhooks.webhookChanged(project);
       }

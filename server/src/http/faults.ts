@@ -8,6 +8,8 @@
 import type { Request } from "express";
 import type { RouteDef } from "../../../generated/routes.ts";
 import { preferredFaults, type FaultPlan, type FaultRegistry } from "../faults/settings.ts";
+import type { Project } from "../store/project.ts";
+import { Counter, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
 import { ApiError, badRequest } from "./errors.ts";
 
 const EXEMPT = new Set(["simGetFaults", "simPutFaults", "simDeleteFaults"]);
@@ -17,13 +19,41 @@ export class Unanswered extends Error {}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function applyFaults(req: Request, route: RouteDef, projectId: string, registry: FaultRegistry, timeoutHoldMs: number): Promise<void> {
+/**
+ * Requests held open by a delay, per tenant and per source address: each holds a connection (a descriptor) for up
+ * to a minute, so without a cap a few addresses asking `Prefer: delay=60000` could take every descriptor.
+ */
+export class HeldRequests {
+  private readonly perTenant: Counter;
+  private readonly perAddress: Counter;
+  constructor(readonly limits: Pick<TenantLimits, "held" | "heldPerAddress">) {
+    this.perTenant = new Counter(limits.held);
+    this.perAddress = new Counter(limits.heldPerAddress);
+  }
+
+  /** Waits `ms` as one of the tenant's and the address's held requests, or refuses with a 429 when either is full. */
+  async hold(tenant: string, address: string, ms: number): Promise<void> {
+    if (!this.perTenant.take(tenant)) throw tooMany(`This organisation already has ${this.limits.held} requests held by a delay (--max-held); wait for one to finish`);
+    if (!this.perAddress.take(address)) {
+      this.perTenant.give(tenant);
+      throw tooMany(`This address already has ${this.limits.heldPerAddress} requests held by a delay (--max-held-per-address); wait for one to finish`);
+    }
+    try {
+      await sleep(ms);
+    } finally {
+      this.perTenant.give(tenant);
+      this.perAddress.give(address);
+    }
+  }
+}
+
+export async function applyFaults(req: Request, route: RouteDef, project: Project, registry: FaultRegistry, timeoutHoldMs: number, held: HeldRequests): Promise<void> {
   if (EXEMPT.has(route.operationId)) return;
   const asked = preferredFaults(req.headers.prefer);
   if ("error" in asked) throw badRequest(asked.error);
-  const set = registry.plan(projectId, route.operationId, route.path.startsWith("/v1/"));
+  const set = registry.plan(project.id, route.operationId, route.path.startsWith("/v1/"));
   const plan: FaultPlan = { delayMs: asked.delayMs + set.delayMs, kind: asked.kind ?? set.kind };
-  if (plan.delayMs > 0) await sleep(plan.delayMs);
+  if (plan.delayMs > 0) await held.hold(project.tenant, req.socket.remoteAddress ?? "unknown", plan.delayMs);
   switch (plan.kind) {
     case null:
       return;

@@ -10,7 +10,7 @@ import type { Store } from "../store/store.ts";
 import { projectFromBearer, projectFromPublicKey } from "./auth.ts";
 import { readJson } from "./body.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
-import { applyFaults, Unanswered } from "./faults.ts";
+import { applyFaults, type HeldRequests, Unanswered } from "./faults.ts";
 import { ApiError } from "./errors.ts";
 import { ResponseCache } from "./response-cache.ts";
 import { ResponseWriter, sendJson } from "./respond.ts";
@@ -31,6 +31,8 @@ export interface RouterOptions {
   faults: FaultRegistry;
   /** How long a `timeout` fault leaves a request unanswered before closing the connection. */
   timeoutHoldMs: number;
+  /** Requests held by a delay, capped per tenant and per address. */
+  held: HeldRequests;
 }
 
 /** Read-only operations whose body depends only on the project's data (and, for some, the usage windows). */
@@ -73,7 +75,7 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         const path = validate.path(req.params as Record<string, string>);
         const query = validate.query(req.query as Record<string, unknown>);
         const body = route.requestBody ? validate.body(await readJson(req, res, options.maxBodyBytes)) : undefined;
-        await applyFaults(req, route, project.id, options.faults, options.timeoutHoldMs);
+        await applyFaults(req, route, project, options.faults, options.timeoutHoldMs, options.held);
         let key: string | null = null;
         if (options.cache && CACHEABLE.has(route.operationId)) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.

@@ -34,6 +34,14 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 export class Project {
   readonly id: string;
   readonly name: string;
+  /**
+   * The organisation that owns the project: limits, quotas and delivery slots are shared per tenant, then per
+   * project. Each fixture project is its own organisation; a project created through `POST /_sim/projects` belongs
+   * to the organisation of the key that created it.
+   */
+  readonly tenant: string;
+  /** Interviews whose respondent left: they stay `started`, and no timer or request completes them. */
+  readonly abandoned = new Set<string>();
 
   readonly studies = new Map<string, StoredStudy>();
   /** Active studies only: the study list shows active studies. */
@@ -67,9 +75,10 @@ export class Project {
   /** Bumped by every change to the data the read operations show (response-cache key). */
   dataVersion = 0;
 
-  constructor(p: FixtureProject) {
+  constructor(p: FixtureProject, tenant = p.id) {
     this.id = p.id;
     this.name = p.name;
+    this.tenant = tenant;
   }
 
   addStudy(s: StoredStudy): void {

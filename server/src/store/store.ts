@@ -2,7 +2,7 @@
  * The in-memory store: every project, indexed, plus the key rings that authenticate callers.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import type { FixtureDataset } from "../../../fixtures/types.ts";
+import type { FixtureDataset, FixtureProject } from "../../../fixtures/types.ts";
 import { KeyRing } from "../http/auth.ts";
 import { Project } from "./project.ts";
 
@@ -34,19 +34,25 @@ export class Store {
     for (const p of this.projects.values()) p.finishLoading();
   }
 
-  /** Projects created through `POST /_sim/projects` in this run. */
-  created = 0;
+  /** Projects created through `POST /_sim/projects`, per tenant. */
+  readonly created = new Map<string, number>();
 
-  /** A new empty project with fresh keys (the simulation surface); its keys are returned once, by the caller. */
-  createProject(name: string): { project: Project; apiKey: string; publicKey: string } {
+  /** A new empty project of `tenant` with fresh keys (the simulation surface); its keys are returned once, by the caller. */
+  createProject(name: string, tenant: string): { project: Project; apiKey: string; publicKey: string } {
     const apiKey = `svc_live_sim_${randomBytes(16).toString("hex")}`;
     const publicKey = `pk_live_sim_${randomBytes(16).toString("hex")}`;
-    const project = new Project({ id: randomUUID(), name, api_key: apiKey, public_key: publicKey });
+    const project = this.restoreProject({ id: randomUUID(), name, api_key: apiKey, public_key: publicKey }, tenant);
+    return { project, apiKey, publicKey };
+  }
+
+  /** A created project as it was recorded (a restart from the data dir), or as createProject made it. */
+  restoreProject(p: FixtureProject, tenant: string): Project {
+    const project = new Project(p, tenant);
     project.finishLoading();
     this.projects.set(project.id, project);
-    this.apiKeys.add(apiKey, project);
-    this.publicKeys.add(publicKey, project);
-    this.created++;
-    return { project, apiKey, publicKey };
+    this.apiKeys.add(p.api_key, project);
+    this.publicKeys.add(p.public_key, project);
+    this.created.set(tenant, (this.created.get(tenant) ?? 0) + 1);
+    return project;
   }
 }

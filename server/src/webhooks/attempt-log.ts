@@ -22,12 +22,14 @@ export class AttemptLog {
 
   constructor(private readonly maxPerProject = DEFAULT_ATTEMPTS_PER_PROJECT) {}
 
-  add(projectId: string, record: WebhookDelivery): void {
+  /** Returns the records no longer listed (the journal forgets them too). */
+  add(projectId: string, record: WebhookDelivery): WebhookDelivery[] {
     let list = this.byProject.get(projectId);
     if (!list) this.byProject.set(projectId, (list = []));
     insertSorted(list, record, order);
     // The oldest scheduled go first; an attempt dropped here still runs, it is just no longer listed.
-    if (list.length > this.maxPerProject) list.splice(0, list.length - this.maxPerProject);
+    if (list.length > this.maxPerProject) return list.splice(0, list.length - this.maxPerProject);
+    return [];
   }
 
   /** Returns the updated copy of `record`, which takes its place in the list (if it is still listed). */

@@ -24,9 +24,10 @@ import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
 import type { EventStreams } from "./event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import { ApiError, conflict, notFound } from "../http/errors.ts";
+import { MemoryJournal, type Journal, type StoredEvent } from "../persist/journal.ts";
 
-/** Events kept for resends and request lookups, over all projects (the oldest are forgotten first). */
-const EVENTS_KEPT = 10_000;
+/** Events kept for resends and request lookups, per tenant (the oldest are forgotten first). */
+const EVENTS_KEPT_PER_TENANT = 10_000;
 
 function readCa(file: string | undefined): string | undefined {
   if (!file) return undefined;
@@ -50,8 +51,14 @@ export interface WebhookDispatcherOptions {
   addressPolicy?: AddressPolicy;
   /** Deliveries on the wire at once, over all projects (default 64); the rest wait their turn, oldest first. */
   maxConcurrent?: number;
+  /** Deliveries on the wire at once for one tenant (default 16), so one organisation's stuck receivers leave slots to the others. */
+  maxConcurrentPerTenant?: number;
   /** Deliveries on the wire at once for one project (default 8), so one slow receiver cannot take every slot. */
   maxConcurrentPerProject?: number;
+  /** Events kept per tenant for resends and lookups (default 10,000). */
+  eventsKeptPerTenant?: number;
+  /** Where events and attempts are written down (`--data-dir`); pending ones resume at the next start. */
+  journal?: Journal;
   /**
    * A PEM file of extra CA certificates trusted for https receivers (`WEBHOOK_CA_FILE`). Read at each attempt,
    * so a certificate written after start-up (a conformance run's receiver) is trusted; a missing file adds nothing.
@@ -123,13 +130,29 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   // Concurrency caps: a receiver that accepts and never answers holds one socket per attempt until the timeout,
   // so without a cap a burst of events would hold thousands of sockets and starve the API of descriptors.
   const maxTotal = options.maxConcurrent ?? 64;
+  const maxPerTenant = options.maxConcurrentPerTenant ?? 16;
   const maxPerProject = options.maxConcurrentPerProject ?? 8;
+  const eventsKept = options.eventsKeptPerTenant ?? EVENTS_KEPT_PER_TENANT;
+  const journal = options.journal ?? new MemoryJournal();
   const onWire = new Map<string, number>();
-  /** Attempts due but waiting for a slot, per project, oldest first. */
-  const queued = new Map<string, Attempt[]>();
+  const onWireTenant = new Map<string, number>();
+  /**
+   * Attempts due but waiting for a slot: per tenant, then per project, oldest first. Slots go round the tenants,
+   * then round each tenant's projects, so a tenant whose receivers never answer holds at most its own share.
+   */
+  const queued = new Map<string, Map<string, Attempt[]>>();
+  let queuedCount = 0;
 
   /** Every event by id, with its bytes, for resends and request lookups (an attempt's record names its event). */
   const events = new Map<string, EventDelivery>();
+  /** Event ids per tenant, oldest first, for the per-tenant retention. */
+  const eventsOfTenant = new Map<string, Set<string>>();
+
+  const stored = (ev: EventDelivery): StoredEvent => ({
+    id: ev.id, project_id: ev.project.id, interview_id: ev.interviewId, url: ev.url, secret: ev.secret, version: ev.version, body: ev.body.toString("utf8"), headers: ev.headers,
+  });
+  const hasSlot = (a: Attempt) =>
+    inFlight.size < maxTotal && (onWireTenant.get(a.ev.project.tenant) ?? 0) < maxPerTenant && (onWire.get(a.ev.project.id) ?? 0) < maxPerProject;
 
   function newAttempt(ev: EventDelivery, attempt: number, scheduledAtMs: number, trigger: WebhookDelivery["trigger"]): Attempt {
     const record: WebhookDelivery = {
@@ -148,13 +171,24 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       sent_at: null,
       finished_at: null,
     };
-    log.add(ev.project.id, record);
+    for (const dropped of log.add(ev.project.id, record)) journal.dropAttempt(dropped.id);
+    journal.putAttempt({ project_id: ev.project.id, record });
     return { ev, record };
   }
 
-  function remember(ev: EventDelivery): void {
+  function remember(ev: EventDelivery, write = true): void {
     events.set(ev.id, ev);
-    if (events.size > EVENTS_KEPT) events.delete(events.keys().next().value!);
+    if (write) journal.putEvent(stored(ev));
+    const tenant = ev.project.tenant;
+    let ids = eventsOfTenant.get(tenant);
+    if (!ids) eventsOfTenant.set(tenant, (ids = new Set()));
+    ids.add(ev.id);
+    if (ids.size > eventsKept) {
+      const oldest = ids.values().next().value!;
+      ids.delete(oldest);
+      events.delete(oldest);
+      journal.dropEvent(oldest);
+    }
   }
 
   /** The event of one of the project's attempts, or a 404 (unknown, forgotten or another project's). */
@@ -167,6 +201,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   function update(a: Attempt, change: AttemptChange): void {
     a.record = log.update(a.ev.project.id, a.record, change);
+    journal.putAttempt({ project_id: a.ev.project.id, record: a.record });
   }
 
   function cancelAttempt(a: Attempt, reason: string): void {
@@ -175,27 +210,42 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   /** Sends now when a slot is free, else queues the attempt (it stays `pending` until it goes out). */
   function send(a: Attempt, nowMs = clock.now()): void {
-    const pid = a.ev.project.id;
-    if (inFlight.size < maxTotal && (onWire.get(pid) ?? 0) < maxPerProject) return start(a, nowMs);
-    const list = queued.get(pid);
+    if (hasSlot(a)) return start(a, nowMs);
+    const { tenant, id: pid } = a.ev.project;
+    let projects = queued.get(tenant);
+    if (!projects) queued.set(tenant, (projects = new Map()));
+    const list = projects.get(pid);
     if (list) list.push(a);
-    else queued.set(pid, [a]);
+    else projects.set(pid, [a]);
+    queuedCount++;
   }
 
-  /** Fills free slots from the queues, one project after another so no project waits behind another's burst. */
+  /**
+   * Fills free slots from the queues: one attempt per tenant per round, and within a tenant one project after
+   * another, so no tenant waits behind another's burst and no project behind a sibling's.
+   */
   function pump(): void {
     let progressed = true;
     while (progressed && inFlight.size < maxTotal && queued.size > 0) {
       progressed = false;
-      for (const [pid, list] of queued) {
+      for (const [tenant, projects] of [...queued]) {
         if (inFlight.size >= maxTotal) break;
-        if ((onWire.get(pid) ?? 0) >= maxPerProject) continue;
-        const a = list.shift()!;
-        if (list.length === 0) queued.delete(pid);
-        progressed = true;
-        const stale = staleReason(a.ev);
-        if (stale) cancelAttempt(a, stale);
-        else start(a, clock.now());
+        if ((onWireTenant.get(tenant) ?? 0) >= maxPerTenant) continue;
+        for (const [pid, list] of [...projects]) {
+          if ((onWire.get(pid) ?? 0) >= maxPerProject) continue;
+          const a = list.shift()!;
+          queuedCount--;
+          // Round robin: the project served goes to the back of its tenant's line, the tenant to the back of the line.
+          projects.delete(pid);
+          if (list.length > 0) projects.set(pid, list);
+          queued.delete(tenant);
+          if (projects.size > 0) queued.set(tenant, projects);
+          progressed = true;
+          const stale = staleReason(a.ev);
+          if (stale) cancelAttempt(a, stale);
+          else start(a, clock.now());
+          break;
+        }
       }
     }
   }
@@ -214,14 +264,17 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return;
     }
     const controller = new AbortController();
+    const tenant = ev.project.tenant;
     inFlight.set(a, controller);
     onWire.set(pid, (onWire.get(pid) ?? 0) + 1);
+    onWireTenant.set(tenant, (onWireTenant.get(tenant) ?? 0) + 1);
     const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal, extraCa: readCa(options.caFile), addressPolicy: options.addressPolicy })
       .then((outcome) => finish(a, outcome))
       .catch((err) => logger?.error({ err, event_id: ev.id }, "webhook delivery bookkeeping failed"))
       .finally(() => {
         inFlight.delete(a);
         onWire.set(pid, (onWire.get(pid) ?? 1) - 1);
+        onWireTenant.set(tenant, (onWireTenant.get(tenant) ?? 1) - 1);
         running.delete(done);
         if (!closed) pump();
       });
@@ -229,6 +282,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   function finish(a: Attempt, outcome: PostOutcome): void {
+    // Cut by a shutdown with a data dir: left in flight in the journal, so the next start retries it.
+    if (outcome.kind === "aborted" && journal.durable) return;
     const now = clock.now();
     update(a, { ...outcomeFields(outcome), finished_at: iso(now) });
     if (a.record.status !== "failed" || a.record.trigger === "resend") return;
@@ -246,10 +301,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     }
     // An attempt that was in flight when the webhook changed is not retried against the old setting.
     if (staleReason(ev)) return;
-    const next = newAttempt(ev, failedAttempt + 1, failedAtMs + delay, "retry");
-    const cancel = timers.at(failedAtMs + delay, () => {
+    wait(newAttempt(ev, failedAttempt + 1, failedAtMs + delay, "retry"));
+  }
+
+  /** Arms a pending retry's timer at its `scheduled_at` (at once when that is past: a restart after it was due). */
+  function wait(next: Attempt): void {
+    const cancel = timers.at(Date.parse(next.record.scheduled_at), () => {
       waiting.delete(next);
-      const stale = staleReason(ev);
+      const stale = staleReason(next.ev);
       if (stale) cancelAttempt(next, stale);
       else send(next);
     });
@@ -279,7 +338,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
             "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body),
           },
         };
-        remember(ev);
+        journal.atomically(() => remember(ev));
         options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: body.toString("utf8") });
         send(newAttempt(ev, 1, now, "event"), now);
       } catch (err) {
@@ -290,13 +349,17 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     webhookChanged(project) {
       try {
         // Queued attempts of a replaced or deleted webhook never go out; an identical PUT keeps them.
-        const keep = (queued.get(project.id) ?? []).filter((a) => {
+        const projects = queued.get(project.tenant);
+        const list = projects?.get(project.id) ?? [];
+        const keep = list.filter((a) => {
           const stale = staleReason(a.ev);
           if (stale) cancelAttempt(a, stale);
           return !stale;
         });
-        if (keep.length) queued.set(project.id, keep);
-        else queued.delete(project.id);
+        queuedCount -= list.length - keep.length;
+        if (keep.length) projects!.set(project.id, keep);
+        else projects?.delete(project.id);
+        if (projects && projects.size === 0) queued.delete(project.tenant);
         for (const [a, cancel] of waiting) {
           if (a.ev.project !== project) continue;
           const stale = staleReason(a.ev);
@@ -335,13 +398,47 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return attempt.record;
     },
 
+    pending() {
+      return { waiting: waiting.size, queued: queuedCount, inFlight: inFlight.size };
+    },
+
+    restore(projects) {
+      for (const e of journal.events()) {
+        const project = projects.get(e.project_id);
+        if (!project) continue;
+        remember({ id: e.id, project, interviewId: e.interview_id, url: e.url, secret: e.secret, version: e.version, body: Buffer.from(e.body, "utf8"), headers: e.headers }, false);
+      }
+      const now = clock.now();
+      for (const { project_id, record } of journal.attempts()) {
+        const project = projects.get(project_id);
+        const stored = events.get(record.event_id);
+        if (!project || !stored) continue;
+        log.add(project_id, record);
+        if (record.status !== "pending" && record.status !== "in_flight") continue;
+        // A resend goes to the URL it was made for; other attempts to the event's own.
+        const ev = record.url === stored.url ? stored : { ...stored, url: record.url };
+        const a: Attempt = { ev, record };
+        if (record.status === "in_flight") {
+          // Cut by the stop: whether the receiver got it is unknown, so it counts as failed and is retried (webhooks
+          // are delivered at least once; the receiver tells a repeat by the event id).
+          update(a, { status: "failed", error: "interrupted: the sandbox stopped during this attempt", finished_at: iso(now) });
+          if (record.trigger !== "resend") scheduleRetry(ev, record.attempt, now);
+        } else if (record.trigger === "retry") wait(a);
+        else send(a);
+      }
+    },
+
     async close() {
       closed = true;
       timers.clearAll();
-      for (const a of waiting.keys()) cancelAttempt(a, "cancelled: server shutting down");
+      // With a data dir, pending attempts stay pending in it and resume at the next start; without one they end here.
+      if (!journal.durable) {
+        for (const a of waiting.keys()) cancelAttempt(a, "cancelled: server shutting down");
+        for (const projects of queued.values()) for (const list of projects.values()) for (const a of list) cancelAttempt(a, "cancelled: server shutting down");
+      }
       waiting.clear();
-      for (const list of queued.values()) for (const a of list) cancelAttempt(a, "cancelled: server shutting down");
       queued.clear();
+      queuedCount = 0;
       for (const controller of inFlight.values()) controller.abort();
       await Promise.allSettled([...running]);
     },

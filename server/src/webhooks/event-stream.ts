@@ -1,11 +1,23 @@
 /**
  * The delivery stream behind `GET /_sim/events` (and `api-sandbox listen`): every webhook event of a project, as
- * the exact signed request, to every connected listener, as Server-Sent Events. Each project numbers its events
- * (`seq`, the SSE `id`) and keeps the last `keep` of them, so a listener that reconnects with `Last-Event-ID`
- * gets every event after that one, none twice. Listeners are independent: each gets every event.
+ * the exact signed request, to every connected listener, as Server-Sent Events.
+ *
+ * Ids: each project numbers its events (`seq`), and an event's SSE id is `<epoch>-<seq>`. The epoch is drawn once
+ * per data dir (kept across restarts, so numbering goes on) or once per process without one, so an id never means
+ * two events. A listener that reconnects with `Last-Event-ID` gets every held event after that one, none twice; an id
+ * the server does not know (another epoch, a number never given, or events no longer held) is answered with
+ * `event: reset` and its reason first, never with a silent gap.
+ *
+ * Bounds: at most `limits.streams` open streams per tenant and `limits.streamsPerAddress` per source address (429);
+ * a listener whose unread buffer passes `limits.streamBufferBytes` is dropped (it reconnects and resumes), so a
+ * client that never reads costs at most that much memory.
  */
+import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { components } from "../../../generated/schema.d.ts";
+import type { Journal } from "../persist/journal.ts";
+import type { Project } from "../store/project.ts";
+import { Counter, DEFAULT_TENANT_LIMITS, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
 
 export type StreamEvent = components["schemas"]["SimStreamEvent"];
 
@@ -15,17 +27,43 @@ interface ProjectStream {
   listeners: Set<ServerResponse>;
 }
 
-const frame = (e: StreamEvent) => `id: ${e.seq}\nevent: ${e.event}\ndata: ${JSON.stringify(e)}\n\n`;
+const frame = (e: StreamEvent) => `id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e)}\n\n`;
+const resetFrame = (reason: string, lastEventId: string) => `event: reset\ndata: ${JSON.stringify({ reason, last_event_id: lastEventId })}\n\n`;
 
 export class EventStreams {
   private readonly projects = new Map<string, ProjectStream>();
   private readonly heartbeat: NodeJS.Timeout;
+  /** Events held per project for resumption. */
+  private readonly keep: number;
+  /** This stream's epoch: the prefix of every SSE id. */
+  readonly epoch: string;
+  private readonly perTenant: Counter;
+  private readonly perAddress: Counter;
+  private readonly limits: Pick<TenantLimits, "streams" | "streamsPerAddress" | "streamBufferBytes">;
+  /** Listeners dropped for not reading (tests and the log read it). */
+  dropped = 0;
 
-  constructor(private readonly keep = 1_000, heartbeatMs = 15_000) {
-    // A comment line now and then keeps proxies and idle timeouts from closing a quiet stream.
+  constructor(
+    private readonly journal: Journal,
+    options: { keep?: number; heartbeatMs?: number; limits?: Partial<TenantLimits> } = {},
+  ) {
+    this.keep = options.keep ?? 1_000;
+    this.limits = { ...DEFAULT_TENANT_LIMITS, ...options.limits };
+    this.perTenant = new Counter(this.limits.streams);
+    this.perAddress = new Counter(this.limits.streamsPerAddress);
+    const kept = journal.getMeta("stream_epoch");
+    this.epoch = kept ?? randomBytes(5).toString("hex");
+    if (!kept) journal.setMeta("stream_epoch", this.epoch);
+    for (const { project_id, event } of journal.streamEvents()) {
+      const p = this.of(project_id);
+      p.events.push(event);
+      p.next = event.seq + 1;
+    }
+    // A comment line now and then keeps proxies and idle timeouts from closing a quiet stream, and finds listeners
+    // that stopped reading even when no event is published.
     this.heartbeat = setInterval(() => {
-      for (const p of this.projects.values()) for (const res of p.listeners) res.write(": keep-alive\n\n");
-    }, heartbeatMs);
+      for (const p of this.projects.values()) for (const res of p.listeners) this.write(p, res, ": keep-alive\n\n");
+    }, options.heartbeatMs ?? 15_000);
     this.heartbeat.unref();
   }
 
@@ -35,37 +73,86 @@ export class EventStreams {
     return p;
   }
 
+  /** Writes to one listener, or drops it when it has stopped reading (its buffer is past the bound). */
+  private write(p: ProjectStream, res: ServerResponse, text: string): void {
+    if (res.writableLength > this.limits.streamBufferBytes) {
+      p.listeners.delete(res);
+      this.dropped++;
+      res.destroy();
+      return;
+    }
+    res.write(text);
+  }
+
   /** Numbers the event, keeps it for resumption, and writes it to every listener of the project. */
-  publish(projectId: string, event: Omit<StreamEvent, "seq">): StreamEvent {
+  publish(projectId: string, event: Omit<StreamEvent, "seq" | "id">): StreamEvent {
     const p = this.of(projectId);
-    const e = { seq: p.next++, ...event } as StreamEvent;
+    const seq = p.next++;
+    const e = { seq, id: `${this.epoch}-${seq}`, ...event } as StreamEvent;
+    this.journal.putStreamEvent({ project_id: projectId, event: e });
     p.events.push(e);
-    if (p.events.length > this.keep) p.events.splice(0, p.events.length - this.keep);
-    for (const res of p.listeners) res.write(frame(e));
+    if (p.events.length > this.keep) {
+      const gone = p.events.splice(0, p.events.length - this.keep);
+      this.journal.dropStreamEvents(projectId, gone[gone.length - 1].seq);
+    }
+    const text = frame(e);
+    for (const res of p.listeners) this.write(p, res, text);
     return e;
   }
 
   /**
-   * Starts an SSE response: the events after `lastEventId` that are still held, then every new one. A `lastEventId`
-   * older than what is held starts at the oldest held event (the stream says so in a comment).
+   * Starts an SSE response: the events after `lastEventId` that are still held, then every new one. Refuses with a
+   * 429 (before any header is sent) when the tenant or the address already has its share of open streams.
    */
-  subscribe(projectId: string, res: ServerResponse, lastEventId: string | undefined): void {
-    const p = this.of(projectId);
+  subscribe(project: Project, res: ServerResponse, lastEventId: string | undefined, address: string): void {
+    const p = this.of(project.id);
+    const head = res.req?.method === "HEAD";
+    if (!head) {
+      if (!this.perTenant.take(project.tenant)) throw tooMany(`This organisation already has ${this.limits.streams} open event streams (--max-streams); close one first`, 5);
+      if (!this.perAddress.take(address)) {
+        this.perTenant.give(project.tenant);
+        throw tooMany(`This address already has ${this.limits.streamsPerAddress} open event streams (--max-streams-per-address); close one first`, 5);
+      }
+      res.on("close", () => {
+        p.listeners.delete(res);
+        this.perTenant.give(project.tenant);
+        this.perAddress.give(address);
+      });
+    }
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
     // HEAD asks for the headers only: answered, never held open as a listener.
-    if (res.req?.method === "HEAD") {
+    if (head) {
       res.end();
       return;
     }
     res.write(`: ${p.listeners.size + 1} listener(s) on this project\nretry: 1000\n\n`);
-    const after = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : null;
-    if (after !== null) {
-      const oldest = p.events[0]?.seq;
-      if (oldest !== undefined && oldest > after + 1) res.write(`: events ${after + 1} to ${oldest - 1} are no longer held\n\n`);
-      for (const e of p.events) if (e.seq > after) res.write(frame(e));
+    if (lastEventId !== undefined && lastEventId !== "") {
+      const resume = this.resumeFrom(p, lastEventId);
+      if (resume.reset) res.write(resetFrame(resume.reset, lastEventId));
+      for (const e of p.events) if (e.seq > resume.after) res.write(frame(e));
     }
     p.listeners.add(res);
-    res.on("close", () => p.listeners.delete(res));
+  }
+
+  /** Where a `Last-Event-ID` resumes: after which seq, and why the stream must say `reset` first (if it must). */
+  private resumeFrom(p: ProjectStream, lastEventId: string): { after: number; reset?: string } {
+    const m = /^([0-9a-f]+)-(\d+)$/.exec(lastEventId);
+    const last = p.next - 1;
+    if (!m || m[1] !== this.epoch) {
+      return { after: last, reset: "unknown_epoch: the id is not from this sandbox's stream (it restarted without a data dir, or the id is from elsewhere); events in between, if any, are not known" };
+    }
+    const seq = Number(m[2]);
+    if (seq > last) return { after: last, reset: `unknown_id: this stream has numbered only ${last} events` };
+    const oldest = p.events[0]?.seq ?? p.next;
+    if (seq + 1 < oldest) return { after: seq, reset: `events_expired: events ${seq + 1} to ${oldest - 1} are no longer held; the held ones follow` };
+    return { after: seq };
+  }
+
+  /** Open listeners, for the SIGTERM log and tests. */
+  get listenerCount(): number {
+    let n = 0;
+    for (const p of this.projects.values()) n += p.listeners.size;
+    return n;
   }
 
   /** Ends every open stream (the first step of a shutdown): listeners reconnect with their Last-Event-ID. */

@@ -19,6 +19,10 @@ export interface WebhookDispatcher {
   request(project: Project, attemptId: string): components["schemas"]["SimDeliveryRequest"];
   /** Sends an attempt's event again, byte for byte, to the configured webhook (404 unknown, 409 none configured). */
   resend(project: Project, attemptId: string): WebhookDelivery;
+  /** Attempts not finished: waiting for a retry, queued for a slot, on the wire (the SIGTERM log). */
+  pending(): { waiting: number; queued: number; inFlight: number };
+  /** Loads events and attempts from the journal and resumes the pending ones (a restart from the data dir). */
+  restore(projects: ReadonlyMap<string, Project>): void;
   /** Stops timers and aborts in-flight requests (server shutdown). */
   close(): Promise<void>;
 }

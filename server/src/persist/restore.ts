@@ -1,0 +1,91 @@
+/**
+ * A restart from the data dir: the journal's store changes are replayed in order over the freshly loaded fixtures,
+ * then the interviews that were still running get their timers back (late ones fire at once). Replaying sends
+ * nothing: webhook events and attempts come back through the dispatcher's own restore.
+ */
+import type { StoredInterview } from "../../../fixtures/types.ts";
+import type { FaultRegistry } from "../faults/settings.ts";
+import type { InterviewRunner } from "../simulation/interview-runner.ts";
+import type { Project } from "../store/project.ts";
+import type { Store } from "../store/store.ts";
+import type { Quotas } from "../store/tenant-limits.ts";
+import type { Journal } from "./journal.ts";
+
+export interface ReplayTargets {
+  store: Store;
+  faults: FaultRegistry;
+  runner: InterviewRunner;
+  quotas: Quotas;
+}
+
+/** Replays every recorded change; returns how many were applied (the start-up banner says so). */
+export function replay(journal: Journal, { store, faults, runner, quotas }: ReplayTargets): number {
+  const running = new Map<StoredInterview, { project: Project; processingAt: number; completesAt: number }>();
+  let applied = 0;
+  for (const op of journal.ops()) {
+    // A change to a project the data no longer has (fixtures replaced under the same data dir) is skipped.
+    const project = op.kind === "project.created" ? undefined : store.projects.get(projectOf(op));
+    switch (op.kind) {
+      case "project.created": {
+        const { tenant, created_at: _at, ...p } = op.project;
+        if (!store.projects.has(p.id)) store.restoreProject(p, tenant);
+        break;
+      }
+      case "webhook.set":
+        project?.setWebhook(op.url, op.events, op.secret);
+        break;
+      case "webhook.deleted":
+        project?.deleteWebhook();
+        break;
+      case "study.planted":
+        if (!project) continue;
+        quotas.restored(project, 1);
+        project.plantStudy(op.study);
+        break;
+      case "interview.created":
+        if (!project) continue;
+        quotas.restored(project, 1);
+        project.addInterview(op.interview, true);
+        if (op.completes_at !== null) running.set(op.interview, { project, processingAt: op.processing_at ?? op.completes_at, completesAt: op.completes_at });
+        break;
+      case "interview.changed": {
+        const interview = project?.interviews.get(op.id);
+        if (!project || !interview) continue;
+        project.updateInterview(interview, op.change);
+        break;
+      }
+      case "interview.abandoned":
+        project?.abandoned.add(op.id);
+        break;
+      case "chat.planted":
+        if (!project) continue;
+        quotas.restored(project, 1 + op.messages.length);
+        project.plantChat(op.chat, op.messages);
+        break;
+      case "faults.set":
+        if (project) faults.restore(op.project_id, op.settings);
+        break;
+      case "prompt.recorded":
+        project?.promptEvents.set(op.event_id, { phase: op.phase, received_at: op.received_at });
+        break;
+    }
+    applied++;
+  }
+  for (const [interview, { project, processingAt, completesAt }] of running) {
+    if (interview.status !== "completed" && !project.abandoned.has(interview.id)) runner.resume(project, interview, processingAt, completesAt);
+  }
+  return applied;
+}
+
+function projectOf(op: Exclude<ReturnType<Journal["ops"]>[number], { kind: "project.created" }>): string {
+  switch (op.kind) {
+    case "study.planted":
+      return op.study.project_id;
+    case "interview.created":
+      return op.interview.project_id;
+    case "chat.planted":
+      return op.chat.project_id;
+    default:
+      return op.project_id;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Simulated interviews over time: started -> processing -> completed, on the service's timers or on demand, and
+ * `interview.completed` when one completes. An interview's status only moves forward, whichever of its timers or
+ * a completion request comes first; an abandoned interview never moves again. Every transition is written to the
+ * journal, and `resume` re-arms the timers of interviews still running when the sandbox restarts from its data dir.
+ */
+import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
+import { iso, schedule, type Clock } from "../clock.ts";
+import type { Journal } from "../persist/journal.ts";
+import type { Project } from "../store/project.ts";
+import { forget } from "../views/memo.ts";
+import type { WebhookDispatcher } from "../webhooks/types.ts";
+
+const QUALITIES = ["insightful", "successful", "unsuccessful"] as const;
+
+/** What a finished simulated interview says: one exchange per study question, translated when not in English. */
+function completion(study: StoredStudy, i: StoredInterview, nowMs: number): Partial<StoredInterview> {
+  const english = i.language === "en";
+  const answer = (q: string) => `About "${q}": it took me a while, but the team figured it out.`;
+  const transcript: StoredInterview["transcript"] = [];
+  study.questions.forEach((q, n) => {
+    transcript.push({ role: "agent", message: q.text, ...(english ? {} : { translated: q.text }), time_in_call_secs: n * 40 });
+    transcript.push({ role: "user", message: answer(q.text), ...(english ? {} : { translated: answer(q.text) }), time_in_call_secs: n * 40 + 12 });
+  });
+  const durationSecs = Math.max(1, Math.round((nowMs - Date.parse(i.started_at)) / 1000));
+  return {
+    status: "completed",
+    quality_score: QUALITIES[Number.parseInt(i.id.slice(0, 2), 16) % 3],
+    duration_secs: durationSecs,
+    headline: `Simulated interview about ${study.product_name}`,
+    summary: `A simulated respondent answered ${study.questions.length} questions of "${study.name}".`,
+    completed_at: iso(nowMs),
+    transcript,
+    question_answers: study.questions.map((q, n) => ({
+      question_index: n,
+      question_text: q.text,
+      answer_summary: `The respondent eventually succeeded with ${study.product_name}.`,
+      answer_excerpt: [{ role: "user" as const, message: answer(q.text) }],
+    })),
+  };
+}
+
+export class InterviewRunner {
+  constructor(
+    private readonly clock: Clock,
+    private readonly webhooks: WebhookDispatcher,
+    private readonly journal: Journal,
+    /** Delay from a simulated interview's start to its completion (half of it to `processing`). */
+    readonly processingMs: number,
+  ) {}
+
+  /** A new interview, recorded with when its timers fire (none when held or already history). */
+  created(project: Project, interview: StoredInterview, timed: boolean): void {
+    const now = this.clock.now();
+    const processingAt = timed ? now + Math.floor(this.processingMs / 2) : null;
+    const completesAt = timed ? now + this.processingMs : null;
+    this.journal.append({ kind: "interview.created", interview, processing_at: processingAt, completes_at: completesAt });
+    if (timed) this.resume(project, interview, processingAt!, completesAt!);
+  }
+
+  /** Arms the timers of a running interview (at its creation, or after a restart: late ones fire at once). */
+  resume(project: Project, interview: StoredInterview, processingAtMs: number, completesAtMs: number): void {
+    const now = this.clock.now();
+    schedule(this.clock, () => this.toProcessing(project, interview), Math.max(0, processingAtMs - now));
+    schedule(this.clock, () => void this.toCompleted(project, interview), Math.max(0, completesAtMs - now));
+  }
+
+  /** started -> processing; never backwards (a late timer after completion does nothing). */
+  toProcessing(project: Project, interview: StoredInterview): void {
+    if (interview.status !== "started" || project.abandoned.has(interview.id)) return;
+    this.change(project, interview, { status: "processing" });
+  }
+
+  /** -> completed, once: emits `interview.completed`. Returns false when it was already completed or abandoned. */
+  toCompleted(project: Project, interview: StoredInterview, atMs = this.clock.now()): boolean {
+    if (interview.status === "completed" || project.abandoned.has(interview.id)) return false;
+    const study = project.studies.get(interview.study_id)!;
+    this.change(project, interview, completion(study, interview, atMs));
+    this.webhooks.interviewCompleted(project, interview, study);
+    return true;
+  }
+
+  abandon(project: Project, interview: StoredInterview): void {
+    this.journal.append({ kind: "interview.abandoned", project_id: project.id, id: interview.id });
+    project.abandoned.add(interview.id);
+  }
+
+  private change(project: Project, interview: StoredInterview, change: Partial<StoredInterview>): void {
+    this.journal.append({ kind: "interview.changed", project_id: project.id, id: interview.id, change });
+    project.updateInterview(interview, change);
+    forget(interview);
+  }
+}

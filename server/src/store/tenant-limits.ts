@@ -1,0 +1,82 @@
+/**
+ * What one organisation (tenant) may hold or open on a shared sandbox, so one team's flood never takes what another
+ * team needs. Every limit has a default, an option (server/README.md lists them) and a clear answer when it is hit:
+ * 409 for a quota of things kept (projects, planted data), 429 with Retry-After for things open at once (streams,
+ * held requests).
+ */
+import { ApiError, conflict } from "../http/errors.ts";
+import type { Project } from "./project.ts";
+
+export interface TenantLimits {
+  /** Projects a tenant may create through `POST /_sim/projects`. */
+  projects: number;
+  /** Planted items (studies, interviews, chats, messages) a tenant may add through the simulation surface. */
+  planted: number;
+  /** Webhook events kept per tenant for resends, request lookups and the stream (the oldest are forgotten first). */
+  eventsKept: number;
+  /** Open event streams (`GET /_sim/events`) per tenant, and per source address. */
+  streams: number;
+  streamsPerAddress: number;
+  /** Requests held open by a delay (`Prefer: delay=`, fault latency) per tenant, and per source address. */
+  held: number;
+  heldPerAddress: number;
+  /** Unread bytes an event stream may buffer before the server drops that listener. */
+  streamBufferBytes: number;
+  /** Webhook attempts on the wire at once per tenant (then per project, then overall). */
+  deliveriesPerTenant: number;
+}
+
+export const DEFAULT_TENANT_LIMITS: TenantLimits = {
+  projects: 200,
+  planted: 100_000,
+  eventsKept: 10_000,
+  streams: 32,
+  streamsPerAddress: 16,
+  held: 64,
+  heldPerAddress: 32,
+  streamBufferBytes: 1024 * 1024,
+  deliveriesPerTenant: 16,
+};
+
+export const tooMany = (message: string, retryAfterS = 1) => new ApiError(429, "api_error", message, undefined, { "Retry-After": String(retryAfterS) });
+
+/** A count per key with a cap: `take` refuses past the cap, `give` returns one. */
+export class Counter {
+  private readonly counts = new Map<string, number>();
+  constructor(readonly cap: number) {}
+  get(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+  /** Takes `n` when that stays within the cap; false otherwise (nothing taken). */
+  take(key: string, n = 1): boolean {
+    const now = this.get(key);
+    if (now + n > this.cap) return false;
+    this.counts.set(key, now + n);
+    return true;
+  }
+  give(key: string, n = 1): void {
+    const left = this.get(key) - n;
+    if (left <= 0) this.counts.delete(key);
+    else this.counts.set(key, left);
+  }
+}
+
+/** The quotas of things kept, per tenant: planted data (projects are counted by the store). */
+export class Quotas {
+  private readonly planted: Counter;
+
+  constructor(readonly limits: TenantLimits) {
+    this.planted = new Counter(limits.planted);
+  }
+
+  /** Counts `n` planted items against the project's tenant, or refuses them with a 409 naming the quota. */
+  plant(project: Project, n: number): void {
+    if (this.planted.take(project.tenant, n)) return;
+    throw conflict(`This organisation has planted ${this.planted.get(project.tenant)} of its ${this.limits.planted} simulated items (studies, interviews, chats and messages); this request adds ${n}. Start a sandbox with a larger --max-planted, or a fresh data dir`);
+  }
+
+  /** Counts items found in the data dir at start-up (never refused: they were accepted before). */
+  restored(project: Project, n: number): void {
+    if (!this.planted.take(project.tenant, n)) this.planted.give(project.tenant, -n);
+  }
+}
