@@ -3,9 +3,10 @@
  * - a request's headers must arrive within `headersTimeout` (10 s) and the whole request within `requestTimeout`
  *   (30 s), checked every second; Node's defaults (60 s and a 30 s check) let one attacker hold a slot for a minute;
  * - at most `maxConnections` open connections, below the process's descriptor limit minus a reserve for webhook
- *   deliveries, files and the listener itself, so the process never runs out of descriptors;
+ *   deliveries, files and the listener itself, so the process never runs out of descriptors; past it, the oldest
+ *   connection without a request in progress makes room (see limitConnections);
  * - at most `maxPerAddress` open connections from one address, so one client cannot take every slot.
- * A connection over either cap is closed at once: nothing is read from it and it holds no descriptor.
+ * A connection over the per-address cap is closed at once: nothing is read from it and it holds no descriptor.
  */
 import { readFileSync } from "node:fs";
 import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
@@ -53,24 +54,60 @@ export function serverOptions(limits: ConnectionLimits): ServerOptions {
   };
 }
 
-/** Applies the global and per-address caps to a listening server. */
-export function limitConnections(server: Server, limits: ConnectionLimits): void {
-  server.maxConnections = limits.maxConnections;
+/**
+ * Applies the global and per-address caps to a listening server. When every slot is taken, a new connection evicts the
+ * oldest connection that has no request in progress (one still trickling its headers, or idle between keep-alive
+ * requests) rather than being refused: under slowloris from many addresses the slowest unfinished connections go, and
+ * ordinary requests, which finish their headers at once, get in. Connections with a request in progress (an event
+ * stream, a held request) are never evicted; when only those are left, the new connection is closed.
+ */
+export function limitConnections(server: Server, limits: ConnectionLimits): { evicted: () => number } {
   const perAddress = new Map<string, number>();
+  /** Every counted connection, with its address. */
+  const counted = new Map<Socket, string>();
+  /** Counted connections with no request in progress, oldest first (a Set keeps insertion order). */
+  const unfinished = new Set<Socket>();
+  let evicted = 0;
+  const release = (socket: Socket) => {
+    const address = counted.get(socket);
+    if (address === undefined) return;
+    counted.delete(socket);
+    unfinished.delete(socket);
+    const left = (perAddress.get(address) ?? 1) - 1;
+    if (left <= 0) perAddress.delete(address);
+    else perAddress.set(address, left);
+  };
   server.on("connection", (socket: Socket) => {
     const address = socket.remoteAddress ?? "unknown";
-    const open = perAddress.get(address) ?? 0;
-    if (open >= limits.maxPerAddress) {
+    if ((perAddress.get(address) ?? 0) >= limits.maxPerAddress) {
       socket.destroy();
       return;
     }
-    perAddress.set(address, open + 1);
-    socket.once("close", () => {
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left <= 0) perAddress.delete(address);
-      else perAddress.set(address, left);
+    if (counted.size >= limits.maxConnections) {
+      const oldest = unfinished.values().next().value as Socket | undefined;
+      if (!oldest) {
+        socket.destroy();
+        return;
+      }
+      // Released at once: its descriptor closes now, and the slot is the new connection's.
+      release(oldest);
+      oldest.destroy();
+      evicted++;
+    }
+    counted.set(socket, address);
+    perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+    unfinished.add(socket);
+    socket.once("close", () => release(socket));
+  });
+  server.on("request", (req, res) => {
+    const socket = req.socket;
+    unfinished.delete(socket);
+    // Answered and kept alive: idle, so evictable again (as the newest).
+    res.once("finish", () => {
+      if (counted.has(socket) && !socket.destroyed) unfinished.add(socket);
     });
   });
+  return { evicted: () => evicted };
 }
 
 /** The limits of a server environment (config.ts: the environment's values, or their defaults). */
