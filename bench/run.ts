@@ -7,7 +7,9 @@
  *  3. the conformance suite's full run and `npm run generate`;
  *  4. the metrics command end to end on the same CSV files for both engines (1M and 10M events, time and peak
  *     memory), then, labelled as such, the engines alone on data already in memory or in a DuckDB table.
- * Writes BENCHMARKS.md. Options: ROUNDS (default 3), SECONDS per round (default 5), SKIP_SCALE=1.
+ *  5. list cost at 1,000,000 interviews: every list endpoint and the filters that could walk an index, against the
+ *     fixtures' size (O(page): target <= 2x).
+ * Writes BENCHMARKS.md. Options: ROUNDS (default 3), SECONDS per round (default 5), SKIP_SCALE=1, BENCH_ONLY=sandbox.
  */
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -139,6 +141,58 @@ async function scaling(): Promise<void> {
   say();
 }
 
+/**
+ * O(page) list cost: every list endpoint (and the filters that could walk an index) sequentially, response cache
+ * off, at the fixtures' size and at 1,000,000 interviews; the ratio is what a shared sandbox with a big project
+ * pays per request (target <= 2 for every list).
+ */
+async function listCosts(): Promise<void> {
+  say("## List cost at 1,000,000 interviews");
+  say();
+  const measure = async (env: Record<string, string>) => {
+    const ref = await startReference({ RESPONSE_CACHE: "0", ...env });
+    try {
+      const get = async (p: string) => (await (await fetch(`${ref.baseUrl}${p}`, { headers: auth })).json()) as { data: Array<{ id: string }> };
+      const study = (await get("/v1/studies?limit=1")).data[0].id;
+      const chat = (await get("/v1/chats?limit=1")).data[0]?.id;
+      const paths: Record<string, string> = {
+        "GET /v1/experiments": "/v1/experiments",
+        "GET /v1/studies": "/v1/studies",
+        "GET /v1/interviews?limit=100": "/v1/interviews?limit=100",
+        "GET /v1/interviews?study_id&status=completed": `/v1/interviews?limit=100&study_id=${study}&status=completed`,
+        "GET /v1/interviews?status=started&quality_score=insightful (empty)": "/v1/interviews?limit=100&status=started&quality_score=insightful",
+        "GET /v1/interviews?quality_score=unsuccessful": "/v1/interviews?limit=100&quality_score=unsuccessful",
+        "GET /v1/releases": "/v1/releases?limit=100",
+        "GET /v1/chats": "/v1/chats?limit=100",
+        ...(chat ? { "GET /v1/chats/:id/messages": `/v1/chats/${chat}/messages?limit=100` } : {}),
+        "GET /_sim/webhook-deliveries": "/_sim/webhook-deliveries?limit=100",
+      };
+      const out = new Map<string, number>();
+      // Warm-up over every path first: right after loading a million rows, the collector is still busy with the
+      // loading's garbage, and the first path measured would pay for it.
+      for (const p of Object.values(paths)) await sequentialP50(Array.from({ length: 100 }, () => `${ref.baseUrl}${p}`), 1);
+      for (const [label, p] of Object.entries(paths)) {
+        const urls = Array.from({ length: 50 }, () => `${ref.baseUrl}${p}`);
+        out.set(label, await sequentialP50(urls, ROUNDS));
+      }
+      return out;
+    } finally {
+      await ref.stop();
+    }
+  };
+  const small = await measure({});
+  const big = await measure({ FIXTURES_SCALE: "1000000" });
+  say("Sequential requests (50 per round, one at a time), response cache off, p50 in ms; fixtures vs a generated project of 1,000,000 interviews.");
+  say();
+  say("| list | fixtures (ms) | 1,000,000 interviews (ms) | ratio (target <= 2) |");
+  say("|---|---:|---:|---:|");
+  for (const [label, ms] of big) {
+    const base = small.get(label);
+    say(`| \`${label}\` | ${base === undefined ? "n/a" : fmt(base, 2)} | ${fmt(ms, 2)} | ${base === undefined ? "n/a" : fmt(ms / base, 2)} |`);
+  }
+  say();
+}
+
 function timed(cmd: string[], env: Record<string, string> = {}): { ms: number; ok: boolean; tail: string } {
   const t = performance.now();
   const r = spawnSync(process.execPath, cmd, { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" });
@@ -187,9 +241,16 @@ async function main(): Promise<void> {
   say(`Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} x ${cpu}, ${fmt(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}.`);
   say("Every server runs in its own process on loopback; load comes from autocannon in the bench process. The machine is shared: read ratios, not absolutes.");
   say();
+  // BENCH_ONLY=sandbox runs the server's sections only (throughput, pagination and list cost at scale).
+  const only = process.env.BENCH_ONLY;
   await throughput();
-  if (process.env.SKIP_SCALE !== "1") await scaling();
-  await tooling();
+  if (process.env.SKIP_SCALE !== "1") {
+    await scaling();
+    await listCosts();
+  }
+  if (only !== "sandbox") await tooling();
+  // A partial run prints its figures; only a full run rewrites BENCHMARKS.md.
+  if (only) return;
   writeFileSync(`${root}BENCHMARKS.md`, lines.join("\n") + "\n");
   console.log("wrote BENCHMARKS.md");
 }

@@ -3,7 +3,7 @@ import type { RouteDef as AnyRouteDef } from "../lib/route-types.ts";
 import type { operations } from "./schema.d.ts";
 
 export type { RouteParam, RouteResponse } from "../lib/route-types.ts";
-export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simCreateInterview" | "simAbandonInterview" | "simCompleteInterview" | "simCreateProject" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
+export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simListForwards" | "simRecordForward" | "simCreateInterview" | "simAbandonInterview" | "simCompleteInterview" | "simGetListener" | "simCreateProject" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
 export type RouteDef<Id extends OperationId = OperationId> = AnyRouteDef<Id>;
 
 /** Every operation of the contract's `paths`. */
@@ -221,6 +221,111 @@ export const routes: RouteDef[] = [
     }
   },
   {
+    "operationId": "simListForwards",
+    "method": "get",
+    "path": "/_sim/forwards",
+    "expressPath": "/_sim/forwards",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [
+      {
+        "name": "interview_id",
+        "in": "query",
+        "required": false,
+        "schema": "#/paths/~1_sim~1forwards/get/parameters/0/schema"
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "schema": "#/components/parameters/PaginationParams.limit/schema"
+      },
+      {
+        "name": "starting_after",
+        "in": "query",
+        "required": false,
+        "schema": "#/components/parameters/PaginationParams.starting_after/schema"
+      }
+    ],
+    "requestBody": null,
+    "responses": {
+      "200": {
+        "schema": "#/paths/~1_sim~1forwards/get/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1forwards/get/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1forwards/get/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1forwards/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1forwards/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1forwards/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simRecordForward",
+    "method": "post",
+    "path": "/_sim/forwards",
+    "expressPath": "/_sim/forwards",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [],
+    "requestBody": "#/paths/~1_sim~1forwards/post/requestBody/content/application~1json/schema",
+    "responses": {
+      "201": {
+        "schema": "#/paths/~1_sim~1forwards/post/responses/201/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1forwards/post/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1forwards/post/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "404": {
+        "schema": "#/paths/~1_sim~1forwards/post/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "413": {
+        "schema": "#/paths/~1_sim~1forwards/post/responses/413/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "415": {
+        "schema": "#/paths/~1_sim~1forwards/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1forwards/post/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1forwards/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1forwards/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
     "operationId": "simCreateInterview",
     "method": "post",
     "path": "/_sim/interviews",
@@ -373,6 +478,43 @@ export const routes: RouteDef[] = [
       },
       "503": {
         "schema": "#/paths/~1_sim~1interviews~1{id}~1complete/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simGetListener",
+    "method": "get",
+    "path": "/_sim/listener",
+    "expressPath": "/_sim/listener",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [],
+    "requestBody": null,
+    "responses": {
+      "200": {
+        "schema": "#/paths/~1_sim~1listener/get/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1listener/get/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1listener/get/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1listener/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1listener/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1listener/get/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }

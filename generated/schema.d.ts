@@ -74,6 +74,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/forwards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List forwards
+         * @description Reference server only. The forwards listeners reported, oldest first (the last 1,000 per project).
+         */
+        get: operations["simListForwards"];
+        put?: never;
+        /**
+         * Record a forward
+         * @description Reference server only. A listener reports what the receiver answered to one forwarded event (`api-sandbox trigger` reads it).
+         */
+        post: operations["simRecordForward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sim/interviews": {
         parameters: {
             query?: never;
@@ -134,6 +158,26 @@ export interface paths {
          *     then `completed`, and `interview.completed` is emitted. Completing one already completed, or abandoned, is a 409.
          */
         post: operations["simCompleteInterview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/listener": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the listener settings
+         * @description Reference server only. The project's listener signing secret, how many listeners are connected, and its webhook URL.
+         */
+        get: operations["simGetListener"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1371,6 +1415,44 @@ export interface components {
              */
             seed?: number;
         };
+        /** @description One forward by a listener, as it reported it. */
+        SimForward: {
+            id: components["schemas"]["uuid"];
+            /** @enum {string} */
+            object: "sim_forward";
+            event_id: components["schemas"]["uuid"];
+            interview_id: components["schemas"]["uuid"];
+            url: string;
+            status: number | null;
+            error: string | null;
+            forwarded_at: components["schemas"]["timestamp"];
+        };
+        /** @description What a listener reports after forwarding one event. */
+        SimForwardInput: {
+            /** @description The forwarded event (`event_id` of the stream event). */
+            event_id: components["schemas"]["uuid"];
+            /**
+             * Format: uri
+             * @description Where it was forwarded.
+             */
+            url: string;
+            /** @description The receiver's HTTP status, or null when it did not answer. */
+            status: number | null;
+            /** @description Why there was no answer (`ECONNREFUSED`, `timeout`), or null. */
+            error: string | null;
+        };
+        /** @description One page of a list. Request the next page with `starting_after` set to the last item's `id` while `has_more` is `true`. */
+        SimForwardList: {
+            /**
+             * @description Always `list`.
+             * @enum {string}
+             */
+            object: "list";
+            /** @description Items of this page, in the list's documented order. */
+            data: components["schemas"]["SimForward"][];
+            /** @description `true` exactly when another page exists after this one. */
+            has_more: boolean;
+        };
         /** @description An internal runtime part: recorded, never returned by the API. */
         SimHiddenBranchPart: {
             /**
@@ -1415,6 +1497,24 @@ export interface components {
             interview_link?: string;
             /** @description As if the interview was triggered through a respondent-specific link: the webhook's `data.respondent_id` (default `null`). */
             respondent_id?: string;
+        };
+        /** @description The project's listener side: what `api-sandbox listen` signs with, and what it must not duplicate. */
+        SimListener: {
+            /** @enum {string} */
+            object: "sim_listener";
+            /**
+             * @description The listener signing secret: a listener signs every event it forwards with it (`X-Webhook-Signature`, the seed's
+             *     scheme), so the receiver's verification code runs unchanged. Stable for the project; kept across restarts when
+             *     the sandbox has a data dir.
+             */
+            signing_secret: string;
+            /**
+             * Format: int32
+             * @description Event streams open on the project now.
+             */
+            listeners: number;
+            /** @description The project's webhook URL, or null. A listener forwarding to this very URL would deliver every event twice. */
+            webhook_url: string | null;
         };
         /** @description A message as recorded, before truncation. Timestamps are assigned in order, one millisecond apart. */
         SimMessageInput: {
@@ -1518,7 +1618,8 @@ export interface components {
         /**
          * @description One event on the delivery stream: the exact request the sandbox sends (or would send) to the project's webhook.
          *     `body` is the raw JSON body as text; forwarded unchanged, it verifies against `headers["X-Webhook-Signature"]`
-         *     with the project's signing secret.
+         *     with the project's signing secret. Every completion is on the stream, whether or not a webhook is configured;
+         *     without one, the signature is made with the project's listener secret (`GET /_sim/listener`).
          */
         SimStreamEvent: {
             /**
@@ -2356,6 +2457,191 @@ export interface operations {
             };
         };
     };
+    simListForwards: {
+        parameters: {
+            query?: {
+                /** @description Only forwards of events about this interview. */
+                interview_id?: components["schemas"]["uuid"];
+                /** @description Page size: 1 to 100, default 20. */
+                limit?: components["parameters"]["PaginationParams.limit"];
+                /**
+                 * @description The `id` of the last item of the previous page. Must be an item of this same list
+                 *     (same resource, same project, same filters' parent); anything else is a 400.
+                 */
+                starting_after?: components["parameters"]["PaginationParams.starting_after"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimForwardList"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simRecordForward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimForwardInput"];
+            };
+        };
+        responses: {
+            /** @description The resource was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimForward"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not visible to this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     simCreateInterview: {
         parameters: {
             query?: never;
@@ -2617,6 +2903,78 @@ export interface operations {
             };
             /** @description The request conflicts with the resource's state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simGetListener: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimListener"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -27,3 +27,27 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   if (error !== undefined || !response.ok) throw new ApiError(response.status, error);
   return data as T;
 }
+
+/**
+ * The API could not be reached: the connection was refused or reset, the name did not resolve, TLS failed. The
+ * original error (undici's `TypeError: fetch failed`, with its own `cause` carrying the system code) is `cause`.
+ */
+export class ApiConnectionError extends Error {
+  /** The system error code when there is one (`ECONNREFUSED`, `ECONNRESET`, `ENOTFOUND`, ...). */
+  readonly code: string | undefined;
+
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = "ApiConnectionError";
+    const inner = (options.cause as { cause?: { code?: string } } | undefined)?.cause;
+    this.code = inner?.code ?? (options.cause as { code?: string } | undefined)?.code;
+  }
+}
+
+/** No answer within the client's `timeoutMs`. A kind of connection error: `instanceof ApiConnectionError` holds too. */
+export class ApiTimeoutError extends ApiConnectionError {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = "ApiTimeoutError";
+  }
+}

@@ -43,7 +43,8 @@ export function retryingFetch(inner: typeof fetch, options: RetryOptions = {}): 
         await res.body?.cancel();
         await sleep(Math.min(max, wait ?? backoff));
       } catch (err) {
-        if (attempt === retries || (err as Error)?.name === "AbortError") throw err;
+        // The caller's abort and a timeout are final; a refused or reset connection is worth another try.
+        if (attempt === retries || (err as Error)?.name === "AbortError" || (err as Error)?.name === "ApiTimeoutError") throw err;
         await sleep(backoff);
       }
     }

@@ -6,7 +6,7 @@ import express from "express";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
 import { freePort, startPrismProcess } from "../../test/support/processes.ts";
-import { ApiError, createApiClient, paginate, unwrap } from "../src/index.ts";
+import { ApiConnectionError, ApiError, ApiTimeoutError, createApiClient, DEFAULT_TIMEOUT_MS, paginate, unwrap } from "../src/index.ts";
 
 const KEY = "svc_live_acme_0123456789abcdef0123456789abcdef";
 let server: RunningServer;
@@ -158,8 +158,59 @@ describe("retries", () => {
     const closed = await freePort();
     let waits = 0;
     const client = createApiClient({ baseUrl: `http://127.0.0.1:${closed}/api`, apiKey: KEY, retry: { retries: 2, sleep: async () => void waits++ } });
-    await expect(client.GET("/v1/studies")).rejects.toThrow();
+    const err = await client.GET("/v1/studies").catch((e) => e);
     expect(waits).toBe(2);
+    // The package's own class, the cause attached: never a bare TypeError.
+    expect(err).toBeInstanceOf(ApiConnectionError);
+    expect(err).not.toBeInstanceOf(TypeError);
+    expect(err.code).toBe("ECONNREFUSED");
+    expect(err.cause).toBeInstanceOf(TypeError);
+    expect(err.message).toContain(`GET http://127.0.0.1:${closed}/api/v1/studies`);
+  });
+});
+
+describe("connection failures and the timeout", () => {
+  const servers: import("node:http").Server[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await new Promise((r) => (s.closeAllConnections(), s.close(r)));
+  });
+  const listen = async (handler: import("node:http").RequestListener) => {
+    const { createServer } = await import("node:http");
+    const s = createServer(handler);
+    servers.push(s);
+    await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+    return `http://127.0.0.1:${(s.address() as AddressInfo).port}/api`;
+  };
+
+  it("a reset connection rejects with ApiConnectionError carrying the cause", async () => {
+    const base = await listen((req) => req.socket.destroy());
+    const client = createApiClient({ baseUrl: base, apiKey: KEY, retry: false });
+    const err = await client.GET("/v1/studies").catch((e) => e);
+    expect(err).toBeInstanceOf(ApiConnectionError);
+    expect(err.name).toBe("ApiConnectionError");
+    expect(err.cause).toBeDefined();
+    expect(["ECONNRESET", "UND_ERR_SOCKET"]).toContain(err.code);
+  });
+
+  it("an endpoint that never answers rejects with ApiTimeoutError after timeoutMs, and there is a default", async () => {
+    const base = await listen(() => undefined);
+    const client = createApiClient({ baseUrl: base, apiKey: KEY, retry: false, timeoutMs: 300 });
+    const t = Date.now();
+    const err = await client.GET("/v1/studies").catch((e) => e);
+    expect(Date.now() - t).toBeLessThan(3_000);
+    expect(err).toBeInstanceOf(ApiTimeoutError);
+    expect(err).toBeInstanceOf(ApiConnectionError);
+    expect(err.message).toContain("within 300 ms");
+    expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
+  });
+
+  it("the caller's own abort is rethrown as it is", async () => {
+    const base = await listen(() => undefined);
+    const client = createApiClient({ baseUrl: base, apiKey: KEY, retry: false });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const err = await client.GET("/v1/studies", { signal: controller.signal }).catch((e) => e);
+    expect(err.name).toBe("AbortError");
   });
 });
 

@@ -41,6 +41,8 @@ import { MemoryJournal, type Journal } from "./persist/journal.ts";
 import { replay } from "./persist/restore.ts";
 import { SqliteJournal } from "./persist/state-db.ts";
 import { InterviewRunner } from "./simulation/interview-runner.ts";
+import { listenerSecret } from "./webhooks/listener.ts";
+import { simListenerHandlers } from "./handlers/sim-listener.ts";
 import { DEFAULT_TENANT_LIMITS, Quotas, type TenantLimits } from "./store/tenant-limits.ts";
 import type { WebhookDispatcher } from "./webhooks/types.ts";
 
@@ -95,8 +97,11 @@ export interface App {
   journal: Journal;
   /** Store changes replayed from the data dir at start-up (0 without one, or on a fresh one). */
   restoredChanges: number;
-  /** Ends every open event stream (first step of a shutdown: they would otherwise hold it open). */
-  endStreams(): void;
+  /**
+   * Ends every open event stream (listeners reconnect). `final`, the first step of a shutdown: reconnections are
+   * refused from then on, since an open stream would hold the shutdown open.
+   */
+  endStreams(final?: boolean): void;
   close(): Promise<void>;
 }
 
@@ -133,6 +138,7 @@ export function createApp(options: AppOptions = {}): App {
     maxConcurrentPerProject: options.webhookMaxConcurrentPerProject,
     eventsKeptPerTenant: limits.eventsKept,
     journal,
+    listenerSecret: (project) => listenerSecret(project, journal),
     logger: options.logger || undefined,
   });
   const runner = new InterviewRunner(clock, webhooks, journal, options.simProcessingMs ?? 1_000);
@@ -168,6 +174,7 @@ export function createApp(options: AppOptions = {}): App {
     ...simEventsHandlers(deps),
     ...simFaultsHandlers(deps),
     ...simProjectsHandlers(deps),
+    ...simListenerHandlers(deps),
     ...options.handlers,
   };
   const { router, routes } = buildRouter({
@@ -189,9 +196,13 @@ export function createApp(options: AppOptions = {}): App {
   app.set("query parser", "simple");
   // pino-http costs a child logger and listeners per request even when nothing is printed; skip it when silent.
   if (options.logger && options.logger.level !== "silent") app.use(pinoHttp({ logger: options.logger }));
-  // Never let a browser sniff a JSON or text answer into something it would run.
-  app.use(((_req, res, next) => (res.setHeader("X-Content-Type-Options", "nosniff"), next())) as RequestHandler);
-  app.use(cors(options.corsOrigins ?? ["*"], routes));
+  // Never let a browser sniff a JSON or text answer into something it would run (one middleware with CORS: each
+  // layer costs every request).
+  const corsHandler = cors(options.corsOrigins ?? ["*"], routes);
+  app.use(((req, res, next) => {
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    corsHandler(req, res, next);
+  }) as RequestHandler);
   // The reference page and its bundle only: nothing else of docs/ (its tests, screenshots) is served.
   if (existsSync(DOCS)) {
     app.get(["/docs", "/docs/", "/docs/index.html"], (_req, res) => res.sendFile("index.html", { root: DOCS }));
@@ -200,9 +211,11 @@ export function createApp(options: AppOptions = {}): App {
   // OPTIONS is no operation of the contract: answered like any other method a path does not have (405 with
   // Allow, in the envelope), before Express's router would answer it in plain text.
   // HTTP/1.1 requires Host (RFC 9112 §3.2); Node is told not to refuse it itself, so the answer is in the envelope.
-  app.use(((req, _res, next) => next(req.headers.host ? undefined : new ApiError(400, "invalid_request_error", "Missing Host header"))) as RequestHandler);
   const notAllowed = methodNotAllowed(routes);
-  app.use(((req, res, next) => (req.method === "OPTIONS" ? notAllowed(req, res, next) : next())) as RequestHandler);
+  app.use(((req, res, next) => {
+    if (!req.headers.host) return next(new ApiError(400, "invalid_request_error", "Missing Host header"));
+    return req.method === "OPTIONS" ? notAllowed(req, res, next) : next();
+  }) as RequestHandler);
   app.use("/api", router);
   app.use(notAllowed);
   app.use(((req, _res, next) => next(new ApiError(404, "not_found_error", `No such route: ${req.method} ${req.path}`))) as RequestHandler);
@@ -215,7 +228,7 @@ export function createApp(options: AppOptions = {}): App {
     streams,
     journal,
     restoredChanges,
-    endStreams: () => streams.closeAll(),
+    endStreams: (final = false) => streams.closeAll(final),
     close: async () => {
       streams.dispose();
       await webhooks.close();

@@ -88,7 +88,7 @@ start.action(async (o: Record<string, string | number | undefined>) => {
 });
 
 withRemote(program.command("trigger <event>"))
-  .description("create a simulated interview, wait for its webhook deliveries and print each attempt; exit 0 when the receiver acknowledged")
+  .description("create a simulated interview and wait until it reached your endpoint (the webhook or a listener); exit 0 acknowledged, 3 nothing to receive it, 4 refused, 5 timeout, 6 sandbox unreachable")
   .option("--study <id>", "study to run it in (default: the first accepting responses)")
   .option("--reference-id <id>", "reference_id, as if passed on the interview link")
   .option("--language <code>", "language code")
@@ -96,13 +96,17 @@ withRemote(program.command("trigger <event>"))
   .action(run((event: string, o) => trigger(event, o)));
 
 withRemote(program.command("listen"))
-  .description("forward every webhook event of the project, byte for byte, from the sandbox's stream to a local URL")
-  .requiredOption("--forward-to <url>", "your local endpoint, e.g. http://localhost:3000/webhooks")
+  .description("forward every webhook event of the project, signed with its listener secret, from the sandbox's stream to a local URL; works with no webhook configured, and resumes without loss after a restart")
+  .option("--forward-to <url>", "your local endpoint, e.g. http://localhost:3000/webhooks (http or https)")
+  .option("--print-secret", "print the listener signing secret and exit")
   .option("--max-events <n>", "stop after forwarding n events", whole)
+  .option("--state-file <file>", "where the last forwarded event id is kept (default: your config directory; env API_SANDBOX_CONFIG_DIR)")
   .action(run((o) => {
     const stop = new AbortController();
-    process.once("SIGINT", () => stop.abort());
-    process.once("SIGTERM", () => stop.abort());
+    // A first Ctrl-C stops cleanly; a second one kills at once.
+    const onSignal = () => (stop.signal.aborted ? process.exit(130) : stop.abort());
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
     return listen(o, stop.signal);
   }));
 

@@ -80,6 +80,11 @@ async function main(): Promise<void> {
   // keep-alive client with `Connection: close` so its connection ends after the answer instead of being cut.
   // Past SHUTDOWN_GRACE_MS whatever is left is cut and the exit code is 1, so a supervisor sees a forced stop.
   const pending = new Set<import("node:http").ServerResponse>();
+  const connections = new Set<import("node:net").Socket>();
+  server.on("connection", (socket) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
   const netClose = NetServer.prototype.close;
   let stopping = false;
   // Before Express's own listener, which may answer synchronously (cached bodies).
@@ -89,7 +94,11 @@ async function main(): Promise<void> {
     res.on("close", () => pending.delete(res));
   });
   const stop = (signal: string) => {
-    if (stopping) return;
+    // A second Ctrl-C (or signal) while draining: stop at once.
+    if (stopping) {
+      logger.warn({ signal }, "second signal: exiting at once");
+      process.exit(130);
+    }
     stopping = true;
     logger.info({ signal, in_flight: pending.size }, "shutting down");
     const p = app.webhooks.pending();
@@ -97,12 +106,15 @@ async function main(): Promise<void> {
     if (app.journal.durable) logger.info({ pending_deliveries: deliveries, data_dir: app.journal.dir }, `${deliveries} pending webhook deliveries are kept in the data dir and resume at the next start`);
     else logger.warn({ pending_deliveries: deliveries }, `${deliveries} pending webhook deliveries are lost: the sandbox keeps no state without --data-dir`);
     // Event streams never end by themselves: end them now (listeners reconnect with their Last-Event-ID).
-    app.endStreams();
+    app.endStreams(true);
     for (const res of pending) if (!res.headersSent) res.setHeader("Connection", "close");
     // net.Server's close, not http.Server's: the latter also cuts idle keep-alive connections at once, racing the
     // requests their clients are sending on them. Here each connection's next request is still answered, with
     // Connection: close, and idle connections end at their keep-alive timeout (shortened below).
-    server.keepAliveTimeout = 1_000;
+    server.keepAliveTimeout = 500;
+    // Connections already idle keep the timer they got when they went idle (5 s by default): re-arm it, so an idle
+    // keep-alive connection (a client that polled just before the signal) ends within half a second too.
+    for (const socket of connections) if (!(socket as typeof socket & { _httpMessage?: unknown })._httpMessage) socket.setTimeout(500);
     netClose.call(server, () => {
       app.close().then(() => {
         logger.info("stopped");

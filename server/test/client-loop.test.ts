@@ -4,7 +4,10 @@
 // deliveries list and resend (byte-identical, logged as an attempt of its own), and webhook endpoint failures.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { root } from "../../test/support/processes.ts";
 import { systemClock } from "../src/clock.ts";
 import { ACME, startApi, type Api } from "./helpers.ts";
@@ -15,14 +18,18 @@ const children: ChildProcess[] = [];
 const receivers: Receiver[] = [];
 beforeAll(async () => void (api = await startApi({ clock: systemClock, simProcessingMs: 20, webhookRetryDelaysMs: [100, 200, 300], webhookTimeoutMs: 2_000 })));
 afterAll(() => api.server.close());
+/** Each test's config directory (the listener's state file lives there), removed after it. */
+let configDir = "";
+beforeEach(() => void (configDir = mkdtempSync(join(tmpdir(), "api-sandbox-config-"))));
 afterEach(async () => {
   for (const c of children.splice(0)) c.kill("SIGKILL");
   for (const r of receivers.splice(0)) await r.close();
+  rmSync(configDir, { recursive: true, force: true });
 });
 
 /** Runs `api-sandbox ...` against the test's sandbox; resolves with its exit code and output. */
-function cli(args: string[]): { child: ChildProcess; live: { out: string; err: string }; done: Promise<{ code: number | null; out: string; err: string }> } {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/src/cli.ts", ...args, "--base-url", api.server.baseUrl, "--api-key", ACME], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+function cli(args: string[], base = api.server.baseUrl): { child: ChildProcess; live: { out: string; err: string }; done: Promise<{ code: number | null; out: string; err: string }> } {
+  const child = spawn(process.execPath, ["--import", "tsx", "server/src/cli.ts", ...args, "--base-url", base, "--api-key", ACME], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, API_SANDBOX_CONFIG_DIR: configDir } });
   children.push(child);
   const live = { out: "", err: "" };
   child.stdout!.on("data", (d) => (live.out += d));
@@ -49,29 +56,61 @@ describe("api-sandbox trigger interview.completed", () => {
     expect(body.data).toMatchObject({ reference_id: "cli_ok", language: "de", study_id: study.id });
   }, 30_000);
 
-  it("exits 1 after every attempt failed, printing each with its status and error", async () => {
+  it("exits 4 after every attempt was refused, printing each with its status and error, and the receiver's status", async () => {
     const receiver = await startReceiver(answer(500));
     receivers.push(receiver);
     await registerHook(api, receiver.url);
     const { code, out } = await cli(["trigger", "interview.completed", "--wait", "10"]).done;
-    expect(code, out).toBe(1);
+    expect(code, out).toBe(4);
     expect(out.match(/failed\s+HTTP 500.*http_500/g)).toHaveLength(4);
     expect(out).toMatch(/attempt 4 \(retry\)/);
-    expect(out).toContain("not acknowledged");
+    expect(out).toContain("not acknowledged: the receiver refused the event (HTTP 500)");
   }, 30_000);
 
-  it("exits 2 with a clear message when no webhook is configured", async () => {
+  it("exits 3 naming the cause when no webhook is configured and no listener is connected", async () => {
     await api.req("/v1/webhooks", { method: "DELETE" });
     const { code, err } = await cli(["trigger", "interview.completed"]).done;
-    expect(code).toBe(2);
-    expect(err).toContain("no webhook is configured");
+    expect(code).toBe(3);
+    expect(err).toContain("no webhook is configured and no listener is connected");
+  }, 30_000);
+
+  it("exits 5 on a timeout, naming the attempt still due", async () => {
+    const receiver = await startReceiver(answer(503));
+    receivers.push(receiver);
+    await registerHook(api, receiver.url);
+    const slow = await startApi({ clock: systemClock, simProcessingMs: 20, webhookRetryDelaysMs: [60_000], webhookTimeoutMs: 2_000 });
+    try {
+      await slow.req("/v1/webhooks", { method: "PUT", body: { url: receiver.url, events: ["interview.completed"] } });
+      const { code, out } = await cli(["trigger", "interview.completed", "--wait", "2"], slow.server.baseUrl).done;
+      expect(code, out).toBe(5);
+      expect(out).toMatch(/not acknowledged within 2 s; attempt 2 is due at/);
+    } finally {
+      await slow.server.close();
+    }
+  }, 30_000);
+
+  it("exits 6 when the sandbox is unreachable, and 2 on a URL that is not http(s)", async () => {
+    const down = await cli(["trigger", "interview.completed"], `http://127.0.0.1:${await closedPort()}/api`).done;
+    expect(down.code).toBe(6);
+    expect(down.err).toContain("cannot reach the sandbox at");
+    for (const bad of ["ftp://127.0.0.1/api", "127.0.0.1:4010/api"]) {
+      const r = await cli(["trigger", "interview.completed"], bad).done;
+      expect(r.code, bad).toBe(2);
+      expect(r.err).toContain("--base-url must be an http:// or https:// URL");
+    }
+    for (const bad of ["ftp://localhost/hook", "localhost:3000/hook", "file:///etc/passwd"]) {
+      const r = await cli(["listen", "--forward-to", bad]).done;
+      expect(r.code, bad).toBe(2);
+      expect(r.err).toContain("--forward-to must be an http:// or https:// URL");
+    }
   }, 30_000);
 });
 
 describe("api-sandbox listen --forward-to", () => {
   it("forwards each event once, byte for byte, to every listener, while the sandbox cannot reach the machine", async () => {
     // The configured webhook is unreachable, as a laptop is from a shared sandbox.
-    const secret = await registerHook(api, `http://127.0.0.1:${await closedPort()}/hook`);
+    await registerHook(api, `http://127.0.0.1:${await closedPort()}/hook`);
+    const secret = (await api.req("/_sim/listener")).body.signing_secret;
     const local = await startReceiver(answer(200));
     receivers.push(local);
     const listeners = [1, 2].map((n) => cli(["listen", "--forward-to", `${local.url}?listener=${n}`, "--max-events", "3"]));
@@ -88,7 +127,7 @@ describe("api-sandbox listen --forward-to", () => {
       const got = local.requests.filter((q) => q.path.endsWith(`listener=${n}`));
       expect(got.map((q) => interviewOf(q.body)).sort()).toEqual([...made].sort());
       for (const q of got) {
-        expect(verifies(secret, q.body, q.headers["x-webhook-signature"]), "the local endpoint verifies with the project's secret").toBe(true);
+        expect(verifies(secret, q.body, q.headers["x-webhook-signature"]), "the local endpoint verifies with the listener secret").toBe(true);
         expect(q.headers["x-webhook-event"]).toBe("interview.completed");
         expect(q.headers["content-type"]).toBe("application/json");
       }
@@ -100,7 +139,8 @@ describe("api-sandbox listen --forward-to", () => {
   }, 60_000);
 
   it("resumes after the stream drops, without a gap or a duplicate", async () => {
-    const secret = await registerHook(api, `http://127.0.0.1:${await closedPort()}/hook`);
+    await registerHook(api, `http://127.0.0.1:${await closedPort()}/hook`);
+    const secret = (await api.req("/_sim/listener")).body.signing_secret;
     const local = await startReceiver(answer(200));
     receivers.push(local);
     const listener = cli(["listen", "--forward-to", local.url, "--max-events", "6"]);
@@ -114,19 +154,93 @@ describe("api-sandbox listen --forward-to", () => {
     for (let i = 0; i < 3; i++) made.push((await simulate(api, study.id)).id);
     const result = await listener.done;
     expect(result.code, result.err).toBe(0);
-    expect(result.err).toMatch(/resuming after event \d+/);
+    expect(result.err).toMatch(/resuming after event [0-9a-f]+-\d+/);
     const got = local.requests.map((q) => interviewOf(q.body));
     expect(got).toHaveLength(6);
     expect([...got].sort()).toEqual([...made].sort());
     for (const q of local.requests) expect(verifies(secret, q.body, q.headers["x-webhook-signature"])).toBe(true);
   }, 60_000);
 
-  it("refuses with a clear message when no webhook is configured (its secret signs the events)", async () => {
+  it("works with no webhook configured: prints its secret, signs with it, and trigger exits 0 once the listener's forward got a 2xx", async () => {
     await api.req("/v1/webhooks", { method: "DELETE" });
-    const { code, err } = await cli(["listen", "--forward-to", "http://127.0.0.1:1/hook"]).done;
-    expect(code).toBe(2);
-    expect(err).toContain("No webhook is configured");
-  }, 30_000);
+    const local = await startReceiver(answer(200));
+    receivers.push(local);
+    const printed = await cli(["listen", "--print-secret"]).done;
+    expect(printed.code).toBe(0);
+    const secret = printed.out.trim();
+    expect(secret).toMatch(/^whsec_[0-9a-f]{48}$/);
+    const listener = cli(["listen", "--forward-to", local.url]);
+    await connected(listener);
+    expect(listener.live.err).toContain(`Your listener signing secret is ${secret}`);
+    const study = await acceptingStudy(api, ACME, 1);
+    const { code, out } = await cli(["trigger", "interview.completed", "--study", study.id, "--wait", "10"]).done;
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/forwarded by a listener to .* HTTP 200/);
+    expect(local.requests).toHaveLength(1);
+    expect(verifies(secret, local.requests[0].body, local.requests[0].headers["x-webhook-signature"])).toBe(true);
+    // The same secret after the listener restarts.
+    expect((await cli(["listen", "--print-secret"]).done).out.trim()).toBe(secret);
+  }, 60_000);
+
+  it("trigger exits 4 with the status when the listener's endpoint refuses", async () => {
+    await api.req("/v1/webhooks", { method: "DELETE" });
+    const local = await startReceiver(answer(422));
+    receivers.push(local);
+    const listener = cli(["listen", "--forward-to", local.url]);
+    await connected(listener);
+    const { code, out } = await cli(["trigger", "interview.completed", "--wait", "10"]).done;
+    expect(code, out).toBe(4);
+    expect(out).toContain("the receiver refused the event (HTTP 422)");
+  }, 60_000);
+
+  it("delivers each event once when the forward URL is the project's webhook URL", async () => {
+    const local = await startReceiver(answer(200));
+    receivers.push(local);
+    await registerHook(api, local.url);
+    // localhost and 127.0.0.1 are the same endpoint.
+    const listener = cli(["listen", "--forward-to", local.url.replace("127.0.0.1", "localhost"), "--max-events", "2"]);
+    await connected(listener);
+    expect(listener.live.err).toContain("this listener forwards nothing, so each event arrives once");
+    const study = await acceptingStudy(api, ACME, 2);
+    const made = [await simulate(api, study.id), await simulate(api, study.id)].map((i) => i.id as string);
+    const result = await listener.done;
+    expect(result.code, result.err).toBe(0);
+    await waitFor("both delivered", () => (local.requests.length >= 2 ? true : undefined), 10_000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(local.requests.map((q) => interviewOf(q.body)).sort()).toEqual([...made].sort());
+  }, 60_000);
+
+  it("resumes after its own restart from the state file, without loss or duplicates, and warns on a reset", async () => {
+    await api.req("/v1/webhooks", { method: "DELETE" });
+    const local = await startReceiver(answer(200));
+    receivers.push(local);
+    const study = await acceptingStudy(api, ACME, 4);
+    const first = cli(["listen", "--forward-to", local.url, "--max-events", "1"]);
+    await connected(first);
+    const made = [(await simulate(api, study.id)).id as string];
+    expect((await first.done).code).toBe(0);
+    const state = JSON.parse(readFileSync(join(configDir, "listen-state.json"), "utf8"));
+    const entry = Object.values(state)[0] as { last_event_id: string };
+    expect(entry.last_event_id).toMatch(/^[0-9a-f]+-\d+$/);
+    expect(JSON.stringify(state)).not.toContain(ACME);
+    // Events while no listener runs: the restarted listener gets them, and not the first one again.
+    for (let i = 0; i < 2; i++) made.push((await simulate(api, study.id)).id);
+    const second = cli(["listen", "--forward-to", local.url, "--max-events", "2"]);
+    const r = await second.done;
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain(`resuming after event ${entry.last_event_id}`);
+    expect(local.requests.map((q) => interviewOf(q.body))).toEqual(made);
+    // A state file naming an id the sandbox never gave (as after a restart without a data dir): a warning, then events.
+    const stale = { [Object.keys(state)[0]]: { last_event_id: "0123456789-7", at: new Date().toISOString() } };
+    (await import("node:fs")).writeFileSync(join(configDir, "listen-state.json"), JSON.stringify(stale));
+    const third = cli(["listen", "--forward-to", local.url, "--max-events", "1"]);
+    await connected(third);
+    made.push((await simulate(api, study.id)).id);
+    const r3 = await third.done;
+    expect(r3.code, r3.err).toBe(0);
+    expect(r3.err).toContain("warning: the sandbox reset the stream (unknown_epoch");
+    expect(local.requests.map((q) => interviewOf(q.body))).toEqual(made);
+  }, 60_000);
 });
 
 describe("api-sandbox deliveries", () => {

@@ -4,13 +4,13 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { connect } from "node:net";
 import { Agent, request } from "node:http";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
 import { ACME } from "./helpers.ts";
 
-async function start(command: "node" | "npm", env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<number | null>; base: string; port: number }> {
+async function start(command: "node" | "npm" | "cli", env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<number | null>; base: string; port: number }> {
   const port = await freePort();
-  const args = command === "npm" ? ["start"] : ["--import", "tsx", "server/src/main.ts"];
+  const args = command === "npm" ? ["start"] : command === "cli" ? ["--import", "tsx", "server/src/cli.ts", "start"] : ["--import", "tsx", "server/src/main.ts"];
   const child = spawn(command === "npm" ? "npm" : process.execPath, args, { cwd: root, env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env }, stdio: "ignore" });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}/api`;
@@ -22,6 +22,11 @@ const portOpen = (port: number) => new Promise<boolean>((resolve) => {
   const s = connect(port, "127.0.0.1");
   s.once("connect", () => (s.destroy(), resolve(true)));
   s.once("error", () => resolve(false));
+});
+
+const spawned: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of spawned.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
 describe("shutdown", () => {
@@ -78,6 +83,42 @@ describe("shutdown", () => {
     child.kill("SIGTERM");
     expect(await exited).toBe(1);
     expect(Date.now() - t).toBeLessThan(5_000);
+    socket.destroy();
+  }, 60_000);
+
+  it.each(["SIGINT", "SIGTERM"] as const)("`api-sandbox start` stops within 2 s on %s with listeners connected", async (signal) => {
+    const { child, exited, base } = await start("cli", {});
+    const listeners = [1, 2].map(() => {
+      const l = spawn(process.execPath, ["--import", "tsx", "server/src/cli.ts", "listen", "--forward-to", "http://127.0.0.1:9/hook", "--base-url", base, "--api-key", ACME, "--state-file", "/dev/null"], { cwd: root, stdio: "ignore" });
+      spawned.push(l);
+      return l;
+    });
+    const connected = async () => ((await (await fetch(`${base}/_sim/listener`, { headers: { authorization: `Bearer ${ACME}` } })).json()) as { listeners: number }).listeners;
+    const deadline = Date.now() + 20_000;
+    while ((await connected()) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await connected()).toBe(2);
+    const t = Date.now();
+    child.kill(signal);
+    expect(await exited).toBe(0);
+    expect(Date.now() - t).toBeLessThan(2_000);
+    for (const l of listeners) l.kill("SIGKILL");
+  }, 60_000);
+
+  it("a second signal while draining exits at once", async () => {
+    const { child, exited, port } = await start("node", {});
+    // A request that keeps the drain going: headers sent, body never finished.
+    const socket = connect(port, "127.0.0.1");
+    await new Promise((r) => socket.once("connect", r));
+    socket.on("error", () => undefined);
+    socket.write(`PUT /api/v1/webhooks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ACME}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"url"`);
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill("SIGINT");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(child.exitCode).toBeNull();
+    const t = Date.now();
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(Date.now() - t).toBeLessThan(1_000);
     socket.destroy();
   }, 60_000);
 

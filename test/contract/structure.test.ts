@@ -18,7 +18,7 @@ describe("contract structure", () => {
       "/v1/chats", "/v1/chats/{id}", "/v1/chats/{id}/messages", "/v1/webhooks", "/v1/experiments",
       "/v1/interview-participant/config", "/v1/interview-participant/launches", "/v1/interview-participant/prompt-events",
     ]));
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/events", "/_sim/faults", "/_sim/interviews", "/_sim/interviews/{id}/abandon", "/_sim/interviews/{id}/complete", "/_sim/projects", "/_sim/studies", "/_sim/webhook-deliveries", "/_sim/webhook-deliveries/{id}/request", "/_sim/webhook-deliveries/{id}/resend"]);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/events", "/_sim/faults", "/_sim/forwards", "/_sim/interviews", "/_sim/interviews/{id}/abandon", "/_sim/interviews/{id}/complete", "/_sim/listener", "/_sim/projects", "/_sim/studies", "/_sim/webhook-deliveries", "/_sim/webhook-deliveries/{id}/request", "/_sim/webhook-deliveries/{id}/resend"]);
     for (const o of ops.filter((o) => o.path.startsWith("/_sim/"))) expect(o.op.tags).toEqual(["Simulation"]);
   });
 
@@ -49,7 +49,7 @@ describe("contract structure", () => {
 
   const lists = ops.filter((o) => isList(o.op));
   it("finds every list operation", () => expect(lists.map((o) => o.op.operationId).sort()).toEqual(
-    ["listChatMessages", "listChats", "listInterviews", "listReleases", "listStudies", "simListWebhookDeliveries"],
+    ["listChatMessages", "listChats", "listInterviews", "listReleases", "listStudies", "simListForwards", "simListWebhookDeliveries"],
   ));
 
   it.each(lists)("$id uses the list envelope, limit 1..100 default 20, a UUID starting_after and declares 400", ({ op }) => {

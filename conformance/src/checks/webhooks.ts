@@ -102,6 +102,24 @@ async function replayTools(ctx: Ctx, receiver: Receiver, studyId: string, firstI
   await receiver.waitFor("the streamed interview's delivery", () => receiver.of(pending).length > 0, firstDeliveryMs(ctx)).catch(() => undefined);
   const delivered = receiver.of(pending)[0];
   ctx.expect(r.replay, event !== undefined && delivered !== undefined && event.body === delivered.raw.toString("utf8") && event.headers?.["X-Webhook-Signature"] === delivered.headers["x-webhook-signature"], `the stream did not carry interview ${pending}'s exact signed request`, undefined, { curl: s.curl, events: s.events.length });
+  if (event) await listenerSide(ctx, event);
+}
+
+/** `GET /_sim/listener` and the forwards a listener reports (`POST`/`GET /_sim/forwards`), for a streamed event. */
+async function listenerSide(ctx: Ctx, event: { event_id?: string; interview_id?: string }): Promise<void> {
+  const configured = await ctx.http.req("/v1/webhooks");
+  const webhookUrl = configured.status === 200 ? configured.body?.url : null;
+  const listener = await ctx.http.req("/_sim/listener");
+  if (listener.status === 404 || listener.status === 405) return ctx.untested("the listener surface", "GET /_sim/listener is not offered by this implementation");
+  ctx.conforms(listener, "GET /_sim/listener");
+  const listenerWrong = wrongs([listener.status !== 200, `GET /_sim/listener answered ${listener.status}`], [!/^whsec_/.test(String(listener.body?.signing_secret)), "its signing_secret does not start with whsec_"], [listener.body?.webhook_url !== webhookUrl, `its webhook_url is ${JSON.stringify(listener.body?.webhook_url)}, not the configured ${JSON.stringify(webhookUrl)}`]);
+  ctx.expect(r.replay, !listenerWrong, listenerWrong, listener);
+  const recorded = await ctx.http.req("/_sim/forwards", { method: "POST", body: { event_id: event.event_id, url: "http://localhost:3000/webhooks", status: 200, error: null } });
+  ctx.conforms(recorded, "POST /_sim/forwards");
+  ctx.expect(r.replay, recorded.status === 201 && recorded.body?.interview_id === event.interview_id, `POST /_sim/forwards for a streamed event answered ${recorded.status} with interview ${JSON.stringify(recorded.body?.interview_id)}, not 201 with ${event.interview_id}`, recorded);
+  const listed = await ctx.http.req(`/_sim/forwards?interview_id=${event.interview_id}&limit=100`);
+  ctx.conforms(listed, "GET /_sim/forwards");
+  ctx.expect(r.replay, listed.status === 200 && listed.body?.data?.some((f: any) => f.id === recorded.body?.id), `GET /_sim/forwards?interview_id= answered ${listed.status} without the forward just recorded`, listed);
 }
 
 export async function trigger(ctx: Ctx, studyId: string, reference: string, hold = false): Promise<string> {

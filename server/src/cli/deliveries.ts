@@ -5,7 +5,7 @@
  */
 import { attemptLine } from "./trigger.ts";
 import { forward } from "./listen.ts";
-import { remote, sleep, type RemoteOptions } from "./remote.ts";
+import { checkHttpUrl, remote, sleep, type RemoteOptions } from "./remote.ts";
 
 export async function listDeliveries(o: RemoteOptions & { interview?: string; limit: number; json?: boolean }): Promise<number> {
   const api = remote(o);
@@ -21,6 +21,7 @@ export async function listDeliveries(o: RemoteOptions & { interview?: string; li
 export async function resendDelivery(id: string, o: RemoteOptions & { forwardTo?: string }): Promise<number> {
   const api = remote(o);
   if (o.forwardTo) {
+    checkHttpUrl("--forward-to", o.forwardTo);
     const request = await api.call("GET", `/_sim/webhook-deliveries/${encodeURIComponent(id)}/request`);
     const result = await forward(o.forwardTo, request.headers, request.body);
     console.log(`resent event ${request.event_id} to ${o.forwardTo}: ${result.status} in ${result.ms} ms`);

@@ -11,6 +11,9 @@ export interface RemoteOptions {
 export const LOCAL_BASE = "http://127.0.0.1:4010/api";
 const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
 
+/** Exit codes of the client-team commands (server/README.md): one per cause, so scripts can tell them apart. */
+export const EXIT = { ok: 0, notAcknowledged: 1, usage: 2, noReceiver: 3, refused: 4, timeout: 5, unreachable: 6 } as const;
+
 export class CliError extends Error {
   constructor(message: string, readonly exitCode = 2) {
     super(message);
@@ -25,8 +28,21 @@ export interface Remote {
   headers(): Record<string, string>;
 }
 
+/** Every URL option takes http(s) URLs only; anything else is a usage error (exit 2) naming the option. */
+export function checkHttpUrl(option: string, value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError(`${option} must be an http:// or https:// URL, got "${value}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new CliError(`${option} must be an http:// or https:// URL, got "${value}" (${url.protocol} is not supported)`);
+  return url;
+}
+
 export function remote(o: RemoteOptions): Remote {
   const baseUrl = (o.baseUrl ?? process.env.SANDBOX_BASE_URL ?? LOCAL_BASE).replace(/\/+$/, "");
+  checkHttpUrl(o.baseUrl !== undefined ? "--base-url" : "SANDBOX_BASE_URL", baseUrl);
   const local = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//.test(`${baseUrl}/`);
   const apiKey = o.apiKey ?? process.env.SANDBOX_API_KEY ?? (local ? ACME : undefined);
   if (!apiKey) throw new CliError("give --api-key (or SANDBOX_API_KEY): a project API key of that sandbox");
@@ -40,7 +56,7 @@ export function remote(o: RemoteOptions): Remote {
       try {
         res = await fetch(`${baseUrl}${path}`, { method, headers: { ...headers(), ...(body === undefined ? {} : { "content-type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) });
       } catch (err) {
-        throw new CliError(`cannot reach ${baseUrl}: ${(err as Error).cause ? String((err as { cause: Error }).cause.message) : (err as Error).message}`);
+        throw new CliError(`cannot reach the sandbox at ${baseUrl}: ${(err as Error).cause ? String((err as { cause: Error }).cause.message) : (err as Error).message}`, EXIT.unreachable);
       }
       const text = await res.text();
       const json = text ? JSON.parse(text) : undefined;

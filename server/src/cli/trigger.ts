@@ -1,9 +1,14 @@
 /**
- * `api-sandbox trigger interview.completed`: creates a simulated interview, waits for its webhook deliveries and
- * prints every attempt (time, status, latency, error). Exit 0 when the receiver acknowledged (a 2xx), 1 when it did
- * not within `--wait` seconds or every attempt failed, 2 on bad input.
+ * `api-sandbox trigger interview.completed`: creates a simulated interview, waits until the event reached the user's
+ * endpoint, and prints every delivery attempt and every listener forward (time, status, latency, error). It tells
+ * the truth, with one exit code per cause (EXIT in remote.ts):
+ * - 0: the configured webhook acknowledged (a 2xx), or a listener forwarded the event and got a 2xx;
+ * - 3: nothing would receive it (no webhook and no listener connected);
+ * - 4: the receiver refused it (its status is printed) and no attempt is left;
+ * - 5: no acknowledgement within `--wait` seconds;
+ * - 6: the sandbox is unreachable; 2: bad input.
  */
-import { CliError, clock, remote, sleep, type RemoteOptions } from "./remote.ts";
+import { CliError, EXIT, clock, remote, sleep, type RemoteOptions } from "./remote.ts";
 
 export interface TriggerOptions extends RemoteOptions {
   study?: string;
@@ -18,11 +23,16 @@ export function attemptLine(d: any): string {
   return `${clock(d.sent_at ?? d.scheduled_at)}  attempt ${d.attempt} (${d.trigger})  ${d.status.padEnd(9)}  HTTP ${String(status).padEnd(3)}  ${latency.padStart(7)}  ${d.error ?? ""}`.trimEnd();
 }
 
+const forwardLine = (f: any) => `${clock(f.forwarded_at)}  forwarded by a listener to ${f.url}  ${f.status === null ? `no answer: ${f.error}` : `HTTP ${f.status}`}`;
+const ok = (status: number | null) => status !== null && status >= 200 && status < 300;
+
 export async function trigger(event: string, o: TriggerOptions): Promise<number> {
   if (event !== "interview.completed") throw new CliError(`unknown event "${event}": the only event is interview.completed`);
   const api = remote(o);
-  const hook = await api.call("GET", "/v1/webhooks").catch(() => null);
-  if (!hook) throw new CliError("no webhook is configured on this project: PUT /v1/webhooks first (or run `api-sandbox listen`, which needs one too)");
+  const listener = await api.call("GET", "/_sim/listener");
+  if (listener.webhook_url === null && listener.listeners === 0) {
+    throw new CliError("nothing would receive the event: no webhook is configured and no listener is connected. Run `api-sandbox listen --forward-to URL` in another terminal, or set a webhook (PUT /v1/webhooks)", EXIT.noReceiver);
+  }
   let study = o.study;
   if (!study) {
     const list = await api.call("GET", "/v1/studies?limit=100");
@@ -33,29 +43,38 @@ export async function trigger(event: string, o: TriggerOptions): Promise<number>
   if (o.referenceId !== undefined) body.reference_id = o.referenceId;
   if (o.language !== undefined) body.language = o.language;
   const interview = await api.call("POST", "/_sim/interviews", body);
-  console.log(`interview ${interview.id} created in study ${study}; webhook ${hook.url}`);
+  const to = [listener.webhook_url && `webhook ${listener.webhook_url}`, listener.listeners > 0 && `${listener.listeners} listener(s)`].filter(Boolean).join(" and ");
+  console.log(`interview ${interview.id} created in study ${study}; waiting for ${to}`);
   const printed = new Map<string, string>();
+  const show = (id: string, line: string) => {
+    if (printed.get(id) === line) return;
+    printed.set(id, line);
+    console.log(line);
+  };
   const deadline = Date.now() + o.wait * 1000;
   for (;;) {
-    const log = await api.call("GET", `/_sim/webhook-deliveries?interview_id=${interview.id}&limit=100`);
-    for (const d of log.data) {
-      if (d.status === "pending" || d.status === "in_flight") continue;
-      const line = attemptLine(d);
-      if (printed.get(d.id) !== line) {
-        printed.set(d.id, line);
-        console.log(line);
-      }
-    }
-    if (log.data.some((d: any) => d.status === "succeeded")) return 0;
-    const open = log.data.filter((d: any) => d.status === "pending" || d.status === "in_flight");
-    if (log.data.length > 0 && open.length === 0) {
-      console.log("not acknowledged: every attempt failed and no retry is left");
-      return 1;
+    const [deliveries, forwards] = await Promise.all([
+      api.call("GET", `/_sim/webhook-deliveries?interview_id=${interview.id}&limit=100`),
+      api.call("GET", `/_sim/forwards?interview_id=${interview.id}&limit=100`),
+    ]);
+    for (const d of deliveries.data) if (d.status !== "pending" && d.status !== "in_flight") show(d.id, attemptLine(d));
+    for (const f of forwards.data) show(f.id, forwardLine(f));
+    if (deliveries.data.some((d: any) => d.status === "succeeded")) return EXIT.ok;
+    if (forwards.data.some((f: any) => ok(f.status))) return EXIT.ok;
+    const open = deliveries.data.filter((d: any) => d.status === "pending" || d.status === "in_flight");
+    const refused = [...deliveries.data.filter((d: any) => d.status === "failed"), ...forwards.data.filter((f: any) => !ok(f.status))];
+    // Refused with nothing left to try: no pending retry, and any listener has already answered.
+    const listenerDone = listener.listeners === 0 || forwards.data.length > 0;
+    if (refused.length > 0 && open.length === 0 && listenerDone && (listener.webhook_url === null || deliveries.data.length > 0)) {
+      const last = refused[refused.length - 1];
+      const why = last.response_status ?? last.status ?? null;
+      console.log(`not acknowledged: the receiver refused the event (${why !== null && typeof why === "number" ? `HTTP ${why}` : last.error ?? "no answer"}) and no retry is left`);
+      return EXIT.refused;
     }
     if (Date.now() > deadline) {
       const next = open.find((d: any) => d.status === "pending");
       console.log(`not acknowledged within ${o.wait} s${next ? `; attempt ${next.attempt} is due at ${clock(next.scheduled_at)}` : ""}`);
-      return 1;
+      return EXIT.timeout;
     }
     await sleep(200);
   }

@@ -1,7 +1,9 @@
 /**
  * The deprecated experiments endpoint: project-level usage and per-experiment (study) interview stats
  * for every active study. The Deprecation/Sunset/Link headers are set by the router on every response.
+ * O(studies x log interviews): counts are kept per study as interviews change, windows found by binary search.
  */
+import type { StoredInterview } from "../../../fixtures/types.ts";
 import type { components } from "../../../generated/schema.d.ts";
 import type { HandlerGroup } from "../http/types.ts";
 import { monthStart, weekStart } from "../store/windows.ts";
@@ -11,27 +13,31 @@ import type { HandlerDeps } from "./deps.ts";
 
 type S = components["schemas"];
 
+/** How many of a newest-first list were created at or after `sinceIso`. */
+export function createdSince(list: readonly StoredInterview[], sinceIso: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].created_at >= sinceIso) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export function experimentsHandlers({ clock }: HandlerDeps): HandlerGroup<"listExperiments"> {
   return {
     listExperiments({ project }) {
       const now = clock.now();
       const month = new Date(monthStart(now)).toISOString();
       const week = new Date(weekStart(now)).toISOString();
-      let thisMonth = 0;
-      let thisWeek = 0;
-      for (const i of project.interviewList) {
-        if (i.created_at < month && i.created_at < week) break; // newest first: nothing older can count
-        if (i.created_at >= month) thisMonth++;
-        if (i.created_at >= week) thisWeek++;
-      }
+      // The list is newest first: the interviews created since an instant are a prefix, found by binary search.
+      const thisMonth = createdSince(project.interviewList, month);
+      const thisWeek = createdSince(project.interviewList, week);
       const data: S["ExperimentStats"][] = project.activeStudies.map((study) => {
-        const interviews = { total: 0, started: 0, processing: 0, completed: 0 };
-        const quality = { insightful: 0, successful: 0, unsuccessful: 0 };
-        for (const i of project.interviewsByStudy.get(study.id) ?? []) {
-          interviews.total++;
-          interviews[i.status]++;
-          if (i.status === "completed" && i.quality_score) quality[i.quality_score]++;
-        }
+        const c = project.studyCounts.get(study.id);
+        const interviews = { total: c?.total ?? 0, started: c?.started ?? 0, processing: c?.processing ?? 0, completed: c?.completed ?? 0 };
+        const quality = { insightful: c?.insightful ?? 0, successful: c?.successful ?? 0, unsuccessful: c?.unsuccessful ?? 0 };
         const usage = studyUsage(project, study, now);
         return {
           id: study.id,

@@ -5,12 +5,31 @@
 import type { StoredInterview } from "../../../fixtures/types.ts";
 import { notFound } from "../http/errors.ts";
 import type { HandlerGroup, Query } from "../http/types.ts";
-import { interviewOrder, type Project } from "../store/project.ts";
+import { comboKey, interviewOrder, type Project } from "../store/project.ts";
 import { interviewDetail, interviewSummary } from "../views/interviews.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";
 
 const EMPTY: StoredInterview[] = [];
+
+const STATUSES = ["started", "processing", "completed"] as const;
+const QUALITIES = [null, "insightful", "successful", "unsuccessful"] as const;
+
+/**
+ * Without reference_id, the lists whose union is exactly the filtered list (see Project.interviewsByCombo): at most
+ * 3 x 4 of them, merged page by page. Null when a single index already is the list (no filter, or study alone).
+ */
+function comboLists(project: Project, q: Query<"listInterviews">): StoredInterview[][] | null {
+  if (q.reference_id !== undefined || (q.status === undefined && q.quality_score === undefined)) return null;
+  const lists: StoredInterview[][] = [];
+  for (const status of q.status === undefined ? STATUSES : [q.status]) {
+    for (const quality of q.quality_score === undefined ? QUALITIES : [q.quality_score]) {
+      const list = project.interviewsByCombo.get(comboKey(q.study_id ?? "*", status, quality));
+      if (list?.length) lists.push(list);
+    }
+  }
+  return lists;
+}
 
 function candidates(project: Project, q: Query<"listInterviews">): StoredInterview[] {
   const indexes: StoredInterview[][] = [project.interviewList];
@@ -33,8 +52,10 @@ function matches(q: Query<"listInterviews">): ((i: StoredInterview) => boolean) 
 export function interviewsHandlers(_deps: HandlerDeps): HandlerGroup<"listInterviews" | "getInterview"> {
   return {
     listInterviews({ project, query }) {
+      const lists = comboLists(project, query);
       const page = listPage({
-        sorted: candidates(project, query),
+        sorted: lists === null ? candidates(project, query) : EMPTY,
+        merged: lists ?? undefined,
         order: interviewOrder,
         limit: query.limit,
         startingAfter: query.starting_after,

@@ -4,7 +4,7 @@
  * never existed, so another project's ids cannot be probed.
  */
 import { badRequest } from "../http/errors.ts";
-import { pageAfter, type Compare, type Page } from "../store/sorted.ts";
+import { pageAfter, pageAfterMerged, type Compare, type Page } from "../store/sorted.ts";
 
 export interface ListRequest<T> {
   sorted: readonly T[];
@@ -14,6 +14,8 @@ export interface ListRequest<T> {
   lookup: (id: string) => T | undefined;
   /** Membership of the list beyond the index (filters); items failing it are skipped and rejected as cursors. */
   filter?: (item: T) => boolean;
+  /** Instead of `sorted`: disjoint lists in the same order whose union is the list (merged page by page). */
+  merged?: ReadonlyArray<readonly T[]>;
   /** Noun for the error message: `No such <noun>: <id>`. */
   noun: string;
 }
@@ -24,6 +26,8 @@ export function listPage<T>(r: ListRequest<T>): Page<T> {
     cursor = r.lookup(r.startingAfter);
     if (!cursor || (r.filter && !r.filter(cursor))) throw badRequest(`No such ${r.noun}: ${r.startingAfter}`);
   }
+  // The merged lists are the filtered list itself: the filter only vets the cursor.
+  if (r.merged) return pageAfterMerged(r.merged, r.order, cursor, r.limit);
   return pageAfter(r.sorted, r.order, cursor, r.limit, r.filter);
 }
 

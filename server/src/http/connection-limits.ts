@@ -63,20 +63,21 @@ export function serverOptions(limits: ConnectionLimits): ServerOptions {
  */
 export function limitConnections(server: Server, limits: ConnectionLimits): { evicted: () => number } {
   const perAddress = new Map<string, number>();
-  /** Every counted connection, with its address. */
+  /** Every counted connection with its address, oldest first (a Map keeps insertion order). */
   const counted = new Map<Socket, string>();
-  /** Counted connections with no request in progress, oldest first (a Set keeps insertion order). */
-  const unfinished = new Set<Socket>();
   let evicted = 0;
   const release = (socket: Socket) => {
     const address = counted.get(socket);
     if (address === undefined) return;
     counted.delete(socket);
-    unfinished.delete(socket);
     const left = (perAddress.get(address) ?? 1) - 1;
     if (left <= 0) perAddress.delete(address);
     else perAddress.set(address, left);
   };
+  // Node's HTTP server sets `_httpMessage` on a socket while a response is open (from the moment its request's
+  // headers are parsed until the response finishes): a socket without one is still sending its headers, or idle.
+  // Read only when the server is full, so ordinary requests pay nothing for this.
+  const inProgress = (socket: Socket) => Boolean((socket as Socket & { _httpMessage?: unknown })._httpMessage);
   server.on("connection", (socket: Socket) => {
     const address = socket.remoteAddress ?? "unknown";
     if ((perAddress.get(address) ?? 0) >= limits.maxPerAddress) {
@@ -84,7 +85,13 @@ export function limitConnections(server: Server, limits: ConnectionLimits): { ev
       return;
     }
     if (counted.size >= limits.maxConnections) {
-      const oldest = unfinished.values().next().value as Socket | undefined;
+      let oldest: Socket | undefined;
+      for (const s of counted.keys()) {
+        if (!inProgress(s)) {
+          oldest = s;
+          break;
+        }
+      }
       if (!oldest) {
         socket.destroy();
         return;
@@ -96,16 +103,7 @@ export function limitConnections(server: Server, limits: ConnectionLimits): { ev
     }
     counted.set(socket, address);
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
-    unfinished.add(socket);
     socket.once("close", () => release(socket));
-  });
-  server.on("request", (req, res) => {
-    const socket = req.socket;
-    unfinished.delete(socket);
-    // Answered and kept alive: idle, so evictable again (as the newest).
-    res.once("finish", () => {
-      if (counted.has(socket) && !socket.destroyed) unfinished.add(socket);
-    });
   });
   return { evicted: () => evicted };
 }

@@ -23,7 +23,9 @@ export type Op =
   | { kind: "chat.planted"; chat: StoredChat; messages: StoredMessage[] }
   /** The project's whole fault settings after a change (null: cleared), counters included. */
   | { kind: "faults.set"; project_id: string; settings: FaultSettings | null }
-  | { kind: "prompt.recorded"; project_id: string; event_id: string; phase: string; received_at: string };
+  | { kind: "prompt.recorded"; project_id: string; event_id: string; phase: string; received_at: string }
+  | { kind: "listener.secret"; project_id: string; secret: string }
+  | { kind: "forward.recorded"; project_id: string; forward: components["schemas"]["SimForward"] };
 
 /** A webhook event with its exact request, bound to the webhook setting it was made for. */
 export interface StoredEvent {

@@ -68,6 +68,12 @@ export function replay(journal: Journal, { store, faults, runner, quotas }: Repl
       case "prompt.recorded":
         project?.promptEvents.set(op.event_id, { phase: op.phase, received_at: op.received_at });
         break;
+      case "listener.secret":
+        if (project) project.listenerSecret = op.secret;
+        break;
+      case "forward.recorded":
+        project?.addForward(op.forward);
+        break;
     }
     applied++;
   }

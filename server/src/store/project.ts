@@ -6,6 +6,7 @@
 import type {
   FixtureProject, StoredAudience, StoredChat, StoredInterview, StoredInvite, StoredMessage, StoredRelease, StoredStudy, StoredTriggerRule,
 } from "../../../fixtures/types.ts";
+import type { components } from "../../../generated/schema.d.ts";
 import { ascBy, descBy, insertSorted, removeSorted, type Compare } from "./sorted.ts";
 
 export const studyOrder: Compare<StoredStudy> = descBy((s) => s.created_at);
@@ -16,6 +17,9 @@ export const releaseOrder: Compare<StoredRelease> = descBy((r) => r.merged_at);
 export const chatOrder: Compare<StoredChat> = descBy((c) => c.created_at);
 export const messageOrder: Compare<StoredMessage> = ascBy((m) => m.created_at);
 
+type SimForward = components["schemas"]["SimForward"];
+const FORWARDS_KEPT = 1_000;
+
 /** The project's webhook as stored; the secret never leaves except in the creation response. */
 export interface WebhookSetting {
   url: string;
@@ -24,6 +28,22 @@ export interface WebhookSetting {
   /** Bumped on every change, so deliveries scheduled for an older setting can tell they are stale. */
   version: number;
 }
+
+/** Interviews of one study by status and quality, kept as interviews come and change (the experiments report). */
+export interface StudyCounts {
+  total: number;
+  started: number;
+  processing: number;
+  completed: number;
+  insightful: number;
+  successful: number;
+  unsuccessful: number;
+}
+
+/** The key of `interviewsByCombo`. */
+export const comboKey = (study: string, status: string, quality: string | null) => `${study}\u0000${status}\u0000${quality ?? ""}`;
+
+const noCounts = (): StudyCounts => ({ total: 0, started: 0, processing: 0, completed: 0, insightful: 0, successful: 0, unsuccessful: 0 });
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
@@ -53,6 +73,13 @@ export class Project {
   readonly interviewsByStatus = new Map<string, StoredInterview[]>();
   readonly interviewsByReference = new Map<string, StoredInterview[]>();
   readonly interviewsByQuality = new Map<string, StoredInterview[]>();
+  /**
+   * Interviews by (study or `*` for all, status, quality or ""): every combination of the list's filters but
+   * reference_id is a union of a few of these, so a filtered page costs O(page), however rare the combination.
+   */
+  readonly interviewsByCombo = new Map<string, StoredInterview[]>();
+  /** Per-study counts, so a report over every study costs O(studies), not O(interviews). */
+  readonly studyCounts = new Map<string, StudyCounts>();
 
   readonly releases = new Map<string, StoredRelease>();
   readonly releaseList: StoredRelease[] = [];
@@ -71,6 +98,10 @@ export class Project {
   readonly promptEvents = new Map<string, { phase: string; received_at: string }>();
 
   webhook: WebhookSetting | null = null;
+  /** What `api-sandbox listen` signs its forwards with (webhooks/listener.ts creates it on first use). */
+  listenerSecret: string | null = null;
+  /** Forwards listeners reported, oldest first, the last FORWARDS_KEPT. */
+  readonly forwards: SimForward[] = [];
   private webhookVersion = 0;
   /** Bumped by every change to the data the read operations show (response-cache key). */
   dataVersion = 0;
@@ -99,13 +130,25 @@ export class Project {
       if (!map.has(key)) map.set(key, []);
       insertSorted(map.get(key)!, i, interviewOrder);
     }
+    this.count(i, 1);
+  }
+
+  /** Adds (`sign` 1) or removes (-1) an interview from its study's counts. */
+  private count(i: StoredInterview, sign: 1 | -1): void {
+    let c = this.studyCounts.get(i.study_id);
+    if (!c) this.studyCounts.set(i.study_id, (c = noCounts()));
+    c.total += sign;
+    c[i.status] += sign;
+    if (i.status === "completed" && i.quality_score) c[i.quality_score] += sign;
   }
 
   /** Re-indexes an interview whose status or quality changed (simulated interviews). */
   updateInterview(i: StoredInterview, change: Partial<StoredInterview>): void {
     this.dataVersion++;
     for (const [map, key] of this.indexKeys(i)) removeSorted(map.get(key)!, i, interviewOrder);
+    this.count(i, -1);
     Object.assign(i, change);
+    this.count(i, 1);
     for (const [map, key] of this.indexKeys(i)) {
       if (!map.has(key)) map.set(key, []);
       insertSorted(map.get(key)!, i, interviewOrder);
@@ -119,6 +162,7 @@ export class Project {
       [this.interviewsByReference, i.reference_id],
     ];
     if (i.quality_score) keys.push([this.interviewsByQuality, i.quality_score]);
+    keys.push([this.interviewsByCombo, comboKey(i.study_id, i.status, i.quality_score)], [this.interviewsByCombo, comboKey("*", i.status, i.quality_score)]);
     return keys;
   }
 
@@ -168,9 +212,11 @@ export class Project {
   finishLoading(): void {
     this.activeStudies.sort(studyOrder);
     this.interviewList.sort(interviewOrder);
-    const maps = [this.interviewsByStudy, this.interviewsByStatus, this.interviewsByReference, this.interviewsByQuality];
+    const maps = [this.interviewsByStudy, this.interviewsByStatus, this.interviewsByReference, this.interviewsByQuality, this.interviewsByCombo];
     for (const map of maps) map.clear();
+    this.studyCounts.clear();
     for (const i of this.interviewList) {
+      this.count(i, 1);
       for (const [map, key] of this.indexKeys(i)) {
         const list = map.get(key);
         if (list) list.push(i);
@@ -185,6 +231,11 @@ export class Project {
   setWebhook(url: string, events: Array<"interview.completed">, secret: string): WebhookSetting {
     this.webhook = { url, events, signing_secret: secret, version: ++this.webhookVersion };
     return this.webhook;
+  }
+
+  addForward(f: SimForward): void {
+    this.forwards.push(f);
+    if (this.forwards.length > FORWARDS_KEPT) this.forwards.splice(0, this.forwards.length - FORWARDS_KEPT);
   }
 
   deleteWebhook(): void {

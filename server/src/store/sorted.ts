@@ -71,3 +71,22 @@ export function pageAfter<T>(sorted: readonly T[], cmp: Compare<T>, cursor: T | 
   }
   return { data, has_more: false };
 }
+
+/**
+ * `pageAfter` over the union of several lists sorted by the same order and disjoint (each item in one list only):
+ * each list is entered after the cursor by binary search, then the page is merged from their heads, so the cost is
+ * O(k log n + k * limit) for k lists, whatever their length.
+ */
+export function pageAfterMerged<T>(lists: ReadonlyArray<readonly T[]>, cmp: Compare<T>, cursor: T | undefined, limit: number): Page<T> {
+  const at = lists.map((l) => (cursor ? upperBound(l, cursor, cmp) : 0));
+  const data: T[] = [];
+  for (;;) {
+    let best = -1;
+    for (let k = 0; k < lists.length; k++) {
+      if (at[k] < lists[k].length && (best < 0 || cmp(lists[k][at[k]], lists[best][at[best]]) < 0)) best = k;
+    }
+    if (best < 0) return { data, has_more: false };
+    if (data.length === limit) return { data, has_more: true };
+    data.push(lists[best][at[best]++]);
+  }
+}

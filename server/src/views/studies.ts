@@ -51,10 +51,8 @@ export function studySummary(project: Project, s: StoredStudy, nowMs: number): S
   };
 }
 
-export function completedCount(project: Project, studyId: string): number {
-  let n = 0;
-  for (const i of project.interviewsByStudy.get(studyId) ?? []) if (i.status === "completed") n++;
-  return n;
+function completedCount(project: Project, studyId: string): number {
+  return project.studyCounts.get(studyId)?.completed ?? 0;
 }
 
 export function studyDetail(project: Project, s: StoredStudy, nowMs: number): S["Study"] {

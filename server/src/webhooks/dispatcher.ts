@@ -68,6 +68,8 @@ export interface WebhookDispatcherOptions {
   streams?: EventStreams;
   /** Injected webhook endpoint failures (`PUT /_sim/faults` `webhook_failures`). */
   faults?: FaultRegistry;
+  /** The project's listener secret, which signs stream events of a project without a webhook. */
+  listenerSecret?: (project: Project) => string;
 }
 
 /** One event bound to the webhook setting it was created for. */
@@ -320,10 +322,16 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       if (closed) return;
       try {
         const webhook = project.webhook;
-        if (!webhook || !webhook.events.includes(INTERVIEW_COMPLETED)) return;
         const now = clock.now();
         // The first attempt goes out now, so its send time is the event's timestamp.
         const body = serializeEvent(interviewCompletedEvent(interview, study, iso(now)));
+        if (!webhook || !webhook.events.includes(INTERVIEW_COMPLETED)) {
+          // Nothing to deliver, but listeners still get the event, signed with the project's listener secret.
+          if (!options.streams || !options.listenerSecret) return;
+          const headers = { "Content-Type": "application/json", "X-Webhook-Event": INTERVIEW_COMPLETED, "X-Webhook-Signature": signWebhookBody(options.listenerSecret(project), body) };
+          options.streams.publish(project.id, { event_id: randomUUID(), event: INTERVIEW_COMPLETED, interview_id: interview.id, reason: "delivery", headers, body: body.toString("utf8") });
+          return;
+        }
         const ev: EventDelivery = {
           id: randomUUID(),
           project,

@@ -17,6 +17,7 @@ import type { ServerResponse } from "node:http";
 import type { components } from "../../../generated/schema.d.ts";
 import type { Journal } from "../persist/journal.ts";
 import type { Project } from "../store/project.ts";
+import { ApiError } from "../http/errors.ts";
 import { Counter, DEFAULT_TENANT_LIMITS, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
 
 export type StreamEvent = components["schemas"]["SimStreamEvent"];
@@ -42,6 +43,8 @@ export class EventStreams {
   private readonly limits: Pick<TenantLimits, "streams" | "streamsPerAddress" | "streamBufferBytes">;
   /** Listeners dropped for not reading (tests and the log read it). */
   dropped = 0;
+  /** Set by closeAll: a shutdown has begun, and a listener reconnecting on a kept-alive connection is refused. */
+  private closing = false;
 
   constructor(
     private readonly journal: Journal,
@@ -107,6 +110,8 @@ export class EventStreams {
   subscribe(project: Project, res: ServerResponse, lastEventId: string | undefined, address: string): void {
     const p = this.of(project.id);
     const head = res.req?.method === "HEAD";
+    // Accepted now, the stream would hold the shutdown open until its grace period ends.
+    if (this.closing) throw new ApiError(503, "api_error", "The sandbox is shutting down", undefined, { "Retry-After": "1", Connection: "close" });
     if (!head) {
       if (!this.perTenant.take(project.tenant)) throw tooMany(`This organisation already has ${this.limits.streams} open event streams (--max-streams); close one first`, 5);
       if (!this.perAddress.take(address)) {
@@ -148,6 +153,18 @@ export class EventStreams {
     return { after: seq };
   }
 
+  /** A held event of the project by its event id (the last one with that id: a resend repeats it). */
+  find(projectId: string, eventId: string): StreamEvent | undefined {
+    const events = this.projects.get(projectId)?.events ?? [];
+    for (let i = events.length - 1; i >= 0; i--) if (events[i].event_id === eventId) return events[i];
+    return undefined;
+  }
+
+  /** Open listeners of one project. */
+  listenersOf(projectId: string): number {
+    return this.projects.get(projectId)?.listeners.size ?? 0;
+  }
+
   /** Open listeners, for the SIGTERM log and tests. */
   get listenerCount(): number {
     let n = 0;
@@ -155,10 +172,18 @@ export class EventStreams {
     return n;
   }
 
-  /** Ends every open stream (the first step of a shutdown): listeners reconnect with their Last-Event-ID. */
-  closeAll(): void {
+  /**
+   * Ends every open stream: listeners reconnect with their Last-Event-ID. `final` (the first step of a shutdown):
+   * reconnections are refused with a 503 from then on.
+   */
+  closeAll(final = false): void {
+    if (final) this.closing = true;
     for (const p of this.projects.values()) {
-      for (const res of p.listeners) res.end();
+      for (const res of p.listeners) {
+        // At a shutdown the connection goes too: kept alive, it would carry the listener's reconnection.
+        if (final) res.once("finish", () => res.socket?.destroy());
+        res.end();
+      }
       p.listeners.clear();
     }
   }
@@ -166,6 +191,6 @@ export class EventStreams {
   /** Ends every stream and stops the heartbeat (the app is closing). */
   dispose(): void {
     clearInterval(this.heartbeat);
-    this.closeAll();
+    this.closeAll(true);
   }
 }

@@ -70,6 +70,21 @@ export class BrokenProxy {
         this.mutation.request?.(ex0, this);
         const body = ex0.requestBody === undefined ? undefined : typeof ex0.requestBody === "string" ? ex0.requestBody : JSON.stringify(ex0.requestBody);
         const qs = ex0.query.toString();
+        // An event stream never ends: it is passed through as it comes (no mutation sees it), so a check that asks
+        // for one gets its headers at once instead of a proxy waiting for a body that never ends.
+        if (ex0.method === "GET" && ex0.path.endsWith("/_sim/events")) {
+          const controller = new AbortController();
+          res.on("close", () => controller.abort());
+          const up = await fetch(`${this.upstreamOrigin}${ex0.path}${qs ? `?${qs}` : ""}`, { headers: ex0.requestHeaders, signal: controller.signal });
+          res.writeHead(up.status, plain(up.headers));
+          try {
+            for await (const chunk of up.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+          } catch {
+            // the client went away, or the upstream ended the stream
+          }
+          res.end();
+          return;
+        }
         const answer = await this.upstream(`${ex0.path}${qs ? `?${qs}` : ""}`, { method: ex0.method, headers: ex0.requestHeaders, body: ["GET", "HEAD"].includes(ex0.method) ? undefined : body });
         const ex: Exchange = { ...ex0, status: answer.status, headers: answer.headers, body: answer.body, upstream: (p, i) => this.upstream(p, i) };
         await this.mutation.response?.(ex, this);

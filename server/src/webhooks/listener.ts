@@ -1,0 +1,17 @@
+/**
+ * The listener side of the sandbox (`api-sandbox listen`): a signing secret per project that listeners sign their
+ * forwards with, so the user's verification code runs unchanged whether or not a webhook is configured. Created on
+ * first use and written to the journal, so it stays the same across listener restarts, and across sandbox restarts
+ * with a data dir.
+ */
+import { randomBytes } from "node:crypto";
+import type { Journal } from "../persist/journal.ts";
+import type { Project } from "../store/project.ts";
+
+export function listenerSecret(project: Project, journal: Journal): string {
+  if (project.listenerSecret) return project.listenerSecret;
+  const secret = `whsec_${randomBytes(24).toString("hex")}`;
+  journal.append({ kind: "listener.secret", project_id: project.id, secret });
+  project.listenerSecret = secret;
+  return secret;
+}
