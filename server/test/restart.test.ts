@@ -122,7 +122,7 @@ const until = async (what: () => boolean | Promise<boolean>, ms = 15_000) => {
 };
 
 describe("restart with --data-dir after kill -9", () => {
-  it("keeps projects, keys, webhooks and secrets, planted data, faults, prompt events and the delivery log, and resumes pending retries", async () => {
+  it("keeps projects, keys, webhooks and secrets (the listener's too), planted data, faults, prompt events and the delivery log, and resumes pending retries", async () => {
     const dir = dataDir();
     let answer = 500;
     const hook = await receiver(() => answer);
@@ -130,6 +130,7 @@ describe("restart with --data-dir after kill -9", () => {
     const put = await call(first.base, "/v1/webhooks", { method: "PUT", body: { url: hook.url, events: ["interview.completed"] } });
     expect(put.status).toBe(201);
     const secret = put.body.signing_secret as string;
+    const listenerSecret = (await call(first.base, "/_sim/listener")).body.signing_secret as string;
     const made = (await call(first.base, "/_sim/projects", { method: "POST", body: { name: "Kept" } })).body;
     const study = (await call(first.base, "/_sim/studies", { method: "POST", body: { name: "Kept study", weekly_limit: 9 } })).body;
     const chat = (await call(first.base, "/_sim/chats", { method: "POST", body: { title: "Kept chat", messages: [{ role: "user", parts: [{ type: "text", text: "hello" }] }] } })).body;
@@ -151,6 +152,7 @@ describe("restart with --data-dir after kill -9", () => {
     const second = await startSandbox(["--data-dir", dir]);
     expect(second.output()).toMatch(/State: kept in .*\(\d+ changes restored; 1 deliveries pending\)/);
     expect((await call(second.base, "/v1/webhooks")).body).toEqual({ url: hook.url, events: ["interview.completed"] });
+    expect((await call(second.base, "/_sim/listener")).body.signing_secret).toBe(listenerSecret);
     expect((await call(second.base, "/v1/studies", { key: made.api_key })).status).toBe(200);
     expect((await call(second.base, `/v1/studies/${study.id}`)).body.name).toBe("Kept study");
     expect((await call(second.base, `/v1/chats/${chat.id}`)).body.title).toBe("Kept chat");
