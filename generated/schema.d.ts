@@ -2144,7 +2144,9 @@ export interface operations {
         responses: {
             /**
              * @description `GET /_sim/events`: a Server-Sent Events stream of `id: <epoch>-<seq>`, `event: interview.completed` and
-             *     `data: <one SimStreamEvent as JSON>` blocks; `:` comment lines keep the connection alive. A stream resumed with a
+             *     `data: <one SimStreamEvent as JSON>` blocks; `:` comment lines keep the connection alive. A stream opened without
+             *     `Last-Event-ID` starts with `event: ready` and `data: {"last_event_id": ...}` (with that `id`): where the stream
+             *     stands, so a client cut before its first event resumes from there without loss. A stream resumed with a
              *     `Last-Event-ID` the server does not know (another epoch: a restart without a data dir; or events no longer held)
              *     starts with `event: reset` and `data: {"reason": ..., "last_event_id": ...}`, never with a silent gap. A listener
              *     that does not read is dropped once its unread buffer passes the server's bound. The schema below is that of one

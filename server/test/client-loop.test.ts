@@ -210,6 +210,22 @@ describe("api-sandbox listen --forward-to", () => {
     expect(local.requests.map((q) => interviewOf(q.body)).sort()).toEqual([...made].sort());
   }, 60_000);
 
+  it("loses nothing when the stream is cut before the first event", async () => {
+    await api.req("/v1/webhooks", { method: "DELETE" });
+    const local = await startReceiver(answer(200));
+    receivers.push(local);
+    const study = await acceptingStudy(api, ACME, 2);
+    const listener = cli(["listen", "--forward-to", local.url, "--max-events", "2"]);
+    await connected(listener);
+    // Cut before anything was forwarded; the events come while the listener is away.
+    api.server.app.endStreams();
+    const made = [(await simulate(api, study.id)).id as string, (await simulate(api, study.id)).id as string];
+    const r = await listener.done;
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/resuming after event [0-9a-f]+-\d+/);
+    expect(local.requests.map((q) => interviewOf(q.body))).toEqual(made);
+  }, 60_000);
+
   it("resumes after its own restart from the state file, without loss or duplicates, and warns on a reset", async () => {
     await api.req("/v1/webhooks", { method: "DELETE" });
     const local = await startReceiver(answer(200));

@@ -115,6 +115,11 @@ export async function listen(o: ListenOptions, signal?: AbortSignal): Promise<nu
         parser.feed(decoder.decode(value, { stream: true }));
         while (queue.length) {
           const e = queue.shift()!;
+          // Where the stream stood when a fresh listener connected: a cut before the first event resumes from here.
+          if (e.event === "ready") {
+            last ??= e.id;
+            continue;
+          }
           // The sandbox did not know where we were (it restarted without a data dir, or dropped old events): say so.
           if (e.event === "reset") {
             const reset = JSON.parse(e.data) as { reason?: string };

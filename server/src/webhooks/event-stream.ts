@@ -135,6 +135,11 @@ export class EventStreams {
       const resume = this.resumeFrom(p, lastEventId);
       if (resume.reset) res.write(resetFrame(resume.reset, lastEventId));
       for (const e of p.events) if (e.seq > resume.after) res.write(frame(e));
+    } else {
+      // A fresh listener learns where the stream stands, so a cut before its first event resumes from here without
+      // loss (the id sets EventSource's lastEventId too).
+      const at = `${this.epoch}-${p.next - 1}`;
+      res.write(`id: ${at}\nevent: ready\ndata: ${JSON.stringify({ last_event_id: at })}\n\n`);
     }
     p.listeners.add(res);
   }
