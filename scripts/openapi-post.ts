@@ -115,6 +115,8 @@ export function publicApi(full: OpenApiDocument): OpenApiDocument {
   const reachable = new Set(refs({ ...doc, components: { ...doc.components, schemas: {} } }));
   for (const name of reachable) for (const next of refs(schemas[name] ?? {})) reachable.add(next); // a Set visits what is added while iterating
   for (const name of Object.keys(schemas)) if (!reachable.has(name)) delete schemas[name];
-  doc.info = { ...doc.info, description: `${doc.info.description ?? ""}\n\nThis document is the API as the service publishes it, for SDK generators; \`openapi.json\` adds the reference server's simulation surface.`.trim() };
+  // The published description says nothing of the simulation surface: a generated SDK's docs must not mention it.
+  const description = String(doc.info.description ?? "").split("\n").filter((line) => !/_sim|simulation/i.test(line)).join("\n").trim();
+  doc.info = { ...doc.info, description: `${description}\n\nThis document is the API as the service publishes it, for SDK generators.` };
   return doc as OpenApiDocument;
 }

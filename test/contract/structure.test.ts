@@ -1,4 +1,5 @@
 // Structural rules every operation of the contract follows. A new operation that forgets one fails here.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadOpenApi } from "../../lib/openapi-ajv.ts";
 
@@ -113,5 +114,20 @@ describe("contract structure", () => {
     expect(deref(jsonSchema(put.responses["201"])).required).toContain("signing_secret");
     expect(Object.keys(deref(jsonSchema(put.responses["200"])).properties)).not.toContain("signing_secret");
     expect(Object.keys(doc.paths["/v1/webhooks"].delete.responses)).toContain("204");
+  });
+  it("publishes api.json for SDK authors with contact, license and a description that never mentions the simulation surface", () => {
+    const api = JSON.parse(readFileSync(new URL("../../generated/api.json", import.meta.url), "utf8"));
+    expect(api.info.contact).toMatchObject({ name: expect.any(String), url: expect.stringMatching(/^https:\/\//) });
+    expect(api.info.license).toMatchObject({ name: "MIT" });
+    expect(api.info.description).not.toMatch(/_sim|simulation/i);
+    expect(api.info.description.length).toBeGreaterThan(100);
+    // Every operation can answer 5xx through the sandbox's faults: each declares 500, and 503 with Retry-After.
+    for (const [path, item] of Object.entries<any>(api.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (!op?.responses) continue;
+        expect(op.responses["500"], `${method} ${path}`).toBeDefined();
+        expect(op.responses["503"]?.headers?.["Retry-After"], `${method} ${path}`).toBeDefined();
+      }
+    }
   });
 });
