@@ -104,6 +104,33 @@ describe("shutdown", () => {
     for (const l of listeners) l.kill("SIGKILL");
   }, 60_000);
 
+  it.each([
+    ["npm run sandbox", ["run", "sandbox", "--", "start"], "/api/v1/studies"],
+    ["npm run mock", ["run", "mock"], "/api/v1/studies"],
+  ] as const)("Ctrl-C to the process group of `%s` ends every process of it within 2 s", async (_name, args, probe) => {
+    const port = await freePort();
+    // A terminal's Ctrl-C signals the whole foreground process group: the group is its own here (detached).
+    const child = spawn("npm", [...args], { cwd: root, detached: true, env: { ...process.env, PORT: String(port), MOCK_PORT: String(port), MOCK_QUIET: "1", LOG_LEVEL: "silent" }, stdio: "ignore" });
+    spawned.push(child);
+    const url = `http://127.0.0.1:${port}${probe}`;
+    await waitUntilUp(url, 60_000, child);
+    const inGroup = () => {
+      try {
+        const rows = execFileSync("ps", ["-eo", "pid=,pgid=,stat="], { encoding: "utf8" }).split("\n").map((x) => x.trim().split(/\s+/));
+        // Zombies (stat Z) are gone already, waiting only for their parent to read their exit.
+        return rows.filter(([pid, pgid, stat]) => Number(pgid) === child.pid && !stat?.startsWith("Z")).map(([pid]) => Number(pid));
+      } catch {
+        return [];
+      }
+    };
+    expect(inGroup().length).toBeGreaterThanOrEqual(2);
+    const t = Date.now();
+    process.kill(-child.pid!, "SIGINT");
+    while (inGroup().length > 0 && Date.now() - t < 10_000) await new Promise((r) => setTimeout(r, 50));
+    expect(inGroup(), "processes of the group still running").toEqual([]);
+    expect(Date.now() - t).toBeLessThan(2_000);
+  }, 90_000);
+
   it("a second signal while draining exits at once", async () => {
     const { child, exited, port } = await start("node", {});
     // A request that keeps the drain going: headers sent, body never finished.

@@ -130,4 +130,9 @@ describe("contract structure", () => {
       }
     }
   });
+  it("names every example so that Prism's Prefer header can ask for it (no comma: Prefer splits on commas)", () => {
+    const titles = ops.flatMap(({ op }) => Object.values<any>(op.responses ?? {}).flatMap((res) => Object.keys(deref(res)?.content?.["application/json"]?.examples ?? {})));
+    expect(titles.length).toBeGreaterThan(50);
+    expect(titles.filter((t) => t.includes(","))).toEqual([]);
+  });
 });

@@ -49,7 +49,7 @@ export const CONSUMERS: Record<string, Consumer> = {
   sdk: {
     lib: ["ES2022", "DOM"],
     types: `
-      import { ApiError, createApiClient, paginate, type components } from "@service/api-client";
+      import { ApiConnectionError, ApiError, ApiTimeoutError, createApiClient, paginate, type components } from "@service/api-client";
       const client = createApiClient({ baseUrl: "https://service.example/api", apiKey: "svc_live_x" });
       export async function firstStudy(): Promise<components["schemas"]["StudySummary"] | undefined> {
         const { data } = await client.GET("/v1/studies", { params: { query: { limit: 1 } } });
@@ -61,6 +61,9 @@ export const CONSUMERS: Record<string, Consumer> = {
         return ids;
       }
       export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+      export const unreachable = (e: unknown): string | undefined => (e instanceof ApiConnectionError ? e.code : undefined);
+      export const timedOut = (e: unknown): boolean => e instanceof ApiTimeoutError;
+      export const patient = createApiClient({ baseUrl: "https://service.example/api", apiKey: "svc_live_x", timeoutMs: 5_000 });
     `,
     run: `
       import { createApiClient, paginate } from "@service/api-client";
@@ -68,9 +71,22 @@ export const CONSUMERS: Record<string, Consumer> = {
       const ids = [];
       for await (const s of paginate(client, "/v1/studies", { query: { limit: 1 } })) ids.push(s.id);
       const missing = await client.GET("/v1/studies/{id}", { params: { path: { id: "00000000-0000-4000-8000-000000000000" } } });
-      console.log(JSON.stringify({ studies: ids.length > 1, unique: new Set(ids).size === ids.length, status: missing.response.status }));
+      // From the tarball: a refused connection and a silent endpoint reject with the package's own error classes.
+      const { ApiConnectionError, ApiTimeoutError } = await import("@service/api-client");
+      const { createServer } = await import("node:http");
+      const silent = createServer(() => undefined);
+      await new Promise((r) => silent.listen(0, "127.0.0.1", r));
+      const refused = await createApiClient({ baseUrl: "http://127.0.0.1:9/api", apiKey: "k", retry: false }).GET("/v1/studies").catch((e) => e);
+      const slow = await createApiClient({ baseUrl: \`http://127.0.0.1:\${silent.address().port}/api\`, apiKey: "k", retry: false, timeoutMs: 200 }).GET("/v1/studies").catch((e) => e);
+      silent.closeAllConnections();
+      silent.close();
+      console.log(JSON.stringify({
+        studies: ids.length > 1, unique: new Set(ids).size === ids.length, status: missing.response.status,
+        refused: refused instanceof ApiConnectionError && !(refused instanceof TypeError) ? refused.code : String(refused),
+        timeout: slow instanceof ApiTimeoutError,
+      }));
     `,
-    expected: { studies: true, unique: true, status: 404 },
+    expected: { studies: true, unique: true, status: 404, refused: "ECONNREFUSED", timeout: true },
   },
   receiver: {
     lib: ["ES2022", "DOM"],
