@@ -86,5 +86,9 @@ export function toCsv({ result, readOut }: Run): string {
     };
   });
   const columns = ["metric", "event", "as_of", "as_of_source", "arm", "role", "users", "value", "absolute_lift", "absolute_ci_low", "absolute_ci_high", "relative_lift", "relative_ci_low", "relative_ci_high", "confidence", "p_value", "p_adjusted", "method", "cuped_variance_reduction", "not_estimable", "srm_p_value", "srm_mismatch", "excluded_users", "immature_users"];
-  return stringify(rows, { header: true, columns }).trimEnd();
+  // A text cell a spreadsheet would run as a formula (=, +, -, @, or a tab or carriage return first: OWASP's CSV
+  // injection list) gets a leading apostrophe. Arm, metric and event names come from the data; numbers are written
+  // as numbers and never touched, so a negative lift stays a number.
+  const safe = rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === "string" && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v])));
+  return stringify(safe, { header: true, columns }).trimEnd();
 }

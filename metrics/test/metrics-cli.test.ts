@@ -87,6 +87,24 @@ describe("npm run metrics", () => {
     expect(run(...args, "--split", "control=80,b=20", "--format", "json").stderr).toContain("split.c must be a weight > 0");
   }, 60_000);
 
+  it("escapes CSV cells a spreadsheet would run as formulas, and leaves negative numbers as numbers", () => {
+    const x = join(dir, "formula-x.csv");
+    const e = join(dir, "formula-e.csv");
+    const arms = ["=HYPERLINK(\"http://evil.example\")", "@SUM(A1)"];
+    const users = Array.from({ length: 40 }, (_, i) => `u${i},"${arms[i % 2].replace(/"/g, '""')}",2026-01-01T00:00:00Z`);
+    writeFileSync(x, `user_id,variant,exposed_at\n${users.join("\n")}\n`);
+    // The treatment converts less: its lift is negative.
+    writeFileSync(e, `user_id,event,timestamp\n${Array.from({ length: 40 }, (_, i) => (i % 2 === 0 || i % 8 === 1 ? `u${i},purchase,2026-01-02T00:00:00Z` : "")).filter(Boolean).join("\n")}\n`);
+    const r = run("--definition", JSON.stringify({ type: "conversion", event: "purchase" }), "--exposures", x, "--events", e, "--control", arms[0], "--treatment", arms[1], "--format", "csv");
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split("\n").slice(1);
+    expect(lines.some((l) => l.includes(`"'=HYPERLINK(""http://evil.example"")"`))).toBe(true);
+    expect(lines.some((l) => l.includes(",'@SUM(A1),"))).toBe(true);
+    // No cell of any line starts a formula, and the negative lift is written as a number.
+    for (const l of lines) for (const cell of l.split(",")) expect(cell, l).not.toMatch(/^"?[=@]/);
+    expect(lines.find((l) => l.includes("'@SUM"))).toMatch(/,-0\.\d+,/);
+  }, 30_000);
+
   it("answers a run with no exposed users with null values and a reason, not an error", () => {
     const empty = join(dir, "none.csv");
     writeFileSync(empty, "");
