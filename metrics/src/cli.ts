@@ -15,6 +15,7 @@ import { readFiles } from "./input/read.ts";
 import { toCsv, toJson, toTable } from "./output.ts";
 import { DuckDbMetrics } from "./sql/duckdb.ts";
 import { metricSql } from "./sql/generate.ts";
+import type { ExposureRow } from "./input/rows.ts";
 import type { MetricDefinition, MetricOptions, MetricResult } from "./types.ts";
 import { asOfOption, MetricInputError, validateDefinition } from "./validate.ts";
 
@@ -79,6 +80,14 @@ function progress(enabled: boolean) {
   };
 }
 
+/** Passes exposure batches through unchanged, adding each row's arm to `seen`. */
+async function* noting(batches: AsyncIterable<ExposureRow[]> | Iterable<ExposureRow[]>, seen: Set<string>): AsyncIterable<ExposureRow[]> {
+  for await (const batch of batches) {
+    for (const row of batch) seen.add(row.variant);
+    yield batch;
+  }
+}
+
 async function main(): Promise<void> {
   const o = program.parse().opts();
   const def = validateDefinition(o.definition);
@@ -94,7 +103,13 @@ async function main(): Promise<void> {
   const arms: string[] | undefined = o.control === undefined ? undefined : [o.control, ...o.treatment];
   const options: MetricOptions = { as_of: o.asOf, timezone: o.timezone, cuped: o.cuped, variants: arms };
   asOfOption(o.asOf, o.timezone); // a bad --as-of is refused before any file is read
-  const source = () => readFiles(o.exposures, o.events, { delimiter: o.delimiter, timezone: o.timezone, onProgress: progress(o.progress) });
+  // Every arm the exposures name, noted as the rows stream past (either engine): an arm named on the command line that
+  // the data never names is a typo, refused below, never a silent sample-ratio warning.
+  const seen = new Set<string>();
+  const source = () => {
+    const files = readFiles(o.exposures, o.events, { delimiter: o.delimiter, timezone: o.timezone, onProgress: progress(o.progress) });
+    return { ...files, exposures: noting(files.exposures, seen) };
+  };
   let result: MetricResult;
   if (o.engine === "sql") {
     const db = await DuckDbMetrics.open();
@@ -105,6 +120,13 @@ async function main(): Promise<void> {
     }
   } else {
     result = await computeMetricFromRows(def, source(), options);
+  }
+  const named = [...(arms ?? []), ...Object.keys(o.split ?? {})];
+  const unknown = [...new Set(named.filter((arm) => !seen.has(arm)))];
+  if (unknown.length) {
+    const option = unknown.some((a) => arms?.includes(a)) ? "--control/--treatment" : "--split";
+    const found = [...seen].sort();
+    throw new MetricInputError(option, `names ${unknown.length === 1 ? "an arm" : "arms"} the exposures never name: ${unknown.map((a) => JSON.stringify(a)).join(", ")}; the arms found: ${found.length ? found.map((a) => JSON.stringify(a)).join(", ") : "none (no exposures)"}`);
   }
   const run = { result, readOut: arms ? readOut(result, arms[0], arms.slice(1), { confidence: o.confidence, split: o.split, cuped: o.cuped }) : undefined };
   const format = o.format ?? (process.stdout.isTTY ? "table" : "json");

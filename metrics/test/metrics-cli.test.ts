@@ -105,16 +105,30 @@ describe("npm run metrics", () => {
     expect(lines.find((l) => l.includes("'@SUM"))).toMatch(/,-0\.\d+,/);
   }, 30_000);
 
-  it("answers a run with no exposed users with null values and a reason, not an error", () => {
+  it("answers a run with no exposed users with null values, not an error, when no arm is named", () => {
     const empty = join(dir, "none.csv");
     writeFileSync(empty, "");
-    const r = run("--definition", JSON.stringify({ type: "conversion", event: "purchase" }), "--exposures", empty, "--events", empty, "--control", "control", "--treatment", "treatment", "--format", "json");
+    const r = run("--definition", JSON.stringify({ type: "conversion", event: "purchase" }), "--exposures", empty, "--events", empty, "--format", "json");
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.result).toMatchObject({ as_of: null, variants: { control: { value: null, denominator: 0 }, treatment: { value: null, denominator: 0 } } });
-    expect(out.srm.not_estimable).toBe("no users in the compared arms");
-    expect(out.comparisons[0].not_estimable).toBe("nobody was exposed to control");
+    expect(out.result).toMatchObject({ as_of: null, variants: {} });
   }, 30_000);
+
+  it.each(["memory", "sql"])("refuses an arm named in --control, --treatment or --split that the data never names, listing the arms found (%s)", (engine) => {
+    const base = ["--engine", engine, "--definition", definition, "--exposures", exposures, "--events", events, "--as-of", "2026-01-10T00:00:00Z", "--format", "json"];
+    const typo = run(...base, "--control", "control", "--treatment", "treatmnet");
+    expect(typo.status).toBe(2);
+    expect(typo.stdout).toBe("");
+    expect(typo.stderr).toContain(`--control/--treatment names an arm the exposures never name: "treatmnet"; the arms found: "control", "treatment"`);
+    const split = run(...base, "--control", "control", "--treatment", "treatment", "--split", "control=50,treatment=40,holdout=10");
+    expect(split.status).toBe(2);
+    expect(split.stderr).toContain(`--split names an arm the exposures never name: "holdout"`);
+    const empty = join(dir, "none.csv");
+    writeFileSync(empty, "");
+    const none = run("--engine", engine, "--definition", definition, "--exposures", empty, "--events", empty, "--control", "control", "--treatment", "treatment");
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain("the arms found: none (no exposures)");
+  }, 60_000);
 
   it("shows progress on stderr for a file over a million rows, and not with --no-progress", async () => {
     const x = join(dir, "big-x.csv");
