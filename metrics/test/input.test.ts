@@ -11,6 +11,7 @@ import { DuckDbMetrics } from "../src/sql/duckdb.ts";
 import type { MetricDefinition, MetricOptions, MetricResult } from "../src/types.ts";
 import { openEngines, outcomes, type Engines } from "./engines.ts";
 import { expectOneAnswer } from "./same.ts";
+import { utf8Stream } from "../src/input/utf8.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "metrics-input-"));
 const file = (name: string, text: string) => {
@@ -161,5 +162,26 @@ describe("one input layer, every engine", () => {
     expect(r.immature_users).toBe(0); // exposed 03-02 09:00 with 7 days: mature at 03-09 09:00, before as_of
     const given = (await answer(file("a-x.csv", EXPOSURES), file("a-e2.csv", "user_id,event,timestamp\n"), conversion, {}, { as_of: "2026-03-03T00:00:00+01:00" })) as MetricResult;
     expect([given.as_of, given.as_of_source]).toEqual(["2026-03-02T23:00:00.000Z", "options"]);
+  });
+});
+
+describe("the UTF-8 check", () => {
+  const through = async (chunks: Buffer[]) => {
+    const out: Buffer[] = [];
+    for await (const c of utf8Stream((async function* () { yield* chunks; })(), "f.csv")) out.push(c as Buffer);
+    return Buffer.concat(out);
+  };
+  it("passes every valid text through unchanged, wherever chunks cut its characters", async () => {
+    const text = Buffer.from("id,é,日本,😀\nx\n");
+    for (let a = 1; a < text.length; a++) {
+      for (let b = a + 1; b <= text.length; b++) {
+        expect((await through([text.subarray(0, a), text.subarray(a, b), text.subarray(b)])).equals(text)).toBe(true);
+      }
+    }
+  });
+  it("refuses overlong forms, surrogates, stray continuation bytes and a cut final character", async () => {
+    for (const bad of [[0xc0, 0x80], [0xed, 0xa0, 0x80], [0x80], [0xf4, 0x90, 0x80, 0x80], [0xe6, 0x97]]) {
+      await expect(through([Buffer.from("ok\n"), Buffer.from(bad)])).rejects.toThrow(/f\.csv line .* (is not valid UTF-8 at byte offset 3|ends inside a character at byte offset 3)/);
+    }
   });
 });

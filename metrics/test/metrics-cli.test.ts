@@ -105,6 +105,19 @@ describe("npm run metrics", () => {
     expect(lines.find((l) => l.includes("'@SUM"))).toMatch(/,-0\.\d+,/);
   }, 30_000);
 
+  it.each(["memory", "sql"])("refuses invalid UTF-8 with the file, line and byte offset, never a replacement character (%s)", (engine) => {
+    const x = join(dir, `latin1-${engine}.csv`);
+    // Line 3 holds "caf\xe9" in Latin-1: as UTF-8 it is not a character, and replacing it could merge two user ids.
+    writeFileSync(x, Buffer.concat([Buffer.from("user_id,variant,exposed_at\na,control,2026-01-01T00:00:00Z\ncaf"), Buffer.from([0xe9]), Buffer.from(",treatment,2026-01-01T00:00:00Z\n")]));
+    const r = run("--engine", engine, "--definition", definition, "--exposures", x, "--events", events);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`invalid input: ${x} line 3 is not valid UTF-8 at byte offset 61 (0xe92c7472); save the file as UTF-8: nothing is replaced or guessed\n`);
+    // Valid multi-byte text passes.
+    const ok = join(dir, `utf8-${engine}.csv`);
+    writeFileSync(ok, "user_id,variant,exposed_at\ncafé,control,2026-01-01T00:00:00Z\n日本,treatment,2026-01-01T00:00:00Z\n");
+    expect(run("--engine", engine, "--definition", definition, "--exposures", ok, "--events", events, "--format", "json").status).toBe(0);
+  }, 60_000);
+
   it("answers a run with no exposed users with null values, not an error, when no arm is named", () => {
     const empty = join(dir, "none.csv");
     writeFileSync(empty, "");

@@ -10,6 +10,7 @@
  * - Parquet (`.parquet`): the columns by name; timestamps as TIMESTAMP or as ISO strings.
  */
 import { createReadStream } from "node:fs";
+import { utf8Stream } from "./utf8.ts";
 import { open, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { parse, CsvError } from "csv-parse";
@@ -77,7 +78,10 @@ async function* csvBatches(file: string, required: readonly string[], delimiter:
   const d = await detectDelimiter(file, required, delimiter);
   if (d === null) return;
   let index: number[] = [];
-  const parser = createReadStream(file).pipe(parse({ delimiter: d, bom: true, skip_empty_lines: true }));
+  const bytes = utf8Stream(createReadStream(file), file);
+  const parser = bytes.pipe(parse({ delimiter: d, bom: true, skip_empty_lines: true }));
+  // pipe() does not carry the source's error on: a refused byte must end the parse with that refusal.
+  bytes.on("error", (err) => parser.destroy(err));
   let header = true;
   let records = 0; // data records read, the header not counted
   let cells: unknown[][] = [];
@@ -121,7 +125,14 @@ async function* csvBatches(file: string, required: readonly string[], delimiter:
 }
 
 async function* jsonlBatches(file: string, required: readonly string[]): AsyncGenerator<Batch> {
-  const reader = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  const bytes = utf8Stream(createReadStream(file), file);
+  let refused: Error | undefined;
+  const reader = createInterface({ input: bytes, crlfDelay: Infinity });
+  // readline's iterator does not reject on an input error: keep it, stop reading, and throw it after the loop.
+  bytes.on("error", (err) => {
+    refused = err;
+    reader.close();
+  });
   let cells: unknown[][] = [];
   let raw: string[] = [];
   let lines: number[] = [];
@@ -157,6 +168,7 @@ async function* jsonlBatches(file: string, required: readonly string[]): AsyncGe
       lines = [];
     }
   }
+  if (refused) throw refused;
   if (cells.length) yield batch(cells, raw, lines);
 }
 
