@@ -46,7 +46,8 @@ export function describeVariants(title: string, list: Variant[], concurrent = fa
           expect(caught.status, `seed ${report.seed}: ${summary}`).toBe("failed");
           expect(caught.failures.length).toBeGreaterThan(0);
           if (variant.seedRule) expect(caught.failures.some((f) => f.level === "seed"), summary).toBe(true);
-          if (variant.rule) expect(caught.failures.map((f) => f.rule), summary).toContain(variant.rule);
+          if (variant.rules) expect(caught.failures.some((f) => variant.rules!.includes(f.rule)), summary).toBe(true);
+          else if (variant.rule) expect(caught.failures.map((f) => f.rule), summary).toContain(variant.rule);
           if (variant.message) expect(caught.failures.some((f) => variant.message!.test(f.message)), `the failure does not say what was wrong (${variant.message}): ${summary}`).toBe(true);
           if (!["webhooks", "retries", "metrics", "capacity", "coverage"].includes(variant.caughtBy)) expect(caught.failures.some((f) => f.curl || f.details)).toBe(true);
         } finally {

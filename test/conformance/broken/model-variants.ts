@@ -50,22 +50,36 @@ export function modelVariants(): Variant[] {
       },
     }),
     // A URL change is answered and read back, but deliveries keep going to the first URL.
-    model("model.sent-to-current", ["events.sent-to"], "deliveries go to the first webhook URL after a URL change", {
-      request(ex, proxy) {
-        if (!isWebhook(ex)) return;
-        const key = keyOf(ex);
-        if (ex.method === "DELETE") proxy.memory.delete(`first ${key}`);
-        if (ex.method === "PUT" && typeof ex.requestBody?.url === "string") {
-          const first = proxy.memory.get(`first ${key}`);
-          proxy.memory.set(`asked ${key}`, ex.requestBody.url);
-          if (first) ex.requestBody = { ...ex.requestBody, url: first };
-          else proxy.memory.set(`first ${key}`, ex.requestBody.url);
-        }
-      },
-      response(ex, proxy) {
-        if (isWebhook(ex) && ex.status < 300 && ex.body?.url) ex.body.url = proxy.memory.get(`asked ${keyOf(ex)}`) ?? ex.body.url;
-      },
-    }),
+    // The lie must hold in every read (GET answers the last URL a PUT was answered for), or the model may catch it
+    // first as a webhook-state difference; either catch is accepted, since both see the same fault.
+    {
+      ...model("model.sent-to-current", ["events.sent-to"], "deliveries go to the first webhook URL after a URL change", {
+        request(ex, proxy) {
+          if (!isWebhook(ex)) return;
+          const key = keyOf(ex);
+          if (ex.method === "PUT" && typeof ex.requestBody?.url === "string") {
+            proxy.memory.set(`pending ${key}`, ex.requestBody.url);
+            const first = proxy.memory.get(`first ${key}`);
+            if (first) ex.requestBody = { ...ex.requestBody, url: first };
+          }
+        },
+        response(ex, proxy) {
+          if (!isWebhook(ex)) return;
+          const key = keyOf(ex);
+          if (ex.method === "DELETE" && ex.status < 300) {
+            proxy.memory.delete(`first ${key}`);
+            proxy.memory.delete(`asked ${key}`);
+          }
+          if (ex.method === "PUT" && ex.status < 300) {
+            const asked = proxy.memory.get(`pending ${key}`);
+            proxy.memory.set(`asked ${key}`, asked);
+            if (!proxy.memory.get(`first ${key}`)) proxy.memory.set(`first ${key}`, asked);
+          }
+          if (ex.status < 300 && ex.body?.url) ex.body.url = proxy.memory.get(`asked ${key}`) ?? ex.body.url;
+        },
+      }),
+      rules: ["model.sent-to-current", "model.webhook-state"],
+    },
     // For half a second after a completion, the REST API still reads the interview as processing: the webhook is sent
     // before the resource it names reads completed.
     model("model.rest-at-delivery", ["transitions.interview", "payload.interview-id"], "the webhook is sent before the interview reads completed", {

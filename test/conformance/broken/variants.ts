@@ -18,6 +18,8 @@ export interface Variant {
   caughtBy: string;
   /** The rule that must be among its failures (the one the variant breaks), where one rule names it. */
   rule?: string;
+  /** Instead of `rule`: any of these rules catching it passes (a fault more than one rule can see first). */
+  rules?: string[];
   /** Seed statements (conformance/src/seed/statements.ts) the variant breaks; `rule` must cite each, and it runs at --level seed. */
   breaks?: string[];
   /** Checks to run (the catching one, plus neighbours that must not crash). */
