@@ -42,8 +42,9 @@ function guardedFetch(inner: typeof fetch, timeoutMs: number): typeof fetch {
       if (request.signal.aborted) throw err;
       const where = `${request.method} ${request.url}`;
       if (timeout?.aborted) throw new ApiTimeoutError(`No answer to ${where} within ${timeoutMs} ms`, { cause: err });
-      const code = (err as { cause?: { code?: string } }).cause?.code;
-      throw new ApiConnectionError(`Could not reach the API for ${where}${code ? ` (${code})` : ""}: ${(err as Error).message}`, { cause: err });
+      // undici's "fetch failed" says little: the cause says why (a system code, or e.g. "bad port").
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new ApiConnectionError(`Could not reach the API for ${where}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, { cause: err });
     }
   };
 }

@@ -76,13 +76,18 @@ export const CONSUMERS: Record<string, Consumer> = {
       const { createServer } = await import("node:http");
       const silent = createServer(() => undefined);
       await new Promise((r) => silent.listen(0, "127.0.0.1", r));
-      const refused = await createApiClient({ baseUrl: "http://127.0.0.1:9/api", apiKey: "k", retry: false }).GET("/v1/studies").catch((e) => e);
+      // A port where nothing listens (fetch refuses some well-known ports outright, "bad port", with no system code).
+      const gone = createServer();
+      await new Promise((r) => gone.listen(0, "127.0.0.1", r));
+      const closedPort = gone.address().port;
+      await new Promise((r) => gone.close(r));
+      const refused = await createApiClient({ baseUrl: \`http://127.0.0.1:\${closedPort}/api\`, apiKey: "k", retry: false }).GET("/v1/studies").catch((e) => e);
       const slow = await createApiClient({ baseUrl: \`http://127.0.0.1:\${silent.address().port}/api\`, apiKey: "k", retry: false, timeoutMs: 200 }).GET("/v1/studies").catch((e) => e);
       silent.closeAllConnections();
       silent.close();
       console.log(JSON.stringify({
         studies: ids.length > 1, unique: new Set(ids).size === ids.length, status: missing.response.status,
-        refused: refused instanceof ApiConnectionError && !(refused instanceof TypeError) ? refused.code : String(refused),
+        refused: refused instanceof ApiConnectionError && !(refused instanceof TypeError) ? refused.code ?? refused.message : String(refused),
         timeout: slow instanceof ApiTimeoutError,
       }));
     `,
