@@ -3,27 +3,14 @@
  * for every active study. The Deprecation/Sunset/Link headers are set by the router on every response.
  * O(studies x log interviews): counts are kept per study as interviews change, windows found by binary search.
  */
-import type { StoredInterview } from "../../../fixtures/types.ts";
 import type { components } from "../../../generated/schema.d.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import { monthStart, weekStart } from "../store/windows.ts";
+import { createdSince, monthStart, weekStart } from "../store/windows.ts";
 import { studyUsage } from "../views/studies.ts";
 import { DEPRECATION_HEADERS } from "../http/router.ts";
 import type { HandlerDeps } from "./deps.ts";
 
 type S = components["schemas"];
-
-/** How many of a newest-first list were created at or after `sinceIso`. */
-export function createdSince(list: readonly StoredInterview[], sinceIso: string): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid].created_at >= sinceIso) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 export function experimentsHandlers({ clock }: HandlerDeps): HandlerGroup<"listExperiments"> {
   return {

@@ -5,22 +5,12 @@
 import type { components } from "../../../generated/schema.d.ts";
 import type { StoredStudy } from "../../../fixtures/types.ts";
 import type { Project } from "../store/project.ts";
-import { monthStart, weekStart } from "../store/windows.ts";
+import { createdSince, monthStart, weekStart } from "../store/windows.ts";
 
 type S = components["schemas"];
 
-/** Interviews of the study created at or after `sinceIso`; the per-study index is newest first, so this is a binary search. */
-function countSince(project: Project, studyId: string, sinceIso: string): number {
-  const list = project.interviewsByStudy.get(studyId) ?? [];
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid].created_at >= sinceIso) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+/** Interviews of the study created at or after `sinceIso` (the per-study index is newest first). */
+const countSince = (project: Project, studyId: string, sinceIso: string) => createdSince(project.interviewsByStudy.get(studyId) ?? [], sinceIso);
 
 export interface StudyUsage {
   limits: S["StudyLimits"];
