@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
 import type { Socket } from "node:net";
 import type { ServerEnv } from "../config.ts";
+import { Counter } from "../store/tenant-limits.ts";
 import { envelopeClientErrors } from "./client-errors.ts";
 
 export interface ConnectionLimits {
@@ -61,18 +62,15 @@ export function serverOptions(limits: ConnectionLimits): ServerOptions {
  * ordinary requests, which finish their headers at once, get in. Connections with a request in progress (an event
  * stream, a held request) are never evicted; when only those are left, the new connection is closed.
  */
-export function limitConnections(server: Server, limits: ConnectionLimits): { evicted: () => number } {
-  const perAddress = new Map<string, number>();
+export function limitConnections(server: Server, limits: ConnectionLimits): void {
+  const perAddress = new Counter(limits.maxPerAddress);
   /** Every counted connection with its address, oldest first (a Map keeps insertion order). */
   const counted = new Map<Socket, string>();
-  let evicted = 0;
   const release = (socket: Socket) => {
     const address = counted.get(socket);
     if (address === undefined) return;
     counted.delete(socket);
-    const left = (perAddress.get(address) ?? 1) - 1;
-    if (left <= 0) perAddress.delete(address);
-    else perAddress.set(address, left);
+    perAddress.give(address);
   };
   // Node's HTTP server sets `_httpMessage` on a socket while a response is open (from the moment its request's
   // headers are parsed until the response finishes): a socket without one is still sending its headers, or idle.
@@ -80,7 +78,7 @@ export function limitConnections(server: Server, limits: ConnectionLimits): { ev
   const inProgress = (socket: Socket) => Boolean((socket as Socket & { _httpMessage?: unknown })._httpMessage);
   server.on("connection", (socket: Socket) => {
     const address = socket.remoteAddress ?? "unknown";
-    if ((perAddress.get(address) ?? 0) >= limits.maxPerAddress) {
+    if (!perAddress.take(address)) {
       socket.destroy();
       return;
     }
@@ -93,19 +91,17 @@ export function limitConnections(server: Server, limits: ConnectionLimits): { ev
         }
       }
       if (!oldest) {
+        perAddress.give(address);
         socket.destroy();
         return;
       }
       // Released at once: its descriptor closes now, and the slot is the new connection's.
       release(oldest);
       oldest.destroy();
-      evicted++;
     }
     counted.set(socket, address);
-    perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
     socket.once("close", () => release(socket));
   });
-  return { evicted: () => evicted };
 }
 
 /** The limits of a server environment (config.ts: the environment's values, or their defaults). */

@@ -9,7 +9,7 @@ import type { Request } from "express";
 import type { RouteDef } from "../../../generated/routes.ts";
 import { preferredFaults, type FaultPlan, type FaultRegistry } from "../faults/settings.ts";
 import type { Project } from "../store/project.ts";
-import { Counter, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
+import { OpenSlots, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
 import { ApiError, badRequest } from "./errors.ts";
 
 const EXEMPT = new Set(["simGetFaults", "simPutFaults", "simDeleteFaults"]);
@@ -24,25 +24,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * to a minute, so without a cap a few addresses asking `Prefer: delay=60000` could take every descriptor.
  */
 export class HeldRequests {
-  private readonly perTenant: Counter;
-  private readonly perAddress: Counter;
-  constructor(readonly limits: Pick<TenantLimits, "held" | "heldPerAddress">) {
-    this.perTenant = new Counter(limits.held);
-    this.perAddress = new Counter(limits.heldPerAddress);
+  private readonly slots: OpenSlots;
+  constructor(limits: Pick<TenantLimits, "held" | "heldPerAddress">) {
+    this.slots = new OpenSlots(limits.held, limits.heldPerAddress, {
+      tenant: () => tooMany(`This organisation already has ${limits.held} requests held by a delay (--max-held); wait for one to finish`),
+      address: () => tooMany(`This address already has ${limits.heldPerAddress} requests held by a delay (--max-held-per-address); wait for one to finish`),
+    });
   }
 
   /** Waits `ms` as one of the tenant's and the address's held requests, or refuses with a 429 when either is full. */
   async hold(tenant: string, address: string, ms: number): Promise<void> {
-    if (!this.perTenant.take(tenant)) throw tooMany(`This organisation already has ${this.limits.held} requests held by a delay (--max-held); wait for one to finish`);
-    if (!this.perAddress.take(address)) {
-      this.perTenant.give(tenant);
-      throw tooMany(`This address already has ${this.limits.heldPerAddress} requests held by a delay (--max-held-per-address); wait for one to finish`);
-    }
+    this.slots.take(tenant, address);
     try {
       await sleep(ms);
     } finally {
-      this.perTenant.give(tenant);
-      this.perAddress.give(address);
+      this.slots.give(tenant, address);
     }
   }
 }

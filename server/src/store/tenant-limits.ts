@@ -59,6 +59,41 @@ export class Counter {
     if (left <= 0) this.counts.delete(key);
     else this.counts.set(key, left);
   }
+  /** Counts `n` whatever the cap (what was accepted before a restart is never refused). */
+  add(key: string, n: number): void {
+    this.counts.set(key, this.get(key) + n);
+  }
+}
+
+/**
+ * Things open at once, capped per tenant and per source address: one slot is taken from both or from neither. The
+ * refusals name the options that raise each cap.
+ */
+export class OpenSlots {
+  private readonly perTenant: Counter;
+  private readonly perAddress: Counter;
+
+  constructor(
+    tenantCap: number,
+    addressCap: number,
+    private readonly refusal: { tenant: () => ApiError; address: () => ApiError },
+  ) {
+    this.perTenant = new Counter(tenantCap);
+    this.perAddress = new Counter(addressCap);
+  }
+
+  /** Takes a slot for `tenant` and `address`, or throws the refusal of the cap that is full (nothing taken). */
+  take(tenant: string, address: string): void {
+    if (!this.perTenant.take(tenant)) throw this.refusal.tenant();
+    if (this.perAddress.take(address)) return;
+    this.perTenant.give(tenant);
+    throw this.refusal.address();
+  }
+
+  give(tenant: string, address: string): void {
+    this.perTenant.give(tenant);
+    this.perAddress.give(address);
+  }
 }
 
 /** The quotas of things kept, per tenant: planted data (projects are counted by the store). */
@@ -77,6 +112,6 @@ export class Quotas {
 
   /** Counts items found in the data dir at start-up (never refused: they were accepted before). */
   restored(project: Project, n: number): void {
-    if (!this.planted.take(project.tenant, n)) this.planted.give(project.tenant, -n);
+    this.planted.add(project.tenant, n);
   }
 }

@@ -18,7 +18,7 @@ import type { components } from "../../../generated/schema.d.ts";
 import type { Journal } from "../persist/journal.ts";
 import type { Project } from "../store/project.ts";
 import { ApiError } from "../http/errors.ts";
-import { Counter, DEFAULT_TENANT_LIMITS, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
+import { DEFAULT_TENANT_LIMITS, OpenSlots, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
 
 export type StreamEvent = components["schemas"]["SimStreamEvent"];
 
@@ -38,8 +38,7 @@ export class EventStreams {
   private readonly keep: number;
   /** This stream's epoch: the prefix of every SSE id. */
   readonly epoch: string;
-  private readonly perTenant: Counter;
-  private readonly perAddress: Counter;
+  private readonly slots: OpenSlots;
   private readonly limits: Pick<TenantLimits, "streams" | "streamsPerAddress" | "streamBufferBytes">;
   /** Listeners dropped for not reading (tests and the log read it). */
   dropped = 0;
@@ -52,8 +51,11 @@ export class EventStreams {
   ) {
     this.keep = options.keep ?? 1_000;
     this.limits = { ...DEFAULT_TENANT_LIMITS, ...options.limits };
-    this.perTenant = new Counter(this.limits.streams);
-    this.perAddress = new Counter(this.limits.streamsPerAddress);
+    const { streams, streamsPerAddress } = this.limits;
+    this.slots = new OpenSlots(streams, streamsPerAddress, {
+      tenant: () => tooMany(`This organisation already has ${streams} open event streams (--max-streams); close one first`, 5),
+      address: () => tooMany(`This address already has ${streamsPerAddress} open event streams (--max-streams-per-address); close one first`, 5),
+    });
     const kept = journal.getMeta("stream_epoch");
     this.epoch = kept ?? randomBytes(5).toString("hex");
     if (!kept) journal.setMeta("stream_epoch", this.epoch);
@@ -113,15 +115,10 @@ export class EventStreams {
     // Accepted now, the stream would hold the shutdown open until its grace period ends.
     if (this.closing) throw new ApiError(503, "api_error", "The sandbox is shutting down", undefined, { "Retry-After": "1", Connection: "close" });
     if (!head) {
-      if (!this.perTenant.take(project.tenant)) throw tooMany(`This organisation already has ${this.limits.streams} open event streams (--max-streams); close one first`, 5);
-      if (!this.perAddress.take(address)) {
-        this.perTenant.give(project.tenant);
-        throw tooMany(`This address already has ${this.limits.streamsPerAddress} open event streams (--max-streams-per-address); close one first`, 5);
-      }
+      this.slots.take(project.tenant, address);
       res.on("close", () => {
         p.listeners.delete(res);
-        this.perTenant.give(project.tenant);
-        this.perAddress.give(address);
+        this.slots.give(project.tenant, address);
       });
     }
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
