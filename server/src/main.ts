@@ -4,7 +4,7 @@
 import pino from "pino";
 import type { FixtureDataset } from "../../fixtures/types.ts";
 import { Server as NetServer } from "node:net";
-import { createHttpServer, limitsOf } from "./http/connection-limits.ts";
+import { createHttpServer, idleConnections, limitsOf } from "./http/connection-limits.ts";
 import { createApp } from "./app.ts";
 import { DataDirLocked } from "./persist/state-db.ts";
 import { readEnv } from "./config.ts";
@@ -80,11 +80,6 @@ async function main(): Promise<void> {
   // keep-alive client with `Connection: close` so its connection ends after the answer instead of being cut.
   // Past SHUTDOWN_GRACE_MS whatever is left is cut and the exit code is 1, so a supervisor sees a forced stop.
   const pending = new Set<import("node:http").ServerResponse>();
-  const connections = new Set<import("node:net").Socket>();
-  server.on("connection", (socket) => {
-    connections.add(socket);
-    socket.once("close", () => connections.delete(socket));
-  });
   const netClose = NetServer.prototype.close;
   let stopping = false;
   // Before Express's own listener, which may answer synchronously (cached bodies).
@@ -114,7 +109,7 @@ async function main(): Promise<void> {
     server.keepAliveTimeout = 500;
     // Connections already idle keep the timer they got when they went idle (5 s by default): re-arm it, so an idle
     // keep-alive connection (a client that polled just before the signal) ends within half a second too.
-    for (const socket of connections) if (!(socket as typeof socket & { _httpMessage?: unknown })._httpMessage) socket.setTimeout(500);
+    for (const socket of idleConnections(server)) socket.setTimeout(500);
     netClose.call(server, () => {
       app.close().then(() => {
         logger.info("stopped");

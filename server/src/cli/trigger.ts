@@ -67,8 +67,9 @@ export async function trigger(event: string, o: TriggerOptions): Promise<number>
     const listenerDone = listener.listeners === 0 || forwards.data.length > 0;
     if (refused.length > 0 && open.length === 0 && listenerDone && (listener.webhook_url === null || deliveries.data.length > 0)) {
       const last = refused[refused.length - 1];
-      const why = last.response_status ?? last.status ?? null;
-      console.log(`not acknowledged: the receiver refused the event (${why !== null && typeof why === "number" ? `HTTP ${why}` : last.error ?? "no answer"}) and no retry is left`);
+      // A delivery attempt carries the answer in response_status, a forward in status; either is null without one.
+      const status: number | null = last.object === "webhook_delivery" ? last.response_status : last.status;
+      console.log(`not acknowledged: the receiver refused the event (${status !== null ? `HTTP ${status}` : last.error ?? "no answer"}) and no retry is left`);
       return EXIT.refused;
     }
     if (Date.now() > deadline) {

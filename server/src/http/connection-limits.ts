@@ -62,26 +62,35 @@ export function serverOptions(limits: ConnectionLimits): ServerOptions {
  * ordinary requests, which finish their headers at once, get in. Connections with a request in progress (an event
  * stream, a held request) are never evicted; when only those are left, the new connection is closed.
  */
+/** Every counted connection of a server with its address, oldest first (a Map keeps insertion order). */
+const countedOf = new WeakMap<Server, Map<Socket, string>>();
+
+// Node's HTTP server sets `_httpMessage` on a socket while a response is open (from the moment its request's
+// headers are parsed until the response finishes): a socket without one is still sending its headers, or idle.
+const inProgress = (socket: Socket) => Boolean((socket as Socket & { _httpMessage?: unknown })._httpMessage);
+
+/** The server's open connections with no request in progress (a shutdown shortens their keep-alive). */
+export function idleConnections(server: Server): Socket[] {
+  return [...(countedOf.get(server)?.keys() ?? [])].filter((s) => !inProgress(s));
+}
+
 export function limitConnections(server: Server, limits: ConnectionLimits): void {
   const perAddress = new Counter(limits.maxPerAddress);
-  /** Every counted connection with its address, oldest first (a Map keeps insertion order). */
   const counted = new Map<Socket, string>();
+  countedOf.set(server, counted);
   const release = (socket: Socket) => {
     const address = counted.get(socket);
     if (address === undefined) return;
     counted.delete(socket);
     perAddress.give(address);
   };
-  // Node's HTTP server sets `_httpMessage` on a socket while a response is open (from the moment its request's
-  // headers are parsed until the response finishes): a socket without one is still sending its headers, or idle.
-  // Read only when the server is full, so ordinary requests pay nothing for this.
-  const inProgress = (socket: Socket) => Boolean((socket as Socket & { _httpMessage?: unknown })._httpMessage);
   server.on("connection", (socket: Socket) => {
     const address = socket.remoteAddress ?? "unknown";
     if (!perAddress.take(address)) {
       socket.destroy();
       return;
     }
+    // Only when the server is full is a socket's state read, so ordinary requests pay nothing for this.
     if (counted.size >= limits.maxConnections) {
       let oldest: Socket | undefined;
       for (const s of counted.keys()) {

@@ -40,8 +40,6 @@ export class EventStreams {
   readonly epoch: string;
   private readonly slots: OpenSlots;
   private readonly limits: Pick<TenantLimits, "streams" | "streamsPerAddress" | "streamBufferBytes">;
-  /** Listeners dropped for not reading (tests and the log read it). */
-  dropped = 0;
   /** Set by closeAll: a shutdown has begun, and a listener reconnecting on a kept-alive connection is refused. */
   private closing = false;
 
@@ -82,7 +80,6 @@ export class EventStreams {
   private write(p: ProjectStream, res: ServerResponse, text: string): void {
     if (res.writableLength > this.limits.streamBufferBytes) {
       p.listeners.delete(res);
-      this.dropped++;
       res.destroy();
       return;
     }
@@ -165,13 +162,6 @@ export class EventStreams {
   /** Open listeners of one project. */
   listenersOf(projectId: string): number {
     return this.projects.get(projectId)?.listeners.size ?? 0;
-  }
-
-  /** Open listeners, for the SIGTERM log and tests. */
-  get listenerCount(): number {
-    let n = 0;
-    for (const p of this.projects.values()) n += p.listeners.size;
-    return n;
   }
 
   /**
