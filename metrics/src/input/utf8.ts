@@ -8,7 +8,7 @@ import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { MetricInputError } from "../validate.ts";
 
-/** Length of the valid UTF-8 sequence starting at `i` (1 to 4), 0 when it is invalid, -1 when the chunk ends inside it. */
+/** Length of the valid UTF-8 sequence starting at `i` (1 to 4); 0 when it is invalid or cut short. */
 function sequenceAt(b: Uint8Array, i: number): number {
   const c = b[i];
   if (c < 0x80) return 1;
@@ -20,7 +20,7 @@ function sequenceAt(b: Uint8Array, i: number): number {
   else return 0;
   let cp = c & (need === 1 ? 0x1f : need === 2 ? 0x0f : 0x07);
   for (let k = 1; k <= need; k++) {
-    if (i + k >= b.length) return -1;
+    if (i + k >= b.length) return 0;
     const x = b[i + k];
     if ((x & 0xc0) !== 0x80) return 0;
     cp = (cp << 6) | (x & 0x3f);
@@ -38,7 +38,7 @@ function firstInvalid(b: Uint8Array): number {
       continue;
     }
     const n = sequenceAt(b, i);
-    if (n <= 0) return i;
+    if (n === 0) return i;
     i += n;
   }
   return -1;
