@@ -3,7 +3,7 @@ import type { RouteDef as AnyRouteDef } from "../lib/route-types.ts";
 import type { operations } from "./schema.d.ts";
 
 export type { RouteParam, RouteResponse } from "../lib/route-types.ts";
-export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simListForwards" | "simRecordForward" | "simCreateInterview" | "simAbandonInterview" | "simCompleteInterview" | "simGetListener" | "simCreateProject" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
+export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simListForwards" | "simRecordForward" | "simGetForwardEvent" | "simResendForward" | "simCreateInterview" | "simAbandonInterview" | "simCompleteInterview" | "simGetListener" | "simCreateProject" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
 export type RouteDef<Id extends OperationId = OperationId> = AnyRouteDef<Id>;
 
 /** Every operation of the contract's `paths`. */
@@ -321,6 +321,102 @@ export const routes: RouteDef[] = [
       },
       "503": {
         "schema": "#/paths/~1_sim~1forwards/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simGetForwardEvent",
+    "method": "get",
+    "path": "/_sim/forwards/{id}/event",
+    "expressPath": "/_sim/forwards/:id/event",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1event/get/parameters/0/schema"
+      }
+    ],
+    "requestBody": null,
+    "responses": {
+      "200": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1event/get/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1event/get/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1event/get/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "404": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1event/get/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1event/get/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1event/get/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1event/get/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simResendForward",
+    "method": "post",
+    "path": "/_sim/forwards/{id}/resend",
+    "expressPath": "/_sim/forwards/:id/resend",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1resend/post/parameters/0/schema"
+      }
+    ],
+    "requestBody": null,
+    "responses": {
+      "202": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1resend/post/responses/202/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1resend/post/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1resend/post/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "404": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1resend/post/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1resend/post/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1resend/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1forwards~1{id}~1resend/post/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }

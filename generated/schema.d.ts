@@ -33,8 +33,8 @@ export interface paths {
         /**
          * Stream webhook events
          * @description Reference server only. A Server-Sent Events stream of every webhook event of the caller's project, as the exact
-         *     signed request, whether or not the configured webhook URL is reachable; needs a configured webhook (its secret
-         *     signs the events). Each client gets every event; with `Last-Event-ID` a reconnecting client gets every event
+         *     signed request, whether or not a webhook is configured or reachable (without one, the listener secret signs
+         *     the events). Each client gets every event; with `Last-Event-ID` a reconnecting client gets every event
          *     after that one that the sandbox still holds (the last 1,000), so nothing is lost or repeated.
          */
         get: operations["simStreamEvents"];
@@ -92,6 +92,50 @@ export interface paths {
          * @description Reference server only. A listener reports what the receiver answered to one forwarded event (`api-sandbox trigger` reads it).
          */
         post: operations["simRecordForward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/forwards/{id}/event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a forward's event
+         * @description Reference server only. The stream event a forward carried, as a listener received it (headers and raw body), for
+         *     forwarding it again from a laptop (`api-sandbox deliveries resend ID --forward-to URL`). 404 when the forward is
+         *     unknown or its event is no longer held (the last 1,000 per project).
+         */
+        get: operations["simGetForwardEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/_sim/forwards/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a forward
+         * @description Reference server only. Puts a forwarded event on the project's stream again, byte for byte (`reason: resend`,
+         *     a new `id`), so every listener forwards it once more: the resend of the listener loop, where no webhook is
+         *     configured. Answers the stream event it put there.
+         */
+        post: operations["simResendForward"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2601,6 +2645,180 @@ export interface operations {
             };
             /** @description The request body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simGetForwardEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A forward of the caller's project.
+                 * @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11
+                 */
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimStreamEvent"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not visible to this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simResendForward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A forward of the caller's project.
+                 * @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11
+                 */
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted for processing. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimStreamEvent"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not visible to this key. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

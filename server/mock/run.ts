@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { assetPath } from "../../lib/assets.ts";
 import { startFront } from "./front.ts";
+import { stopWhenNpmParentExits } from "../src/parent-watch.ts";
 
 const dynamic = process.argv.includes("--dynamic");
 const port = process.env.MOCK_PORT ?? "4011";
@@ -42,5 +43,7 @@ try {
 console.error(`Prism mock (${dynamic ? "dynamic" : "examples"}) on http://${host}:${port}/api (the root paths /v1/... work too)`);
 // Prism lives and dies with this process: a signal is passed on, and whatever ends this process ends Prism too.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => prism.kill(signal));
+// `kill <npx pid>` reaches npm's shell, not this process: its exit is the signal.
+stopWhenNpmParentExits(() => prism.kill("SIGTERM"));
 process.on("exit", () => prism.kill("SIGKILL"));
 prism.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));

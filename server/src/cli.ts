@@ -6,6 +6,7 @@
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { listDeliveries, resendDelivery } from "./cli/deliveries.ts";
+import { stopWhenNpmParentExits } from "./parent-watch.ts";
 import { faults, type FaultFlags } from "./cli/faults.ts";
 import { listen } from "./cli/listen.ts";
 import { CliError, LOCAL_BASE, remote } from "./cli/remote.ts";
@@ -107,18 +108,19 @@ withRemote(program.command("listen"))
     const onSignal = () => (stop.signal.aborted ? process.exit(130) : stop.abort());
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
+    stopWhenNpmParentExits(() => stop.abort());
     return listen(o, stop.signal);
   }));
 
-const deliveries = program.command("deliveries").description("the project's webhook delivery log");
+const deliveries = program.command("deliveries").description("what reached your endpoint: webhook attempts and listener forwards");
 withRemote(deliveries.command("list"))
-  .description("list delivery attempts, oldest first")
-  .option("--interview <id>", "only the attempts of this interview")
+  .description("list webhook delivery attempts and listener forwards, oldest first")
+  .option("--interview <id>", "only those of this interview")
   .option("--limit <n>", "how many (1-100)", whole, 100)
   .option("--json", "print JSON")
   .action(run((o) => listDeliveries(o)));
 withRemote(deliveries.command("resend <id>"))
-  .description("send a delivery's byte-identical body and signature again, to the configured webhook (logged as its own attempt) or to --forward-to")
+  .description("send an event again, byte for byte: a delivery's to the configured webhook (logged as its own attempt), a forward's back to the listeners; or either to --forward-to")
   .option("--forward-to <url>", "send it to this URL from this machine instead")
   .action(run((id: string, o) => resendDelivery(id, o)));
 

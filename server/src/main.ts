@@ -8,6 +8,7 @@ import { createHttpServer, idleConnections, limitsOf } from "./http/connection-l
 import { createApp } from "./app.ts";
 import { DataDirLocked } from "./persist/state-db.ts";
 import { readEnv } from "./config.ts";
+import { stopWhenNpmParentExits } from "./parent-watch.ts";
 
 const KEYS = [
   ["Acme", "svc_live_acme_0123456789abcdef0123456789abcdef", "pk_live_acme_0123456789abcdef0123456789abcdef"],
@@ -124,8 +125,8 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGHUP", () => stop("SIGHUP"));
-  // No parent watchdog: a server started with `nohup npm start &` from a script that then exits must keep running.
-  // `npm start` execs node, so npm's own signal forwarding reaches this process directly.
+  // `kill <npx pid>` reaches npm's shell, not this process: its exit is the signal (parent-watch.ts).
+  stopWhenNpmParentExits(() => stop("parent exited"));
 }
 
 void main();

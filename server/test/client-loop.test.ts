@@ -332,6 +332,56 @@ describe("api-sandbox deliveries", () => {
     expect(local.requests[0].headers["x-webhook-signature"]).toBe(receiver.requests[0].headers["x-webhook-signature"]);
   }, 60_000);
 
+  it("with a listener and no webhook: the list shows its forwards, and a forward's resend reaches the endpoint again through the listener", async () => {
+    await api.req("/v1/webhooks", { method: "DELETE" });
+    const secret = (await api.req("/_sim/listener")).body.signing_secret;
+    const local = await startReceiver(answer(200));
+    receivers.push(local);
+    const listener = cli(["listen", "--forward-to", local.url]);
+    await connected(listener);
+    const study = await acceptingStudy(api);
+    const triggered = await cli(["trigger", "interview.completed", "--study", study.id, "--wait", "10"]).done;
+    expect(triggered.code, triggered.out + triggered.err).toBe(0);
+    const interviewId = /interview ([0-9a-f-]{36}) created/.exec(triggered.out)![1];
+    const listed = await cli(["deliveries", "list", "--interview", interviewId]).done;
+    expect(listed.code).toBe(0);
+    const line = listed.out.trim().split("\n");
+    expect(line).toHaveLength(1);
+    expect(line[0]).toMatch(new RegExp(`^[0-9a-f-]{36}  ${interviewId}  .*forwarded by a listener to ${local.url}  HTTP 200$`));
+    const forwardId = line[0].slice(0, 36);
+
+    // Back on the stream: the listener forwards the same bytes again, signed with the listener secret.
+    const resent = await cli(["deliveries", "resend", forwardId]).done;
+    expect(resent.code, resent.out + resent.err).toBe(0);
+    expect(resent.out).toMatch(/forwarded by a listener to .* HTTP 200/);
+    expect(local.requests).toHaveLength(2);
+    expect(local.requests[1].body.equals(local.requests[0].body)).toBe(true);
+    expect(verifies(secret, local.requests[1].body, local.requests[1].headers["x-webhook-signature"])).toBe(true);
+    expect(listener.live.out).toContain("(resend) 200");
+    const forwards = (await api.req(`/_sim/forwards?interview_id=${interviewId}`)).body.data;
+    expect(forwards.map((f: { status: number }) => f.status)).toEqual([200, 200]);
+
+    // --forward-to: from this machine, signed as the listener signs.
+    const other = await startReceiver(answer(204));
+    receivers.push(other);
+    const here = await cli(["deliveries", "resend", forwardId, "--forward-to", other.url]).done;
+    expect(here.code, here.err).toBe(0);
+    expect(other.requests[0].body.equals(local.requests[0].body)).toBe(true);
+    expect(verifies(secret, other.requests[0].body, other.requests[0].headers["x-webhook-signature"])).toBe(true);
+
+    // With no listener left, the resend says what would receive it and exits 3; an unknown id is the API's 404.
+    listener.child.kill("SIGTERM");
+    await listener.done;
+    await waitFor("the listener gone", async () => ((await api.req("/_sim/listener")).body.listeners === 0 ? true : undefined), 10_000);
+    const alone = await cli(["deliveries", "resend", forwardId]).done;
+    expect(alone.code).toBe(3);
+    expect(alone.err).toContain("no listener is connected");
+    const unknown = await cli(["deliveries", "resend", "00000000-0000-4000-8000-000000000000"]).done;
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toContain("answered 404: No such delivery");
+    expect((await api.req("/_sim/forwards/00000000-0000-4000-8000-000000000000/event")).status).toBe(404);
+  }, 60_000);
+
   it("resend of an unknown delivery is a 404, and without a webhook a 409", async () => {
     const unknown = await api.req("/_sim/webhook-deliveries/00000000-0000-4000-8000-000000000000/resend", { method: "POST" });
     expect(unknown.status).toBe(404);

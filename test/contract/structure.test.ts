@@ -19,7 +19,7 @@ describe("contract structure", () => {
       "/v1/chats", "/v1/chats/{id}", "/v1/chats/{id}/messages", "/v1/webhooks", "/v1/experiments",
       "/v1/interview-participant/config", "/v1/interview-participant/launches", "/v1/interview-participant/prompt-events",
     ]));
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/events", "/_sim/faults", "/_sim/forwards", "/_sim/interviews", "/_sim/interviews/{id}/abandon", "/_sim/interviews/{id}/complete", "/_sim/listener", "/_sim/projects", "/_sim/studies", "/_sim/webhook-deliveries", "/_sim/webhook-deliveries/{id}/request", "/_sim/webhook-deliveries/{id}/resend"]);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/events", "/_sim/faults", "/_sim/forwards", "/_sim/forwards/{id}/event", "/_sim/forwards/{id}/resend", "/_sim/interviews", "/_sim/interviews/{id}/abandon", "/_sim/interviews/{id}/complete", "/_sim/listener", "/_sim/projects", "/_sim/studies", "/_sim/webhook-deliveries", "/_sim/webhook-deliveries/{id}/request", "/_sim/webhook-deliveries/{id}/resend"]);
     for (const o of ops.filter((o) => o.path.startsWith("/_sim/"))) expect(o.op.tags).toEqual(["Simulation"]);
   });
 

@@ -4,14 +4,18 @@
 // - a consumer file from the README passes `tsc --strict` with `skipLibCheck: false`, under `module: nodenext` and
 //   under `moduleResolution: bundler`;
 // - the consumer runs under Node as an ES module;
-// - the package's commands run (`npx api-sandbox`, `npx api-mock`, `npx api-conformance`, `npx api-metrics`).
+// - the package's commands run (`npx api-sandbox`, `npx api-mock`, `npx api-conformance`, `npx api-metrics`);
+// - the README's client-team loop runs as written from the installed sandbox;
+// - SIGTERM to `npx` itself, or Ctrl-C to its group, stops every process it started within 2 s.
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, root, waitUntilUp } from "../support/processes.ts";
+import { freePort, groupGone, groupMembers, root, waitUntilUp } from "../support/processes.ts";
+import { verifyWebhookSignature } from "../../receiver/src/index.ts";
+import { createServer, type IncomingMessage } from "node:http";
 import { CONSUMERS } from "./consumers.ts";
 
 const run = promisify(execFile);
@@ -240,6 +244,98 @@ describe("consumers run under Node, and the commands run from fresh installs", (
     }
     expect(stderr).toContain("npm install @duckdb/node-api");
   }, 60_000);
+
+  it("the README's client-team loop runs as written, against the installed sandbox and a receiver that verifies", async () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("### A client team's daily loop"));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)![1];
+    // One command per line; the comment after `#` is the README's explanation.
+    const lines = block.split("\n").map((l) => l.replace(/\s+#.*$/, "").trim()).filter(Boolean);
+    expect(lines.map((l) => l.split(" ").slice(0, 3).join(" "))).toEqual(["npx api-sandbox listen", "npx api-sandbox trigger", "npx api-sandbox deliveries", "npx api-sandbox deliveries", "npx api-sandbox faults"]);
+    expect(lines.length, "the whole loop in five commands or fewer").toBeLessThanOrEqual(5);
+
+    // "Your endpoint": a receiver that verifies with the listener secret, as the user's code would.
+    const dir = project("server");
+    const config = mkdtempSync(join(base, "config-"));
+    const env = { ...npmEnv, SANDBOX_BASE_URL: sandboxBase, SANDBOX_API_KEY: ACME, API_SANDBOX_CONFIG_DIR: config };
+    const secret = execFileSync("npx", ["api-sandbox", "listen", "--print-secret"], { cwd: dir, encoding: "utf8", env }).trim();
+    const got: Array<{ body: Buffer; verified: boolean }> = [];
+    const receiver = createServer((req: IncomingMessage, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks);
+        got.push({ body, verified: verifyWebhookSignature(body, req.headers["x-webhook-signature"] as string, secret).ok });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const endpoint = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/webhooks`;
+    // Each line through bash, as typed; a failure shows what the command printed.
+    // Each line through bash, as typed (asynchronously: the receiver answers from this process); a failure shows
+    // what the command printed.
+    const sh = async (line: string, extra: Record<string, string> = {}) => {
+      const r: { code?: number; stdout?: string; stderr?: string } = await run("bash", ["-c", line.replace("http://localhost:3000/webhooks", endpoint)], { cwd: dir, encoding: "utf8", env: { ...env, ...extra } }).catch((err) => err);
+      expect(r.code ?? 0, `${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
+      return r.stdout as string;
+    };
+    try {
+      const listener = spawn("bash", ["-c", lines[0].replace("http://localhost:3000/webhooks", endpoint)], { cwd: dir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      children.push(listener);
+      let err = "";
+      listener.stderr!.on("data", (d) => (err += d));
+      for (const t = Date.now(); !err.includes("listening on") && Date.now() - t < 30_000; ) await new Promise((r) => setTimeout(r, 100));
+      expect(err).toContain(`Your listener signing secret is ${secret}`);
+
+      const trigger = await sh(lines[1]);
+      expect(trigger).toMatch(/forwarded by a listener to .* HTTP 200/);
+      expect(got).toHaveLength(1);
+      expect(got[0].verified).toBe(true);
+      expect(JSON.parse(got[0].body.toString("utf8")).data.reference_id).toBe("user_42");
+
+      const listed = await sh(lines[2]);
+      const interview = JSON.parse(got[0].body.toString("utf8")).data.interview_id;
+      const id = listed.split("\n").find((l) => l.includes(interview))!.slice(0, 36);
+      const resent = await sh(lines[3], { DELIVERY_ID: id });
+      expect(resent).toMatch(/HTTP 200/);
+      expect(got).toHaveLength(2);
+      expect(got[1].body.equals(got[0].body) && got[1].verified).toBe(true);
+
+      await sh(lines[4]);
+      const faults = await (await fetch(`${sandboxBase}/_sim/faults`, { headers: { authorization: `Bearer ${ACME}` } })).json();
+      expect(faults).toMatchObject({ rate: 0.1, kinds: ["500", "503"], latency_ms: 200, jitter_ms: 300 });
+      process.kill(-listener.pid!, "SIGINT");
+      expect(await groupGone(listener.pid!)).toBeLessThan(2_000);
+    } finally {
+      await fetch(`${sandboxBase}/_sim/faults`, { method: "DELETE", headers: { authorization: `Bearer ${ACME}` } });
+      receiver.close();
+    }
+  }, 120_000);
+
+  // The process the user started is npx: its signal must reach the sandbox (and the mock's Prism) too.
+  for (const [command, signal] of [["api-sandbox", "SIGTERM"], ["api-sandbox", "SIGINT"], ["api-mock", "SIGTERM"], ["api-mock", "SIGINT"]] as const) {
+    const how = signal === "SIGTERM" ? "SIGTERM to the npx process alone" : "Ctrl-C to its process group";
+    it(`npx ${command}: ${how} stops every process it started within 2 s${command === "api-sandbox" ? ", with a listener connected" : ""}`, async () => {
+      const port = await freePort();
+      const child = start(project("server"), command, command === "api-sandbox" ? ["--port", String(port)] : [], { MOCK_PORT: String(port), MOCK_QUIET: "1" });
+      const api = `http://127.0.0.1:${port}/api`;
+      await waitUntilUp(`${api}/v1/studies`, 60_000, child);
+      if (command === "api-sandbox") {
+        start(project("server"), "api-sandbox", ["listen", "--forward-to", "http://127.0.0.1:9/hook", "--base-url", api], { API_SANDBOX_CONFIG_DIR: mkdtempSync(join(base, "config-")) });
+        let listeners = 0;
+        for (const t = Date.now(); listeners < 1 && Date.now() - t < 30_000; await new Promise((r) => setTimeout(r, 100))) {
+          listeners = (await (await fetch(`${api}/_sim/listener`, { headers: { authorization: `Bearer ${ACME}` } })).json()).listeners;
+        }
+        expect(listeners).toBe(1);
+      }
+      expect(groupMembers(child.pid!).length, "npx and what it started").toBeGreaterThanOrEqual(2);
+      if (signal === "SIGTERM") child.kill("SIGTERM");
+      else process.kill(-child.pid!, "SIGINT");
+      const took = await groupGone(child.pid!);
+      expect(groupMembers(child.pid!), "processes still running").toEqual([]);
+      expect(took).toBeLessThan(2_000);
+    }, 120_000);
+  }
 
   it("npx api-mock serves the contract's examples under /api", async () => {
     const port = await freePort();

@@ -1,5 +1,5 @@
 /** Helpers for tests and benchmarks that run real processes on loopback: free ports, Prism, readiness. */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -38,4 +38,21 @@ export async function startPrismProcess(options: { logging?: boolean } = {}): Pr
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntilUp(`${baseUrl}/v1/studies`, 60_000, child);
   return { child, baseUrl, port };
+}
+
+/** The live processes of a process group (zombies are gone already, waiting only for their parent to read their exit). */
+export function groupMembers(pgid: number): number[] {
+  try {
+    const rows = execFileSync("ps", ["-eo", "pid=,pgid=,stat="], { encoding: "utf8" }).split("\n").map((x) => x.trim().split(/\s+/));
+    return rows.filter(([, group, stat]) => Number(group) === pgid && !stat?.startsWith("Z")).map(([pid]) => Number(pid));
+  } catch {
+    return [];
+  }
+}
+
+/** Polls until the group is empty or `timeoutMs` passed; the milliseconds it took. */
+export async function groupGone(pgid: number, timeoutMs = 10_000): Promise<number> {
+  const t = Date.now();
+  while (groupMembers(pgid).length > 0 && Date.now() - t < timeoutMs) await new Promise((r) => setTimeout(r, 50));
+  return Date.now() - t;
 }

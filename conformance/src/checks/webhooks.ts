@@ -105,8 +105,11 @@ async function replayTools(ctx: Ctx, receiver: Receiver, studyId: string, firstI
   if (event) await listenerSide(ctx, event);
 }
 
-/** `GET /_sim/listener` and the forwards a listener reports (`POST`/`GET /_sim/forwards`), for a streamed event. */
-async function listenerSide(ctx: Ctx, event: { event_id?: string; interview_id?: string }): Promise<void> {
+/**
+ * `GET /_sim/listener`, the forwards a listener reports (`POST`/`GET /_sim/forwards`), a forward's event and its
+ * resend (`GET /_sim/forwards/{id}/event`, `POST /_sim/forwards/{id}/resend`), for a streamed event.
+ */
+async function listenerSide(ctx: Ctx, event: { id?: string; event_id?: string; interview_id?: string; body?: string }): Promise<void> {
   const configured = await ctx.http.req("/v1/webhooks");
   const webhookUrl = configured.status === 200 ? configured.body?.url : null;
   const listener = await ctx.http.req("/_sim/listener");
@@ -120,6 +123,15 @@ async function listenerSide(ctx: Ctx, event: { event_id?: string; interview_id?:
   const listed = await ctx.http.req(`/_sim/forwards?interview_id=${event.interview_id}&limit=100`);
   ctx.conforms(listed, "GET /_sim/forwards");
   ctx.expect(r.replay, listed.status === 200 && listed.body?.data?.some((f: any) => f.id === recorded.body?.id), `GET /_sim/forwards?interview_id= answered ${listed.status} without the forward just recorded`, listed);
+  if (recorded.status !== 201) return;
+  // The forward's event, byte for byte, and its resend back on the stream (the listener loop's resend).
+  const carried = await ctx.http.req(`/_sim/forwards/${recorded.body.id}/event`);
+  ctx.conforms(carried, "GET /_sim/forwards/{id}/event");
+  ctx.expect(r.replay, carried.status === 200 && carried.body?.event_id === event.event_id && carried.body?.body === event.body, `GET /_sim/forwards/{id}/event answered ${carried.status} without the forwarded event's exact body`, carried);
+  const resent = await ctx.http.req(`/_sim/forwards/${recorded.body.id}/resend`, { method: "POST" });
+  ctx.conforms(resent, "POST /_sim/forwards/{id}/resend");
+  const resendWrong = wrongs([resent.status !== 202, `POST /_sim/forwards/{id}/resend answered ${resent.status}`], [resent.body?.reason !== "resend", `its reason is ${JSON.stringify(resent.body?.reason)}, not "resend"`], [resent.body?.event_id !== event.event_id || resent.body?.body !== event.body, "it does not repeat the event byte for byte"], [resent.body?.id === event.id, "it kept the original's stream id"]);
+  ctx.expect(r.replay, !resendWrong, resendWrong, resent);
 }
 
 export async function trigger(ctx: Ctx, studyId: string, reference: string, hold = false): Promise<string> {

@@ -34,8 +34,9 @@ export async function forward(url: string, headers: Record<string, string>, body
     await res.arrayBuffer();
     return { status: res.status, ms: Math.round(performance.now() - started) };
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    return { status: cause, ms: Math.round(performance.now() - started) };
+    // A system code (ECONNREFUSED), else fetch's own reason ("bad port"), never a bare "TypeError".
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return { status: cause?.code ?? cause?.message ?? (err as Error).message, ms: Math.round(performance.now() - started) };
   }
 }
 

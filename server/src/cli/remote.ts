@@ -20,6 +20,13 @@ export class CliError extends Error {
   }
 }
 
+/** The sandbox answered with an error envelope: its status travels with the message. */
+export class AnswerError extends CliError {
+  constructor(message: string, readonly status: number) {
+    super(message);
+  }
+}
+
 export interface Remote {
   baseUrl: string;
   apiKey: string;
@@ -60,7 +67,7 @@ export function remote(o: RemoteOptions): Remote {
       }
       const text = await res.text();
       const json = text ? JSON.parse(text) : undefined;
-      if (!res.ok) throw new CliError(`${method} ${path} answered ${res.status}: ${json?.error?.message ?? text.slice(0, 200)}`);
+      if (!res.ok) throw new AnswerError(`${method} ${path} answered ${res.status}: ${json?.error?.message ?? text.slice(0, 200)}`, res.status);
       return json;
     },
   };

@@ -23,7 +23,7 @@ export function attemptLine(d: any): string {
   return `${clock(d.sent_at ?? d.scheduled_at)}  attempt ${d.attempt} (${d.trigger})  ${d.status.padEnd(9)}  HTTP ${String(status).padEnd(3)}  ${latency.padStart(7)}  ${d.error ?? ""}`.trimEnd();
 }
 
-const forwardLine = (f: any) => `${clock(f.forwarded_at)}  forwarded by a listener to ${f.url}  ${f.status === null ? `no answer: ${f.error}` : `HTTP ${f.status}`}`;
+export const forwardLine = (f: any) => `${clock(f.forwarded_at)}  forwarded by a listener to ${f.url}  ${f.status === null ? `no answer: ${f.error}` : `HTTP ${f.status}`}`;
 const ok = (status: number | null) => status !== null && status >= 200 && status < 300;
 
 export async function trigger(event: string, o: TriggerOptions): Promise<number> {

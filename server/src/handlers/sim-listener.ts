@@ -8,6 +8,7 @@ import type { components } from "../../../generated/schema.d.ts";
 import { iso } from "../clock.ts";
 import { notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
+import type { Project } from "../store/project.ts";
 import { ascBy } from "../store/sorted.ts";
 import { listenerSecret } from "../webhooks/listener.ts";
 import type { HandlerDeps } from "./deps.ts";
@@ -16,8 +17,18 @@ import { envelope, listPage } from "./pagination.ts";
 type Forward = components["schemas"]["SimForward"];
 const forwardOrder = ascBy<Forward>((f) => f.forwarded_at);
 
-export function simListenerHandlers(deps: HandlerDeps): HandlerGroup<"simGetListener" | "simRecordForward" | "simListForwards"> {
+type Ops = "simGetListener" | "simRecordForward" | "simListForwards" | "simGetForwardEvent" | "simResendForward";
+
+export function simListenerHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
   const { streams, journal, clock } = deps;
+  /** The held stream event a forward carried; 404 when either is gone. */
+  const eventOf = (project: Project, id: string) => {
+    const forward = project.forwards.find((f) => f.id === id);
+    if (!forward) throw notFound(`No such forward: ${id}`);
+    const event = streams.find(project.id, forward.event_id);
+    if (!event) throw notFound(`The event of forward ${id} is no longer held (the stream keeps the last events of each project)`);
+    return event;
+  };
   return {
     simGetListener({ project }) {
       return {
@@ -57,6 +68,16 @@ export function simListenerHandlers(deps: HandlerDeps): HandlerGroup<"simGetList
         noun: "forward",
       });
       return { status: 200, body: envelope(page, (f) => f) };
+    },
+
+    simGetForwardEvent({ project, path }) {
+      return { status: 200, body: eventOf(project, path.id) };
+    },
+
+    // Back on the stream with a new id, byte for byte: every listener forwards it again (the listener loop's resend).
+    simResendForward({ project, path }) {
+      const { event_id, event, interview_id, headers, body } = eventOf(project, path.id);
+      return { status: 202, body: streams.publish(project.id, { event_id, event, interview_id, reason: "resend", headers, body }) };
     },
   };
 }
