@@ -4,11 +4,10 @@
  * the iOS microphone usage description (NSMicrophoneUsageDescription) and the Android RECORD_AUDIO and
  * MODIFY_AUDIO_SETTINGS permissions. An app's own description is kept unless the option replaces it.
  */
-import { createRequire } from "node:module";
-
-// An ES module (the package is "type": "module"); Expo loads it like a CommonJS one. The app's own copy of the
-// config-plugins API: through `expo` in an Expo app, directly otherwise.
-const require = createRequire(import.meta.url);
+"use strict";
+// CommonJS, because Expo loads plugins with require(). The package's "type" is commonjs for this file's sake; its
+// ES module build declares itself in dist/package.json. The app's own copy of the config-plugins API: through
+// `expo` in an Expo app, directly otherwise.
 const plugins = (() => {
   try {
     return require("expo/config-plugins");
@@ -33,4 +32,4 @@ function withInterviews(config, options = {}) {
   return plugins.AndroidConfig.Permissions.withPermissions(config, ANDROID_PERMISSIONS);
 }
 
-export default plugins.createRunOncePlugin(withInterviews, pkg.name, pkg.version);
+module.exports = plugins.createRunOncePlugin(withInterviews, pkg.name, pkg.version);

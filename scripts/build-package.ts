@@ -154,6 +154,9 @@ export async function buildPackage(folder: string): Promise<void> {
   rmSync(dist, { recursive: true, force: true });
   if (plan.tsc) for (const project of plan.projects ?? ["tsconfig.build.json"]) tsc(pkg, project, plan.tsc === "declarations", dist);
   if (existsSync(dist)) selfContainTypes(dist);
+  // A package whose root is CommonJS (mobile: Expo require()s its app.plugin.js) keeps its ES module sources' type
+  // in src/package.json; the compiled output carries it along.
+  if (plan.tsc && existsSync(join(pkg, "src", "package.json"))) cpSync(join(pkg, "src", "package.json"), join(dist, "package.json"));
   if (plan.bundle) await bundle(pkg, dist, plan.bundle);
   if (plan.cjs) {
     await build({

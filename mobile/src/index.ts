@@ -7,24 +7,20 @@ import { AppState, Linking } from "react-native";
 import { createInterviewClient as createCore, type InterviewClient } from "./core/client.ts";
 import type { InterviewClientOptions } from "./core/types.ts";
 
-/** The seed's createInterviewClient: `openFallbackUrl` defaults to `Linking.openURL`; prompt events flush on background. */
+/** The seed's createInterviewClient: `openFallbackUrl` defaults to `Linking.openURL` (a rejection gives `none`); prompt events flush on background. */
 export function createInterviewClient(options: InterviewClientOptions): InterviewClient {
-  const openFallbackUrl =
-    options.openFallbackUrl ??
-    ((url: string) => {
-      Linking.openURL(url).catch((err: unknown) => {
-        try {
-          options.onDiagnostic?.({ type: "bridge_error", error: `Linking.openURL failed: ${err instanceof Error ? err.message : String(err)}` });
-        } catch {
-          // A diagnostics handler must never break the app.
-        }
-      });
-    });
+  // Linking.openURL rejects when nothing can open the URL: the core then answers `none`, never `external_browser`.
+  const openFallbackUrl = options.openFallbackUrl ?? ((url: string) => Linking.openURL(url));
   const client = createCore({ ...options, openFallbackUrl });
   // Queued prompt events go out when the app leaves the foreground, as analytics SDKs flush theirs.
-  AppState.addEventListener("change", (state) => {
+  const subscription = AppState.addEventListener("change", (state) => {
     if (state === "background" || state === "inactive") void client.flush();
   });
+  const dispose = client.dispose;
+  client.dispose = () => {
+    subscription.remove();
+    dispose();
+  };
   return client;
 }
 

@@ -102,6 +102,7 @@ export function createScriptedClient(): ScriptedClient {
     for (const l of [...listeners]) l();
   };
   let answer: StartResult = "webview";
+  let optedOut = false;
   const client: ScriptedClient = {
     setUser: jest.fn(() => set({ pendingInvite: null, activeLaunch: null })),
     wrapTrackClient: jest.fn((c: never) => c) as InterviewClient["wrapTrackClient"],
@@ -127,6 +128,14 @@ export function createScriptedClient(): ScriptedClient {
     fallbackOrigins: jest.fn((): readonly string[] => []),
     flush: jest.fn(async () => {}),
     pendingEvents: jest.fn(() => 0),
+    optOut: jest.fn(() => {
+      optedOut = true;
+      set({ pendingInvite: null });
+    }),
+    optIn: jest.fn(() => void (optedOut = false)),
+    isOptedOut: jest.fn(() => optedOut),
+    reset: jest.fn(() => set({ pendingInvite: null, activeLaunch: null })),
+    dispose: jest.fn(() => listeners.clear()),
     offerInvite(invite = {}) {
       const full = Object.freeze({ ...sampleInvite, ...invite }) as PendingInvite;
       set({ pendingInvite: full });

@@ -6,9 +6,15 @@ import type { InterviewClientOptions } from "./core/types.ts";
 export function createInterviewClient(options: InterviewClientOptions): InterviewClient {
   const client = createCore(options);
   const doc = (globalThis as { document?: Document }).document;
-  doc?.addEventListener?.("visibilitychange", () => {
-    if (doc.visibilityState === "hidden") void client.flush();
-  });
+  const onVisibility = () => {
+    if (doc?.visibilityState === "hidden") void client.flush();
+  };
+  doc?.addEventListener?.("visibilitychange", onVisibility);
+  const dispose = client.dispose;
+  client.dispose = () => {
+    doc?.removeEventListener?.("visibilitychange", onVisibility);
+    dispose();
+  };
   return client;
 }
 

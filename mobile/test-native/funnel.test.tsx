@@ -8,7 +8,8 @@ import { createInterviewClient } from "../dist/index.js";
 
 jest.mock("@react-native-async-storage/async-storage", () => jest.requireActual<any>("@react-native-async-storage/async-storage/jest").default ?? jest.requireActual("@react-native-async-storage/async-storage/jest"));
 
-const QUEUE_KEY = "interviews.prompt-events.v1";
+// The queue's key: per server URL and public key (README, "Storage").
+const QUEUE_KEY = "interviews.prompt-events.v2|https://interviews.example.com/api|pk_live_x";
 const rule = (n: number) => ({ launchRuleId: `rule_${n}`, eventName: `event_${n}`, experimentId: "exp_1", launchToken: "tok", launchTokenExpiresAt: "2099-01-01T00:00:00Z", prompt: { title: "T", body: "B", acceptLabel: "Yes", dismissLabel: "No" } });
 
 function service() {

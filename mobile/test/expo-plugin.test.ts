@@ -1,7 +1,8 @@
 // The Expo config plugin (app.plugin.js), applied as Expo applies it: resolved by @expo/config-plugins from the
 // package by name, then its mods compiled in introspection (what `npx expo config --type introspect` shows and
 // `npx expo prebuild` writes): the iOS microphone usage description and the two Android permissions.
-import { mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +40,15 @@ describe("app.plugin.js (Expo)", () => {
     expect((await prebuild([plugin, { microphonePermission: "We record your answers." }])).infoPlist.NSMicrophoneUsageDescription).toBe("We record your answers.");
     expect((await prebuild(plugin, { NSMicrophoneUsageDescription: "Ours." })).infoPlist.NSMicrophoneUsageDescription).toBe("Ours.");
     await expect(prebuild([plugin, { microphonePermission: "" }])).rejects.toThrow("microphonePermission must be a non-empty string");
+  });
+
+  it("is CommonJS: plain require() in a bare Node process loads it (Expo loads plugins so), and engines.node is declared", () => {
+    // A separate process without vitest's or tsx's loaders: exactly what `require()` does in Expo's CLI.
+    const out = execFileSync(process.execPath, ["-e", `const p = require(${JSON.stringify(plugin)}); process.stdout.write(typeof p)`], { encoding: "utf8" });
+    expect(out).toBe("function");
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(pkg.type ?? "commonjs").toBe("commonjs");
+    expect(pkg.engines?.node).toMatch(/^>=\d+/);
   });
 
   it("runs once when listed twice", async () => {

@@ -39,15 +39,18 @@ afterEach(() => {
 
 describe("a default link opener on every entry", () => {
   for (const [entry, create] of [["core", createCore], ["web", createWeb]] as const) {
-    it(`${entry}: external_browser opens the fallback with the platform's opener (window.open) and says so`, async () => {
+    // The call's shape only; what a real browser does with it (a real window, a blocked pop-up) is web-browser.test.ts.
+    it(`${entry}: external_browser opens the fallback with the platform's opener (window.open, no "noopener" feature, opener cut) and says so`, async () => {
       const opened: unknown[][] = [];
-      g.open = (...args: unknown[]) => (opened.push(args), {});
+      const win = { opener: {} as unknown };
+      g.open = (...args: unknown[]) => (opened.push(args), win);
       const svc = service();
       const client = create({ publicKey: "pk_live_x", baseUrl: BASE, referenceId: "u1", fetch: svc.fetch as never });
       await client.ready();
       client.track("purchase");
       expect(await client.startPendingInvite()).toBe("external_browser");
-      expect(opened).toEqual([["https://fallback.example.net/take/abc", "_blank", "noopener,noreferrer"]]);
+      expect(opened).toEqual([["https://fallback.example.net/take/abc", "_blank"]]);
+      expect(win.opener).toBeNull();
       expect(client.fallbackOrigins()).toEqual(["https://fallback.example.net"]);
     });
 

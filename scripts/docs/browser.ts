@@ -5,9 +5,11 @@ import { chromium, type Browser } from "playwright-core";
 export const CHROMIUM = "/usr/bin/chromium";
 export const hasChromium = () => existsSync(CHROMIUM);
 
-export function launchChromium(): Promise<Browser> {
+/** `popupBlocking`: Chromium's own pop-up blocker on, as in a user's browser (Playwright turns it off by default). */
+export function launchChromium(options: { popupBlocking?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
+    ...(options.popupBlocking ? { ignoreDefaultArgs: ["--disable-popup-blocking"] } : {}),
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 }

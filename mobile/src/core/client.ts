@@ -1,25 +1,27 @@
 /**
- * createInterviewClient: the behaviour of the seed's mobile client library, framework-agnostic.
- *
- * - Events are matched locally against the cached trigger config (config-cache.ts): unrelated events cost no
- *   request, and a matching one sets the pending invite at once, synchronously, before any network.
- * - Eligibility and expiry are the server's: accepting always asks it, and it answers webview, external_browser,
- *   not_eligible, or 410 for a signed launch past its expiry (`expired`). The device's clock is never compared with
- *   the server's times, so a phone whose clock runs fast still launches.
- * - external_browser opens the URL with the app's opener (default: the platform's); when nothing could open it, the
- *   result is `none`, never a success that opened nothing. Fallback URLs' origins are allowed in the host.
- * - A new identity (setUser) clears the invite and the launch, refetches the config, and discards any launch
- *   still in flight for the previous user (its answer never sets activeLaunch).
- * - Nothing here throws into the app: failures go to onDiagnostic, and an onDiagnostic that throws is ignored.
+ * createInterviewClient: the behaviour of the seed's mobile client library, framework-agnostic. Wiring only:
+ * - machine.ts decides: one pure transition function over the seed's invite lifecycle, (state, event) -> (state,
+ *   effects);
+ * - the effects run in their own modules: config-cache.ts (the config fetch and its cache), launch.ts (the launch
+ *   request), opener.ts (opening a URL outside the app), prompt-funnel.ts (the durable queue of prompt events),
+ *   storage.ts (keys per server and public key);
+ * - their outcomes come back as events. The snapshot store notifies subscribers when the machine's invite or launch
+ *   changed.
+ * Expiry and eligibility are the server's; nothing here throws into the app: failures go to onDiagnostic (and
+ * refusals of the key to onError), and a handler that throws is ignored.
  */
-import { HttpError, ParticipantApi, type LaunchDecision, type LaunchRequest, type ParticipantConfig } from "./api.ts";
+import { HttpError, ParticipantApi } from "./api.ts";
 import { ConfigCache } from "./config-cache.ts";
+import { launchRequest } from "./launch.ts";
 import { httpsParts, inviteCodeOf, originOf } from "./links.ts";
+import { initialState, transition, type Effect, type MachineEvent, type MachineState, type Ticket } from "./machine.ts";
+import { openExternal, platformOpener } from "./opener.ts";
 import { primitivesOnly } from "./primitives.ts";
 import { promptFunnel } from "./prompt-funnel.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
+import { removeKey, storageKeys } from "./storage.ts";
 import { wrapTrack, type TrackClient } from "./track-proxy.ts";
-import type { ActiveLaunch, Diagnostic, InterviewClientOptions, LinkResult, PendingInvite, Primitive, Snapshot, StartResult } from "./types.ts";
+import type { Diagnostic, InterviewClientOptions, InterviewError, LinkResult, PendingInvite, Primitive, Snapshot, StartResult } from "./types.ts";
 
 export interface InterviewClient {
   /** A new identity (or null on sign-out) clears the invite and launch and refetches the config; metadata alone just updates. */
@@ -49,23 +51,20 @@ export interface InterviewClient {
   flush(): Promise<void>;
   /** Prompt events queued and not yet accepted by the service. */
   pendingEvents(): number;
+  /**
+   * The user declined: from now on nothing is sent or stored (the choice itself excepted, in `storage`, so it
+   * holds across restarts). The pending invite and the queued prompt events are dropped; events are ignored.
+   */
+  optOut(): void;
+  /** Undoes optOut(): events are matched and prompt events sent again. */
+  optIn(): void;
+  isOptedOut(): boolean;
+  /** Logout: forgets the user, the pending invite, the active launch and the cached config (in storage too). Queued prompt events still go out. */
+  reset(): void;
+  /** Releases timers and listeners (the app-state or page-visibility listener of the entries); the client does nothing afterwards. */
+  dispose(): void;
 }
 
-/**
- * The platform's link opener where the core can see one: a browser's `window.open` (new tab, no opener). React
- * Native's entry passes `Linking.openURL`; on a bare JavaScript VM there is none.
- */
-function platformOpener(): ((url: string) => void) | undefined {
-  const open = (globalThis as { open?: (url: string, target?: string, features?: string) => unknown }).open;
-  if (typeof open !== "function") return undefined;
-  return (url) => {
-    // A blocked pop-up returns null: nothing opened.
-    if (open.call(globalThis, url, "_blank", "noopener,noreferrer") === null) throw new Error("the browser blocked the new window");
-  };
-}
-
-/** The server caps `triggerEvent`; attribution is not worth failing a launch for, so a longer name is left out. */
-const TRIGGER_EVENT_MAX = 200;
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -78,212 +77,151 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
       // A diagnostics handler must never break the app either.
     }
   };
+  const refused = (err: HttpError, operation: InterviewError["operation"]) => {
+    try {
+      options.onError?.({ type: err.status === 401 ? "unauthorized" : "forbidden", status: err.status as 401 | 403, operation, message: err.message });
+    } catch {
+      // Nor an error handler.
+    }
+  };
   const dropped = (key: string, reason: string) => diagnose({ type: "metadata_dropped", key, reason });
   const api = new ParticipantApi(options.baseUrl, options.publicKey, options.fetch ?? ((url, init) => globalThis.fetch(url, init)));
   const store = new SnapshotStore((err) => diagnose({ type: "bridge_error", error: `snapshot listener threw: ${errorText(err)}` }));
+  const keys = storageKeys(options.baseUrl, options.publicKey);
+  const storage = options.storage;
 
   // The service's link host by default: the host of baseUrl (http too, for a sandbox on loopback).
   const linkHosts = options.linkHosts ?? [httpsParts(options.baseUrl.replace(/^http:/i, "https:"))?.host ?? ""].filter(Boolean);
-  let referenceId: string | null = options.referenceId ?? null;
   const defaultMetadata = primitivesOnly(options.metadata, dropped);
   let metadata = defaultMetadata;
-  /** Bumped by every identity change: work started for an older identity is discarded. */
-  let generation = 0;
-  /** Audience invites already offered to this identity: a dismissed one is not offered again at every config refresh. */
-  const offeredAudiences = new Set<string>();
-  /**
-   * Trigger rules whose invite this identity dismissed, by rule and experiment: the next matching event does not
-   * bring the same invite back. A changed rule (another launchRuleId or study) offers again.
-   */
-  const dismissedRules = new Set<string>();
-  const ruleKey = (r: { launchRuleId: string; experimentId?: string | null }) => `${r.launchRuleId}/${r.experimentId ?? ""}`;
+  let state: MachineState = initialState(options.referenceId ?? null, options.optedOut ?? false);
+  let disposed = false;
   /** Mapped event metadata of each invite, sent with its launch (kept off the public snapshot). */
   const eventMetadata = new WeakMap<PendingInvite, Record<string, Primitive>>();
-  const shown = new WeakSet<PendingInvite>();
+  /** Origins of the fallback URLs the server has sent: the host lets the web view navigate to them. */
+  const fallbackOrigins = new Set<string>();
   /** The launch request of the current invite: a double tap on "accept" shares it instead of launching twice. */
   let starting: { invite: PendingInvite; result: Promise<StartResult> } | null = null;
+  let tickets = 0;
+  /** Answers still awaited, by ticket, with what each gets if the client is disposed first. */
+  const waiting = new Map<Ticket, { resolve(result: any): void; otherwise: StartResult | LinkResult }>();
 
-  const funnel = promptFunnel(api, clock, () => referenceId, diagnose, options.storage);
-  const postPhase = funnel.post;
+  // The stored opt-out is read before anything is fetched or sent (an explicit `optedOut` option wins).
+  const gate: Promise<void> = (async () => {
+    if (!storage || options.optedOut !== undefined) return;
+    try {
+      const raw = await storage.getItem(keys.optOut);
+      if (raw === "true" && !state.optedOut) state = { ...state, optedOut: true };
+    } catch (err) {
+      diagnose({ type: "storage_failed", error: errorText(err) });
+    }
+  })();
+  const enabled = () => !state.optedOut && !disposed;
+
+  const funnel = promptFunnel({ api, clock, referenceId: () => state.referenceId, diagnose, refused: (err) => refused(err, "prompt_event"), enabled, storage, key: keys.queue, gate });
   const cache = new ConfigCache({
-    api, clock, storage: options.storage, diagnose,
-    onLoaded: (config, forUser) => {
-      if (forUser === referenceId) offerAudience(config);
-    },
+    api, clock, storage, diagnose, key: keys.config, gate, enabled,
+    refused: (err) => refused(err, "config"),
+    onLoaded: (config, forUser) => dispatch({ type: "config_loaded", config, referenceId: forUser }),
   });
 
-  function offerAudience(config: ParticipantConfig): void {
-    const s = store.get();
-    if (s.pendingInvite || s.activeLaunch) return;
-    const match = config.audienceMatches.find((m) => !offeredAudiences.has(`${m.audienceId}/${m.launchRuleId}`));
-    if (!match) return;
-    offeredAudiences.add(`${match.audienceId}/${match.launchRuleId}`);
-    store.set({
-      pendingInvite: Object.freeze({
-        launchRuleId: match.launchRuleId, experimentId: match.experimentId, audienceId: match.audienceId, prompt: Object.freeze({ ...match.prompt }),
-        launchToken: match.launchToken, expiresAt: Date.parse(match.launchTokenExpiresAt),
-      }),
-    });
+  /** Runs one event through the machine, publishes the snapshot, then carries out the effects. */
+  function dispatch(event: MachineEvent): void {
+    if (disposed) return;
+    const next = transition(state, event);
+    state = next.state;
+    store.set({ pendingInvite: state.pendingInvite, activeLaunch: state.activeLaunch });
+    for (const effect of next.effects) run(effect);
   }
 
-  function mapProperties(eventName: string, properties: unknown): Record<string, Primitive> {
-    if (!options.mapTrackProperties) return {};
-    try {
-      return primitivesOnly(options.mapTrackProperties(eventName, properties), dropped);
-    } catch (err) {
-      diagnose({ type: "mapper_failed", eventName, error: errorText(err) });
-      return {};
+  function run(effect: Effect): void {
+    switch (effect.type) {
+      case "diagnose":
+        return diagnose(effect.event);
+      case "map_properties":
+        if (options.mapTrackProperties) {
+          try {
+            eventMetadata.set(effect.invite, primitivesOnly(options.mapTrackProperties(effect.eventName, effect.properties), dropped));
+          } catch (err) {
+            diagnose({ type: "mapper_failed", eventName: effect.eventName, error: errorText(err) });
+          }
+        }
+        return;
+      case "fetch_config":
+        return void cache.ensure(state.referenceId);
+      case "forget_config":
+        return cache.forget(effect.stored);
+      case "launch":
+        return void launch(effect.ticket, effect.invite, effect.generation);
+      case "open_fallback": {
+        const origin = originOf(effect.url);
+        if (origin) fallbackOrigins.add(origin);
+        void openExternal(options.openFallbackUrl ?? platformOpener(), effect.url, diagnose).then((opened) => dispatch({ type: "fallback_result", ticket: effect.ticket, opened, invite: effect.invite }));
+        return;
+      }
+      case "post_phase":
+        return funnel.post(effect.phase, effect.invite);
+      case "discard_queue":
+        return funnel.discard();
+      case "store_opt_out":
+        if (storage) {
+          Promise.resolve()
+            .then(() => (effect.optedOut ? storage.setItem(keys.optOut, "true") : removeKey(storage, keys.optOut)))
+            .catch((err) => diagnose({ type: "storage_failed", error: errorText(err) }));
+        }
+        return;
+      case "resolve_start":
+      case "resolve_link": {
+        const wait = waiting.get(effect.ticket);
+        waiting.delete(effect.ticket);
+        return wait?.resolve(effect.result);
+      }
     }
   }
 
-  /** Matches one event against a fresh config; sets the invite synchronously when a rule matches. */
-  function match(config: ParticipantConfig, eventName: string, properties: unknown): void {
-    const rule = config.triggerRules.find((r) => r.eventName === eventName);
-    if (!rule) return diagnose({ type: "event_ignored", eventName, reason: "no_matching_rule" });
-    const s = store.get();
-    if (s.pendingInvite) return diagnose({ type: "event_ignored", eventName, reason: "invite_pending" });
-    if (s.activeLaunch) return diagnose({ type: "event_ignored", eventName, reason: "launch_active" });
-    if (dismissedRules.has(ruleKey(rule))) return diagnose({ type: "event_ignored", eventName, reason: "invite_dismissed" });
-    const invite: PendingInvite = Object.freeze({
-      launchRuleId: rule.launchRuleId, experimentId: rule.experimentId, prompt: Object.freeze({ ...rule.prompt }), triggerEvent: eventName,
-      launchToken: rule.launchToken, expiresAt: Date.parse(rule.launchTokenExpiresAt),
-    });
-    eventMetadata.set(invite, mapProperties(eventName, properties));
-    store.set({ pendingInvite: invite });
+  /** A request whose answer comes back through the machine as a resolve effect with the same ticket. */
+  function ask<T extends StartResult | LinkResult>(otherwise: T, send: (ticket: Ticket) => void): Promise<T> {
+    const ticket = ++tickets;
+    const answered = new Promise<T>((resolve) => waiting.set(ticket, { resolve, otherwise }));
+    send(ticket);
+    return answered;
+  }
+
+  async function launch(ticket: Ticket, invite: PendingInvite, generation: number): Promise<void> {
+    try {
+      const decision = await api.launch(launchRequest(invite, state.referenceId, metadata, eventMetadata.get(invite), diagnose));
+      dispatch({ type: "launch_answered", ticket, invite, generation, decision });
+    } catch (err) {
+      if (err instanceof HttpError && (err.status === 401 || err.status === 403)) refused(err, "launch");
+      dispatch({ type: "launch_failed", ticket, invite, generation, error: errorText(err), ...(err instanceof HttpError ? { status: err.status } : {}) });
+    }
   }
 
   function observe(eventName: unknown, properties: unknown): void {
     if (typeof eventName !== "string" || eventName === "") {
       return diagnose({ type: "event_ignored", eventName: String(eventName), reason: "invalid_event_name" });
     }
-    const config = cache.fresh(referenceId);
-    if (config) return match(config, eventName, properties);
-    // No fresh config: fetch it (once per time-to-live, shared) and match this event when it arrives.
-    const gen = generation;
-    void cache.ensure(referenceId).then(() => {
-      if (gen !== generation) return;
-      const loaded = cache.fresh(referenceId);
-      if (loaded) match(loaded, eventName, properties);
-      else diagnose({ type: "event_ignored", eventName, reason: "config_unavailable" });
+    if (!enabled()) return;
+    const config = cache.fresh(state.referenceId);
+    if (config) return dispatch({ type: "tracked", eventName, properties, config });
+    // No fresh config: fetch it (once per time-to-live, shared) and judge this event by the config that arrives.
+    const generation = state.generation;
+    void cache.ensure(state.referenceId).then((loaded) => {
+      if (generation === state.generation) dispatch({ type: "tracked", eventName, properties, config: loaded });
     });
-  }
-
-  function clearInvite(invite: PendingInvite): void {
-    if (store.get().pendingInvite === invite) store.set({ pendingInvite: null });
-  }
-
-  /** Origins of the fallback URLs the server has sent: the host lets the web view navigate to them. */
-  const fallbackOrigins = new Set<string>();
-
-  /** Opens an external URL through the app's opener, or the platform's; false when there is none or it threw. */
-  function openFallback(url: string): boolean {
-    const origin = originOf(url);
-    if (origin) fallbackOrigins.add(origin);
-    const opener = options.openFallbackUrl ?? platformOpener();
-    if (!opener) {
-      diagnose({ type: "fallback_unavailable", url });
-      return false;
-    }
-    try {
-      opener(url);
-      diagnose({ type: "fallback_opened", url });
-      return true;
-    } catch (err) {
-      diagnose({ type: "bridge_error", error: `openFallbackUrl threw: ${errorText(err)}` });
-      return false;
-    }
-  }
-
-  function toLaunch(d: LaunchDecision, url: string, source: ActiveLaunch["source"]): ActiveLaunch {
-    return Object.freeze({
-      url, expiresAt: d.expiresAt ? Date.parse(d.expiresAt) : null, source,
-      ...(d.launchRuleId ? { launchRuleId: d.launchRuleId } : {}),
-      ...(d.experimentId ? { experimentId: d.experimentId } : {}),
-      ...(d.audienceId ? { audienceId: d.audienceId } : {}),
-    });
-  }
-
-  function launchBody(invite: PendingInvite): LaunchRequest {
-    const meta = { ...metadata, ...(eventMetadata.get(invite) ?? {}) };
-    let triggerEvent = invite.triggerEvent;
-    if (triggerEvent && triggerEvent.length > TRIGGER_EVENT_MAX) {
-      diagnose({ type: "trigger_event_dropped", reason: "too_long" });
-      triggerEvent = undefined;
-    }
-    return {
-      referenceId, launchToken: invite.launchToken,
-      ...(triggerEvent ? { triggerEvent } : {}),
-      ...(Object.keys(meta).length ? { metadata: meta } : {}),
-    };
-  }
-
-  async function start(invite: PendingInvite): Promise<StartResult> {
-    postPhase("accepted", invite);
-    const gen = generation;
-    let decision: LaunchDecision;
-    try {
-      decision = await api.launch(launchBody(invite));
-    } catch (err) {
-      if (gen !== generation) {
-        diagnose({ type: "launch_discarded", reason: "user_changed" });
-        return "none";
-      }
-      if (err instanceof HttpError && err.status === 410) {
-        clearInvite(invite);
-        postPhase("expired", invite);
-        return "expired";
-      }
-      diagnose({ type: "launch_failed", error: errorText(err), ...(err instanceof HttpError ? { status: err.status } : {}) });
-      // A 4xx answer means this invite can never launch; a network error or a 5xx may pass, so the invite stays.
-      if (err instanceof HttpError && err.status < 500) clearInvite(invite);
-      return "none";
-    }
-    if (gen !== generation) {
-      diagnose({ type: "launch_discarded", reason: "user_changed" });
-      return "none";
-    }
-    if (store.get().pendingInvite !== invite) {
-      // Dismissed (or replaced by an opened link) while the server answered: the user no longer wants this one.
-      diagnose({ type: "launch_discarded", reason: "invite_gone" });
-      return "none";
-    }
-    if (decision.mode !== "not_eligible" && !decision.url) {
-      diagnose({ type: "launch_failed", error: `launch decision ${decision.mode} without a url` });
-      clearInvite(invite);
-      return "none";
-    }
-    if (decision.mode === "webview") {
-      store.set({ pendingInvite: null, activeLaunch: toLaunch(decision, decision.url!, "invite") });
-      postPhase("launched", invite);
-      return "webview";
-    }
-    clearInvite(invite);
-    if (decision.mode === "external_browser") {
-      if (!openFallback(decision.url!)) return "none";
-      postPhase("fallback_opened", invite);
-      return "external_browser";
-    }
-    postPhase("not_eligible", invite);
-    return "not_eligible";
   }
 
   const client: InterviewClient = {
     setUser(next, nextMetadata) {
       const identity = next ?? null;
-      if (identity === referenceId) {
+      if (identity === state.referenceId) {
         if (nextMetadata !== undefined) metadata = primitivesOnly(nextMetadata, dropped);
         return;
       }
       // A new person: nothing of the previous one (invite, launch, config, metadata) carries over.
       metadata = nextMetadata !== undefined ? primitivesOnly(nextMetadata, dropped) : defaultMetadata;
-      referenceId = identity;
-      generation++;
       starting = null;
-      offeredAudiences.clear();
-      dismissedRules.clear();
-      cache.forget();
-      store.set({ pendingInvite: null, activeLaunch: null });
-      void cache.ensure(referenceId);
+      dispatch({ type: "set_user", referenceId: identity });
     },
 
     wrapTrackClient: (target) =>
@@ -305,73 +243,65 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
     getSnapshot: store.get,
 
     startPendingInvite() {
-      const invite = store.get().pendingInvite;
-      if (!invite) return Promise.resolve("none");
+      const invite = state.pendingInvite;
+      if (!invite || disposed) return Promise.resolve("none");
       if (starting?.invite === invite) return starting.result;
-      const result = start(invite)
-        .catch((err): StartResult => {
-          diagnose({ type: "launch_failed", error: errorText(err) });
-          return "none";
-        })
-        .finally(() => {
-          if (starting?.invite === invite) starting = null;
-        });
+      const result = ask<StartResult>("none", (ticket) => dispatch({ type: "accept", ticket })).finally(() => {
+        if (starting?.invite === invite) starting = null;
+      });
       starting = { invite, result };
       return result;
     },
 
-    dismissPendingInvite() {
-      const invite = store.get().pendingInvite;
-      if (!invite) return;
-      store.set({ pendingInvite: null });
-      if (!invite.audienceId) dismissedRules.add(ruleKey(invite));
-      postPhase("dismissed", invite);
-    },
+    dismissPendingInvite: () => dispatch({ type: "dismiss" }),
 
     async handleLink(url) {
       const code = inviteCodeOf(url, linkHosts);
       if (!code) return { handled: false, reason: "not_interview_link" };
-      const gen = generation;
-      try {
-        const decision = await api.launch({ referenceId, inviteCode: code, ...(Object.keys(metadata).length ? { metadata } : {}) });
-        if (gen !== generation) {
-          diagnose({ type: "launch_discarded", reason: "user_changed" });
-          return { handled: false, reason: "resolve_failed" };
-        }
-        if (decision.mode !== "not_eligible" && !decision.url) throw new Error(`launch decision ${decision.mode} without a url`);
-        // A code the service does not know was not resolved: the link is not the service's to handle.
-        if (decision.mode === "not_eligible" && decision.reason === "unknown_invite") {
-          diagnose({ type: "launch_failed", error: "unknown invite code" });
-          return { handled: false, reason: "resolve_failed" };
-        }
-        if (decision.mode === "webview") store.set({ pendingInvite: null, activeLaunch: toLaunch(decision, decision.url!, "link") });
-        if (decision.mode === "external_browser" && !openFallback(decision.url!)) return { handled: false, reason: "resolve_failed" };
-        return { handled: true, mode: decision.mode };
-      } catch (err) {
-        diagnose({ type: "launch_failed", error: errorText(err), ...(err instanceof HttpError ? { status: err.status } : {}) });
-        return { handled: false, reason: "resolve_failed" };
-      }
+      if (!enabled()) return { handled: false, reason: "resolve_failed" };
+      const generation = state.generation;
+      return ask<LinkResult>({ handled: false, reason: "resolve_failed" }, (ticket) => {
+        api.launch({ referenceId: state.referenceId, inviteCode: code, ...(Object.keys(metadata).length ? { metadata } : {}) }).then(
+          (decision) => dispatch({ type: "link_answered", ticket, generation, decision }),
+          (err) => {
+            if (err instanceof HttpError && (err.status === 401 || err.status === 403)) refused(err, "link");
+            dispatch({ type: "link_failed", ticket, error: errorText(err), ...(err instanceof HttpError ? { status: err.status } : {}) });
+          },
+        );
+      });
     },
 
-    closeActiveLaunch() {
-      store.set({ activeLaunch: null });
+    closeActiveLaunch: () => dispatch({ type: "close_launch" }),
+    reportPromptShown: () => dispatch({ type: "prompt_shown" }),
+    ready: async () => {
+      await gate;
+      await cache.idle();
     },
-
-    reportPromptShown() {
-      const invite = store.get().pendingInvite;
-      if (!invite || shown.has(invite)) return;
-      shown.add(invite);
-      postPhase("shown", invite);
-    },
-
-    ready: () => cache.idle(),
     diagnose,
     fallbackOrigins: () => [...fallbackOrigins],
     flush: () => funnel.flush(),
     pendingEvents: () => funnel.pending(),
+
+    optOut: () => dispatch({ type: "opt_out" }),
+    optIn: () => dispatch({ type: "opt_in" }),
+    isOptedOut: () => state.optedOut,
+    reset() {
+      metadata = defaultMetadata;
+      starting = null;
+      dispatch({ type: "reset" });
+    },
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      funnel.dispose();
+      // Whoever still waits on an answer gets the seed's "nothing happened".
+      for (const wait of waiting.values()) wait.resolve(wait.otherwise);
+      waiting.clear();
+    },
   };
 
-  // Load eagerly: the first matching event is then matched synchronously, and audience matches appear on their own.
-  void cache.ensure(referenceId);
+  // Load eagerly (after the stored opt-out is read): the first matching event is then matched synchronously, and
+  // audience matches appear on their own.
+  void cache.ensure(state.referenceId);
   return client;
 }

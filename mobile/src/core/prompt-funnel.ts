@@ -6,15 +6,17 @@
  * - A network error, 408, 429 or 5xx stops the flush. It is retried with backoff (2 s, doubling, at most 5 min,
  *   by the injected clock), at the next phase, at `flush()`, and when the app goes to the background (the hosts
  *   call `flush()`).
- * - Any other 4xx drops that one event, which can never succeed, with a diagnostic.
+ * - A 401 or 403 (a wrong or revoked key) keeps the queue: it is reported through `onError` and retried with the
+ *   same backoff, never dropped. Any other 4xx drops that one event, which can never succeed, with a diagnostic.
+ * - Opted out, nothing is queued, and `discard()` drops what was (in memory and in storage).
  * - The queue is bounded at QUEUE_MAX events. On overflow the oldest is dropped, with a diagnostic.
  *
  * Analytics never delay or break the prompt: posting returns at once, and failures are only diagnostics.
  */
 import { HttpError, type ParticipantApi, type PromptEventInput } from "./api.ts";
+import { removeKey } from "./storage.ts";
 import type { Clock, Diagnostic, KeyValueStorage, PendingInvite, PromptPhase } from "./types.ts";
 
-export const QUEUE_KEY = "interviews.prompt-events.v1";
 export const QUEUE_MAX = 100;
 const BACKOFF_BASE_MS = 2_000;
 const BACKOFF_MAX_MS = 5 * 60_000;
@@ -32,7 +34,9 @@ function uuid(): string {
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
-const retryable = (err: unknown) => !(err instanceof HttpError) || err.status >= 500 || err.status === 408 || err.status === 429;
+/** Refusals of the key: the event is fine, the app must fix its key; the queue waits for it. */
+export const refusedKey = (err: unknown): err is HttpError => err instanceof HttpError && (err.status === 401 || err.status === 403);
+const retryable = (err: unknown) => !(err instanceof HttpError) || err.status >= 500 || err.status === 408 || err.status === 429 || refusedKey(err);
 
 export interface PromptFunnel {
   post(phase: PromptPhase, invite: PendingInvite): void;
@@ -42,21 +46,43 @@ export interface PromptFunnel {
   idle(): Promise<void>;
   /** Events waiting to be sent. */
   pending(): number;
+  /** Drops every queued event, in memory and in storage (opting out). */
+  discard(): void;
+  /** Stops the retry timer; nothing is sent afterwards. */
+  dispose(): void;
 }
 
-export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () => string | null, diagnose: (d: Diagnostic) => void, storage?: KeyValueStorage): PromptFunnel {
+export interface FunnelDeps {
+  api: ParticipantApi;
+  clock: Clock;
+  referenceId(): string | null;
+  diagnose(d: Diagnostic): void;
+  /** A 401 or 403 from the service. */
+  refused(err: HttpError): void;
+  /** False while opted out: nothing is queued or sent. */
+  enabled(): boolean;
+  storage?: KeyValueStorage;
+  /** The storage key of this server and public key (storage.ts). */
+  key: string;
+  /** Resolves once the stored opt-out has been read: nothing is sent before. */
+  gate: Promise<unknown>;
+}
+
+export function promptFunnel({ api, clock, referenceId, diagnose, refused, enabled, storage, key: QUEUE_KEY, gate }: FunnelDeps): PromptFunnel {
   let queue: PromptEventInput[] = [];
   let failures = 0;
   let retryAt = 0;
   let sending: Promise<void> | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let disposed = false;
 
   // Writes in order, one after another, each of the queue as it is then, and never before the stored queue has been
   // read: a phase posted during start-up must not overwrite what the last run left.
   let writes: Promise<void> = Promise.resolve();
   let restoring: Promise<void> = Promise.resolve();
   const persist = () => {
-    if (!storage) return;
+    // Opted out, nothing is stored (a send that was in flight when the user opted out included).
+    if (!storage || !enabled()) return;
     writes = writes
       .then(() => restoring)
       .then(() => storage.setItem(QUEUE_KEY, JSON.stringify(queue)))
@@ -73,10 +99,11 @@ export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () 
 
   // Events queued by an earlier run of the app come first.
   restoring = (async () => {
+    await gate;
     if (!storage) return;
     try {
       const raw = await storage.getItem(QUEUE_KEY);
-      if (!raw) return;
+      if (!raw || !enabled()) return;
       const saved = JSON.parse(raw) as unknown;
       if (!Array.isArray(saved) || !saved.every((e) => e && typeof e === "object" && typeof (e as PromptEventInput).eventId === "string")) throw new Error("stored prompt events have an unexpected shape");
       const fresh = queue;
@@ -88,7 +115,7 @@ export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () 
   })();
 
   const schedule = () => {
-    if (timer !== null) return;
+    if (timer !== null || disposed) return;
     // A timer as well as the next phase and the background: a quiet app still sends what it queued.
     // The timer is the backoff: when it fires, it sends. Unreferenced where timers can be (Node, Jest), so a
     // queue waiting for a service that stays down never keeps a process alive.
@@ -100,11 +127,12 @@ export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () 
   };
 
   async function drain(): Promise<void> {
-    while (queue.length) {
+    while (queue.length && !disposed && enabled()) {
       const event = queue[0];
       try {
         await api.promptEvent(event);
       } catch (err) {
+        if (refusedKey(err)) refused(err);
         if (retryable(err)) {
           failures++;
           const retryInMs = Math.min(BACKOFF_BASE_MS * 2 ** (failures - 1), BACKOFF_MAX_MS);
@@ -137,6 +165,7 @@ export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () 
 
   return {
     post(phase, invite) {
+      if (!enabled() || disposed) return;
       add([{
         eventId: uuid(),
         phase,
@@ -156,5 +185,22 @@ export function promptFunnel(api: ParticipantApi, clock: Clock, referenceId: () 
       await writes;
     },
     pending: () => queue.length,
+    discard() {
+      queue = [];
+      failures = 0;
+      retryAt = 0;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      if (!storage) return;
+      writes = writes
+        .then(() => restoring)
+        .then(() => removeKey(storage, QUEUE_KEY))
+        .catch((err) => diagnose({ type: "storage_failed", error: errorText(err) }));
+    },
+    dispose() {
+      disposed = true;
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    },
   };
 }

@@ -62,11 +62,31 @@ export type Diagnostic =
   | { type: "bridge_error"; error: string }
   | { type: "storage_failed"; error: string };
 
-/** Optional async key-value store (AsyncStorage, localStorage, ...) that keeps the config cache and the queue of prompt events across restarts. */
+/**
+ * Optional async key-value store (AsyncStorage, localStorage, ...) that keeps the config cache, the queue of prompt
+ * events and an opt-out across restarts, under keys of this server URL and public key (storage.ts).
+ */
 export interface KeyValueStorage {
   getItem(key: string): Promise<string | null> | string | null;
   setItem(key: string, value: string): Promise<void> | void;
+  /** Used by `reset()` and `optOut()` where present; otherwise the key is set to an empty value. */
+  removeItem?(key: string): Promise<void> | void;
 }
+
+/**
+ * A refusal the app should act on: the service answered 401 (the public key is wrong or revoked) or 403. Nothing is
+ * dropped for it: queued prompt events stay queued and are retried with backoff.
+ */
+export interface InterviewError {
+  type: "unauthorized" | "forbidden";
+  status: 401 | 403;
+  /** What was refused. */
+  operation: "config" | "launch" | "link" | "prompt_event";
+  message: string;
+}
+
+/** Opens a URL outside the app; a promise it returns is awaited, and its rejection means nothing opened. */
+export type OpenFallback = (url: string) => void | PromiseLike<unknown>;
 
 export interface Clock {
   now(): number;
@@ -86,14 +106,23 @@ export interface InterviewClientOptions {
   linkHosts?: readonly string[];
   /**
    * Opens a URL outside the app. Default: the platform's link opener (`Linking.openURL` on React Native,
-   * `window.open` in a browser). Where there is none, `external_browser` resolves `none` with `fallback_unavailable`.
+   * `window.open` in a browser). Where there is none, `external_browser` resolves `none` with `fallback_unavailable`;
+   * when it throws, or returns a promise that rejects (as `Linking.openURL` does when nothing can open the URL),
+   * `none` with a `bridge_error`.
    */
-  openFallbackUrl?: (url: string) => void;
+  openFallbackUrl?: OpenFallback;
   /** Allowlist mapper from an analytics event's properties to metadata; only JSON primitives are kept. */
   mapTrackProperties?: (eventName: string, properties: unknown) => Record<string, unknown> | undefined;
   /** Primitive-valued metadata added to launches. */
   metadata?: Record<string, Primitive>;
   onDiagnostic?: (event: Diagnostic) => void;
+  /** Called when the service refuses the key (401) or access (403); see InterviewError. Errors it throws are ignored. */
+  onError?: (error: InterviewError) => void;
+  /**
+   * Start opted out (for a user who declined before the client was made). Otherwise the stored choice of
+   * `optOut()`/`optIn()` applies, read from `storage`; until it is read, nothing is sent.
+   */
+  optedOut?: boolean;
   /** The fetch to use (default: the global one). */
   fetch?: FetchLike;
   clock?: Clock;
