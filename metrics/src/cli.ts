@@ -64,6 +64,12 @@ const program = new Command("api-metrics")
     return level;
   }, 0.95)
   .option("--cuped", "CUPED variance reduction with each user's pre-exposure value of the same metric", false)
+  .option("--sequential", "always-valid intervals and p-values, safe to read every day (asymptotic confidence sequences, as GrowthBook's sequential testing)", false)
+  .option("--sequential-tuning <n>", "N*, the total sample size at which the sequential interval is tightest (default 5000, GrowthBook's)", (v) => {
+    const n = Number(v);
+    if (!/^\d+(\.\d+)?$/.test(v.trim()) || !(n > 0)) throw new InvalidArgumentError("must be a positive number of users, e.g. 5000");
+    return n;
+  })
   .addOption(new Option("--format <format>", "output: table (default on a terminal), json (default when piped), csv").choices(["table", "json", "csv"]))
   .option("--no-progress", "no progress lines on stderr for files over a million rows")
   .option("--print-sql", "print the standard SQL for a warehouse and exit", false)
@@ -128,7 +134,9 @@ async function main(): Promise<void> {
     const found = [...seen].sort();
     throw new MetricInputError(option, `names ${unknown.length === 1 ? "an arm" : "arms"} the exposures never name: ${unknown.map((a) => JSON.stringify(a)).join(", ")}; the arms found: ${found.length ? found.map((a) => JSON.stringify(a)).join(", ") : "none (no exposures)"}`);
   }
-  const run = { result, readOut: arms ? readOut(result, arms[0], arms.slice(1), { confidence: o.confidence, split: o.split, cuped: o.cuped }) : undefined };
+  if (o.sequentialTuning !== undefined && !o.sequential) throw new MetricInputError("--sequential-tuning", "applies to --sequential: add it, or drop the tuning");
+  const sequential = o.sequential ? { tuning: o.sequentialTuning } : undefined;
+  const run = { result, readOut: arms ? readOut(result, arms[0], arms.slice(1), { confidence: o.confidence, split: o.split, cuped: o.cuped, sequential }) : undefined };
   const format = o.format ?? (process.stdout.isTTY ? "table" : "json");
   console.log(format === "table" ? toTable(run) : format === "csv" ? toCsv(run) : toJson(run));
 }

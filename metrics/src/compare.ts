@@ -22,6 +22,7 @@
  * means fewer than two users in an arm or no variance in either arm. Then `not_estimable` says why: two arms where
  * every user has the same value give no interval, never a point such as [1, 1].
  */
+import { DEFAULT_SEQUENTIAL_TUNING, sequentialHalfWidth, sequentialPValue } from "./sequential.ts";
 import { tCritical, tPValue, wilson, zCritical, zPValue } from "./stats.ts";
 import type { MetricResult, MetricType, VariantResult } from "./types.ts";
 import { MetricInputError } from "./validate.ts";
@@ -47,7 +48,9 @@ export interface Comparison {
   p_value: number | null;
   /** Why an interval or the p-value cannot be given; absent when everything is estimable. */
   not_estimable?: string;
-  method: "newcombe_wilson" | "welch_t" | "cuped_welch_t";
+  method: "newcombe_wilson" | "welch_t" | "cuped_welch_t" | "sequential_asymptotic_cs";
+  /** With `sequential`: always-valid intervals and p-value (sequential.ts), and the tuning parameter N* used. */
+  sequential?: { tuning: number };
   /** With `cuped`: the regression slope used and the share of the variance it removed. */
   cuped?: { theta: number; variance_reduction: number };
 }
@@ -57,6 +60,8 @@ export interface CompareOptions {
   confidence?: number;
   /** CUPED variance reduction, from a result computed with `{ cuped: true }`: Welch's test on the adjusted values. */
   cuped?: boolean;
+  /** Always-valid intervals for daily peeks (sequential.ts); `tuning` is N* (default 5,000). */
+  sequential?: boolean | { tuning?: number };
 }
 
 const PROPORTIONS: readonly MetricType[] = ["conversion", "retention"];
@@ -142,6 +147,29 @@ function cuped(c: VariantResult, t: VariantResult, level: number) {
   return { ...welch(adjusted[0], adjusted[1], level), cuped: { theta, variance_reduction: before > 0 ? 1 - after / before : 0 } };
 }
 
+/**
+ * The sequential reading: each arm's mean and the variance of that mean (p(1-p)/n for proportions, s²/n for means),
+ * the estimate's variance as the fixed-horizon analysis has it, and the confidence sequence around it.
+ */
+function sequentialIntervals(c: { n: number; mean: number; varMean: number }, t: { n: number; mean: number; varMean: number }, level: number, tuning: number) {
+  const d = t.mean - c.mean;
+  const rel = c.mean === 0 ? null : d / c.mean;
+  const none = { absolute_lift: d, relative_lift: rel, ci: { absolute: null, relative: null }, ci95: { absolute: null, relative: null }, p_value: null };
+  if (c.n < 2 || t.n < 2) return { ...none, not_estimable: "fewer than two users in an arm: no variance can be estimated" };
+  const varD = t.varMean + c.varMean;
+  if (!(varD > 0)) return { ...none, not_estimable: "zero variance in both arms: every user of each arm has the same value" };
+  const varRel = rel === null ? Number.NaN : t.varMean / c.mean ** 2 + (t.mean ** 2 * c.varMean) / c.mean ** 4;
+  const n = c.n + t.n;
+  const at = (lvl: number): Intervals => {
+    const interval = (center: number, variance: number): Interval => {
+      const half = sequentialHalfWidth(variance, n, 1 - lvl, tuning);
+      return Number.isFinite(half) ? [center - half, center + half] : null;
+    };
+    return { absolute: interval(d, varD), relative: rel === null ? null : interval(rel, varRel) };
+  };
+  return { absolute_lift: d, relative_lift: rel, ci: at(level), ci95: at(0.95), p_value: sequentialPValue(d, varD, n, tuning) };
+}
+
 export function compareVariants(result: MetricResult, control: string, treatment: string, options: CompareOptions = {}): Comparison {
   const confidence = options.confidence ?? 0.95;
   if (typeof confidence !== "number" || !(confidence > 0 && confidence < 1)) throw new MetricInputError("options.confidence", `must be a number between 0 and 1 (e.g. 0.95), got ${JSON.stringify(confidence)}`);
@@ -156,6 +184,17 @@ export function compareVariants(result: MetricResult, control: string, treatment
   if (c.value === null || t.value === null) {
     const none = { absolute: null, relative: null };
     return { ...base, absolute_lift: null, relative_lift: null, ci: none, ci95: none, p_value: null, not_estimable: `nobody was exposed to ${c.value === null ? control : treatment}` };
+  }
+  if (options.sequential) {
+    const tuning = (typeof options.sequential === "object" ? options.sequential.tuning : undefined) ?? DEFAULT_SEQUENTIAL_TUNING;
+    if (!(Number.isFinite(tuning) && tuning > 0)) throw new MetricInputError("options.sequential.tuning", `must be a positive number (N*, the total sample size where the interval is tightest), got ${JSON.stringify(tuning)}`);
+    if (options.cuped) throw new MetricInputError("options.sequential", "and cuped do not combine yet: choose one");
+    const arm = (v: VariantResult) => {
+      if (proportion) return { n: v.denominator, mean: v.value!, varMean: (v.value! * (1 - v.value!)) / v.denominator };
+      const m = momentsOf(v);
+      return { n: m.n, mean: m.mean, varMean: m.variance / m.n };
+    };
+    return { ...base, method: "sequential_asymptotic_cs", sequential: { tuning }, ...sequentialIntervals(arm(c), arm(t), confidence, tuning) };
   }
   if (options.cuped) {
     if (!c.pre || !t.pre) throw new MetricInputError("options.cuped", "needs a result computed with { cuped: true } (the pre-exposure sums)");

@@ -59,7 +59,7 @@ export function toTable({ result, readOut }: Run): string {
           c.relative_lift === null ? "n/a" : `${pct(c.relative_lift, 1)} ${interval(c.ci.relative, (x) => pct(x, 1))}`,
           pValue(c.p_value),
           pValue(c.p_adjusted),
-          [c.not_estimable, c.cuped ? `CUPED: variance -${pct(c.cuped.variance_reduction, 1)}` : undefined].filter(Boolean).join("; "),
+          [c.not_estimable, c.cuped ? `CUPED: variance -${pct(c.cuped.variance_reduction, 1)}` : undefined, c.sequential ? `sequential (N* ${c.sequential.tuning}): valid at every peek` : undefined].filter(Boolean).join("; "),
         );
       } else row.push("", "", "", "", "", "not compared");
     }
