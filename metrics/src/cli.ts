@@ -13,6 +13,7 @@ import { computeMetricFromRows } from "./compute.ts";
 import { definitionHelp } from "./definition-schema.ts";
 import { readFiles } from "./input/read.ts";
 import { toCsv, toJson, toTable } from "./output.ts";
+import { powerCommand } from "./power-cli.ts";
 import { DuckDbMetrics } from "./sql/duckdb.ts";
 import { metricSql } from "./sql/generate.ts";
 import type { ExposureRow } from "./input/rows.ts";
@@ -95,6 +96,14 @@ async function* noting(batches: AsyncIterable<ExposureRow[]> | Iterable<Exposure
 }
 
 async function main(): Promise<void> {
+  // `api-metrics power ...`: sizing an experiment before it runs; no files.
+  if (process.argv[2] === "power") {
+    await powerCommand().exitOverride((err) => {
+      if (err.exitCode !== 0) throw new MetricInputError("power", err.message.replace(/^error: /, ""));
+      process.exit(0);
+    }).configureOutput({ writeErr: () => undefined }).parseAsync(process.argv.slice(3), { from: "user" });
+    return;
+  }
   const o = program.parse().opts();
   const def = validateDefinition(o.definition);
   if (o.printSql) {
