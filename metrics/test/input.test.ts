@@ -56,6 +56,26 @@ describe("one input layer, every engine", () => {
     expect(await answer(exposures, events, conversion, { timezone: "Mars/Olympus" })).toBe('error: --timezone is not an IANA time zone name (such as UTC or Europe/Paris): "Mars/Olympus"');
   });
 
+  it("reads a Parquet TIMESTAMP without a zone (isAdjustedToUTC false) as wall-clock time: refused without --timezone, read in it with one, as CSV", async () => {
+    const csvExposures = file("naive-x2.csv", "user_id,variant,exposed_at\nu1,control,2026-03-02 09:00:00\n");
+    const csvEvents = file("naive-e2.csv", "user_id,event,timestamp\nu1,purchase,2026-03-02 10:00:00\n");
+    const fromCsv = await answer(csvExposures, csvEvents, conversion, { timezone: "Europe/Paris" }, { timezone: "Europe/Paris" });
+    // Written with the zone-less logical type (what Spark's TIMESTAMP_NTZ and DuckDB's TIMESTAMP write).
+    const px = join(dir, "naive-x.parquet");
+    const pe = join(dir, "naive-e.parquet");
+    const local = { type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MILLIS" }, repetition_type: "REQUIRED" } as const;
+    const text = { type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "REQUIRED" } as const;
+    parquetWriteFile({ filename: px, schema: [{ name: "root", num_children: 3 }, { name: "user_id", ...text }, { name: "variant", ...text }, { name: "exposed_at", ...local }], columnData: [{ name: "user_id", data: ["u1"] }, { name: "variant", data: ["control"] }, { name: "exposed_at", data: [BigInt(Date.UTC(2026, 2, 2, 9))] }] } as never);
+    // DuckDB's own plain TIMESTAMP, read by our reader.
+    const duck = await DuckDbMetrics.open();
+    await duck.connection.run(`COPY (SELECT 'u1' AS user_id, 'purchase' AS event, TIMESTAMP '2026-03-02 10:00:00' AS timestamp) TO '${pe}' (FORMAT parquet)`);
+    duck.close();
+    expect(await answer(px, pe)).toBe(`error: ${px} row 1, column exposed_at has no UTC offset (add Z or +hh:mm, or name the data's time zone with --timezone): "2026-03-02T09:00:00.000"`);
+    const paris = await answer(px, pe, conversion, { timezone: "Europe/Paris" }, { timezone: "Europe/Paris" });
+    expect(paris).toEqual(fromCsv);
+    expect((paris as MetricResult).as_of).toBe("2026-03-02T09:00:00.001Z"); // 10:00 in Paris is 09:00 UTC
+  });
+
   it("reads wall-clock times across a DST change by the zone's rules (the hour that repeats, the hour that does not exist)", async () => {
     // Paris, 2026-03-29: 02:30 does not exist (moves to 03:30 +02:00); 2026-10-25: 02:30 happens twice (the later, +01:00).
     const exposures = file("dst-x.csv", "user_id,variant,exposed_at\nu1,a,2026-03-29 02:30:00\nu2,a,2026-10-25 02:30:00\n");

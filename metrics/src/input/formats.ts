@@ -7,7 +7,8 @@
  *   no trimming, quotes as RFC 4180. A byte-order mark is dropped.
  * - JSON Lines (`.jsonl`, `.ndjson`, `.json` holding one object per line): each line one object with the columns as
  *   keys; blank lines skipped.
- * - Parquet (`.parquet`): the columns by name; timestamps as TIMESTAMP or as ISO strings.
+ * - Parquet (`.parquet`): the columns by name; timestamps as TIMESTAMP or as ISO strings. A TIMESTAMP without a zone
+ *   (isAdjustedToUTC = false) is a wall-clock time: it follows --timezone, and is refused without one, as in CSV.
  */
 import { createReadStream } from "node:fs";
 import { utf8Stream } from "./utf8.ts";
@@ -176,13 +177,20 @@ async function* parquetBatches(file: string, required: readonly string[]): Async
   if ((await stat(file)).size === 0) return; // an empty file: no records
   let buffer;
   let rows: number;
+  /** Required columns holding TIMESTAMP values without a zone (isAdjustedToUTC = false): wall-clock times. */
+  let local: boolean[];
   try {
     buffer = await asyncBufferFromFile(file);
     const metadata = await parquetMetadataAsync(buffer);
     rows = Number(metadata.num_rows);
-    const names = parquetSchema(metadata).children.map((c) => c.element.name);
+    const elements = parquetSchema(metadata).children.map((c) => c.element);
+    const names = elements.map((e) => e.name);
     const missing = required.filter((name) => !names.includes(name));
     if (missing.length) throw new MetricInputError(file, `has no column ${missing.join(", ")} (columns: ${names.join(", ")})`);
+    local = required.map((name) => {
+      const type = elements.find((e) => e.name === name)?.logical_type;
+      return type?.type === "TIMESTAMP" && type.isAdjustedToUTC === false;
+    });
   } catch (err) {
     if (err instanceof MetricInputError) throw err;
     throw new MetricInputError(file, `is not a readable Parquet file: ${(err as Error).message}`);
@@ -190,7 +198,13 @@ async function* parquetBatches(file: string, required: readonly string[]): Async
   for (let start = 0; start < rows; start += BATCH * 8) {
     const end = Math.min(rows, start + BATCH * 8);
     const objects = await parquetReadObjects({ file: buffer, columns: [...required], rowStart: start, rowEnd: end });
-    yield { cells: objects.map((o) => required.map((k) => o[k])), place: (i, col) => `${file} row ${start + i + 1}, column ${required[col]}` };
+    // The reader gives a zone-less timestamp as if it were UTC: handed on as the wall-clock time it is (no offset), it
+    // follows --timezone, or is refused without one, exactly as the same value in a CSV file.
+    const cell = (o: Record<string, unknown>, k: string, col: number) => {
+      const v = o[k];
+      return local[col] && v instanceof Date && !Number.isNaN(v.getTime()) ? v.toISOString().slice(0, 23) : v;
+    };
+    yield { cells: objects.map((o) => required.map((k, col) => cell(o, k, col))), place: (i, col) => `${file} row ${start + i + 1}, column ${required[col]}` };
   }
 }
 
