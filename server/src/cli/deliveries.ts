@@ -9,12 +9,11 @@
  * Exit codes as `trigger` (EXIT in remote.ts): 0 acknowledged, 3 nothing to receive it, 4 refused, 5 no answer in 30 s.
  */
 import { forward } from "./listen.ts";
-import { AnswerError, CliError, EXIT, checkHttpUrl, clock, remote, sleep, type Remote, type RemoteOptions } from "./remote.ts";
+import { AnswerError, CliError, EXIT, acknowledged, checkHttpUrl, clock, remote, sleep, type Remote, type RemoteOptions } from "./remote.ts";
 import { signWebhookBody } from "../webhooks/signing.ts";
 import { attemptLine, forwardLine } from "./trigger.ts";
 
 const WAIT_MS = 30_000;
-const ok = (status: unknown) => typeof status === "number" && status >= 200 && status < 300;
 const timeOf = (r: any) => Date.parse(r.object === "sim_forward" ? r.forwarded_at : (r.sent_at ?? r.scheduled_at));
 
 export async function listDeliveries(o: RemoteOptions & { interview?: string; limit: number; json?: boolean }): Promise<number> {
@@ -49,9 +48,7 @@ export async function resendDelivery(id: string, o: RemoteOptions & { forwardTo?
   if (event) return o.forwardTo ? forwardFromHere(api, event, o.forwardTo) : resendForward(api, id, event);
   if (o.forwardTo) {
     const request = await api.call("GET", `/_sim/webhook-deliveries/${encodeURIComponent(id)}/request`);
-    const result = await forward(o.forwardTo, request.headers, request.body);
-    console.log(`resent event ${request.event_id} to ${o.forwardTo}: ${result.status} in ${result.ms} ms`);
-    return ok(result.status) ? EXIT.ok : EXIT.refused;
+    return sendFromHere(o.forwardTo, request.event_id, request.headers, request.body);
   }
   const attempt = await api.call("POST", `/_sim/webhook-deliveries/${encodeURIComponent(id)}/resend`);
   // The resend is asynchronous: follow it to its outcome.
@@ -67,13 +64,18 @@ export async function resendDelivery(id: string, o: RemoteOptions & { forwardTo?
   return EXIT.timeout;
 }
 
+/** One event's exact request, sent from this machine to `url`; exit 0 on a 2xx, else 4. */
+async function sendFromHere(url: string, eventId: string, headers: Record<string, string>, body: string): Promise<number> {
+  const result = await forward(url, headers, body);
+  console.log(`resent event ${eventId} to ${url}: ${result.status} in ${result.ms} ms`);
+  return acknowledged(result.status) ? EXIT.ok : EXIT.refused;
+}
+
 /** A forward's event, signed with the listener secret as `listen` signs it, sent from this machine. */
 async function forwardFromHere(api: Remote, event: any, url: string): Promise<number> {
   const { signing_secret } = await api.call("GET", "/_sim/listener");
   const headers = { ...event.headers, "X-Webhook-Signature": signWebhookBody(signing_secret, Buffer.from(event.body, "utf8")) };
-  const result = await forward(url, headers, event.body);
-  console.log(`resent event ${event.event_id} to ${url}: ${result.status} in ${result.ms} ms`);
-  return ok(result.status) ? EXIT.ok : EXIT.refused;
+  return sendFromHere(url, event.event_id, headers, event.body);
 }
 
 /** Back on the stream: the connected listeners forward it again; followed until one reports its forward. */
@@ -93,7 +95,7 @@ async function resendForward(api: Remote, id: string, event: any): Promise<numbe
     const fresh = (await forwardsOf()).filter((f: any) => !before.has(f.id));
     if (fresh.length === 0) continue;
     for (const f of fresh) console.log(`${f.id}  ${forwardLine(f)}`);
-    return fresh.some((f: any) => ok(f.status)) ? EXIT.ok : EXIT.refused;
+    return fresh.some((f: any) => acknowledged(f.status)) ? EXIT.ok : EXIT.refused;
   }
   console.log(`no listener reported forwarding it within ${WAIT_MS / 1000} s`);
   return EXIT.timeout;

@@ -14,6 +14,9 @@ const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
 /** Exit codes of the client-team commands (server/README.md): one per cause, so scripts can tell them apart. */
 export const EXIT = { ok: 0, notAcknowledged: 1, usage: 2, noReceiver: 3, refused: 4, timeout: 5, unreachable: 6 } as const;
 
+/** A receiver's answer that acknowledges an event: a 2xx status (a forward without an answer carries null or a reason). */
+export const acknowledged = (status: unknown): boolean => typeof status === "number" && status >= 200 && status < 300;
+
 export class CliError extends Error {
   constructor(message: string, readonly exitCode = 2) {
     super(message);

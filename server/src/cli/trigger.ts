@@ -8,7 +8,7 @@
  * - 5: no acknowledgement within `--wait` seconds;
  * - 6: the sandbox is unreachable; 2: bad input.
  */
-import { CliError, EXIT, clock, remote, sleep, type RemoteOptions } from "./remote.ts";
+import { CliError, EXIT, acknowledged, clock, remote, sleep, type RemoteOptions } from "./remote.ts";
 
 export interface TriggerOptions extends RemoteOptions {
   study?: string;
@@ -24,7 +24,6 @@ export function attemptLine(d: any): string {
 }
 
 export const forwardLine = (f: any) => `${clock(f.forwarded_at)}  forwarded by a listener to ${f.url}  ${f.status === null ? `no answer: ${f.error}` : `HTTP ${f.status}`}`;
-const ok = (status: number | null) => status !== null && status >= 200 && status < 300;
 
 export async function trigger(event: string, o: TriggerOptions): Promise<number> {
   if (event !== "interview.completed") throw new CliError(`unknown event "${event}": the only event is interview.completed`);
@@ -60,9 +59,9 @@ export async function trigger(event: string, o: TriggerOptions): Promise<number>
     for (const d of deliveries.data) if (d.status !== "pending" && d.status !== "in_flight") show(d.id, attemptLine(d));
     for (const f of forwards.data) show(f.id, forwardLine(f));
     if (deliveries.data.some((d: any) => d.status === "succeeded")) return EXIT.ok;
-    if (forwards.data.some((f: any) => ok(f.status))) return EXIT.ok;
+    if (forwards.data.some((f: any) => acknowledged(f.status))) return EXIT.ok;
     const open = deliveries.data.filter((d: any) => d.status === "pending" || d.status === "in_flight");
-    const refused = [...deliveries.data.filter((d: any) => d.status === "failed"), ...forwards.data.filter((f: any) => !ok(f.status))];
+    const refused = [...deliveries.data.filter((d: any) => d.status === "failed"), ...forwards.data.filter((f: any) => !acknowledged(f.status))];
     // Refused with nothing left to try: no pending retry, and any listener has already answered.
     const listenerDone = listener.listeners === 0 || forwards.data.length > 0;
     if (refused.length > 0 && open.length === 0 && listenerDone && (listener.webhook_url === null || deliveries.data.length > 0)) {
