@@ -4,7 +4,7 @@
  * web page the host loads: nothing else to install.
  */
 import { AppState, Linking } from "react-native";
-import { createInterviewClient as createCore, type InterviewClient } from "./core/client.ts";
+import { createInterviewClient as createCore, releaseOnDispose, type InterviewClient } from "./core/client.ts";
 import type { InterviewClientOptions } from "./core/types.ts";
 
 /** The seed's createInterviewClient: `openFallbackUrl` defaults to `Linking.openURL` (a rejection gives `none`); prompt events flush on background. */
@@ -16,11 +16,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
   const subscription = AppState.addEventListener("change", (state) => {
     if (state === "background" || state === "inactive") void client.flush();
   });
-  const dispose = client.dispose;
-  client.dispose = () => {
-    subscription.remove();
-    dispose();
-  };
+  releaseOnDispose(client, () => subscription.remove());
   return client;
 }
 

@@ -1,5 +1,5 @@
 /** The web target: the same client core with a DOM host (an iframe), for React apps in a browser. */
-import { createInterviewClient as createCore, type InterviewClient } from "./core/client.ts";
+import { createInterviewClient as createCore, releaseOnDispose, type InterviewClient } from "./core/client.ts";
 import type { InterviewClientOptions } from "./core/types.ts";
 
 /** The core's client; queued prompt events flush when the page is hidden (tab switched, app backgrounded). */
@@ -10,11 +10,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
     if (doc?.visibilityState === "hidden") void client.flush();
   };
   doc?.addEventListener?.("visibilitychange", onVisibility);
-  const dispose = client.dispose;
-  client.dispose = () => {
-    doc?.removeEventListener?.("visibilitychange", onVisibility);
-    dispose();
-  };
+  releaseOnDispose(client, () => doc?.removeEventListener?.("visibilitychange", onVisibility));
   return client;
 }
 

@@ -17,7 +17,7 @@ import { httpsParts, inviteCodeOf, originOf } from "./links.ts";
 import { initialState, transition, type Effect, type MachineEvent, type MachineState, type Ticket } from "./machine.ts";
 import { openExternal, platformOpener } from "./opener.ts";
 import { primitivesOnly } from "./primitives.ts";
-import { promptFunnel } from "./prompt-funnel.ts";
+import { promptFunnel, refusedKey } from "./prompt-funnel.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
 import { removeKey, storageKeys } from "./storage.ts";
 import { wrapTrack, type TrackClient } from "./track-proxy.ts";
@@ -65,6 +65,17 @@ export interface InterviewClient {
   dispose(): void;
 }
 
+/**
+ * For the platform entries: `release` (a listener they added) runs when the app disposes the client, before the
+ * client's own release.
+ */
+export function releaseOnDispose(client: InterviewClient, release: () => void): void {
+  const dispose = client.dispose;
+  client.dispose = () => {
+    release();
+    dispose();
+  };
+}
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -192,7 +203,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
       const decision = await api.launch(launchRequest(invite, state.referenceId, metadata, eventMetadata.get(invite), diagnose));
       dispatch({ type: "launch_answered", ticket, invite, generation, decision });
     } catch (err) {
-      if (err instanceof HttpError && (err.status === 401 || err.status === 403)) refused(err, "launch");
+      if (refusedKey(err)) refused(err, "launch");
       dispatch({ type: "launch_failed", ticket, invite, generation, error: errorText(err), ...(err instanceof HttpError ? { status: err.status } : {}) });
     }
   }
@@ -264,7 +275,7 @@ export function createInterviewClient(options: InterviewClientOptions): Intervie
         api.launch({ referenceId: state.referenceId, inviteCode: code, ...(Object.keys(metadata).length ? { metadata } : {}) }).then(
           (decision) => dispatch({ type: "link_answered", ticket, generation, decision }),
           (err) => {
-            if (err instanceof HttpError && (err.status === 401 || err.status === 403)) refused(err, "link");
+            if (refusedKey(err)) refused(err, "link");
             dispatch({ type: "link_failed", ticket, error: errorText(err), ...(err instanceof HttpError ? { status: err.status } : {}) });
           },
         );

@@ -80,13 +80,20 @@ export function promptFunnel({ api, clock, referenceId, diagnose, refused, enabl
   // read: a phase posted during start-up must not overwrite what the last run left.
   let writes: Promise<void> = Promise.resolve();
   let restoring: Promise<void> = Promise.resolve();
-  const persist = () => {
-    // Opted out, nothing is stored (a send that was in flight when the user opted out included).
-    if (!storage || !enabled()) return;
+  const write = (op: (storage: KeyValueStorage) => Promise<void> | void) => {
+    if (!storage) return;
     writes = writes
       .then(() => restoring)
-      .then(() => storage.setItem(QUEUE_KEY, JSON.stringify(queue)))
+      .then(() => op(storage))
       .catch((err) => diagnose({ type: "storage_failed", error: errorText(err) }));
+  };
+  const persist = () => {
+    // Opted out, nothing is stored (a send that was in flight when the user opted out included).
+    if (enabled()) write((s) => s.setItem(QUEUE_KEY, JSON.stringify(queue)));
+  };
+  const stopTimer = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
   };
 
   const add = (events: PromptEventInput[]) => {
@@ -189,18 +196,12 @@ export function promptFunnel({ api, clock, referenceId, diagnose, refused, enabl
       queue = [];
       failures = 0;
       retryAt = 0;
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
-      if (!storage) return;
-      writes = writes
-        .then(() => restoring)
-        .then(() => removeKey(storage, QUEUE_KEY))
-        .catch((err) => diagnose({ type: "storage_failed", error: errorText(err) }));
+      stopTimer();
+      write((s) => removeKey(s, QUEUE_KEY));
     },
     dispose() {
       disposed = true;
-      if (timer !== null) clearTimeout(timer);
-      timer = null;
+      stopTimer();
     },
   };
 }
