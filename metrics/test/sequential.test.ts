@@ -11,6 +11,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Rng } from "../../fixtures/prng.ts";
 import { compareVariants } from "../src/index.ts";
 import type { MetricResult, MetricType, VariantResult } from "../src/types.ts";
 
@@ -88,21 +89,10 @@ describe("--sequential: the published formula", () => {
   });
 });
 
-/** mulberry32: a seeded generator, so the simulation is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe("--sequential: the promise, by simulation", () => {
   it("under no difference, peeking daily for 30 days keeps the false-positive rate at or under alpha (the fixed-horizon interval read daily does not)", () => {
-    const random = rng(20261126);
+    // Seeded (the fixtures' generator), so the simulation is the same on every run.
+    const random = new Rng(20261126);
     const EXPERIMENTS = 400;
     const DAYS = 30;
     const PER_DAY = 200;
@@ -117,8 +107,8 @@ describe("--sequential: the promise, by simulation", () => {
       let fixedHit = false;
       for (let day = 0; day < DAYS; day++) {
         for (let i = 0; i < PER_DAY; i++) {
-          if (random() < RATE) kc++;
-          if (random() < RATE) kt++;
+          if (random.chance(RATE)) kc++;
+          if (random.chance(RATE)) kt++;
         }
         n += PER_DAY;
         const r = result("conversion", variant(n, kc, kc), variant(n, kt, kt));

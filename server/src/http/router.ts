@@ -114,8 +114,9 @@ class RouteTable {
 
   add(method: string, path: string, handle: RouteHandler): void {
     const segments = path.split("/").map((s) => (s.startsWith(":") ? { param: s.slice(1) } : s));
-    let bySize = this.byMethod.get(method.toUpperCase());
-    if (!bySize) this.byMethod.set(method.toUpperCase(), (bySize = new Map()));
+    const verb = method.toUpperCase();
+    let bySize = this.byMethod.get(verb);
+    if (!bySize) this.byMethod.set(verb, (bySize = new Map()));
     let list = bySize.get(segments.length);
     if (!list) bySize.set(segments.length, (list = []));
     list.push({ segments, handle });
