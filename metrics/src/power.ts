@@ -124,6 +124,7 @@ export function sampleSize(input: PowerInput): PowerResult {
   if (!Number.isInteger(arms) || arms < 2) throw new MetricInputError("--arms", `must be a whole number of arms, 2 or more (control included), got ${arms}`);
   if (!(Number.isFinite(input.mde) && input.mde !== 0)) throw new MetricInputError("--mde", `must be a non-zero number, got ${input.mde}`);
   if (!Number.isFinite(input.baseline)) throw new MetricInputError("--baseline", `must be a number, got ${input.baseline}`);
+  if (input.dailyUsers !== undefined && !(input.dailyUsers > 0)) throw new MetricInputError("--daily-users", `must be a positive number, got ${input.dailyUsers}`);
   const perComparison = alpha / (arms - 1);
   const target = input.relative ? input.baseline * (1 + input.mde) : input.baseline + input.mde;
   let n: number;
@@ -138,7 +139,6 @@ export function sampleSize(input: PowerInput): PowerResult {
   }
   const usersPerArm = Math.ceil(n);
   const total = usersPerArm * arms;
-  if (input.dailyUsers !== undefined && !(input.dailyUsers > 0)) throw new MetricInputError("--daily-users", `must be a positive number, got ${input.dailyUsers}`);
   return {
     metric: input.metric, baseline: input.baseline, target, mde_absolute: input.relative ? target - input.baseline : input.mde, alpha, alpha_per_comparison: perComparison, power, arms,
     n_exact: n, users_per_arm: usersPerArm, total_users: total,
