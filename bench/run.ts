@@ -6,7 +6,9 @@
  *     time and resident memory at 1,000,000;
  *  3. the conformance suite's full run and `npm run generate`;
  *  4. the metrics command end to end on the same CSV files for both engines (1M and 10M events, time and peak
- *     memory), then, labelled as such, the engines alone on data already in memory or in a DuckDB table.
+ *     memory); `--engine sql` at warehouse scale (10M and 50M events, CSV and Parquet) against DuckDB alone on the
+ *     same files (target <= 2x, and a peak under bench/metrics-scale.ts's budget at 50M); then, labelled as such, the
+ *     engines alone on data already in memory or in a DuckDB table.
  *  5. list cost at 1,000,000 interviews: every list endpoint and the filters that could walk an index, against the
  *     fixtures' size (O(page): target <= 2x).
  * Writes BENCHMARKS.md. Options: ROUNDS (default 3), SECONDS per round (default 5), SKIP_SCALE=1, BENCH_ONLY=sandbox.
@@ -216,6 +218,8 @@ async function tooling(): Promise<void> {
   say();
   const { benchMetricsCli, cliBenchMarkdown } = await import("./metrics-cli.ts");
   for (const line of cliBenchMarkdown(await benchMetricsCli())) say(line);
+  const { benchMetricsScale, scaleBenchMarkdown } = await import("./metrics-scale.ts");
+  for (const line of scaleBenchMarkdown(await benchMetricsScale())) say(line);
   say("### The engines alone, on preloaded data (not end to end: no file is read)");
   say();
   const { benchMetrics } = await import("./metrics.ts");

@@ -15,7 +15,8 @@ import { readFiles } from "./input/read.ts";
 import { toCsv, toJson, toTable } from "./output.ts";
 import { powerCommand } from "./power-cli.ts";
 import { DuckDbMetrics } from "./sql/duckdb.ts";
-import { metricSql } from "./sql/generate.ts";
+import { DIALECTS } from "./sql/generate.ts";
+import { printSql } from "./sql/print.ts";
 import type { ExposureRow } from "./input/rows.ts";
 import type { MetricDefinition, MetricOptions, MetricResult } from "./types.ts";
 import { asOfOption, MetricInputError, validateDefinition } from "./validate.ts";
@@ -74,6 +75,7 @@ const program = new Command("api-metrics")
   .addOption(new Option("--format <format>", "output: table (default on a terminal), json (default when piped), csv").choices(["table", "json", "csv"]))
   .option("--no-progress", "no progress lines on stderr for files over a million rows")
   .option("--print-sql", "print the standard SQL for a warehouse and exit", false)
+  .addOption(new Option("--dialect <dialect>", "with --print-sql: the SQL for this database, laid out in its grammar").choices([...DIALECTS]))
   .allowExcessArguments(false)
   .addHelpText("after", definitionHelp());
 
@@ -106,11 +108,9 @@ async function main(): Promise<void> {
   }
   const o = program.parse().opts();
   const def = validateDefinition(o.definition);
+  if (o.dialect !== undefined && !o.printSql) throw new MetricInputError("--dialect", "applies to --print-sql: add it, or drop the dialect");
   if (o.printSql) {
-    const asOf = asOfOption(o.asOf, o.timezone);
-    const sql = metricSql(def, asOf ?? Number.MAX_SAFE_INTEGER, { cuped: o.cuped });
-    const note = asOf === undefined ? "-- no --as-of: replace 9007199254740991 with your analysis time in epoch ms (default: one after MAX(ts))\n" : "";
-    console.log(`${note}-- per variant\n${sql.variants};\n\n-- excluded and immature users\n${sql.counts};`);
+    console.log(printSql(def, asOfOption(o.asOf, o.timezone), { cuped: o.cuped, dialect: o.dialect }));
     return;
   }
   if (!o.exposures || !o.events) throw new MetricInputError("--exposures/--events", "are required unless --print-sql");
@@ -118,23 +118,24 @@ async function main(): Promise<void> {
   const arms: string[] | undefined = o.control === undefined ? undefined : [o.control, ...o.treatment];
   const options: MetricOptions = { as_of: o.asOf, timezone: o.timezone, cuped: o.cuped, variants: arms };
   asOfOption(o.asOf, o.timezone); // a bad --as-of is refused before any file is read
-  // Every arm the exposures name, noted as the rows stream past (either engine): an arm named on the command line that
-  // the data never names is a typo, refused below, never a silent sample-ratio warning.
+  // Every arm the exposures name: an arm named on the command line that the data never names is a typo, refused
+  // below, never a silent sample-ratio warning. The memory engine notes them as the rows stream past; DuckDB says.
   const seen = new Set<string>();
-  const source = () => {
-    const files = readFiles(o.exposures, o.events, { delimiter: o.delimiter, timezone: o.timezone, onProgress: progress(o.progress) });
-    return { ...files, exposures: noting(files.exposures, seen) };
-  };
+  const read = { delimiter: o.delimiter, timezone: o.timezone, onProgress: progress(o.progress) };
   let result: MetricResult;
   if (o.engine === "sql") {
+    // DuckDB reads the files itself, and the input layer's rules run as SQL over them (sql/files.ts).
     const db = await DuckDbMetrics.open();
     try {
-      result = await db.computeMetricFromRows(def, source, options);
+      const run = await db.computeMetricFromFiles(def, o.exposures, o.events, read, options);
+      result = run.result;
+      for (const arm of run.arms) seen.add(arm);
     } finally {
       db.close();
     }
   } else {
-    result = await computeMetricFromRows(def, source(), options);
+    const files = readFiles(o.exposures, o.events, read);
+    result = await computeMetricFromRows(def, { ...files, exposures: noting(files.exposures, seen) }, options);
   }
   const named = [...(arms ?? []), ...Object.keys(o.split ?? {})];
   const unknown = [...new Set(named.filter((arm) => !seen.has(arm)))];

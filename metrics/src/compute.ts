@@ -27,9 +27,10 @@
  *    variant for CUPED (compare.ts).
  * Cost: one pass over the exposures and one over the events, with a Map per user: O(exposures + events).
  */
+import { getHeapStatistics } from "node:v8";
 import { rowSourceOfData, type EventRow, type ExposureRow, type RowSource } from "./input/rows.ts";
 import type { MetricData, MetricDefinition, MetricOptions, MetricResult, VariantResult } from "./types.ts";
-import { asOfOption, DAY_MS, validateDataShape, validateDefinition, variantRecord, windowMs } from "./validate.ts";
+import { asOfOption, DAY_MS, MetricInputError, validateDataShape, validateDefinition, variantRecord, windowMs } from "./validate.ts";
 
 interface UserState {
   variant: string;
@@ -42,6 +43,22 @@ interface UserState {
   preDays: Set<number> | null;
 }
 
+/** A JavaScript Map holds at most 2^24 entries, whatever the heap. */
+const MAP_LIMIT = 2 ** 24;
+/** What one exposed user costs in the heap, measured with its id: a generous estimate (a Set of days included). */
+const BYTES_PER_USER = 400;
+
+/**
+ * The most users this process can hold: within the Map's limit and three quarters of the heap left. Past it the
+ * engine refuses with a message (run with --engine sql) instead of crashing with an out-of-memory abort.
+ */
+export function memoryUserLimit(): number {
+  const heap = getHeapStatistics();
+  return Math.max(0, Math.min(MAP_LIMIT - 1, Math.floor((heap.heap_size_limit * 0.75 - heap.used_heap_size) / BYTES_PER_USER)));
+}
+
+const TOO_MANY = (what: string) => `${what}, more than the in-memory engine holds in this process (one entry per exposed user): run with --engine sql, which keeps them in DuckDB`;
+
 /** One metric accumulated over rows: every exposure batch first, then the events. */
 export class MemoryMetric {
   private readonly def: MetricDefinition;
@@ -52,6 +69,7 @@ export class MemoryMetric {
   private readonly anyEventDays: boolean;
   private readonly cuped: boolean;
   private last = -Infinity;
+  private readonly userLimit = memoryUserLimit();
 
   constructor(definition: MetricDefinition, private readonly options: MetricOptions = {}) {
     this.def = validateDefinition(definition);
@@ -68,6 +86,9 @@ export class MemoryMetric {
       if (x.ms >= this.asOf) continue; // not exposed yet at the analysis time
       const seen = this.users.get(x.user_id);
       if (!seen) {
+        if (this.users.size >= this.userLimit) {
+          throw new MetricInputError("exposures", TOO_MANY(`name more than ${this.userLimit.toLocaleString("en-US")} users`));
+        }
         const days = this.trackDays ? new Set<number>() : null;
         this.users.set(x.user_id, { variant: x.variant, exposedMs: x.ms, excluded: false, count: 0, days, preCount: 0, preDays: this.trackDays && this.cuped ? new Set() : null });
       } else if (seen.variant !== x.variant) seen.excluded = true;
@@ -76,6 +97,11 @@ export class MemoryMetric {
   }
 
   addEvents(rows: readonly EventRow[]): void {
+    // Active days grow with the events: a heap this close to its limit would abort the process in the next batches.
+    if (this.trackDays) {
+      const heap = getHeapStatistics();
+      if (heap.used_heap_size > heap.heap_size_limit * 0.9) throw new MetricInputError("events", TOO_MANY(`fill the heap with ${this.users.size.toLocaleString("en-US")} users' active days`));
+    }
     const event = this.def.event;
     for (const e of rows) {
       if (e.ms > this.last) this.last = e.ms;

@@ -30,7 +30,7 @@ export const definitionSchema = {
       active_day: { enum: ["metric_event", "any_event"], description: "days with the metric's event (default) or with any event of the user" },
     }),
     variant("retention", "did the user fire the event at least threshold times within the window", {
-      threshold: { type: "integer", minimum: 1, description: "events needed inside the window" },
+      threshold: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "events needed inside the window" },
       window_days: { ...windowDays, description: "days from each user's exposure in which events count (required)" },
     }, ["threshold", "window_days"]),
   ],

@@ -13,8 +13,14 @@ export interface Run {
   readOut?: ReadOut;
 }
 
+/**
+ * JSON has no NaN or Infinity, and JSON.stringify writes them as null, which reads as "no value". A non-finite number
+ * (a chi-square against a split weight of 1e-320 is Infinity) is written as its name instead, in JSON and in CSV.
+ */
+const finiteOrName = (_: string, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v);
+
 export function toJson({ result, readOut }: Run): string {
-  return JSON.stringify(readOut ? { srm: readOut.srm, result, comparisons: readOut.comparisons } : { result }, null, 2);
+  return JSON.stringify(readOut ? { srm: readOut.srm, result, comparisons: readOut.comparisons } : { result }, finiteOrName, 2);
 }
 
 const pct = (x: number | null | undefined, digits = 2) => (x === null || x === undefined ? "n/a" : `${(x * 100).toFixed(digits)}%`);
@@ -89,6 +95,9 @@ export function toCsv({ result, readOut }: Run): string {
   // A text cell a spreadsheet would run as a formula (=, +, -, @, or a tab or carriage return first: OWASP's CSV
   // injection list) gets a leading apostrophe. Arm, metric and event names come from the data; numbers are written
   // as numbers and never touched, so a negative lift stays a number.
-  const safe = rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === "string" && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v])));
+  const safe = rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, raw]) => {
+    const v = finiteOrName(k, raw);
+    return [k, typeof v === "string" && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v];
+  })));
   return stringify(safe, { header: true, columns }).trimEnd();
 }

@@ -44,7 +44,8 @@ export function validateDefinition(def: unknown): MetricDefinition {
   }
   if (typeof d.event !== "string" || d.event === "") throw new MetricInputError("definition.event", `must be a non-empty string, got ${JSON.stringify(d.event)}`);
   if (d.type === "retention") {
-    if (!Number.isInteger(d.threshold) || (d.threshold as number) < 1) throw new MetricInputError("definition.threshold", `must be an integer >= 1, got ${JSON.stringify(d.threshold)}`);
+    // Past 2^53 an integer is not exact in a double, and the SQL engines refuse to inline it: every engine refuses it.
+    if (!Number.isSafeInteger(d.threshold) || (d.threshold as number) < 1) throw new MetricInputError("definition.threshold", `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(d.threshold)}`);
     if (d.window_days === undefined) throw new MetricInputError("definition.window_days", "is required for retention");
   }
   if (d.active_day !== undefined) {

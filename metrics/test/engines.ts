@@ -1,21 +1,33 @@
 /**
- * The three engines a test holds to one answer, each fed the same rows from the one input layer: the in-memory
- * engine, the SQL engine on DuckDB, and the same SQL on PostgreSQL (PGlite, a real Postgres in WebAssembly).
- * `outcome` runs one and returns its result or its error message, so engines can be compared on either.
+ * The engines a test holds to one answer: the in-memory engine, the SQL engine on DuckDB and the same SQL on
+ * PostgreSQL (PGlite, a real Postgres in WebAssembly), each fed the same rows from the one input layer; and, given
+ * files, DuckDB reading them with its own readers and checking them in SQL (`duckdb-files`, what `--engine sql` runs).
+ * `outcomes` runs each and returns its result or its error message, so engines can be compared on either.
  */
 import { PGlite } from "@electric-sql/pglite";
 import { computeMetricFromRows } from "../src/compute.ts";
+import { readFiles, type ReadOptions } from "../src/input/read.ts";
 import type { EventRow, ExposureRow, RowSource } from "../src/input/rows.ts";
 import { DuckDbMetrics } from "../src/sql/duckdb.ts";
 import { runMetricSql } from "../src/sql/run.ts";
 import type { MetricDefinition, MetricOptions, MetricResult } from "../src/types.ts";
 import { asOfOption, validateDefinition } from "../src/validate.ts";
 
-export type EngineName = "memory" | "duckdb" | "postgres";
-export const ENGINES: readonly EngineName[] = ["memory", "duckdb", "postgres"];
+export type EngineName = "memory" | "duckdb" | "postgres" | "duckdb-files";
+export const ENGINES: readonly EngineName[] = ["memory", "duckdb", "postgres", "duckdb-files"];
+
+/** Two files and how to read them: every engine reads them, `duckdb-files` with DuckDB's own readers. */
+export interface FileInput {
+  exposures: string;
+  events: string;
+  read?: ReadOptions;
+}
+export type Input = (() => RowSource) | FileInput;
 
 export interface Engines {
-  run(engine: EngineName, def: MetricDefinition, source: () => RowSource, options?: MetricOptions): Promise<MetricResult>;
+  run(engine: EngineName, def: MetricDefinition, input: Input, options?: MetricOptions): Promise<MetricResult>;
+  /** Files `duckdb-files` loaded with DuckDB's readers, and files its SQL checks sent to the input layer. */
+  readers: { duckdb: number; "input layer": number };
   close(): Promise<void>;
 }
 
@@ -43,8 +55,17 @@ export async function openEngines(): Promise<Engines> {
   const duck = await DuckDbMetrics.open();
   const pg = new PGlite();
   await pg.exec("CREATE TABLE exposures (user_id VARCHAR, variant VARCHAR, exposed_ms BIGINT); CREATE TABLE events (user_id VARCHAR, event VARCHAR, ts_ms BIGINT);");
+  const readers = { duckdb: 0, "input layer": 0 };
   return {
-    async run(engine, def, source, options = {}) {
+    readers,
+    async run(engine, def, input, options = {}) {
+      if (engine === "duckdb-files") {
+        if (typeof input === "function") throw new Error("duckdb-files reads files: give a FileInput");
+        const run = await duck.computeMetricFromFiles(def, input.exposures, input.events, input.read, options);
+        for (const reader of Object.values(run.readers)) readers[reader]++;
+        return run.result;
+      }
+      const source = typeof input === "function" ? input : () => readFiles(input.exposures, input.events, input.read);
       if (engine === "memory") return computeMetricFromRows(def, source(), options);
       if (engine === "duckdb") return duck.computeMetricFromRows(def, source, options);
       // PostgreSQL: the same checks first (definition, as_of, rows), then the same generated SQL.
@@ -52,7 +73,8 @@ export async function openEngines(): Promise<Engines> {
       const asOf = asOfOption(options.as_of, options.timezone);
       const rows = source();
       await loadPg(pg, await collect(rows.exposures), await collect(rows.events));
-      return runMetricSql(async (sql) => (await pg.query<Record<string, unknown>>(sql)).rows, checked, asOf, { variants: options.variants, cuped: options.cuped });
+      // Freshly loaded tables have no statistics: without ANALYZE, PostgreSQL plans nested loops and hangs at 100k users.
+      return runMetricSql(async (sql) => (await pg.query<Record<string, unknown>>(sql)).rows, checked, asOf, { variants: options.variants, cuped: options.cuped, analyze: true });
     },
     async close() {
       duck.close();
@@ -61,12 +83,13 @@ export async function openEngines(): Promise<Engines> {
   };
 }
 
-/** Each engine's result, or its error as `error: <message>`. */
-export async function outcomes(engines: Engines, def: MetricDefinition, source: () => RowSource, options?: MetricOptions): Promise<Record<EngineName, MetricResult | string>> {
-  const out = {} as Record<EngineName, MetricResult | string>;
+/** Each engine's result, or its error as `error: <message>` (`duckdb-files` only when the input is files). */
+export async function outcomes(engines: Engines, def: MetricDefinition, input: Input, options?: MetricOptions): Promise<Partial<Record<EngineName, MetricResult | string>>> {
+  const out: Partial<Record<EngineName, MetricResult | string>> = {};
   for (const name of ENGINES) {
+    if (name === "duckdb-files" && typeof input === "function") continue;
     try {
-      out[name] = await engines.run(name, def, source, options);
+      out[name] = await engines.run(name, def, input, options);
     } catch (err) {
       out[name] = `error: ${(err as Error).message}`;
     }

@@ -118,6 +118,41 @@ describe("npm run metrics", () => {
     expect(run("--engine", engine, "--definition", definition, "--exposures", ok, "--events", events, "--format", "json").status).toBe(0);
   }, 60_000);
 
+  it("refuses, suggesting --engine sql, more users than the in-memory engine can hold, instead of running out of memory; --engine sql reads them", async () => {
+    const x = join(dir, "many-users.csv");
+    const out = createWriteStream(x);
+    out.write("user_id,variant,exposed_at\n");
+    for (let i = 0; i < 300_000; i++) out.write(`user-${i},${i % 2 ? "treatment" : "control"},2026-01-01T00:00:00Z\n`);
+    out.end();
+    await once(out, "finish");
+    // A small heap stands in for a file too large for the machine: the limit follows the heap the process has.
+    const small = (engine: string) => spawnSync(process.execPath, ["--max-old-space-size=64", "--import", "tsx", "metrics/src/cli.ts", "--engine", engine, "--definition", JSON.stringify({ type: "conversion", event: "purchase" }), "--exposures", x, "--events", events, "--format", "json"], { encoding: "utf8" });
+    const memory = small("memory");
+    expect(memory.status, memory.stderr).toBe(2);
+    expect(memory.stderr).toMatch(/^invalid input: exposures name more than [\d,]+ users, more than the in-memory engine holds in this process \(one entry per exposed user\): run with --engine sql, which keeps them in DuckDB\n$/);
+    const sql = small("sql");
+    expect(sql.status, sql.stderr).toBe(0);
+    expect(JSON.parse(sql.stdout).result.variants.control.denominator).toBe(150_000);
+  }, 60_000);
+
+  it("writes a non-finite number by its name in JSON and CSV, never as null, and refuses a threshold past 2^53, the same on both engines", () => {
+    // A split weight of 1e-320 expects almost nobody in the treatment: the chi-square overflows to Infinity.
+    const base = ["--definition", JSON.stringify({ type: "conversion", event: "purchase" }), "--exposures", exposures, "--events", events, "--control", "control", "--treatment", "treatment", "--split", "control=1,treatment=1e-320"];
+    const [memory, sql] = ["memory", "sql"].map((engine) => run("--engine", engine, ...base, "--format", "json"));
+    expect(memory.status, memory.stderr).toBe(0);
+    expect(sql.stdout).toBe(memory.stdout);
+    const srm = JSON.parse(memory.stdout).srm;
+    expect([srm.chi_square, srm.p_value, srm.mismatch]).toEqual(["Infinity", 0, true]);
+    const csv = run(...base, "--format", "csv");
+    expect(csv.status, csv.stderr).toBe(0);
+    expect(csv.stdout.split("\n")[1].split(",")).toContain("true"); // a valid CSV row with the mismatch flagged
+    const huge = ["memory", "sql"].map((engine) => run("--engine", engine, "--definition", JSON.stringify({ type: "retention", event: "purchase", threshold: 1e300, window_days: 7 }), "--exposures", exposures, "--events", events));
+    for (const r of huge) {
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe("invalid input: definition.threshold must be an integer from 1 to 9007199254740991, got 1e+300\n");
+    }
+  }, 60_000);
+
   it("answers a run with no exposed users with null values, not an error, when no arm is named", () => {
     const empty = join(dir, "none.csv");
     writeFileSync(empty, "");

@@ -98,7 +98,7 @@ describe("names that are Object.prototype's keys, read from files and read out",
     const engines = await openEngines();
     try {
       for (const event of ["__proto__", "constructor", "hasOwnProperty"]) {
-        const result = expectOneAnswer(await outcomes(engines, { type: "events_per_user", event }, () => readFiles(join(dir, "x.jsonl"), join(dir, "e.jsonl")), { as_of: AS_OF, cuped: true })) as MetricResult;
+        const result = expectOneAnswer(await outcomes(engines, { type: "events_per_user", event }, { exposures: join(dir, "x.jsonl"), events: join(dir, "e.jsonl") }, { as_of: AS_OF, cuped: true })) as MetricResult;
         const counts = Object.fromEntries(Object.entries(result.variants).map(([v, r]) => [v, r.numerator]));
         // Built with fromEntries: a `__proto__:` in an object literal would set the prototype, not a key.
         expect(counts).toEqual(Object.fromEntries([["__proto__", event === "__proto__" ? 1 : 0], ["constructor", 0], ["hasOwnProperty", event === "__proto__" ? 2 : event === "hasOwnProperty" ? 1 : 0], ["toString", event === "constructor" ? 1 : 0]]));

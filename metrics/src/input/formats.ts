@@ -11,7 +11,7 @@
  *   (isAdjustedToUTC = false) is a wall-clock time: it follows --timezone, and is refused without one, as in CSV.
  */
 import { createReadStream } from "node:fs";
-import { utf8Stream } from "./utf8.ts";
+import { MAX_LINE_BYTES, utf8Stream } from "./utf8.ts";
 import { open, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { parse, CsvError } from "csv-parse";
@@ -37,7 +37,7 @@ export function formatOf(file: string): Format {
 }
 
 /** The first line of a file (up to 64 KB), without a byte-order mark; "" for an empty file. */
-async function firstLine(file: string): Promise<string> {
+export async function firstLine(file: string): Promise<string> {
   const handle = await open(file, "r");
   try {
     const buffer = Buffer.alloc(65_536);
@@ -80,7 +80,7 @@ async function* csvBatches(file: string, required: readonly string[], delimiter:
   if (d === null) return;
   let index: number[] = [];
   const bytes = utf8Stream(createReadStream(file), file);
-  const parser = bytes.pipe(parse({ delimiter: d, bom: true, skip_empty_lines: true }));
+  const parser = bytes.pipe(parse({ delimiter: d, bom: true, skip_empty_lines: true, max_record_size: MAX_LINE_BYTES }));
   // pipe() does not carry the source's error on: a refused byte must end the parse with that refusal.
   bytes.on("error", (err) => parser.destroy(err));
   let header = true;
@@ -113,7 +113,9 @@ async function* csvBatches(file: string, required: readonly string[], delimiter:
       const counts = /expect (\d+), got (\d+)/.exec(err.message);
       const problem = counts
         ? `has ${counts[2]} fields where the header has ${counts[1]}`
-        : err.code === "CSV_QUOTE_NOT_CLOSED"
+        : err.code === "CSV_MAX_RECORD_SIZE"
+          ? `has a row longer than ${MAX_LINE_BYTES / 2 ** 20} MiB (a quote never closed?)`
+          : err.code === "CSV_QUOTE_NOT_CLOSED"
           ? "opens a quote that is never closed"
           : /QUOTE/.test(err.code)
             ? "has a quote inside an unquoted value (quote the whole value, doubling inner quotes)"
@@ -173,28 +175,33 @@ async function* jsonlBatches(file: string, required: readonly string[]): AsyncGe
   if (cells.length) yield batch(cells, raw, lines);
 }
 
-async function* parquetBatches(file: string, required: readonly string[]): AsyncGenerator<Batch> {
-  if ((await stat(file)).size === 0) return; // an empty file: no records
-  let buffer;
-  let rows: number;
-  /** Required columns holding TIMESTAMP values without a zone (isAdjustedToUTC = false): wall-clock times. */
-  let local: boolean[];
+/**
+ * A Parquet file's row count and, for each required column, whether it holds TIMESTAMP values without a zone
+ * (isAdjustedToUTC = false): wall-clock times. One reading of the metadata for both carriers of the rules (this
+ * reader and DuckDB's, sql/files.ts). Refuses a file that is not Parquet or lacks a required column.
+ */
+export async function parquetLayout(file: string, required: readonly string[]): Promise<{ buffer: Awaited<ReturnType<typeof asyncBufferFromFile>>; rows: number; local: boolean[] }> {
   try {
-    buffer = await asyncBufferFromFile(file);
+    const buffer = await asyncBufferFromFile(file);
     const metadata = await parquetMetadataAsync(buffer);
-    rows = Number(metadata.num_rows);
     const elements = parquetSchema(metadata).children.map((c) => c.element);
     const names = elements.map((e) => e.name);
     const missing = required.filter((name) => !names.includes(name));
     if (missing.length) throw new MetricInputError(file, `has no column ${missing.join(", ")} (columns: ${names.join(", ")})`);
-    local = required.map((name) => {
+    const local = required.map((name) => {
       const type = elements.find((e) => e.name === name)?.logical_type;
       return type?.type === "TIMESTAMP" && type.isAdjustedToUTC === false;
     });
+    return { buffer, rows: Number(metadata.num_rows), local };
   } catch (err) {
     if (err instanceof MetricInputError) throw err;
     throw new MetricInputError(file, `is not a readable Parquet file: ${(err as Error).message}`);
   }
+}
+
+async function* parquetBatches(file: string, required: readonly string[]): AsyncGenerator<Batch> {
+  if ((await stat(file)).size === 0) return; // an empty file: no records
+  const { buffer, rows, local } = await parquetLayout(file, required);
   for (let start = 0; start < rows; start += BATCH * 8) {
     const end = Math.min(rows, start + BATCH * 8);
     const objects = await parquetReadObjects({ file: buffer, columns: [...required], rowStart: start, rowEnd: end });

@@ -13,7 +13,15 @@
 import { DateTime, IANAZone } from "luxon";
 import { ValueProblem } from "./problem.ts";
 
-const PATTERN = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:(Z|z)|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+/**
+ * The accepted shape, one definition for both carriers of the rules: this parser, and the SQL that checks files read
+ * by DuckDB's own readers (sql/files.ts), which runs the same source in RE2 (same syntax here; \d is ASCII in both).
+ * Groups: year, month, day, hour, minute, second, fraction, Z, offset sign, offset hours, offset minutes.
+ */
+export const TIMESTAMP_PATTERN = String.raw`^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:(Z|z)|([+-])(\d{2})(?::?(\d{2}))?)?$`;
+/** Date.UTC reads years 0..99 as 1900..1999; no real event is that old. */
+export const MIN_YEAR = 1000;
+const PATTERN = new RegExp(TIMESTAMP_PATTERN);
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const daysIn = (year: number, month: number) => (month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : DAYS[month - 1]);
@@ -36,8 +44,7 @@ export function parseInstant(value: unknown, timezone?: string): number {
   const [year, month, day, hour, minute] = [1, 2, 3, 4, 5].map((i) => Number(m[i]));
   const second = m[6] === undefined ? 0 : Number(m[6]);
   const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, "0"));
-  // Date.UTC reads years 0..99 as 1900..1999; no real event is that old.
-  if (year < 1000) throw new ValueProblem(`is before the year 1000: ${JSON.stringify(value)}`);
+  if (year < MIN_YEAR) throw new ValueProblem(`is before the year ${MIN_YEAR}: ${JSON.stringify(value)}`);
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) throw new ValueProblem(`is not a calendar date: ${JSON.stringify(value)}`);
   if (hour > 23 || minute > 59 || second > 59) throw new ValueProblem(`is not a time of day: ${JSON.stringify(value)}`);
   if (m[8]) return Date.UTC(year, month - 1, day, hour, minute, second, ms);

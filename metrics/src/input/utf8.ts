@@ -58,10 +58,25 @@ async function lineAt(file: string, offset: number): Promise<number | "?"> {
   return line;
 }
 
+/**
+ * The longest line read: a line is one string in the readers (V8 caps a string at 512 MiB and fails with a stack
+ * trace), and no row of exposures or events comes near it. A JSON array on one line meets it first.
+ */
+export const MAX_LINE_BYTES = 64 * 2 ** 20;
+
 async function* checked(source: AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
   let offset = 0; // bytes before `carry`
   let carry: Buffer = Buffer.alloc(0); // an incomplete sequence at the end of the previous chunk
+  let lineStart = 0; // byte offset where the current line began
   for await (const raw of source) {
+    // One search per chunk: a line longer than the limit spans chunks without a newline (chunks are far smaller).
+    const lastNewline = raw.lastIndexOf(10);
+    const read = offset + carry.length + raw.length; // bytes read so far
+    if (lastNewline >= 0) lineStart = read - raw.length + lastNewline + 1;
+    else if (read - lineStart > MAX_LINE_BYTES) {
+      const line = await lineAt(file, lineStart);
+      throw new MetricInputError(`${file} line ${line}`, `is longer than ${MAX_LINE_BYTES / 2 ** 20} MiB without a line break (from byte offset ${lineStart}): every row is one line${/\.(jsonl|ndjson|json)$/i.test(file) ? "; a JSON array? give one object per line (JSON Lines), e.g. jq -c '.[]' in.json > in.jsonl" : ""}`);
+    }
     const chunk = carry.length ? Buffer.concat([carry, raw]) : raw;
     // A chunk may end inside a character: its last lead byte without all its continuation bytes waits for the next.
     let end = chunk.length;

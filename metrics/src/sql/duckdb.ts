@@ -1,11 +1,13 @@
 /**
- * The SQL engine on embedded DuckDB: takes the rows the in-memory engine takes (checked by the same input layer),
- * loads them into the two tables with DuckDB's appender, and runs the generated SQL. Files never reach DuckDB's own
- * readers, whose parsing (time zones, trimming, date rollover) differs from ours.
+ * The SQL engine on embedded DuckDB. Files are read by DuckDB's own readers and checked by SQL with the input layer's
+ * rules (sql/files.ts: `computeMetricFromFiles`, what `--engine sql` runs); rows already in Node (the library's
+ * `computeMetric`, or `readFiles`) are loaded with DuckDB's appender. Then the generated SQL.
  */
 import type { MetricData, MetricDefinition, MetricOptions, MetricResult } from "../types.ts";
-import { rowSourceOfData, type RowSource } from "../input/rows.ts";
+import { readFiles, type ReadOptions } from "../input/read.ts";
+import { rowSourceOfData, type EventRow, type ExposureRow, type RowSource } from "../input/rows.ts";
 import { asOfOption, MetricInputError, validateDataShape, validateDefinition } from "../validate.ts";
+import { EVENTS, EXPOSURES, loadNatively } from "./files.ts";
 import { runMetricSql, type Query } from "./run.ts";
 
 /**
@@ -35,40 +37,32 @@ async function duckdb(): Promise<{ DuckDBInstance: { create(path: string): Promi
 
 export const queryOfDuckDb = (connection: DuckDBConnection): Query => async (sql) => (await connection.runAndReadAll(sql)).getRowObjects() as Array<Record<string, unknown>>;
 
-const TABLES = [
-  "CREATE OR REPLACE TABLE exposures (user_id VARCHAR, variant VARCHAR, exposed_ms BIGINT)",
-  "CREATE OR REPLACE TABLE events (user_id VARCHAR, event VARCHAR, ts_ms BIGINT)",
-];
+const TABLES = {
+  exposures: "CREATE OR REPLACE TABLE exposures (user_id VARCHAR, variant VARCHAR, exposed_ms BIGINT)",
+  events: "CREATE OR REPLACE TABLE events (user_id VARCHAR, event VARCHAR, ts_ms BIGINT)",
+};
 
-/** Rows into the two tables with DuckDB's appender, batch by batch: nothing but a batch is held in Node. */
+/** Rows into one table with DuckDB's appender, batch by batch: nothing but a batch is held in Node. */
+async function appendRows(connection: DuckDBConnection, table: keyof typeof TABLES, batches: AsyncIterable<Array<ExposureRow | EventRow>> | Iterable<Array<ExposureRow | EventRow>>): Promise<void> {
+  await connection.run(TABLES[table]);
+  const appender = await connection.createAppender(table);
+  try {
+    for await (const batch of batches) {
+      for (const row of batch) {
+        appender.appendVarchar(row.user_id);
+        appender.appendVarchar("variant" in row ? row.variant : row.event);
+        appender.appendBigInt(BigInt(row.ms));
+        appender.endRow();
+      }
+    }
+  } finally {
+    appender.closeSync();
+  }
+}
+
 async function load(connection: DuckDBConnection, source: RowSource): Promise<void> {
-  for (const sql of TABLES) await connection.run(sql);
-  const exposures = await connection.createAppender("exposures");
-  try {
-    for await (const batch of source.exposures) {
-      for (const x of batch) {
-        exposures.appendVarchar(x.user_id);
-        exposures.appendVarchar(x.variant);
-        exposures.appendBigInt(BigInt(x.ms));
-        exposures.endRow();
-      }
-    }
-  } finally {
-    exposures.closeSync();
-  }
-  const events = await connection.createAppender("events");
-  try {
-    for await (const batch of source.events) {
-      for (const e of batch) {
-        events.appendVarchar(e.user_id);
-        events.appendVarchar(e.event);
-        events.appendBigInt(BigInt(e.ms));
-        events.endRow();
-      }
-    }
-  } finally {
-    events.closeSync();
-  }
+  await appendRows(connection, "exposures", source.exposures);
+  await appendRows(connection, "events", source.events);
 }
 
 /**
@@ -115,6 +109,32 @@ export class DuckDbMetrics {
       const rows = typeof source === "function" ? source() : source;
       await guarded(() => load(this.connection, rows));
       return guarded(() => runMetricSql(queryOfDuckDb(this.connection), def, asOf, { variants: options.variants, cuped: options.cuped }));
+    };
+    const next = this.queue.then(run, run);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * The metric over two files read by DuckDB's own readers and checked by SQL (sql/files.ts): what `--engine sql`
+   * runs. The same answer, and the same refusal for a bad file, as the input layer's rows give on every engine.
+   * `arms` is every variant the exposures name (for the command line's check of --control and --treatment);
+   * `readers` says which reader loaded each file: DuckDB's, or the input layer's when the SQL checks sent it there.
+   */
+  computeMetricFromFiles(definition: MetricDefinition, exposuresFile: string, eventsFile: string, read: ReadOptions = {}, options: MetricOptions = {}): Promise<{ result: MetricResult; arms: string[]; readers: Record<"exposures" | "events", "duckdb" | "input layer"> }> {
+    const run = async () => {
+      const def = validateDefinition(definition);
+      const asOf = asOfOption(options.as_of, options.timezone);
+      const rows = readFiles(exposuresFile, eventsFile, read); // checks --timezone and --delimiter; reads nothing yet
+      const readers: Record<"exposures" | "events", "duckdb" | "input layer"> = { exposures: "duckdb", events: "duckdb" };
+      for (const [spec, file, batches] of [[EXPOSURES, exposuresFile, rows.exposures], [EVENTS, eventsFile, rows.events]] as const) {
+        if (await guarded(() => loadNatively(this.connection, spec, file, read))) continue;
+        readers[spec.table] = "input layer";
+        await guarded(() => appendRows(this.connection, spec.table, batches));
+      }
+      const result = await guarded(() => runMetricSql(queryOfDuckDb(this.connection), def, asOf, { variants: options.variants, cuped: options.cuped }));
+      const arms = (await queryOfDuckDb(this.connection)("SELECT DISTINCT variant FROM exposures")).map((r) => String(r.variant));
+      return { result, arms, readers };
     };
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
