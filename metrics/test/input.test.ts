@@ -201,6 +201,12 @@ describe("one input layer, every engine", () => {
     expect(values(await answer(file("h-x2.csv", "user_id,variant,exposed_at\nu2,control,2026-03-02T09:00:00Z\n1,treatment,2026-03-02T09:00:00Z\n"), loose))).toEqual({ control: [1, 1], treatment: [1, 1] });
   }, 120_000);
 
+  it("reads a file whose name looks like a glob as that file on every engine (DuckDB's readers would expand it)", async () => {
+    file("g1.csv", "user_id,event,timestamp\nu2,purchase,2026-03-03T09:00:00Z\n"); // what `g[1].csv` matches as a glob
+    const named = file("g[1].csv", "user_id,event,timestamp\nu1,purchase,2026-03-03T09:00:00Z\n");
+    expect(values(await answer(file("g-x.csv", EXPOSURES), named))).toEqual({ control: [1, 1], treatment: [0, 1] });
+  });
+
   it("finishes 100,000 users with 10 events each in seconds on PostgreSQL (PGlite), which plans by the statistics ANALYZE gathers", async () => {
     const x = join(dir, "pg-x.csv");
     const e = join(dir, "pg-e.csv");

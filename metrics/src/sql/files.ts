@@ -152,6 +152,8 @@ async function parquetRelation(connection: FileConnection, file: string, spec: T
 export async function loadNatively(connection: FileConnection, spec: TableSpec, file: string, options: { delimiter?: string; timezone?: string }): Promise<boolean> {
   try {
     await access(file);
+    // DuckDB's readers take a path as a glob: `events[1].csv` could read `events1.csv`. Such names go to the input layer.
+    if (/[*?[\]{}]/.test(file)) return false;
     const format = formatOf(file);
     const relation =
       format === "csv" ? await csvRelation(file, spec, options.delimiter, options.timezone)
