@@ -29,6 +29,9 @@ export async function load(url: string, headers: Record<string, string>, seconds
 /** `rounds` rounds, alternating targets inside each round so drift on a shared machine hits all alike. */
 export async function compare(targets: Array<{ name: string; url: string; headers: Record<string, string> }>, rounds: number, seconds: number) {
   const results = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
+  // A warm-up per target first, not measured: the first seconds under load run while V8 compiles the hot path, and
+  // a server with more code (the reference server against the bare ceiling) would pay for it in its first round.
+  for (const t of targets) await load(t.url, t.headers, Math.min(2, seconds));
   for (let r = 0; r < rounds; r++) {
     for (const t of targets) results.get(t.name)!.push(await load(t.url, t.headers, seconds));
   }

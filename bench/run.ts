@@ -49,7 +49,7 @@ async function throughput(): Promise<void> {
     for (const p of paths) bodies[p] = await (await fetch(`${ref.baseUrl}${p}`, { headers: auth })).text();
     const ceiling = await startCeiling(bodies);
     try {
-      say("## Throughput (autocannon, 50 connections, " + `${ROUNDS} rounds x ${SECONDS} s, medians)`);
+      say("## Throughput (autocannon, 50 connections, " + `${ROUNDS} rounds x ${SECONDS} s after a 2 s warm-up per server, medians)`);
       say();
       say("| endpoint | server | req/s | p50 ms | p99 ms | body bytes | non-2xx |");
       say("|---|---|---:|---:|---:|---:|---:|");

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { assetPath } from "../../lib/assets.ts";
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
 import type { FixtureDataset } from "../../fixtures/types.ts";
@@ -196,27 +196,28 @@ export function createApp(options: AppOptions = {}): App {
   app.set("query parser", "simple");
   // pino-http costs a child logger and listeners per request even when nothing is printed; skip it when silent.
   if (options.logger && options.logger.level !== "silent") app.use(pinoHttp({ logger: options.logger }));
-  // Never let a browser sniff a JSON or text answer into something it would run (one middleware with CORS: each
-  // layer costs every request).
+  // Every request passes one middleware before the API (each Express layer costs every request): nosniff, CORS, the
+  // Host check and OPTIONS. Never let a browser sniff a JSON or text answer into something it would run.
+  // OPTIONS is no operation of the contract: answered like any other method a path does not have (405 with
+  // Allow, in the envelope), before Express's router would answer it in plain text.
+  // HTTP/1.1 requires Host (RFC 9112 §3.2); Node is told not to refuse it itself, so the answer is in the envelope.
   const corsHandler = cors(options.corsOrigins ?? ["*"], routes);
+  const notAllowed = methodNotAllowed(routes);
+  const afterCors = (req: Request, res: Response, next: NextFunction) => {
+    if (!req.headers.host) return next(new ApiError(400, "invalid_request_error", "Missing Host header"));
+    return req.method === "OPTIONS" ? notAllowed(req, res, next) : next();
+  };
   app.use(((req, res, next) => {
     res.setHeader("X-Content-Type-Options", "nosniff");
-    corsHandler(req, res, next);
+    corsHandler(req, res, () => afterCors(req, res, next));
   }) as RequestHandler);
-  // The reference page and its bundle only: nothing else of docs/ (its tests, screenshots) is served.
+  app.use("/api", router);
+  // The reference page and its bundle only: nothing else of docs/ (its tests, screenshots) is served. After the API,
+  // so no API request is matched against them.
   if (existsSync(DOCS)) {
     app.get(["/docs", "/docs/", "/docs/index.html"], (_req, res) => res.sendFile("index.html", { root: DOCS }));
     app.get("/docs/redoc.standalone.js", (_req, res) => res.sendFile("redoc.standalone.js", { root: DOCS }));
   }
-  // OPTIONS is no operation of the contract: answered like any other method a path does not have (405 with
-  // Allow, in the envelope), before Express's router would answer it in plain text.
-  // HTTP/1.1 requires Host (RFC 9112 §3.2); Node is told not to refuse it itself, so the answer is in the envelope.
-  const notAllowed = methodNotAllowed(routes);
-  app.use(((req, res, next) => {
-    if (!req.headers.host) return next(new ApiError(400, "invalid_request_error", "Missing Host header"));
-    return req.method === "OPTIONS" ? notAllowed(req, res, next) : next();
-  }) as RequestHandler);
-  app.use("/api", router);
   app.use(notAllowed);
   app.use(((req, _res, next) => next(new ApiError(404, "not_found_error", `No such route: ${req.method} ${req.path}`))) as RequestHandler);
   app.use(errorHandler(options.logger || undefined));
