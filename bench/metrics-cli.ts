@@ -1,8 +1,9 @@
 /**
  * The metrics command end to end, as an analyst runs it: `api-metrics` (the built package's CLI) on the same CSV
  * files for both engines, at 1,000,000 and 10,000,000 events (100,000 users), with the wall time and the peak
- * resident memory of the whole process (DuckDB's native memory included). Both engines read the files through the
- * same input layer; their outputs are checked byte-identical before any figure is printed.
+ * resident memory of the whole process (DuckDB's native memory included). The in-memory engine reads the files through
+ * the input layer in JavaScript; `--engine sql` has DuckDB read them and checks the same rules in SQL. Their outputs
+ * are checked byte-identical before any figure is printed.
  * Run alone with `npx tsx bench/metrics-cli.ts` (prints a markdown section), or from `npm run bench`.
  * Options: METRICS_SIZES (default 1000000,10000000), METRICS_RUNS (default 3).
  */

@@ -11,7 +11,7 @@
  *     engines alone on data already in memory or in a DuckDB table.
  *  5. list cost at 1,000,000 interviews: every list endpoint and the filters that could walk an index, against the
  *     fixtures' size (O(page): target <= 2x).
- * Writes BENCHMARKS.md. Options: ROUNDS (default 3), SECONDS per round (default 5), SKIP_SCALE=1, BENCH_ONLY=sandbox.
+ * Writes BENCHMARKS.md. Options: ROUNDS (default 5: a median robust to two disturbed rounds on a shared machine), SECONDS per round (default 3), SKIP_SCALE=1, BENCH_ONLY=sandbox.
  */
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -20,8 +20,8 @@ import { generateDataset } from "../fixtures/generate.ts";
 import { compare, median } from "./load.ts";
 import { root, startCeiling, startPrism, startReference } from "./servers.ts";
 
-const ROUNDS = Number(process.env.ROUNDS ?? 3);
-const SECONDS = Number(process.env.SECONDS ?? 5);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const SECONDS = Number(process.env.SECONDS ?? 3);
 const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
 const auth = { authorization: `Bearer ${ACME}` };
 const lines: string[] = [];

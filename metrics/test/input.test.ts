@@ -189,6 +189,8 @@ describe("one input layer, every engine", () => {
       ["h-huge-id.jsonl", '{"user_id":1e300,"event":"purchase","timestamp":"2026-03-03T09:00:00Z"}\n', "(user_id) must be a string, got 1e+300"],
       ["h-array.json", `[${Array.from({ length: 1_000_000 }, () => row).join(",")}]\n`, "line 1 is longer than 64 MiB without a line break (from byte offset 0): every row is one line; a JSON array? give one object per line"],
       ["h-long.csv", `user_id,event,timestamp\nu1,${"x".repeat(65 * 2 ** 20)},2026-03-03T09:00:00Z\n`, "line 2 is longer than 64 MiB without a line break (from byte offset 24)"],
+      // A quoted field across many short lines: the row, not any line, passes the limit.
+      ["h-long-quoted.csv", `user_id,event,timestamp\n"u1,${`${"x".repeat(2 ** 20)}\n`.repeat(65)}",purchase,2026-03-03T09:00:00Z\n`, "is not valid CSV (delimiter \",\"): has a row longer than 64 MiB (a quote never closed?)"],
     ];
     for (const [name, text, problem] of cases) {
       const path = file(name, text);
