@@ -4,7 +4,7 @@
 // all refuse the set with the same error. Hostile: ids with spaces, quotes, delimiters, newlines, Unicode in both
 // normal forms and `__proto__`; duplicate events; users in two variants; events before exposure, exactly at window
 // ends and across DST changes, written with different offsets; fractional windows; as_of on an event; and damaged
-// bytes (Latin-1, NUL, a short row, a stray quote, a 3 MiB line, a line that is not a row, a byte-order mark).
+// bytes (Latin-1, NUL, a short row, a stray quote, a 1 MiB line, a line that is not a row, a byte-order mark).
 // The seed is random on every run (fast-check prints it and the path on failure); FC_SEED=<n> FC_PATH=<p> replays one.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -90,7 +90,10 @@ const dataArb = fc
       broken: fc.constantFrom(null, null, null, null, "2026-02-30T10:00:00Z", "2026-03-02 10:00:00", ""),
       // Damage to the events file's bytes, after writing: what DuckDB's readers and the SQL checks must refuse (or hand
       // to the input layer) exactly as the input layer does.
-      damage: fc.constantFrom(...([null, null, null, null, null, null, "latin1", "nul", "short row", "stray quote", "long line", "not an object", "bom"] as const)),
+      damage: fc.oneof(
+        { arbitrary: fc.constant(null), weight: 3 },
+        { arbitrary: fc.constantFrom(...(["latin1", "nul", "short row", "stray quote", "long line", "not an object", "bom"] as const)), weight: 1 },
+      ),
     });
   });
 
@@ -133,7 +136,7 @@ function damaged(bytes: Buffer, c: Case): Buffer {
     case "stray quote":
       return insert(c.format === "jsonl" ? '{"user_id":"u1","event":"purchase","timestamp":"2026-03-03T09:00:00Z"' : `u"1${d}purchase${d}2026-03-03T09:00:00Z`);
     case "long line":
-      return insert(c.format === "jsonl" ? `{"user_id":"${"x".repeat(3 * 2 ** 20)}","event":"purchase","timestamp":"2026-03-03T09:00:00Z"}` : `${"x".repeat(3 * 2 ** 20)}${d}purchase${d}2026-03-03T09:00:00Z`);
+      return insert(c.format === "jsonl" ? `{"user_id":"${"x".repeat(2 ** 20 + 7)}","event":"purchase","timestamp":"2026-03-03T09:00:00Z"}` : `${"x".repeat(2 ** 20 + 7)}${d}purchase${d}2026-03-03T09:00:00Z`);
     case "not an object":
       return insert(c.format === "jsonl" ? "[1, 2, 3]" : `${d}${d}`);
     case "bom":
@@ -192,7 +195,7 @@ describe("differential: in memory, DuckDB and PostgreSQL give one answer", () =>
         seen.immature += result.immature_users;
         seen.counted += Object.values(result.variants).reduce((s, v) => s + v.numerator, 0);
       }),
-      { numRuns: 400, ...replay },
+      { numRuns: 320, ...replay },
     );
     // A replayed path runs one case: the coverage below is a property of whole runs.
     if (process.env.FC_PATH) return;

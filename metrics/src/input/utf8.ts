@@ -62,7 +62,7 @@ async function lineAt(file: string, offset: number): Promise<number | "?"> {
  * The longest line read: a line is one string in the readers (V8 caps a string at 512 MiB and fails with a stack
  * trace), and no row of exposures or events comes near it. A JSON array on one line meets it first.
  */
-export const MAX_LINE_BYTES = 64 * 2 ** 20;
+export const MAX_LINE_BYTES = 16 * 2 ** 20;
 
 async function* checked(source: AsyncIterable<Buffer>, file: string): AsyncGenerator<Buffer> {
   let offset = 0; // bytes before `carry`

@@ -16,6 +16,7 @@ import { access } from "node:fs/promises";
 import { parse } from "csv-parse/sync";
 import { detectDelimiter, firstLine, formatOf, parquetLayout } from "../input/formats.ts";
 import { MIN_YEAR, TIMESTAMP_PATTERN } from "../input/timestamp.ts";
+import { MAX_LINE_BYTES } from "../input/utf8.ts";
 
 /** The part of a connection the loader uses. */
 export interface FileConnection {
@@ -103,7 +104,7 @@ async function csvRelation(file: string, spec: TableSpec, delimiter: string | un
   if (index.some((i) => i < 0)) return null;
   const cols = names.map((_, i) => `c${i}`);
   // Positional names: any header (duplicates, quotes, spaces) is the input layer's business, not DuckDB's binder's.
-  const read = `read_csv(${literal(file)}, header = true, auto_detect = false, delim = ${literal(d)}, quote = '"', escape = '"', columns = {${cols.map((c) => `${literal(c)}: 'VARCHAR'`).join(", ")}}, strict_mode = true, null_padding = false, max_line_size = 16777216)`;
+  const read = `read_csv(${literal(file)}, header = true, auto_detect = false, delim = ${literal(d)}, quote = '"', escape = '"', columns = {${cols.map((c) => `${literal(c)}: 'VARCHAR'`).join(", ")}}, strict_mode = true, null_padding = false, max_line_size = ${MAX_LINE_BYTES})`;
   // csv-parse refuses a quote inside an unquoted value, which DuckDB keeps: a value holding a quote, in any column,
   // sends the file to the input layer, which knows whether it was quoted.
   const [a, b, t] = index.map((i) => `c${i}`);
@@ -116,7 +117,7 @@ async function csvRelation(file: string, spec: TableSpec, delimiter: string | un
 function jsonRelation(file: string, spec: TableSpec, timezone: string | undefined): string {
   const id = (c: string) => `CASE json_type(${c}) WHEN 'VARCHAR' THEN ${textId(`(${c} ->> '$')`)} WHEN 'BIGINT' THEN CASE WHEN abs(CAST(${c} AS HUGEINT)) <= ${MAX_SAFE} THEN CAST(CAST(${c} AS BIGINT) AS VARCHAR) END WHEN 'UBIGINT' THEN CASE WHEN CAST(${c} AS HUGEINT) <= ${MAX_SAFE} THEN CAST(CAST(${c} AS UBIGINT) AS VARCHAR) END END`;
   const [a, b, t] = spec.columns.map(ident);
-  const read = `read_json(${literal(file)}, format = 'newline_delimited', columns = {${spec.columns.map((c) => `${literal(c)}: 'JSON'`).join(", ")}}, maximum_object_size = 16777216)`;
+  const read = `read_json(${literal(file)}, format = 'newline_delimited', columns = {${spec.columns.map((c) => `${literal(c)}: 'JSON'`).join(", ")}}, maximum_object_size = ${MAX_LINE_BYTES})`;
   return `SELECT ${id(a)} AS ${spec.out[0]}, ${id(b)} AS ${spec.out[1]}, CASE WHEN json_type(${t}) = 'VARCHAR' THEN ${instantSql(`(${t} ->> '$')`, timezone)} END AS ${spec.out[2]} FROM ${read}`;
 }
 
