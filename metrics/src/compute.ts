@@ -49,12 +49,13 @@ const MAP_LIMIT = 2 ** 24;
 const BYTES_PER_USER = 400;
 
 /**
- * The most users this process can hold: within the Map's limit and three quarters of the heap left. Past it the
- * engine refuses with a message (run with --engine sql) instead of crashing with an out-of-memory abort.
+ * The most users this process can hold: within the Map's limit and three quarters of the heap still free (the data a
+ * library caller already holds is not counted against it twice). Past it the engine refuses with a message (run with
+ * --engine sql) instead of crashing with an out-of-memory abort.
  */
 export function memoryUserLimit(): number {
   const heap = getHeapStatistics();
-  return Math.max(0, Math.min(MAP_LIMIT - 1, Math.floor((heap.heap_size_limit * 0.75 - heap.used_heap_size) / BYTES_PER_USER)));
+  return Math.max(0, Math.min(MAP_LIMIT - 1, Math.floor(((heap.heap_size_limit - heap.used_heap_size) * 0.75) / BYTES_PER_USER)));
 }
 
 const TOO_MANY = (what: string) => `${what}, more than the in-memory engine holds in this process (one entry per exposed user): run with --engine sql, which keeps them in DuckDB`;
