@@ -8,7 +8,7 @@ import sqlParser from "node-sql-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { computeMetric } from "../src/index.ts";
 import { DuckDbMetrics } from "../src/sql/duckdb.ts";
-import { DIALECTS, type Dialect } from "../src/sql/generate.ts";
+import type { Dialect } from "../src/sql/generate.ts";
 import { printSql } from "../src/sql/print.ts";
 import type { MetricData, MetricDefinition } from "../src/types.ts";
 
@@ -109,9 +109,9 @@ describe("--print-sql --dialect", () => {
     }
   });
 
-  it("is a command-line option for every dialect, and needs --print-sql", () => {
+  it("is a command-line option printing what printSql prints, refusing an unknown dialect with the list, and needs --print-sql", () => {
     const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", "--definition", JSON.stringify(DEFINITIONS[0]), ...args], { encoding: "utf8" });
-    for (const dialect of DIALECTS) {
+    for (const dialect of ["postgres", "bigquery"] as const) {
       const r = run("--print-sql", "--dialect", dialect, "--as-of", new Date(AS_OF).toISOString());
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout.trim()).toBe(printSql(DEFINITIONS[0], AS_OF, { dialect }));

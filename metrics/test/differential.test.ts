@@ -195,7 +195,7 @@ describe("differential: in memory, DuckDB and PostgreSQL give one answer", () =>
         seen.immature += result.immature_users;
         seen.counted += Object.values(result.variants).reduce((s, v) => s + v.numerator, 0);
       }),
-      { numRuns: 320, ...replay },
+      { numRuns: 160, ...replay },
     );
     // A replayed path runs one case: the coverage below is a property of whole runs.
     if (process.env.FC_PATH) return;
