@@ -674,6 +674,32 @@ export interface components {
             /** @description Label of the dismiss button. */
             dismissLabel: string;
         };
+        /** @description An invite link opened. */
+        LaunchByInviteCode: {
+            /** @description Stable person id; `null` when signed out. */
+            referenceId: string | null;
+            /** @description App event that opened the interview; attribution only. */
+            triggerEvent?: string;
+            /** @description Mapped, JSON-primitive metadata. */
+            metadata?: {
+                [key: string]: string | number | boolean | null;
+            };
+            /** @description Invite code from an `https://{host}/i/{code}` or `/interviews/{code}` link. */
+            inviteCode: string;
+        };
+        /** @description A prompt accepted: the signed launch from the config. */
+        LaunchByToken: {
+            /** @description Stable person id; `null` when signed out. */
+            referenceId: string | null;
+            /** @description App event that opened the interview; attribution only. */
+            triggerEvent?: string;
+            /** @description Mapped, JSON-primitive metadata. */
+            metadata?: {
+                [key: string]: string | number | boolean | null;
+            };
+            /** @description Signed launch from the config (for a pending invite). */
+            launchToken: string;
+        };
         /** @description The launch decision. Design of this project. */
         LaunchDecision: {
             /**
@@ -701,21 +727,11 @@ export interface components {
          * @enum {string}
          */
         LaunchMode: "webview" | "external_browser" | "not_eligible";
-        /** @description Body of `POST /v1/interview-participant/launches`: a prompt accepted, or an invite link opened. Design of this project. */
-        LaunchRequest: {
-            /** @description Stable person id; `null` when signed out. */
-            referenceId: string | null;
-            /** @description Signed launch from the config (for a pending invite). Either this or `inviteCode` is required. */
-            launchToken?: string;
-            /** @description Invite code from an `https://{host}/i/{code}` or `/interviews/{code}` link. */
-            inviteCode?: string;
-            /** @description App event that opened the interview; attribution only. */
-            triggerEvent?: string;
-            /** @description Mapped, JSON-primitive metadata. */
-            metadata?: {
-                [key: string]: string | number | boolean | null;
-            };
-        };
+        /**
+         * @description Body of `POST /v1/interview-participant/launches`: a prompt accepted (`launchToken`), or an invite link opened
+         *     (`inviteCode`). Exactly one of the two: a body with both, or with neither, is a 400. Design of this project.
+         */
+        LaunchRequest: components["schemas"]["LaunchByToken"] | components["schemas"]["LaunchByInviteCode"];
         /** @description A visible message of a chat. Internal parts and metadata are never returned. */
         Message: {
             /** @description Message id. */

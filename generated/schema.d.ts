@@ -1017,6 +1017,32 @@ export interface components {
             /** @description Label of the dismiss button. */
             dismissLabel: string;
         };
+        /** @description An invite link opened. */
+        LaunchByInviteCode: {
+            /** @description Stable person id; `null` when signed out. */
+            referenceId: string | null;
+            /** @description App event that opened the interview; attribution only. */
+            triggerEvent?: string;
+            /** @description Mapped, JSON-primitive metadata. */
+            metadata?: {
+                [key: string]: string | number | boolean | null;
+            };
+            /** @description Invite code from an `https://{host}/i/{code}` or `/interviews/{code}` link. */
+            inviteCode: string;
+        };
+        /** @description A prompt accepted: the signed launch from the config. */
+        LaunchByToken: {
+            /** @description Stable person id; `null` when signed out. */
+            referenceId: string | null;
+            /** @description App event that opened the interview; attribution only. */
+            triggerEvent?: string;
+            /** @description Mapped, JSON-primitive metadata. */
+            metadata?: {
+                [key: string]: string | number | boolean | null;
+            };
+            /** @description Signed launch from the config (for a pending invite). */
+            launchToken: string;
+        };
         /** @description The launch decision. Design of this project. */
         LaunchDecision: {
             /**
@@ -1044,21 +1070,11 @@ export interface components {
          * @enum {string}
          */
         LaunchMode: "webview" | "external_browser" | "not_eligible";
-        /** @description Body of `POST /v1/interview-participant/launches`: a prompt accepted, or an invite link opened. Design of this project. */
-        LaunchRequest: {
-            /** @description Stable person id; `null` when signed out. */
-            referenceId: string | null;
-            /** @description Signed launch from the config (for a pending invite). Either this or `inviteCode` is required. */
-            launchToken?: string;
-            /** @description Invite code from an `https://{host}/i/{code}` or `/interviews/{code}` link. */
-            inviteCode?: string;
-            /** @description App event that opened the interview; attribution only. */
-            triggerEvent?: string;
-            /** @description Mapped, JSON-primitive metadata. */
-            metadata?: {
-                [key: string]: string | number | boolean | null;
-            };
-        };
+        /**
+         * @description Body of `POST /v1/interview-participant/launches`: a prompt accepted (`launchToken`), or an invite link opened
+         *     (`inviteCode`). Exactly one of the two: a body with both, or with neither, is a 400. Design of this project.
+         */
+        LaunchRequest: components["schemas"]["LaunchByToken"] | components["schemas"]["LaunchByInviteCode"];
         /** @description A visible message of a chat. Internal parts and metadata are never returned. */
         Message: {
             /** @description Message id. */
@@ -1135,6 +1151,12 @@ export interface components {
             /** @description Cost in US dollars. */
             cost_usd: number | null;
         };
+        /**
+         * @description An operation id of this contract (`@operationId` of every operation with a path). A test holds this list to the
+         *     contract's operations, so it cannot drift; a misspelt id is a 400 instead of a fault setting that faults nothing.
+         * @enum {string}
+         */
+        OperationId: "createParticipantLaunch" | "createPromptEvent" | "deleteWebhook" | "getChat" | "getInterview" | "getParticipantConfig" | "getRelease" | "getStudy" | "getWebhook" | "listChatMessages" | "listChats" | "listExperiments" | "listInterviews" | "listReleases" | "listStudies" | "putWebhook" | "simAbandonInterview" | "simCompleteInterview" | "simCreateChat" | "simCreateInterview" | "simCreateProject" | "simCreateStudy" | "simDeleteFaults" | "simGetDeliveryRequest" | "simGetFaults" | "simGetForwardEvent" | "simGetListener" | "simListForwards" | "simListWebhookDeliveries" | "simPutFaults" | "simRecordForward" | "simResendDelivery" | "simResendForward" | "simStreamEvents";
         /** @description Trigger configuration the client caches for `ttlSeconds`. Design of this project. */
         ParticipantConfig: {
             /**
@@ -1425,7 +1447,7 @@ export interface components {
             /** @description The faults `rate` draws from, uniformly; default `["500", "503"]`. */
             kinds?: components["schemas"]["FaultKind"][];
             /** @description Operation ids (e.g. `listStudies`) the settings apply to; absent or `null`: every `/v1` operation. */
-            operations?: string[] | null;
+            operations?: components["schemas"]["OperationId"][] | null;
             /**
              * Format: int32
              * @description Latency added to every matching request, in ms.

@@ -179,8 +179,14 @@ export class Contract {
     if (alternatives) {
       const prop = schema.discriminator?.propertyName;
       const candidates = alternatives.map((s: any) => this.resolve(s)).filter((s: any) => s.type !== "null");
-      const chosen = prop ? candidates.find((s: any) => s.properties?.[prop]?.enum?.includes(value[prop])) : candidates.find((s: any) => (Array.isArray(value) ? s.type === "array" : s.type === "object"));
-      return chosen ? this.undeclared(chosen, value, path) : [];
+      if (prop) {
+        const chosen = candidates.find((s: any) => s.properties?.[prop]?.enum?.includes(value[prop]));
+        return chosen ? this.undeclared(chosen, value, path) : [];
+      }
+      // Without a discriminator (a launch by token or by invite code), the alternative that declares the most of it.
+      const shaped = candidates.filter((s: any) => (Array.isArray(value) ? s.type === "array" : s.type === "object"));
+      const judged = shaped.map((s: any) => this.undeclared(s, value, path));
+      return judged.length ? judged.reduce((a: any[], b: any[]) => (b.length < a.length ? b : a)) : [];
     }
     if (Array.isArray(value)) return schema.items ? value.flatMap((v, i) => this.undeclared(schema.items, v, `${path}/${i}`)) : [];
     if (!schema.properties || schema.additionalProperties !== undefined) return [];

@@ -135,7 +135,7 @@ describe("per project: /_sim/faults", () => {
       expect((await api.req("/_sim/faults", { method: "PUT", body })).status, JSON.stringify(body)).toBe(400);
     }
     const typo = await api.req("/_sim/faults", { method: "PUT", body: { operations: ["listStudies", "listStudys"] } });
-    expect(typo.body.error.details).toEqual([{ location: "body", field: "operations/1", message: "listStudys is not an operation of the contract (did you mean listStudies?)" }]);
+    expect(typo.body.error.details).toEqual([{ location: "body", field: "operations/1", message: "listStudys is not one of the 34 allowed values (did you mean listStudies?)" }]);
   });
 });
 

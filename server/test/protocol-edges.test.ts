@@ -116,10 +116,14 @@ describe("fault settings", () => {
     const reply = await api.req("/_sim/faults", { method: "PUT", body: { rate: 0.1, operations } });
     expect(reply.status).toBe(400);
     expect(reply.text.length).toBeLessThan(4_096);
-    expect(reply.body.error.details).toHaveLength(11);
-    expect(reply.body.error.details[10]).toEqual({ location: "body", field: "operations", message: "and 1491 more unknown operation ids" });
+    expect(reply.body.error.details[0]).toMatchObject({ location: "body", field: "operations/0" });
+    expect(reply.body.error.details[0].message).toMatch(/is not one of the \d+ allowed values \(did you mean \w+\?\)$/);
+    expect(reply.body.error.details.at(-1).field).toBe("(more)");
+    const few = await api.req("/_sim/faults", { method: "PUT", body: { operations: Array.from({ length: 30 }, (_, i) => `op${i}`) } });
+    expect(few.body.error.details).toHaveLength(21);
+    expect(few.body.error.details[20]).toEqual({ location: "body", field: "(more)", message: "10 more invalid fields not listed" });
     const long = await api.req("/_sim/faults", { method: "PUT", body: { operations: ["y".repeat(5_000)] } });
-    expect(long.body.error.details[0].message).toMatch(/^y{64}… \(5000 characters\) is not an operation of the contract \(did you mean \w+\?\)$/);
+    expect(long.body.error.details[0].message).toMatch(/^y{64}… \(5000 characters\) is not one of the \d+ allowed values \(did you mean \w+\?\)$/);
   });
 });
 

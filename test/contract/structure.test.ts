@@ -109,6 +109,28 @@ describe("contract structure", () => {
     expect(doc.components.securitySchemes.ProjectApiKey).toMatchObject({ type: "http", scheme: "Bearer" });
   });
 
+  it("states in the schema what generic tools must know: a launch names exactly one of launchToken and inviteCode", async () => {
+    const { createContractAjv } = await import("../../lib/openapi-ajv.ts");
+    const validate = createContractAjv(doc).validator("#/components/schemas/LaunchRequest");
+    expect(deref(doc.components.schemas.LaunchRequest).oneOf).toHaveLength(2);
+    expect(validate({ referenceId: "u", launchToken: "lt_x" })).toBe(true);
+    expect(validate({ referenceId: "u", inviteCode: "x7Kp2Q" })).toBe(true);
+    expect(validate({ referenceId: "u", launchToken: "lt_x", inviteCode: "x7Kp2Q" })).toBe(false);
+    expect(validate({ referenceId: "u" })).toBe(false);
+  });
+
+  it("PUT /_sim/faults takes the contract's operation ids only: the OperationId enum is exactly every operation with a path", () => {
+    const ids = ops.map((o) => o.op.operationId).sort();
+    expect([...deref(doc.components.schemas.OperationId).enum].sort()).toEqual(ids);
+    expect(JSON.stringify(doc.components.schemas.SimFaultSettings.properties.operations)).toContain("#/components/schemas/OperationId");
+  });
+
+  it("marks the sandbox's own tooling (x-sandbox-tooling): the delivery log, the event stream, the listener and its forwards; nothing an implementer offers", () => {
+    const tooling = ops.filter((o) => o.op["x-sandbox-tooling"] === true).map((o) => o.op.operationId).sort();
+    expect(tooling).toEqual(["simGetDeliveryRequest", "simGetForwardEvent", "simGetListener", "simListForwards", "simListWebhookDeliveries", "simRecordForward", "simResendDelivery", "simResendForward", "simStreamEvents"]);
+    for (const o of ops.filter((x) => !x.path.startsWith("/_sim/"))) expect(o.op["x-sandbox-tooling"], o.id).toBeUndefined();
+  });
+
   it("PUT /v1/webhooks answers 201 with the secret and 200 without it", () => {
     const put = doc.paths["/v1/webhooks"].put;
     expect(deref(jsonSchema(put.responses["201"])).required).toContain("signing_secret");

@@ -68,7 +68,7 @@ export class FaultRegistry {
     const p = this.projects.get(projectId);
     if (!p) return { delayMs: 0, kind: null };
     const s = p.settings;
-    const applies = s.operations === null ? v1 : s.operations.includes(operationId);
+    const applies = s.operations === null ? v1 : (s.operations as readonly string[]).includes(operationId);
     if (!applies) return { delayMs: 0, kind: null };
     const delayMs = s.latency_ms + (s.jitter_ms > 0 ? Math.round(p.random() * s.jitter_ms) : 0);
     if (s.fail_next > 0) {

@@ -74,18 +74,19 @@ export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getPartici
 
     createParticipantLaunch({ project, body }) {
       const referenceId = body.referenceId;
-      if ((body.launchToken === undefined) === (body.inviteCode === undefined)) {
+      // The contract's oneOf refuses both and neither before this runs; kept so the handler never guesses.
+      if (("launchToken" in body) === ("inviteCode" in body)) {
         throw new ApiError(400, "invalid_request_error", "Invalid parameters", [
           { location: "body", field: "launchToken", message: "exactly one of launchToken and inviteCode is required" },
         ]);
       }
-      if (body.inviteCode !== undefined) {
+      if ("inviteCode" in body) {
         const invite = project.invites.get(body.inviteCode);
         if (!invite) return { status: 200, body: notEligible("unknown_invite", {}) };
         const attribution = { experimentId: invite.study_id, ...(invite.launch_rule_id ? { launchRuleId: invite.launch_rule_id } : {}) };
         return { status: 200, body: decide(project, project.studies.get(invite.study_id), invite.mode, referenceId, attribution) };
       }
-      const claim = readLaunchToken(body.launchToken!, secret);
+      const claim = readLaunchToken(body.launchToken, secret);
       const rule = claim && project.triggerRules.find((r) => r.id === claim.r);
       if (!claim || !rule) throw badRequest("Invalid launch token");
       if (claim.u !== referenceId) throw badRequest("Launch token was issued for another referenceId");

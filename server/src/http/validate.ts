@@ -4,6 +4,7 @@
  * parameters are rejected, so a typo such as `studyId` is a 400 instead of a silently ignored filter.
  * Errors become one `details` entry per offending field, as the seed fixes for the messages endpoint.
  */
+import leven from "leven";
 import type { RouteDef, RouteParam } from "../../../generated/routes.ts";
 import { createContractAjv, type ContractAjv, type ErrorObject, type OpenApiDoc, type ValidateFunction } from "../../../lib/openapi-ajv.ts";
 import { invalidParameters, type ValidationIssue } from "./errors.ts";
@@ -20,14 +21,40 @@ function resolvePointer(doc: OpenApiDoc, pointer: string): any {
   return pointer.slice(2).split("/").reduce((node: any, key) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
 }
 
-function friendly(e: ErrorObject): string {
+/** Enums longer than this are not listed in an answer: the closest value is named instead. */
+const LISTED_VALUES = 10;
+/** A refused value is shown to at most this many characters. */
+const VALUE_SHOWN = 64;
+
+/**
+ * A long enum (the contract's operation ids) refused: the value, cut short, and the closest allowed value. Bounded
+ * whatever the value: it is compared by its first VALUE_SHOWN characters.
+ */
+function closestValue(value: string, allowed: unknown[]): string {
+  const probe = value.slice(0, VALUE_SHOWN);
+  let closest = String(allowed[0]);
+  let best = Infinity;
+  for (const candidate of allowed) {
+    const d = leven(probe, String(candidate));
+    if (d < best) [best, closest] = [d, String(candidate)];
+  }
+  const shown = value.length > VALUE_SHOWN ? `${value.slice(0, VALUE_SHOWN)}… (${value.length} characters)` : value;
+  return `${shown} is not one of the ${allowed.length} allowed values (did you mean ${closest}?)`;
+}
+
+function friendly(e: ErrorObject, value: unknown): string {
   switch (e.keyword) {
-    case "enum":
-      return `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(", ")}`;
+    case "enum": {
+      const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
+      if (allowed.length > LISTED_VALUES && typeof value === "string") return closestValue(value, allowed);
+      return `must be one of: ${allowed.join(", ")}`;
+    }
     case "format":
       return (e.params as { format: string }).format === "uuid" ? "must be a UUID" : `must be a valid ${(e.params as { format: string }).format}`;
     case "required":
       return "is required";
+    case "oneOf":
+      return "must match exactly one of the forms the contract allows";
     case "additionalProperties":
       return "is not a known parameter";
     case "type":
@@ -50,20 +77,26 @@ export function bounded(issues: ValidationIssue[]): ValidationIssue[] {
 /** A query or path integer as the contract means it: decimal digits only (no 0x10, 1e2, +5, " 5", 1.0). */
 const INTEGER_TEXT = /^-?\d{1,15}$/;
 
+const valueAt = (data: unknown, instancePath: string): unknown =>
+  instancePath.split("/").slice(1).reduce((node: any, key) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], data);
+
 /** One issue per offending field: the first (most specific) ajv error for it. */
-export function toIssues(errors: ErrorObject[] | null | undefined, location: Location, nested: boolean): ValidationIssue[] {
+export function toIssues(errors: ErrorObject[] | null | undefined, location: Location, nested: boolean, data?: unknown): ValidationIssue[] {
   const byField = new Map<string, ValidationIssue>();
   for (const e of errors ?? []) {
     const path = e.instancePath.replace(/^\//, "");
     let field = nested ? path : path.split("/")[0];
     if (e.keyword === "required") field = [path, (e.params as { missingProperty: string }).missingProperty].filter(Boolean).join("/");
     if (e.keyword === "additionalProperties") field = [path, (e.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join("/");
+    // A combinator's own error adds nothing when an issue inside it (the field or below it) is already named.
     if (e.keyword === "if" || e.keyword === "anyOf" || e.keyword === "oneOf") {
-      if (byField.has(field)) continue;
+      if ([...byField.keys()].some((f) => f === field || field === "" || f.startsWith(`${field}/`))) continue;
     }
-    if (!byField.has(field)) byField.set(field, { location, field: field || "(body)", message: friendly(e) });
+    if (!byField.has(field)) byField.set(field, { location, field: field || "(body)", message: friendly(e, valueAt(data, e.instancePath)) });
   }
-  return [...byField.values()];
+  // An issue about a field that holds a more specific one (a nullable array's "must be null" beside its item's) goes.
+  const fields = [...byField.keys()];
+  return [...byField.values()].filter((issue) => !fields.some((f) => f.startsWith(`${issue.field}/`)));
 }
 
 function paramObjectSchema(params: RouteParam[]) {
@@ -126,8 +159,8 @@ export class ValidatorFactory {
         // Every issue for a small body; for a large one (up to the 100 KB limit) the first, so a body of 49,000
         // bad items costs one error's work and a short answer.
         const small = JSON.stringify(raw).length <= 8_192;
-        if (small && !body(raw)) throw invalidParameters(bounded(toIssues(body.errors, "body", true)));
-        throw invalidParameters([...toIssues(bodyFast.errors, "body", true), { location: "body", field: "(more)", message: "the body is large: only the first invalid field is listed" }]);
+        if (small && !body(raw)) throw invalidParameters(bounded(toIssues(body.errors, "body", true, raw)));
+        throw invalidParameters([...toIssues(bodyFast.errors, "body", true, raw), { location: "body", field: "(more)", message: "the body is large: only the first invalid field is listed" }]);
       },
     };
   }
