@@ -8,6 +8,8 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { html } from "./src/report-html.ts";
 import { human, json, junit } from "./src/report.ts";
 import { CHECK_NAMES, runConformance } from "./src/run.ts";
+import { ALL_CAPABILITIES, type Capability } from "./src/states/capabilities.ts";
+import { StatesModuleError } from "./src/states/load.ts";
 
 const int = (name: string) => (v: string) => {
   const n = Number(v);
@@ -21,7 +23,14 @@ const program = new Command("api-conformance")
   .requiredOption("--api-key <key>", "a project API key (svc_live_...)")
   .option("--other-key <key>", "a second project's key: enables the isolation check")
   .option("--public-key <key>", "the public SDK key: enables the participant check")
-  .option("--sim", "allow writes through the simulation surface (/_sim) and webhook configuration", false)
+  .option("--sim", "allow writes: planting through the simulation surface (/_sim, the default states) and webhook configuration", false)
+  .option("--states <file>", "a provider-states module (JavaScript or TypeScript) that plants data in your system instead of /_sim; implies --sim")
+  .addOption(new Option("--without <capabilities>", `capabilities to leave out of this run, comma-separated: ${ALL_CAPABILITIES.join(", ")}`).argParser((v) => {
+    const names = v.split(",").map((s) => s.trim()).filter(Boolean);
+    const unknown = names.filter((n) => !ALL_CAPABILITIES.includes(n as Capability));
+    if (unknown.length) throw new InvalidArgumentError(`unknown capabilit${unknown.length === 1 ? "y" : "ies"}: ${unknown.join(", ")} (known: ${ALL_CAPABILITIES.join(", ")})`);
+    return names as Capability[];
+  }))
   .addOption(new Option("--level <level>", "seed: enforce only what the service description states (contract pins become warnings); contract: enforce both").choices(["seed", "contract"]).default("contract"))
   .option("--allow-untested", "exit 0 even when parts could not be exercised (they are still listed as NOT TESTED)", false)
   .option("--seed <n>", "fast-check seed, to replay a failure (default: random, printed in the summary)", int("--seed"))
@@ -44,6 +53,7 @@ const program = new Command("api-conformance")
   .option("--receiver-listen <host:port>", "where the receiver listens (default 127.0.0.1 on a free port)")
   .option("--receiver-cert-dir <dir>", "where the HTTPS receiver writes its certificate (ca.pem), to point the service at before the run")
   .option("--timeout-ms <n>", "per-request timeout", int("--timeout-ms"), 15_000)
+  .option("--property-time-ms <n>", "time limit of each property (default 20000): past it no new case is drawn, and the report warns that it ran fewer than --runs", int("--property-time-ms"))
   .option("--model-budget-ms <n>", "time budget of the model-based run, shrinking included (default 25000): past it no new sequence is drawn", int("--model-budget-ms"))
   .allowExcessArguments(false);
 
@@ -65,6 +75,9 @@ const o = program.opts();
 
 const started = Date.now();
 const result = await runConformance({
+  states: o.states,
+  without: o.without,
+  propertyTimeMs: o.propertyTimeMs,
   baseUrl: o.baseUrl,
   apiKey: o.apiKey,
   otherKey: o.otherKey,
@@ -88,6 +101,11 @@ const result = await runConformance({
   timeoutMs: o.timeoutMs,
   modelBudgetMs: o.modelBudgetMs,
   onProgress: (line) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`),
+}).catch((err: unknown) => {
+  // A states module that cannot be loaded is a bad option (exit 2), said plainly.
+  if (!(err instanceof StatesModuleError)) throw err;
+  console.error(err.message);
+  process.exit(2);
 });
 for (const { format, file } of reports) writeFileSync(file, FORMATS[format](result));
 console.log(human(result));

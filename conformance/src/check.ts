@@ -10,6 +10,8 @@ import fc from "fast-check";
 import type { Contract } from "./contract.ts";
 import { CheckFailure, type Http, type Reply } from "./http.ts";
 import type { Level, Rule } from "./rules.ts";
+import type { Capability } from "./states/capabilities.ts";
+import type { RunStates } from "./states/run-states.ts";
 
 export type ReceiverMode = "auto" | "http" | "https";
 
@@ -18,7 +20,12 @@ export interface RunOptions {
   apiKey: string;
   otherKey?: string;
   publicKey?: string;
+  /** Allow writes: planting through the states module, webhook configuration (implied by `states`). */
   sim: boolean;
+  /** A provider-states module (JavaScript or TypeScript) to plant data with, instead of the HTTP simulation surface. */
+  states?: string;
+  /** Capabilities to leave out of this run, whatever the target offers. */
+  without?: Capability[];
   seed: number;
   runs: number;
   only?: string[];
@@ -48,10 +55,24 @@ export interface RunOptions {
   /** Folder for the receiver's generated certificate (`ca.pem`); default a new temporary folder. */
   receiverCertDir?: string;
   timeoutMs: number;
+  /** The longest a property (other than the model, which has --model-budget-ms) may run before it stops drawing cases. */
+  propertyTimeMs?: number;
   onProgress?: (line: string) => void;
 }
 
 export const MAX_FAILURES = 20;
+
+/** A property's default time limit (--property-time-ms); past it no new case is drawn, and the report says so. */
+export const PROPERTY_TIME_MS = 20_000;
+
+export interface PropertyCount {
+  label: string;
+  ran: number;
+  asked: number;
+  /** Its time limit stopped it before it ran every case asked. */
+  cut: boolean;
+  limitMs: number;
+}
 
 export interface Finding {
   rule: string;
@@ -66,6 +87,13 @@ export interface Ctx {
   other?: Http;
   contract: Contract;
   options: RunOptions;
+  /** How the run plants data: the states module and the capabilities it offers. */
+  states: RunStates;
+  /**
+   * Runs one part of a check that plants through `states`: a capability found missing there makes this part, and only
+   * it, NOT TESTED, naming the capability and what it would have judged.
+   */
+  part(what: string, fn: () => Promise<void>): Promise<void>;
   /** Prints a progress line (stderr in the CLI). */
   progress(message: string): void;
   /** Notes recorded in the report without failing. */
@@ -95,14 +123,8 @@ export function wrongs(...cases: Array<[unknown, string]>): string {
 /** Turns a shrunk counterexample into its reproduction (a model run replays the sequence and logs its curl lines). */
 export type Explain<T> = (value: T) => Promise<{ curl?: string; details?: unknown }>;
 
-/** Ends a check early: the failure or reason is already recorded. */
-export class Abort extends Error {}
-
-/** Ends a check because what it needs is not there: its capability is NOT TESTED. */
-export class NotTested extends Error {}
-
-/** Ends a check that does not apply to this run (e.g. metrics without --metrics-engine). */
-export class NotApplicable extends Error {}
+export { Abort, Lacking, NotApplicable, NotTested } from "./outcomes.ts";
+import { Abort, NotApplicable, NotTested } from "./outcomes.ts";
 
 export function enforced(rule: Rule, options: RunOptions): boolean {
   return rule.level === "seed" || (options.level ?? "contract") === "contract";
@@ -117,6 +139,8 @@ export class Findings {
   readonly untested: Array<{ capability: string; reason: string }> = [];
   /** Seed statement id -> what reached it (model commands), beyond the rules that cite it. */
   readonly reached = new Map<string, Set<string>>();
+  /** Every property run: cases run against cases asked, and whether its time limit cut it short. */
+  readonly counts: PropertyCount[] = [];
   /** > 0 while a fast-check property runs: enforced failures then throw, so the property fails and shrinks. */
   inProperty = 0;
 
@@ -144,8 +168,12 @@ export interface Check {
   description: string;
   /** Every rule the check asserts (the README's table is generated from these). */
   rules: Record<string, Rule>;
-  /** What the check needs beyond a base URL and a key; without it the check is NOT TESTED, with the reason. */
-  needs?: Array<"sim" | "otherKey" | "publicKey">;
+  /**
+   * What the check needs beyond a base URL and a key: writes (`sim`), a second project's key, the public key, and the
+   * provider-states capabilities without which none of it can run. Without one the check is NOT TESTED, with the reason;
+   * capabilities only some parts need are declared by those parts (`ctx.part`).
+   */
+  needs?: Array<"sim" | "otherKey" | "publicKey" | Capability>;
   /** Operations the check exercises; coverage does not blame them when the check did not run to the end. */
   operations?: string[];
   run(ctx: Ctx): Promise<void>;
@@ -156,7 +184,7 @@ export interface Check {
  * fails the property; the shrunk counterexample, seed and path, and the curl of the failing request are
  * recorded under the failing rule, and the check goes on.
  */
-async function holds<T>(options: RunOptions, findings: Findings, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = 20_000): Promise<{ runs: number }> {
+async function holds<T>(options: RunOptions, findings: Findings, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = options.propertyTimeMs ?? PROPERTY_TIME_MS): Promise<{ runs: number }> {
   let lastFailure: CheckFailure | undefined;
   findings.inProperty++;
   let result: fc.RunDetails<[T]>;
@@ -176,6 +204,8 @@ async function holds<T>(options: RunOptions, findings: Findings, label: string, 
   } finally {
     findings.inProperty--;
   }
+  // Honest counts: every property says how many cases it ran of how many were asked, and whether time cut it short.
+  findings.counts.push({ label, ran: result.numRuns, asked: runs, cut: result.interrupted && !result.failed, limitMs: timeLimitMs });
   if (!result.failed) return { runs: result.numRuns };
   const err = result.errorInstance as Error | undefined;
   // A capability found missing inside the property is NOT TESTED, not a failure.

@@ -62,6 +62,8 @@ export interface Operation {
   op: any;
   auth: "project" | "public";
   tag: string;
+  /** The sandbox's own tooling (`x-sandbox-tooling`): no implementation offers it, and the suite never asks for it. */
+  tooling: boolean;
 }
 
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -85,6 +87,7 @@ export class Contract {
           op,
           auth: security.some((s: object) => "PublicSdkKey" in s) ? "public" : "project",
           tag: op.tags?.[0] ?? "",
+          tooling: op["x-sandbox-tooling"] === true,
         });
       }
     }

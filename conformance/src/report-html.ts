@@ -61,6 +61,9 @@ export function html(report: Report): string {
 <div class="counts"><span data-v="failed">${c.failed} failed</span><span data-v="not_tested">${c.not_tested} not tested</span><span data-v="passed">${c.passed} passed</span><span data-v="excused">${c.excused} excused</span> of ${report.statements.length} statements · <input id="q" placeholder="search id, section or quote"></div>
 <table><thead><tr><th>statement</th><th>section</th><th>the seed says</th><th>verdict</th><th>rules and evidence</th></tr></thead>
 <tbody>${sorted.map((s) => row(s, report.seed)).join("\n")}</tbody></table>
+<h2>Capabilities</h2><p>${esc(report.states.source)}</p><table><thead><tr><th>capability</th><th>offered</th><th>why not</th></tr></thead><tbody>${report.states.capabilities.map((c) => `<tr><td><code>${esc(c.capability)}</code></td><td>${c.offered ? "yes" : "no"}</td><td>${esc(c.why ?? "")}</td></tr>`).join("")}</tbody></table>
+${report.cutShort.length ? `<h2>Cut short</h2><ul>${report.cutShort.map((c) => `<li>${esc(c)}</li>`).join("")}</ul>` : ""}
+<h2>Created</h2><p>Everything this run (${esc(report.runId)}) created; the names it gave carry the run's id.</p><table><thead><tr><th>kind</th><th>id</th><th>name</th><th>removed</th></tr></thead><tbody>${report.created.map((c) => `<tr><td>${esc(c.kind)}</td><td><code>${esc(c.id)}</code></td><td>${esc(c.name ?? "")}</td><td>${c.removed ? "yes" : "no (the API cannot remove it)"}</td></tr>`).join("")}</tbody></table>
 <h2>Checks</h2><table><thead><tr><th>check</th><th>status</th><th>why</th><th>failures</th><th>warnings</th></tr></thead><tbody>${checks}</tbody></table>
 <script>${SCRIPT}</script></body></html>
 `;

@@ -16,6 +16,13 @@ function finding(f: Finding, seed: number, check: string, warning: boolean): str
   return lines;
 }
 
+/** "3 studies, 12 interviews, 1 project" */
+function summarize(items: Report["created"]): string {
+  const counts = new Map<string, number>();
+  for (const i of items) counts.set(i.kind, (counts.get(i.kind) ?? 0) + 1);
+  return [...counts].map(([kind, n]) => `${n} ${n === 1 ? kind : kind === "study" ? "studies" : kind === "faults" ? kind : `${kind}s`}`).join(", ");
+}
+
 export function human(report: Report): string {
   const lines: string[] = [];
   for (const r of report.results) {
@@ -25,6 +32,7 @@ export function human(report: Report): string {
     for (const w of r.warnings) lines.push(...finding(w, report.seed, r.name, true));
     for (const u of r.untested) if (r.status !== "not_tested") lines.push(`     NOT TESTED: ${u.capability} (${u.reason})`);
     for (const note of r.notes) lines.push(`     note: ${note}`);
+    for (const p of r.properties) if (p.cut) lines.push(`     warning: ${p.label} ran ${p.ran} of ${p.asked} cases: its ${p.limitMs / 1000} s limit stopped it`);
   }
   lines.push("");
   lines.push(`level ${report.level}: seed rules ${report.levels.seed.checked} checked, ${report.levels.seed.failed} failed; contract rules ${report.levels.contract.checked} checked, ${report.levels.contract.failed} ${report.level === "seed" ? "differ (warnings, not enforced at --level seed)" : "failed"}`);
@@ -33,10 +41,22 @@ export function human(report: Report): string {
     for (const u of report.untested) lines.push(`  - ${u}`);
     lines.push(report.exitCode === 3 ? "The run is not green while parts are NOT TESTED: provide what each line asks, or pass --allow-untested." : "(--allow-untested: these do not change the exit code)");
   }
+  const missing = report.states.capabilities.filter((c) => !c.offered);
+  lines.push(`states: ${report.states.source}; ${report.states.capabilities.length - missing.length} of ${report.states.capabilities.length} capabilities offered${missing.length ? `; missing: ${missing.map((c) => c.capability).join(", ")}` : ""}`);
+  for (const c of missing) lines.push(`  - ${c.capability}: ${c.why}`);
+  if (report.cutShort.length) {
+    lines.push(`WARNING: ${report.cutShort.length} propert${report.cutShort.length === 1 ? "y" : "ies"} ran fewer cases than asked:`);
+    for (const c of report.cutShort) lines.push(`  - ${c}`);
+  }
+  if (report.created.length) {
+    const kept = report.created.filter((c) => !c.removed);
+    lines.push(`created by this run (${report.runId}, in every name it gave): ${report.created.length}, removed afterwards ${report.created.length - kept.length}${kept.length ? ` (the rest cannot be removed through the API: ${summarize(kept)})` : ""}`);
+  }
   const v = verdictCounts(report.statements);
   lines.push(`seed statements: ${v.passed} passed, ${v.failed} failed, ${v.not_tested} not tested, ${v.excused} excused (of ${report.statements.length}; --report html FILE lists each)`);
   lines.push(`${report.requests} requests to ${report.baseUrl} in ${(report.durationMs / 1000).toFixed(1)} s, seed ${report.seed}`);
-  lines.push(`${report.passed} passed, ${report.failed} failed, ${report.notTested} not tested, ${report.notApplicable} not applicable, ${report.warnings} warnings`);
+  const cut = report.cutShort.length ? `, ${report.cutShort.length} cut short by their time limit (--property-time-ms, --model-budget-ms)` : "";
+  lines.push(`${report.passed} passed, ${report.failed} failed, ${report.notTested} not tested, ${report.notApplicable} not applicable, ${report.warnings} warnings${cut}`);
   return lines.join("\n");
 }
 

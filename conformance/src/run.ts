@@ -8,12 +8,18 @@
  * - The last check, `coverage`, fails when an operation never answered a 2xx; it blames only operations of
  *   checks that ran to the end (an operation whose check stopped early is listed as not judged).
  */
-import { Abort, assertions, Findings, NotApplicable, NotTested, type Check, type Ctx, type Finding, type RunOptions } from "./check.ts";
+import { randomBytes } from "node:crypto";
+import { Abort, assertions, Findings, Lacking, NotApplicable, NotTested, type Check, type Ctx, type Finding, type PropertyCount, type RunOptions } from "./check.ts";
 import { checks } from "./checks/index.ts";
 import { Contract, responseRules } from "./contract.ts";
 import { CheckFailure, Http } from "./http.ts";
 import { rules, seed, contract as pinned, type Level, type Rule } from "./rules.ts";
 import { statementVerdicts, type StatementVerdict } from "./seed/verdicts.ts";
+import { ALL_CAPABILITIES, describeCapability, OPERATION_CAPABILITY, type Capability } from "./states/capabilities.ts";
+import { HttpStates } from "./states/http.ts";
+import { loadStates } from "./states/load.ts";
+import { RunStates } from "./states/run-states.ts";
+import type { CreatedItem } from "./states/types.ts";
 
 export type { RunOptions } from "./check.ts";
 
@@ -38,6 +44,8 @@ export interface CheckResult {
   untested: Array<{ capability: string; reason: string }>;
   /** Rules exercised by level: how many, and how many failed. */
   levels: Record<Level, { checked: number; failed: number }>;
+  /** Every property it ran: cases run against cases asked, and whether time cut it short. */
+  properties: PropertyCount[];
   /** Every rule exercised, with whether it held (failed: an enforced failure or a warning). */
   rules: Array<{ id: string; failed: boolean }>;
   /** Seed statement id -> the model commands (or other steps) that reached it. */
@@ -63,6 +71,14 @@ export interface Report {
   levels: Record<Level, { checked: number; failed: number; warned: number }>;
   /** A verdict for every statement of the seed (seed/verdicts.ts). */
   statements: StatementVerdict[];
+  /** This run's id: what the run creates carries it in its name. */
+  runId: string;
+  /** How data was planted (the HTTP simulation surface, or a --states module) and which capabilities it offered. */
+  states: { source: string; capabilities: Array<{ capability: Capability; offered: boolean; why?: string }> };
+  /** Everything the run created, and whether it was removed afterwards. */
+  created: Array<CreatedItem & { removed: boolean }>;
+  /** Properties that ran fewer cases than asked because their time limit stopped them (a warning, not a failure). */
+  cutShort: string[];
   requests: number;
   durationMs: number;
   /** 0 all good; 1 failures; 3 nothing failed but parts were NOT TESTED (and --allow-untested was not given). */
@@ -84,11 +100,26 @@ function ruleOwners(): Map<string, string> {
   return out;
 }
 
-function missingNeeds(check: Check, o: RunOptions): string | null {
-  const missing = (check.needs ?? []).filter((n) => (n === "sim" ? !o.sim : n === "otherKey" ? !o.otherKey : !o.publicKey));
-  if (!missing.length) return null;
-  const flag = { sim: "--sim (the simulation surface: writes, planted data, triggered interviews)", otherKey: "--other-key (a second project's key)", publicKey: "--public-key (the public SDK key)" };
-  return `needs ${missing.map((m) => flag[m]).join(" and ")}`;
+function missingNeeds(check: Check, o: RunOptions, states: RunStates): string | null {
+  const flags = { sim: !(o.sim || o.states), otherKey: !o.otherKey, publicKey: !o.publicKey };
+  const missing = (check.needs ?? []).filter((n): n is keyof typeof flags => n in flags && flags[n as keyof typeof flags]);
+  const flag = { sim: "--sim or --states (writes: planted data, triggered interviews, webhook configuration)", otherKey: "--other-key (a second project's key)", publicKey: "--public-key (the public SDK key)" };
+  if (missing.length) return `needs ${missing.map((m) => flag[m]).join(" and ")}`;
+  const caps = (check.needs ?? []).filter((n): n is Capability => ALL_CAPABILITIES.includes(n as Capability));
+  const lacking = states.caps.lacking(...caps);
+  return lacking ? `needs ${describeCapability(lacking.capability)}: ${lacking.why}` : null;
+}
+
+/** Opens the run's provider states: a --states module, or the HTTP simulation surface (probed for what it offers). */
+async function openStates(options: RunOptions, http: Http, contract: Contract, runId: string): Promise<{ states: RunStates; viaHttp?: HttpStates }> {
+  const project = { apiKey: options.apiKey };
+  const common = { runId, project, allowed: options.sim || !!options.states, removed: options.without };
+  if (options.states) {
+    const provider = await loadStates(options.states, { baseUrl: http.baseUrl, apiKey: options.apiKey, otherKey: options.otherKey, runId });
+    return { states: await RunStates.open(provider, { ...common, source: `the states module ${options.states}` }) };
+  }
+  const viaHttp = new HttpStates(http, (key) => new Http(http.baseUrl, key, contract, options.timeoutMs));
+  return { states: await RunStates.open(viaHttp, { ...common, source: "the simulation surface (/_sim)" }), viaHttp };
 }
 
 const exercisedRules = (exercised: Findings["exercised"]) => [...exercised.values()].map(({ rule, failed }) => ({ id: rule.id, failed }));
@@ -110,6 +141,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const base = options.baseUrl.replace(/\/+$/, "");
   const http = new Http(base, options.apiKey, contract, options.timeoutMs);
   const other = options.otherKey ? new Http(base, options.otherKey, contract, options.timeoutMs) : undefined;
+  const runId = `run-${randomBytes(4).toString("hex")}`;
+  const { states, viaHttp } = await openStates(options, http, contract, runId);
   const results: CheckResult[] = [];
   const notJudged = new Set<string>();
   const selected = checks.filter((c) => !options.only || options.only.includes(c.name));
@@ -118,13 +151,26 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   for (const check of selected) {
     const notes: string[] = [];
     const findings = new Findings(options);
-    const ctx: Ctx = { http, other, contract, options, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...assertions(findings, contract) };
+    const judge = assertions(findings, contract);
+    const ctx: Ctx = {
+      http, other, contract, options, states, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...judge,
+      async part(what, fn) {
+        try {
+          await fn();
+        } catch (err) {
+          if (!(err instanceof Lacking)) throw err;
+          judge.untested(`${what} (needs ${describeCapability(err.capability)})`, err.why);
+        }
+      },
+    };
+    // The simulation surface's answers are the contract's too: judged in the check that caused them.
+    if (viaHttp) viaHttp.onReply = (reply, what) => judge.conforms(reply, what);
     const t = Date.now();
     options.onProgress?.(`running ${check.name}…`);
     let status: Status = "passed";
     let reason: string | undefined;
     let ranToEnd = true;
-    const need = missingNeeds(check, options);
+    const need = missingNeeds(check, options, states);
     try {
       if (need) throw new NotTested(need);
       await check.run(ctx);
@@ -133,7 +179,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       if (err instanceof NotTested) {
         status = "not_tested";
         reason = err.message;
-        findings.untested.push({ capability: "the whole check", reason: err.message });
+        findings.untested.push({ capability: err instanceof Lacking ? `the whole check (needs ${describeCapability(err.capability)})` : "the whole check", reason: err instanceof Lacking ? err.why : err.message });
       } else if (err instanceof NotApplicable) {
         status = "not_applicable";
         reason = err.message;
@@ -157,14 +203,24 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     if (findings.failures.length) status = "failed";
     results.push({
       name: check.name, description: check.description, status, reason, failures: findings.failures, warnings: findings.warnings,
-      untested: status === "not_applicable" ? [] : findings.untested, levels: byLevel(findings.exercised), rules: exercisedRules(findings.exercised), reached: reachedOf(findings),
+      untested: status === "not_applicable" ? [] : findings.untested, levels: byLevel(findings.exercised), properties: findings.counts, rules: exercisedRules(findings.exercised), reached: reachedOf(findings),
       ranToEnd, notes, durationMs: Date.now() - t,
     });
   }
 
+  if (viaHttp) viaHttp.onReply = null;
   // With --only, coverage judges the operations the selected checks declare (and ran to the end).
   const declared = options.only ? new Set(selected.flatMap((c) => c.operations ?? [])) : undefined;
-  if (!options.only || options.only.includes("coverage")) results.push(coverage(contract, http, options, notJudged, declared));
+  if (!options.only || options.only.includes("coverage")) results.push(coverage(contract, http, options, notJudged, states, !!viaHttp, declared));
+
+  // What the run created: the webhooks it configured are deleted; the rest is removed where the states module can.
+  for (const [client, used] of [[http, http.succeeded.has("putWebhook")], [other, other?.succeeded.has("putWebhook")]] as const) if (client && used) states.webhook("the run's receiver", { apiKey: client.apiKey });
+  const created = await states.cleanup(async (project) => {
+    const client = project.apiKey === other?.apiKey ? other : http;
+    const reply = await client.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
+    return reply !== undefined && (reply.status === 204 || reply.status === 404);
+  });
+  const cutShort = results.flatMap((r) => r.properties.filter((p) => p.cut).map((p) => `${r.name}: ${p.label} ran ${p.ran} of ${p.asked} cases within its ${p.limitMs / 1000} s limit (${r.name === "model" ? "--model-budget-ms" : "--property-time-ms"} raises it)`));
 
   const count = (s: Status) => results.filter((r) => r.status === s).length;
   const levels = { seed: { checked: 0, failed: 0, warned: 0 }, contract: { checked: 0, failed: 0, warned: 0 } };
@@ -178,21 +234,24 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const untested = results.flatMap((r) => r.untested.map((u) => `${r.name}: ${u.capability} (${u.reason})`));
   const failed = count("failed");
   return {
-    baseUrl: base, seed: options.seed, level, results, statements: statementVerdicts(results, allRules(), { only: options.only, checkOfRule: ruleOwners() }), passed: count("passed"), failed, notTested: untested.length, notApplicable: count("not_applicable"),
+    baseUrl: base, seed: options.seed, level, results, runId, states: { source: states.source, capabilities: states.caps.list() }, created, cutShort, statements: statementVerdicts(results, allRules(), { only: options.only, checkOfRule: ruleOwners() }), passed: count("passed"), failed, notTested: untested.length, notApplicable: count("not_applicable"),
     warnings: results.reduce((s, r) => s + r.warnings.length, 0), untested, levels,
     requests: http.count + (other?.count ?? 0), durationMs: Date.now() - started,
     exitCode: failed > 0 ? 1 : untested.length > 0 && !options.allowUntested ? 3 : 0,
   };
 }
 
-function coverage(contract: Contract, http: Http, options: RunOptions, notJudged: Set<string>, declared?: Set<string>): CheckResult {
+function coverage(contract: Contract, http: Http, options: RunOptions, notJudged: Set<string>, states: RunStates, viaHttp: boolean, declared?: Set<string>): CheckResult {
   const findings = new Findings(options);
   const result = (status: Status, reason?: string, notes: string[] = []): CheckResult => ({
     name: "coverage", description: "every operation answered a 2xx at least once", status, reason, failures: findings.failures, warnings: findings.warnings,
-    untested: [], levels: byLevel(findings.exercised), rules: exercisedRules(findings.exercised), reached: {}, ranToEnd: true, notes, durationMs: 0,
+    untested: [], levels: byLevel(findings.exercised), properties: [], rules: exercisedRules(findings.exercised), reached: {}, ranToEnd: true, notes, durationMs: 0,
   });
   if (declared && !declared.size) return result("not_applicable", "none of the checks given with --only declares operations");
-  const offered = contract.operations.filter((o) => (o.tag === "Simulation" ? options.sim : o.auth === "public" ? !!options.publicKey : true) && (!declared || declared.has(o.operationId)));
+  // Simulation operations are judged only when the run planted through them and the target offers their capability;
+  // the sandbox's own tooling never is.
+  const simOffered = (operationId: string) => viaHttp && OPERATION_CAPABILITY[operationId] !== undefined && states.used.has(OPERATION_CAPABILITY[operationId]) && states.has(OPERATION_CAPABILITY[operationId]);
+  const offered = contract.operations.filter((o) => (o.tag === "Simulation" ? simOffered(o.operationId) : o.auth === "public" ? !!options.publicKey : true) && (!declared || declared.has(o.operationId)));
   const judged = offered.filter((o) => !notJudged.has(o.operationId));
   const skipped = offered.filter((o) => notJudged.has(o.operationId) && !http.succeeded.has(o.operationId)).map((o) => o.operationId);
   for (const o of judged) {

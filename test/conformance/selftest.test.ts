@@ -98,13 +98,16 @@ describe("conformance self-test", () => {
     expect(report.exitCode).toBe(3);
   }, 60_000);
 
-  it("reports a partial simulation surface as NOT TESTED, never as a seed auth.401 failure", async () => {
-    const partial: Mutation = { name: "no /_sim/chats, /_sim/studies or delivery log", response(ex) { if (/^\/api\/_sim\/(chats|studies|webhook-deliveries)/.test(ex.path)) Object.assign(ex, { status: 404, body: { error: { type: "not_found_error", message: "No such route" } } }); } };
-    const report = await throughProxy(partial, server, (baseUrl) => runConformance(options(baseUrl, { only: ["auth", "schema", "pagination"], level: "seed" })));
+  it("finds a partial simulation surface at the start without side effects, and names the missing capability for what it removes", async () => {
+    const partial: Mutation = { name: "no /_sim/chats or /_sim/studies", response(ex) { if (/^\/api\/_sim\/(chats|studies)/.test(ex.path)) Object.assign(ex, { status: 404, body: { error: { type: "not_found_error", message: "No such route" } } }); } };
+    const report = await throughProxy(partial, server, (baseUrl) => runConformance(options(baseUrl, { only: ["auth", "schema", "truncation", "capacity"], level: "seed" })));
     const failures = report.results.flatMap((r) => r.failures);
     expect(failures, JSON.stringify(failures.slice(0, 3))).toEqual([]);
-    expect(report.untested.join("\n")).toMatch(/auth: 401 on the simulation surface.*POST \/_sim\/chats/);
-    expect(report.untested.join("\n")).toMatch(/delivery log/);
+    const missing = report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability);
+    expect(missing.sort()).toEqual(["chat-fields", "hidden-messages", "plant-chat", "plant-study", "recorded-parts"]);
+    expect(report.untested.join("\n")).toMatch(/truncation: .*capability plant-chat/);
+    expect(report.results.find((r) => r.name === "capacity")!.reason).toMatch(/capability plant-study .*404/);
+    expect(report.statements.filter((s) => s.verdict === "not_tested").map((s) => s.reason).join("\n")).toMatch(/capability plant-study/);
     expect(report.exitCode).toBe(3);
   }, 90_000);
 

@@ -4,8 +4,8 @@
  * cap, `interview_count` counting completed interviews only, and paused studies.
  */
 import type { Check, Ctx } from "../check.ts";
-import type { Reply } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
+import { refusal, type StateRefused } from "../states/types.ts";
 
 const r = rules("capacity", {
   "used-counts": seed("Study: limits.*.used, interviews used in the period", "a completed interview counts once in limits.monthly.used and limits.weekly.used of its study", ["study.monthly-used", "study.weekly-used"]),
@@ -26,31 +26,25 @@ async function study(ctx: Ctx, id: string): Promise<any | null> {
   return reply.body;
 }
 
-async function simulate(ctx: Ctx, studyId: string): Promise<Reply> {
-  return ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: studyId, reference_id: "conformance_capacity", hold: true } });
-}
-
-async function complete(ctx: Ctx, id: string): Promise<boolean> {
-  const reply = await ctx.http.req(`/_sim/interviews/${id}/complete`, { method: "POST" });
-  if (reply.status !== 200) {
-    ctx.untested("interviews completed on demand", `POST /_sim/interviews/${id}/complete answered ${reply.status}`);
-    return false;
+/** A held interview in the study: its id, or how the service refused it (a study not accepting responses: 409 over /_sim). */
+async function simulate(ctx: Ctx, studyId: string): Promise<{ id?: string; refused?: StateRefused }> {
+  try {
+    return { id: (await ctx.states.plantInterview({ study_id: studyId, reference_id: "conformance_capacity", hold: true })).id };
+  } catch (err) {
+    const refused = refusal(err);
+    if (refused) return { refused };
+    throw err;
   }
-  ctx.conforms(reply, "POST /_sim/interviews/:id/complete");
-  return true;
 }
 
 export const capacityCheck: Check = {
   name: "capacity",
   description: "planted caps: limits.*.used, accepting_responses flipping at the cap, interview_count counting completed interviews only",
   rules: r,
-  needs: ["sim"],
+  needs: ["sim", "plant-study", "plant-interview", "hold", "complete"],
   operations: ["getStudy", "listStudies", "simCreateStudy", "simCompleteInterview"],
   async run(ctx) {
-    const planted = await ctx.http.req("/_sim/studies", { method: "POST", body: { name: "Capacity probe", monthly_limit: 3, weekly_limit: 2 } });
-    if (planted.status !== 201) return ctx.untested("planted caps", `POST /_sim/studies answered ${planted.status}`);
-    ctx.conforms(planted, "POST /_sim/studies");
-    const id = planted.body.id;
+    const { id } = await ctx.states.plantStudy({ name: "Capacity probe", monthly_limit: 3, weekly_limit: 2 });
     let s = await study(ctx, id);
     ctx.expect(r["limits-echo"], s.limits?.monthly?.limit === 3 && s.limits?.weekly?.limit === 2, `planted caps 3 (monthly) and 2 (weekly) read back as ${JSON.stringify(s.limits)}`);
     const listed = (await ctx.http.walk("/v1/studies", 100)).items.find((x: any) => x.id === id);
@@ -73,24 +67,24 @@ export const capacityCheck: Check = {
     await observe("a new study");
 
     const first = await simulate(ctx, id);
-    if (first.status !== 201) return ctx.untested("interviews in a planted study", `POST /_sim/interviews with hold answered ${first.status}`);
+    if (!first.id) return ctx.untested("interviews in a planted study", `a held interview in it was refused: ${first.refused?.message}`);
     created++;
     await observe("one started interview");
-    if (!(await complete(ctx, first.body.id))) return;
+    await ctx.states.completeInterview(first.id);
     completed++;
     await observe("one completed interview");
 
     const second = await simulate(ctx, id);
-    ctx.must(r["accepting-below"], second.status === 201, `simulating the 2nd of 2 weekly interviews answered ${second.status}`, second);
+    ctx.must(r["accepting-below"], second.id, `simulating the 2nd of 2 weekly interviews was refused: ${second.refused?.message}`);
     created++;
     await observe("one completed and one started interview");
     const wasAccepting = s.accepting_responses;
     const third = await simulate(ctx, id);
-    if (!wasAccepting) ctx.expect(r["sim-at-cap"], third.status === 409, `simulating an interview in a study not accepting responses answered ${third.status}, not 409`, third);
-    if (third.status === 201) created++;
-    const open = [second.body.id, ...(third.status === 201 ? [third.body.id] : [])];
-    for (const held of open) {
-      if (!(await complete(ctx, held))) return;
+    // The reason of a refusal is the contract's 409 over /_sim; a states module names it itself.
+    if (!wasAccepting) ctx.expect(r["sim-at-cap"], third.refused?.reason === "not-accepting", `simulating an interview in a study not accepting responses ${third.id ? "created it" : `was refused as ${third.refused?.reason}: ${third.refused?.message}`}, not refused as not accepting (409)`);
+    if (third.id) created++;
+    for (const held of [second.id!, ...(third.id ? [third.id] : [])]) {
+      await ctx.states.completeInterview(held);
       completed++;
     }
     // Two completed interviews reach the weekly cap of 2 whatever the server counts on start.
@@ -98,22 +92,19 @@ export const capacityCheck: Check = {
     ctx.expect(r["accepting-at-cap"], s.accepting_responses === false, `with ${completed} completed interviews against a weekly cap of 2, accepting_responses=${s.accepting_responses}`);
 
     // The monthly cap alone flips it too.
-    const monthly = await ctx.http.req("/_sim/studies", { method: "POST", body: { name: "Monthly cap probe", monthly_limit: 1, weekly_limit: null } });
-    if (monthly.status === 201) {
-      const one = await simulate(ctx, monthly.body.id);
-      if (one.status === 201 && (await complete(ctx, one.body.id))) {
-        const m = await study(ctx, monthly.body.id);
-        ctx.expect(r["limits-echo"], m.limits.weekly.limit === null, `an unlimited weekly cap reads back as ${m.limits.weekly.limit}`);
-        ctx.expect(r["accepting-at-cap"], m.accepting_responses === false, `with 1 completed interview against a monthly cap of 1, accepting_responses=${m.accepting_responses}`);
-      }
+    const monthly = await ctx.states.plantStudy({ name: "Monthly cap probe", monthly_limit: 1, weekly_limit: null });
+    const one = await simulate(ctx, monthly.id);
+    if (one.id) {
+      await ctx.states.completeInterview(one.id);
+      const m = await study(ctx, monthly.id);
+      ctx.expect(r["limits-echo"], m.limits.weekly.limit === null, `an unlimited weekly cap reads back as ${m.limits.weekly.limit}`);
+      ctx.expect(r["accepting-at-cap"], m.accepting_responses === false, `with 1 completed interview against a monthly cap of 1, accepting_responses=${m.accepting_responses}`);
     }
 
-    const paused = await ctx.http.req("/_sim/studies", { method: "POST", body: { name: "Paused probe", status: "paused" } });
-    if (paused.status === 201) {
-      const p = await study(ctx, paused.body.id);
-      ctx.expect(r.paused, p.accepting_responses === false, `a paused study without caps says accepting_responses=${p.accepting_responses}`);
-      const shown = (await ctx.http.walk("/v1/studies", 100)).items.some((x: any) => x.id === paused.body.id);
-      ctx.expect(r.paused, !shown, "a paused study is listed by GET /v1/studies");
-    } else ctx.untested("paused studies", `POST /_sim/studies with status paused answered ${paused.status}`);
+    const paused = await ctx.states.plantStudy({ name: "Paused probe", status: "paused" });
+    const p = await study(ctx, paused.id);
+    ctx.expect(r.paused, p.accepting_responses === false, `a paused study without caps says accepting_responses=${p.accepting_responses}`);
+    const shown = (await ctx.http.walk("/v1/studies", 100)).items.some((x: any) => x.id === paused.id);
+    ctx.expect(r.paused, !shown, "a paused study is listed by GET /v1/studies");
   },
 };

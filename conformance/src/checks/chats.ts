@@ -24,15 +24,12 @@ const r = rules("chats", {
   "message-fields": contract("closed response schemas", "messages carry no field the contract does not declare (internal metadata never leaks)"),
 });
 
-/** With --sim, plants one chat of each hidden kind and probes that they stay hidden. */
+/** With --sim or --states, plants one chat of each hidden kind and probes that they stay hidden. */
 async function plantedHidden(ctx: Ctx): Promise<void> {
   const hidden = new Set<string>();
-  if (!ctx.options.sim) return ctx.untested("planted internal, evaluation and release chats", "needs --sim");
-  for (const visibility of ["internal", "evaluation", "release"]) {
-    const planted = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: `hidden ${visibility} probe`, visibility, messages: [{ role: "user", parts: [{ type: "text", text: "internal" }] }] } });
-    if (planted.status !== 201) return ctx.untested("planted hidden chats", `POST /_sim/chats answered ${planted.status}`);
-    ctx.conforms(planted, "POST /_sim/chats");
-    const id = planted.body.id;
+  if (!ctx.options.sim && !ctx.options.states) return ctx.untested("planted internal, evaluation and release chats", "needs --sim or --states");
+  for (const visibility of ["internal", "evaluation", "release"] as const) {
+    const { id } = await ctx.states.plantChat({ title: ctx.states.name(`hidden ${visibility} probe`), visibility, messages: [{ role: "user", parts: [{ type: "text", text: "internal" }] }] });
     const detail = await ctx.http.req(`/v1/chats/${id}`);
     ctx.expect(r["hidden-404"], detail.status === 404, `a planted ${visibility} chat answered ${detail.status} on GET /v1/chats/${id}`, detail);
     const messages = await ctx.http.req(`/v1/chats/${id}/messages`);
@@ -99,6 +96,6 @@ export const chatsCheck: Check = {
     }
     const unknownChat = await ctx.http.req(`/v1/chats/${NEVER_ID}/messages`);
     ctx.expect(r["unknown-chat"], unknownChat.status === 404, `messages of an unknown chat answered ${unknownChat.status}`, unknownChat);
-    await plantedHidden(ctx);
+    await ctx.part("planted internal, evaluation and release chats", () => plantedHidden(ctx));
   },
 };

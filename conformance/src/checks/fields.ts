@@ -9,6 +9,7 @@ import type { Check, Ctx } from "../check.ts";
 import { snapshot } from "../data.ts";
 import type { Reply } from "../http.ts";
 import { rules, seed } from "../rules.ts";
+import type { PlantChatInput, PlantInterviewInput } from "../states/types.ts";
 
 const r = rules("fields", {
   "interview-study": seed("What the service does: an interview belongs to one study; Interview: study_id", "every interview's study_id names a study of the project (GET /v1/studies/:id answers 200)", ["service.interview-study", "interview.study-id"]),
@@ -107,35 +108,33 @@ async function listedUnder(ctx: Ctx, status: string, studyId: string, id: string
 
 async function plantedInterviews(ctx: Ctx): Promise<void> {
   const questions = [{ text: "What did you try first?" }, { text: "What stopped you?" }, { text: "What would you change?" }];
-  const planted = await ctx.http.req("/_sim/studies", { method: "POST", body: { name: "Fields probe", supported_languages: ["en", "de"], questions } });
-  if (planted.status !== 201) return ctx.untested("planted interviews", `POST /_sim/studies answered ${planted.status}`);
-  const study = planted.body;
-  const make = async (body: Record<string, unknown>) => ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: study.id, ...body } });
+  const planted = await ctx.states.plantStudy({ name: "Fields probe", supported_languages: ["en", "de"], questions });
+  const study = (await ctx.http.req(`/v1/studies/${planted.id}`)).body;
+  const make = (body: Omit<PlantInterviewInput, "study_id">) => ctx.states.plantInterview({ study_id: planted.id, ...body });
   const en = await make({ reference_id: "fields_en", language: "en", respondent_email: null });
   const de = await make({ reference_id: "fields_de", language: "de", respondent_email: "respondent@example.com" });
-  const held = await make({ reference_id: "fields_held", hold: true });
-  if (![en, de, held].every((x) => x.status === 201)) return ctx.untested("planted interviews", `POST /_sim/interviews answered ${[en, de, held].map((x) => x.status).join(", ")}`);
 
-  const start = await ctx.http.req(`/v1/interviews/${held.body.id}`);
-  ctx.expect(r["interview-statuses"], start.body?.status === "started", `a held simulated interview reads ${JSON.stringify(start.body?.status)}, not started`, start);
-  ctx.expect(r["interview-statuses"], await listedUnder(ctx, "started", study.id, held.body.id), `a started interview is not listed under status=started`, start);
-  const complete = await ctx.http.req(`/_sim/interviews/${held.body.id}/complete`, { method: "POST" });
-  const seen = new Set<string>();
-  if (complete.status === 200) {
-    const done = await untilCompleted(ctx, held.body.id, seen);
+  await ctx.part("interview status path", async () => {
+    const held = await make({ reference_id: "fields_held", hold: true });
+    const start = await ctx.http.req(`/v1/interviews/${held.id}`);
+    ctx.expect(r["interview-statuses"], start.body?.status === "started", `a held simulated interview reads ${JSON.stringify(start.body?.status)}, not started`, start);
+    ctx.expect(r["interview-statuses"], await listedUnder(ctx, "started", planted.id, held.id), `a started interview is not listed under status=started`, start);
+    await ctx.states.completeInterview(held.id);
+    const seen = new Set<string>();
+    const done = await untilCompleted(ctx, held.id, seen);
     ctx.expect(r["interview-statuses"], done.body?.status === "completed" && [...seen].every((x) => ["processing", "completed"].includes(x)), `after completion the interview passed through ${JSON.stringify([...seen])}; expected processing then completed`, done);
-    ctx.expect(r["interview-statuses"], await listedUnder(ctx, "completed", study.id, held.body.id), `a completed interview is not listed under status=completed`, done);
-  } else ctx.untested("interview status path", `POST /_sim/interviews/{id}/complete answered ${complete.status}`);
+    ctx.expect(r["interview-statuses"], await listedUnder(ctx, "completed", planted.id, held.id), `a completed interview is not listed under status=completed`, done);
+  });
 
-  const sep = String(study.interview_link).includes("?") ? "&" : "?";
-  const linked = await make({ interview_link: `${study.interview_link}${sep}reference_id=fields_link` });
-  if (linked.status === 201) {
-    const read = await ctx.http.req(`/v1/interviews/${linked.body.id}`);
-    ctx.expect(r["reference-tag"], read.body?.reference_id === "fields_link", `an interview opened through ${study.interview_link}${sep}reference_id=fields_link reads reference_id ${JSON.stringify(read.body?.reference_id)}`, read);
-  } else ctx.untested("interviews opened through their link", `POST /_sim/interviews with interview_link answered ${linked.status}`);
+  await ctx.part("interviews opened through their link", async () => {
+    const sep = String(study?.interview_link).includes("?") ? "&" : "?";
+    const linked = await make({ interview_link: `${study?.interview_link}${sep}reference_id=fields_link` });
+    const read = await ctx.http.req(`/v1/interviews/${linked.id}`);
+    ctx.expect(r["reference-tag"], read.body?.reference_id === "fields_link", `an interview opened through ${study?.interview_link}${sep}reference_id=fields_link reads reference_id ${JSON.stringify(read.body?.reference_id)}`, read);
+  });
 
-  for (const [reply, reference, email] of [[en, "fields_en", null], [de, "fields_de", "respondent@example.com"]] as const) {
-    const done = await untilCompleted(ctx, reply.body.id, new Set());
+  for (const [planted, reference, email] of [[en, "fields_en", null], [de, "fields_de", "respondent@example.com"]] as const) {
+    const done = await untilCompleted(ctx, planted.id, new Set());
     ctx.conforms(done, "GET /v1/interviews/:id (planted)");
     const i = done.body;
     ctx.expect(r["planted-values"], i?.reference_id === reference, `interview planted with reference_id ${reference} reads ${JSON.stringify(i?.reference_id)}`, done);
@@ -163,18 +162,17 @@ async function plantedChats(ctx: Ctx): Promise<void> {
     { role: "assistant", parts: [{ type: "text", text: "Still thinking" }], feedback: "negative", streaming: true },
     { role: "system", parts: [{ type: "text", text: "Context refreshed." }] },
   ];
-  const bare = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: null, source: null, is_streaming: null, messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] } });
-  const full = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: "Signups", source: "analyst", is_streaming: true, messages } });
-  if (bare.status !== 201 || full.status !== 201) return ctx.untested("planted chats", `POST /_sim/chats answered ${bare.status}, ${full.status}`);
+  const bare = await ctx.states.plantChat({ title: null, source: null, is_streaming: null, messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] });
+  const full = await ctx.states.plantChat({ title: "Signups", source: "analyst", is_streaming: true, messages: messages as PlantChatInput["messages"] });
 
-  const b = await ctx.http.req(`/v1/chats/${bare.body.id}`);
+  const b = await ctx.http.req(`/v1/chats/${bare.id}`);
   ctx.conforms(b, "GET /v1/chats/:id (planted)");
   for (const field of ["title", "source", "is_streaming"]) ctx.expect(r["null-forms"], b.body?.[field] === null, `a chat planted with ${field} null reads ${JSON.stringify(b.body?.[field])}`, b);
-  const f = await ctx.http.req(`/v1/chats/${full.body.id}`);
+  const f = await ctx.http.req(`/v1/chats/${full.id}`);
   ctx.expect(r["planted-values"], f.body?.title === "Signups" && f.body?.source === "analyst" && f.body?.is_streaming === true, `a chat planted with title Signups, source analyst, is_streaming true reads ${JSON.stringify([f.body?.title, f.body?.source, f.body?.is_streaming])}`, f);
   judgeChat(ctx, f.body, f);
 
-  const walk = await ctx.http.walk(`/v1/chats/${full.body.id}/messages`, 100);
+  const walk = await ctx.http.walk(`/v1/chats/${full.id}/messages`, 100);
   const got = walk.items;
   const reply = walk.pages[0];
   for (const page of walk.pages) ctx.conforms(page, "GET /v1/chats/:id/messages (planted)");
@@ -209,9 +207,8 @@ async function recordedParts(ctx: Ctx): Promise<void> {
     { type: "hidden_branch", branch_id: "branch_1", parts: [{ type: "text", text: "not shown" }] },
     { type: "text", text: "after" },
   ];
-  const planted = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: "Recorded parts", messages: [{ role: "assistant", parts: recorded }] } });
-  if (planted.status !== 201) return ctx.untested("recorded parts (raw transports, transient states, internal parts)", `POST /_sim/chats with recorded parts answered ${planted.status}`);
-  const walk = await ctx.http.walk(`/v1/chats/${planted.body.id}/messages`, 100);
+  const planted = await ctx.states.plantChat({ title: ctx.states.name("Recorded parts"), messages: [{ role: "assistant", parts: recorded as PlantChatInput["messages"][number]["parts"] }] });
+  const walk = await ctx.http.walk(`/v1/chats/${planted.id}/messages`, 100);
   const reply = walk.pages[0];
   ctx.conforms(reply, "GET /v1/chats/:id/messages (recorded parts)");
   const got: any[] = walk.items[0]?.parts ?? [];
@@ -243,16 +240,15 @@ async function chatOrder(ctx: Ctx): Promise<void> {
   const probe = await ctx.http.req("/v1/chats?limit=1");
   const now = Date.parse(probe.headers.get("date") ?? "") || Date.now();
   const t0 = now - 3_600_000;
-  const msg = { role: "user", parts: [{ type: "text", text: "ping" }] };
-  const a = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: "created first, updated last", created_at: new Date(t0).toISOString(), messages: [msg, msg, msg, msg, msg] } });
-  const b = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: "created second", created_at: new Date(t0 + 1).toISOString(), messages: [msg] } });
-  if (a.status !== 201 || b.status !== 201) return ctx.untested("chats planted at chosen instants", `POST /_sim/chats with created_at answered ${a.status}, ${b.status}`);
-  const [ra, rb] = [await ctx.http.req(`/v1/chats/${a.body.id}`), await ctx.http.req(`/v1/chats/${b.body.id}`)];
+  const msg = { role: "user" as const, parts: [{ type: "text" as const, text: "ping" }] };
+  const a = await ctx.states.plantChat({ title: ctx.states.name("created first, updated last"), created_at: new Date(t0).toISOString(), messages: [msg, msg, msg, msg, msg] });
+  const b = await ctx.states.plantChat({ title: ctx.states.name("created second"), created_at: new Date(t0 + 1).toISOString(), messages: [msg] });
+  const [ra, rb] = [await ctx.http.req(`/v1/chats/${a.id}`), await ctx.http.req(`/v1/chats/${b.id}`)];
   if (!(Date.parse(ra.body?.updated_at) > Date.parse(rb.body?.updated_at))) ctx.note(`chat-order: the planted chats' updated_at (${ra.body?.updated_at}, ${rb.body?.updated_at}) do not differ in the probed order`);
   const walk = await ctx.http.walk("/v1/chats", 100);
-  const ia = walk.items.findIndex((c) => c.id === a.body.id);
-  const ib = walk.items.findIndex((c) => c.id === b.body.id);
-  ctx.expect(r["chat-order"], ib >= 0 && ia > ib, `the chat created later (${b.body.id}) must be listed before the one created earlier and updated later (${a.body.id}): positions ${ib}, ${ia}`, walk.pages[0]);
+  const ia = walk.items.findIndex((c) => c.id === a.id);
+  const ib = walk.items.findIndex((c) => c.id === b.id);
+  ctx.expect(r["chat-order"], ib >= 0 && ia > ib, `the chat created later (${b.id}) must be listed before the one created earlier and updated later (${a.id}): positions ${ib}, ${ia}`, walk.pages[0]);
 }
 
 export const fieldsCheck: Check = {
@@ -262,10 +258,10 @@ export const fieldsCheck: Check = {
   operations: ["getInterview", "getStudy", "getChat", "listChatMessages"],
   async run(ctx) {
     await serverData(ctx);
-    if (!ctx.options.sim) return ctx.untested("planted field values", "needs --sim (interviews, chats and messages planted with chosen values, null included)");
-    await plantedInterviews(ctx);
-    await plantedChats(ctx);
-    await recordedParts(ctx);
-    await chatOrder(ctx);
+    if (!ctx.options.sim && !ctx.options.states) return ctx.untested("planted field values", "needs --sim or --states (interviews, chats and messages planted with chosen values, null included)");
+    await ctx.part("planted interviews", () => plantedInterviews(ctx));
+    await ctx.part("planted chats", () => plantedChats(ctx));
+    await ctx.part("recorded parts (raw transports, transient states, internal parts)", () => recordedParts(ctx));
+    await ctx.part("chats planted at chosen instants", () => chatOrder(ctx));
   },
 };

@@ -8,36 +8,67 @@
  */
 import fc from "fast-check";
 import type { Check, Ctx } from "../check.ts";
-import { NotTested } from "../check.ts";
+import { byHeadroom } from "../data.ts";
 import { Http } from "../http.ts";
 import {
-  AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteWhileReading, DeleteWebhook, ForgedKey, GetWebhook, ListInterviews, ListMessages, MessageCursor, OtherProject, PlantChat,
-  PlantStudy, PutWebhook, ReadChat, ReadInterview, ReadStudy, settle, StartInterview,
-} from "../model/commands.ts";
+  AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, CreateProject, DeleteWebhook, ForgedKey, GetWebhook, KIND_NEEDS,
+  ListInterviews, ListMessages, MessageCursor, OtherProject, PlantChat, PlantStudy, PutWebhook, ReadChat, ReadExperiments, ReadInterview, ReadStudy, settle, StartInterview,
+  WalkChats, WalkInterviews, type MessageKind,
+} from "../model/commands/index.ts";
 import { r } from "../model/rules.ts";
-import { newModel, type Judge, type Model, type World } from "../model/world.ts";
+import { EMPTY_BASE, newModel, type Judge, type Model, type World } from "../model/world.ts";
 import type { Receiver } from "../receiver.ts";
+import type { Capability, CapabilitySet } from "../states/capabilities.ts";
 import { register, sleep } from "./webhooks.ts";
 
-/** The command arbitraries; repeats weight the mix toward the transitions that interact (webhook changes and completions). */
-export function commandArbitraries(withOther: boolean): Array<fc.Arbitrary<fc.AsyncCommand<Model, World>>> {
+type Arb = fc.Arbitrary<fc.AsyncCommand<Model, World>>;
+
+/** A retry schedule this long or shorter is watched inside a sequence (completeWithAnswers); a longer one is the retries check's. */
+export const SEQUENCE_RETRY_MS = 6_000;
+
+/**
+ * The command arbitraries the target's capabilities allow; repeats weight the mix toward the transitions that interact
+ * (webhook changes and completions). Returns them with the commands left out and why.
+ */
+export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retryDelaysMs: number[] = []): { arbitraries: Arb[]; left: string[] } {
+  const left: string[] = [];
+  const out: Arb[] = [];
+  const add = (needs: Capability[], name: string, ...arbs: Arb[]) => {
+    const lacking = caps.lacking(...needs);
+    if (lacking) left.push(`${name} (needs capability ${lacking.capability}: ${lacking.why})`);
+    else out.push(...arbs);
+  };
   // Mostly subscribed; `events: []` now and then (refused, or a webhook that must receive nothing).
   const put = fc.tuple(fc.constantFrom<"change" | "same">("change", "change", "change", "same"), fc.constantFrom(true, true, true, false)).map(([t, s]) => new PutWebhook(t, s));
+  add([], "webhook", put, put, put, fc.constant(new GetWebhook()), fc.constant(new DeleteWebhook()), fc.constant(new DeleteWebhook()));
+  const viaLink = caps.has("interview-link") ? fc.constantFrom(false, false, true) : fc.constant(false);
+  add(StartInterview.needs, "startInterview", viaLink.map((l) => new StartInterview(l)), viaLink.map((l) => new StartInterview(l)), viaLink.map((l) => new StartInterview(l)));
   const complete = fc.nat(7).map((n) => new CompleteInterview(n));
-  const start = fc.constant(new StartInterview());
-  const kinds = fc.array(fc.constantFrom<"visible" | "hidden" | "internal">("visible", "visible", "hidden", "internal"), { minLength: 1, maxLength: 5 });
-  const chat = fc.tuple(fc.constantFrom<"visible" | "internal" | "evaluation" | "release">("visible", "visible", "internal", "evaluation", "release"), fc.constantFrom("Model chat", null), fc.constantFrom("web", "analyst", "mcp", null), kinds).map(([v, t, s, k]) => new PlantChat(v, t, s, k));
-  return [
-    put, put, put, fc.constant(new GetWebhook()), fc.constant(new DeleteWebhook()), fc.constant(new DeleteWebhook()),
-    start, start, start, complete, complete, complete, complete, fc.constant(new CompleteWhileReading()),
-    fc.nat(7).map((n) => new AbandonInterview(n)), fc.nat(7).map((n) => new CompleteAbandoned(n)),
-    fc.nat(7).map((n) => new ReadInterview(n)), fc.constantFrom<"completed" | "started" | null>("completed", "started", null).map((s) => new ListInterviews(s)),
-    fc.constant(new ReadStudy()), fc.tuple(fc.constantFrom<"active" | "paused" | "draft">("active", "paused", "draft"), fc.constantFrom(null, 1, 2, 3)).map(([s, w]) => new PlantStudy(s, w)),
-    chat, chat,
-    fc.nat(7).map((n) => new ReadChat(n)), fc.tuple(fc.nat(7), fc.constantFrom(1, 2, 100)).map(([n, l]) => new ListMessages(n, l)), fc.tuple(fc.nat(7), fc.nat(7)).map(([c, x]) => new MessageCursor(c, x)),
-    fc.constantFrom<"changed" | "cut" | "longer" | "case" | "prefix">("changed", "cut", "longer", "case", "prefix").map((h) => new ForgedKey(h)),
-    ...(withOther ? [fc.boolean().map((b) => new OtherProject(b))] : []),
-  ];
+  add(CompleteInterview.needs, "completeInterview", complete, complete, complete, complete);
+  add(CompleteMany.needs, "completeMany", fc.integer({ min: 2, max: 3 }).map((n) => new CompleteMany(n)));
+  if (retryDelaysMs.reduce((a, b) => a + b, 0) <= SEQUENCE_RETRY_MS) {
+    const answers = fc.array(fc.constantFrom(200, 204, 500, 503, 401, 404), { minLength: 1, maxLength: 4 });
+    add(CompleteWithAnswers.needs, "completeWithAnswers", answers.map((a) => new CompleteWithAnswers(a)));
+  } else left.push(`completeWithAnswers (the retry schedule ${retryDelaysMs.join(", ")} ms is too long for a sequence; the retries check watches it)`);
+  add(CompleteWhileReading.needs, "completeWhileReading", fc.constant(new CompleteWhileReading()));
+  add(AbandonInterview.needs, "abandonInterview", fc.nat(7).map((n) => new AbandonInterview(n)));
+  add(CompleteAbandoned.needs, "completeAbandoned", fc.nat(7).map((n) => new CompleteAbandoned(n)));
+  add([], "reads", fc.nat(7).map((n) => new ReadInterview(n)), fc.constantFrom<"completed" | "started" | null>("completed", "started", null).map((s) => new ListInterviews(s)), fc.constant(new ReadStudy()), fc.constant(new ReadExperiments()));
+  add(WalkInterviews.needs, "walkInterviews", fc.tuple(fc.constantFrom<"started" | null>("started", null), fc.integer({ min: 1, max: 3 })).map(([s, l]) => new WalkInterviews(s, l)));
+  add(PlantStudy.needs, "plantStudy", fc.tuple(fc.constantFrom<"active" | "paused" | "draft">("active", "paused", "draft"), fc.constantFrom(null, 1, 2, 3)).map(([s, w]) => new PlantStudy(s, w)));
+  const kinds = (["visible", "visible", "hidden", "internal"] as MessageKind[]).filter((k) => caps.has(...KIND_NEEDS[k]));
+  const chat = fc.tuple(fc.constantFrom<"visible" | "internal" | "evaluation" | "release">("visible", "visible", "internal", "evaluation", "release"), fc.constantFrom("Model chat", null), fc.constantFrom("web", "analyst", "mcp", null), fc.array(fc.constantFrom(...kinds), { minLength: 1, maxLength: 5 })).map(([v, t, s, k]) => new PlantChat(v, t, s, k));
+  add(PlantChat.needs, "plantChat", chat, chat);
+  add(WalkChats.needs, "walkChats", fc.integer({ min: 2, max: 10 }).map((l) => new WalkChats(l)));
+  add([], "chat reads", fc.nat(7).map((n) => new ReadChat(n)), fc.tuple(fc.nat(7), fc.constantFrom(1, 2, 100)).map(([n, l]) => new ListMessages(n, l)), fc.tuple(fc.nat(7), fc.nat(7)).map(([c, x]) => new MessageCursor(c, x)));
+  add([], "forgedKey", fc.constantFrom<"changed" | "cut" | "longer" | "case" | "prefix">("changed", "cut", "longer", "case", "prefix").map((h) => new ForgedKey(h)));
+  if (withOther) add([], "otherProject", fc.boolean().map((b) => new OtherProject(b)));
+  else left.push("otherProject (needs --other-key)");
+  add(CreateProject.needs, "createProject", fc.constant(new CreateProject()));
+  if (!caps.has("hidden-messages")) left.push(`hidden-branch messages in planted chats (needs capability hidden-messages)`);
+  if (!caps.has("recorded-parts")) left.push(`internal-only messages in planted chats (needs capability recorded-parts)`);
+  if (!caps.has("interview-link")) left.push(`interviews started through the study's link (needs capability interview-link)`);
+  return { arbitraries: out, left };
 }
 
 /** The model run's default time budget (--model-budget-ms), shrinking included: past it no new sequence is drawn. */
@@ -51,7 +82,7 @@ export const modelCheck: Check = {
   description: "a model-based run: random sequences of seed operations against a model of the seed's state, deliveries and REST state compared after every command",
   rules: r,
   needs: ["sim"],
-  operations: ["putWebhook", "getWebhook", "deleteWebhook", "simCreateInterview", "simCompleteInterview", "simAbandonInterview", "simCreateStudy", "simCreateChat", "getInterview", "listInterviews", "getStudy", "getChat", "listChatMessages", "listChats", "listStudies"],
+  operations: ["putWebhook", "getWebhook", "deleteWebhook", "simCreateInterview", "simCompleteInterview", "simAbandonInterview", "simCreateStudy", "simCreateChat", "getInterview", "listInterviews", "getStudy", "getChat", "listChatMessages", "listChats", "listStudies", "listExperiments"],
   async run(ctx) {
     const registered = await register(ctx);
     if (!registered) return;
@@ -63,21 +94,27 @@ export const modelCheck: Check = {
       const reply = await observer.req(`/v1/interviews/${d.interviewId}`);
       return { status: reply.status, body: reply.body };
     };
+    // The receiver answers each attempt as the sequence chose (completeWithAnswers), 200 otherwise.
+    let answers: Model["answers"] = new Map();
+    receiver.policy = (id, attempt) => (id ? answers.get(id)?.[attempt - 1] ?? 200 : 200);
     let seq = 0;
     const live: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
     const wanted = sequencesFor(ctx.options.runs);
     const budget = ctx.options.modelBudgetMs ?? MODEL_BUDGET_MS;
+    const { arbitraries, left } = commandArbitraries(!!ctx.other, ctx.states.caps, ctx.options.webhookRetryDelaysMs);
+    for (const l of left) ctx.note(`model: not drawn: ${l}`);
+    const sequence = async (cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge) => runSequence(ctx, receiver, ++seq, cmds, judge, (m) => void (answers = m.answers));
     try {
       const done = await ctx.holds(
         "model-based run",
-        fc.commands(commandArbitraries(!!ctx.other), { maxCommands: 40, size: "large" }),
-        async (cmds) => void (await runSequence(ctx, receiver, ++seq, cmds, live)),
+        fc.commands(arbitraries, { maxCommands: 40, size: "large" }),
+        async (cmds) => void (await sequence(cmds, live)),
         wanted,
         async (cmds) => {
           // Replayed once more from a fresh start, recording what each command sent: the shortest sequence as curl lines.
           let first = "";
           const quiet: Judge = { expect: (_rule, ok, message) => ((!ok && !first && (first = message)), !!ok), conforms: () => undefined, reached: () => undefined };
-          const log = await runSequence(ctx, receiver, ++seq, [...cmds], quiet).catch((err) => [`# the replay stopped: ${(err as Error).message}`]);
+          const log = await sequence([...cmds], quiet).catch((err) => [`# the replay stopped: ${(err as Error).message}`]);
           return { curl: log.join("\n"), details: { sequence: String(cmds), replayed: first || "the replay did not fail again (a timing-dependent failure)" } };
         },
         budget,
@@ -92,26 +129,46 @@ export const modelCheck: Check = {
   },
 };
 
-/** One sequence from a fresh start (no webhook on either project, a newly planted study); returns its curl log. */
-async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge): Promise<string[]> {
+/**
+ * The study a sequence's interviews go to: a planted one (weekly cap 4), or, where studies cannot be planted, the
+ * existing accepting study with the most room, judged from where it stood.
+ */
+async function sequenceStudy(ctx: Ctx, m: Model): Promise<void> {
+  if (ctx.states.has("plant-study")) {
+    const { id } = await ctx.states.plantStudy({ name: `Model study ${m.seq}`, weekly_limit: 4, monthly_limit: null });
+    m.study = { id, weekly: 4, monthly: null, base: EMPTY_BASE() };
+    return;
+  }
+  const studies = (await ctx.http.walk("/v1/studies", 100)).items.filter((s: any) => s.accepting_responses).sort(byHeadroom);
+  if (!studies[0]) return;
+  const s = (await ctx.http.req(`/v1/studies/${studies[0].id}`)).body;
+  const before = new Set<string>((await ctx.http.walk(`/v1/interviews?study_id=${s.id}`, 100)).items.map((i: any) => i.id));
+  m.study = { id: s.id, weekly: s.limits?.weekly?.limit ?? null, monthly: s.limits?.monthly?.limit ?? null, base: { interviewCount: s.interview_count ?? 0, weeklyUsed: s.limits?.weekly?.used ?? 0, monthlyUsed: s.limits?.monthly?.used ?? 0, before } };
+}
+
+/** One sequence from a fresh start (no webhook on either project, the sequence's study, what the capabilities allow); returns its curl log. */
+async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge, started: (m: Model) => void): Promise<string[]> {
   const m = newModel(seq);
+  started(m);
   const w: World = { ctx, http: ctx.http, other: ctx.other, receiver, judge, log: [], completedAt: new Map() };
   ctx.http.tap = (curl) => w.log.push(curl);
   if (ctx.other) ctx.other.tap = (curl) => w.log.push(`${curl}   # the other project's key`);
   try {
-    w.log.push("# fresh start: no webhook on either project, a study planted for the sequence");
+    w.log.push("# fresh start: no webhook on either project, the sequence's study, and what the capabilities allow");
     await ctx.http.req("/v1/webhooks", { method: "DELETE" });
     if (ctx.other) await ctx.other.req("/v1/webhooks", { method: "DELETE" });
-    const hold = await ctx.http.req("/_sim/studies", { method: "POST", body: { name: `Model study ${seq}`, weekly_limit: 4, monthly_limit: null } });
-    if (hold.status === 404 || hold.status === 405) throw new NotTested(`POST /_sim/studies answered ${hold.status}: the model cannot plant its study`);
-    if (hold.status !== 201) throw new Error(`POST /_sim/studies answered ${hold.status}`);
-    m.study = { id: hold.body.id, weekly: 4, monthly: null };
-    // Every sequence starts with a visible chat holding the three kinds of message, so reads of non-visible items
-    // inside a visible container (lists, counts, cursors) are reachable from the first command on.
-    await new PlantChat("visible", "Model chat", "web", ["visible", "hidden", "internal", "visible"]).run(m, w);
+    await sequenceStudy(ctx, m);
+    // A visible chat holding every kind of message the capabilities allow, so reads of non-visible items inside a
+    // visible container (lists, counts, cursors) are reachable from the first command on.
+    if (ctx.states.has("plant-chat")) {
+      const kinds = (["visible", "hidden", "internal", "visible"] as MessageKind[]).filter((k) => ctx.states.has(...KIND_NEEDS[k]));
+      await new PlantChat("visible", "Model chat", "web", kinds).run(m, w);
+    }
     // And an interview whose respondent left: it must stay silent whatever the sequence does to the webhook.
-    await new StartInterview().run(m, w);
-    await new AbandonInterview(0).run(m, w);
+    if (m.study && ctx.states.has(...StartInterview.needs, ...AbandonInterview.needs)) {
+      await new StartInterview().run(m, w);
+      if ([...m.interviews.values()].some((i) => i.status !== "completed")) await new AbandonInterview(0).run(m, w);
+    }
     await fc.asyncModelRun(() => ({ model: m, real: w }), cmds);
     // Whatever is still on its way arrives now or never: wait a while past the slowest delivery seen, then judge all.
     w.log.push("# the end: a quiet wait, then every delivery judged");
@@ -121,5 +178,7 @@ async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iter
   } finally {
     ctx.http.tap = null;
     if (ctx.other) ctx.other.tap = null;
+    // The projects the sequence created keep nothing listening: their webhooks go.
+    for (const p of m.projects) if (p.hookPath) await ctx.http.req("/v1/webhooks", { method: "DELETE", key: p.apiKey }).catch(() => undefined);
   }
 }

@@ -9,7 +9,6 @@ import type { Check, Ctx } from "../check.ts";
 import { byHeadroom, messagesOf, NEVER_ID, snapshot } from "../data.ts";
 import { CheckFailure, errorMessage, type Reply } from "../http.ts";
 import { contract, rules, seed, type Rule } from "../rules.ts";
-import { simReadOffered } from "../sim.ts";
 
 const r = rules("pagination", {
   "each-once": seed("Endpoints: limit and starting_after; List envelope", "walking a list with any limit in 1..100 returns every item exactly once", ["endpoints.starting-after", "endpoints.next-page", "list.data"]),
@@ -62,10 +61,6 @@ async function lists(ctx: Ctx): Promise<ListSpec[]> {
   const counts = await Promise.all(s.chats.slice(0, 30).map(async (c) => [c.id, (await messagesOf(ctx.http, c.id)).length] as const));
   for (const [id] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3)) specs.push({ path: `/v1/chats/${id}/messages`, key: "created_at", desc: false, seedOrder: true });
   if (s.studies[0]) specs.push({ path: `/v1/interviews?study_id=${s.studies[0].id}`, key: "created_at", desc: true, seedOrder: false });
-  if (ctx.options.sim) {
-    if (await simReadOffered(ctx, "/_sim/webhook-deliveries")) specs.push({ path: "/_sim/webhook-deliveries", key: "scheduled_at", desc: false, seedOrder: false });
-    else ctx.untested("paging the simulation's delivery log", "GET /_sim/webhook-deliveries is not offered by this implementation");
-  }
   return specs;
 }
 
@@ -178,7 +173,7 @@ export const paginationCheck: Check = {
         ctx.expect(r.cursor, reply.status === 400, `${path} with another project's id as starting_after answered ${reply.status}, not 400`, reply);
       }
     } else ctx.untested("another project's ids as cursors", "needs --other-key");
-    if (ctx.options.sim) await walkWhileCreating(ctx);
+    if (ctx.options.sim || ctx.options.states) await ctx.part("walks while interviews are created", () => walkWhileCreating(ctx));
     else ctx.untested("walks while interviews are created", "needs --sim");
   },
 };
@@ -196,9 +191,7 @@ async function walkWhileCreating(ctx: Ctx): Promise<void> {
     if (!ctx.must(r["walk-ends"], reply.status === 200, `a page of a walk answered ${reply.status}`, reply)) return;
     seen.push(...reply.body.data.map((i: any) => i.id));
     if (page < 3) {
-      const made = await ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: studies[page % studies.length].id, reference_id: "conformance_walk" } });
-      if (made.status === 201) created.push(made.body.id);
-      else return ctx.untested("walks while interviews are created", `POST /_sim/interviews answered ${made.status}`);
+      created.push((await ctx.states.plantInterview({ study_id: studies[page % studies.length].id, reference_id: "conformance_walk" })).id);
     }
     if (!reply.body.has_more) break;
     after = reply.body.data[reply.body.data.length - 1].id;

@@ -10,6 +10,7 @@ import type { Operation } from "../contract.ts";
 import { NEVER_ID, snapshot } from "../data.ts";
 import type { RequestInit } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
+import { OPERATION_CAPABILITY } from "../states/capabilities.ts";
 
 const r = rules("parameters", {
   "unknown-harmless": seed("Errors: 400 invalid request body or parameters", "an unknown query parameter gets a 400 or the same status as the request without it, never a 5xx", ["errors.400"]),
@@ -29,9 +30,12 @@ async function request(ctx: Ctx, op: Operation): Promise<{ path: string; init: R
     createParticipantLaunch: () => ({ ...pk, method: "POST", body: {} }),
     createPromptEvent: () => ({ ...pk, method: "POST", body: { eventId: randomUUID(), phase: "shown", referenceId: "conformance_user", occurredAt: new Date().toISOString() } }),
     getParticipantConfig: () => pk,
+    // Simulation operations get requests that cannot create anything (an unknown study, bodies the contract refuses).
     simCreateInterview: () => ({ method: "POST", body: { study_id: NEVER_ID } }),
-    simCreateStudy: () => ({ method: "POST", body: { name: "Parameters probe", status: "draft" } }),
-    simCreateChat: () => ({ method: "POST", body: { title: "Parameters probe", visibility: "internal", messages: [] } }),
+    simCreateStudy: () => ({ method: "POST", body: { name: 42 } }),
+    simCreateChat: () => ({ method: "POST", body: {} }),
+    simCreateProject: () => ({ method: "POST", body: { name: 42 } }),
+    simPutFaults: () => ({ method: "PUT", body: { rate: 5 } }),
   };
   return { path, init: bodies[op.operationId]?.() ?? { method: op.method } };
 }
@@ -42,11 +46,12 @@ export const parametersCheck: Check = {
   rules: r,
   async run(ctx) {
     const ops = ctx.contract.operations.filter((o) => {
-      if (o.tag === "Simulation") return ctx.options.sim;
+      // The simulation operations the run plants through and the target offers; never the sandbox's own tooling.
+      if (o.tag === "Simulation") return !ctx.options.states && !o.tooling && !!OPERATION_CAPABILITY[o.operationId] && ctx.states.has(OPERATION_CAPABILITY[o.operationId]);
       if (o.auth === "public") return !!ctx.options.publicKey;
-      return o.method === "GET" || ctx.options.sim;
+      return o.method === "GET" || ctx.options.sim || !!ctx.options.states;
     });
-    if (!ctx.options.sim) ctx.untested("unknown parameters on writes and the simulation surface", "needs --sim");
+    if (!ctx.options.sim && !ctx.options.states) ctx.untested("unknown parameters on writes", "needs --sim or --states");
     if (!ctx.options.publicKey) ctx.untested("unknown parameters on participant endpoints", "needs --public-key");
     const declared = (op: Operation) => new Set((op.op.parameters ?? []).map((p: any) => ctx.contract.resolve(p).name));
     try {
@@ -63,7 +68,7 @@ export const parametersCheck: Check = {
         }, Math.max(2, Math.ceil(ctx.options.runs / 5)));
       }
     } finally {
-      if (ctx.options.sim) await ctx.http.req("/v1/webhooks", { method: "DELETE" });
+      if (ctx.options.sim || ctx.options.states) await ctx.http.req("/v1/webhooks", { method: "DELETE" });
     }
   },
 };

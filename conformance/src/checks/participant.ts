@@ -19,8 +19,8 @@ interface FoundRules {
   field: string;
   contractField: string;
   rules: any[];
-  /** The rule's fields holding the launch token and the event name. */
-  token: string;
+  /** The rule's fields holding the launch token (null when its rules carry none) and the event name. */
+  token: string | null;
   event: string;
 }
 
@@ -56,7 +56,26 @@ function triggerRules(ctx: Ctx, config: any): FoundRules | null {
     if (field === rulesField && list.length === 0) return { field, contractField: rulesField, rules: [], token: tokenField, event: eventField };
     if (token && event) return { field, contractField: rulesField, rules: list.filter((x) => x && typeof x[token] === "string"), token, event };
   }
+  // Rules without a token-like field (the seed shows none): any list of objects naming an event, launched with what they carry.
+  for (const [field, list] of candidates) {
+    const rules = list.filter((x) => x !== null && typeof x === "object" && !Array.isArray(x));
+    const event = fieldLike(rules[0], /event/i, eventField);
+    if (event) return { field, contractField: rulesField, rules, token: null, event };
+  }
   return null;
+}
+
+/**
+ * The launch requests to try for a rule, in order: the contract's (token and event), the same in snake_case, then the
+ * rule's own fields as they are (what an implementation's rules carry is what its launch takes), in both cases.
+ */
+function launchBodies(found: FoundRules, rule: any): unknown[] {
+  const carried = Object.fromEntries(Object.entries(rule).filter(([, v]) => v === null || typeof v !== "object"));
+  const out: unknown[] = [];
+  if (found.token) out.push({ referenceId: "conformance_user", launchToken: rule[found.token], triggerEvent: rule[found.event] });
+  if (found.token?.includes("_")) out.push({ reference_id: "conformance_user", launch_token: rule[found.token], trigger_event: rule[found.event] });
+  out.push({ referenceId: "conformance_user", triggerEvent: rule[found.event], ...carried }, { reference_id: "conformance_user", trigger_event: rule[found.event], ...carried });
+  return out;
 }
 
 export const participantCheck: Check = {
@@ -80,13 +99,11 @@ export const participantCheck: Check = {
     }
     const rule = found?.rules[0];
     if (rule) {
-      // The contract's request first; an implementation whose config is in snake_case may want its request so too.
-      let launch = await ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body: { referenceId: "conformance_user", launchToken: rule[found.token], triggerEvent: rule[found.event] } });
-      if (launch.status === 400 && found.token.includes("_")) {
-        launch = await ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body: { reference_id: "conformance_user", launch_token: rule[found.token], trigger_event: rule[found.event] } });
-      }
-      // The launch request's fields are our contract's (the seed shows none): a 400 to them says nothing of the seed.
-      if (launch.status === 400) ctx.untested("participant launch decisions", "the launch request in our contract's fields was refused with 400 (the seed shows no request fields)");
+      // The contract's request first, then what the rule carries: the seed shows no request fields, so none is assumed.
+      const bodies = launchBodies(found, rule);
+      let launch = await ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body: bodies[0] });
+      for (const body of bodies.slice(1)) if (launch.status === 400) launch = await ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body });
+      if (launch.status === 400) ctx.untested("participant launch decisions", `every launch request was refused with 400: the contract's fields and the rule's own (${Object.keys(rule).join(", ")}); the seed shows no request fields`);
       else {
         const launchWrong = wrongs([launch.status !== 200, `POST /v1/interview-participant/launches answered ${launch.status}, not 200`], [!["webview", "external_browser", "not_eligible"].includes(launch.body?.mode), `the decision's mode is ${JSON.stringify(launch.body?.mode)}, not webview, external_browser or not_eligible`]);
         ctx.expect(r.decision, !launchWrong, launchWrong, launch);
@@ -94,7 +111,7 @@ export const participantCheck: Check = {
       ctx.expect(r.launch, launch.status === 200, `POST launches with a fresh token answered ${launch.status}`, launch);
       ctx.conforms(launch, "POST /v1/interview-participant/launches");
       ctx.expect(r.launch, launch.body?.mode === "not_eligible" ? launch.body.url === null : typeof launch.body?.url === "string", `a ${launch.body?.mode} launch has url ${launch.body?.url}`, launch);
-    } else ctx.untested("participant launches", found ? "the config has no trigger rule for the probe user" : `no list of trigger rules (objects with a launch token and an event name) in the config: ${config.text.slice(0, 200)}`);
+    } else ctx.untested("participant launches", found ? "the config has no trigger rule for the probe user" : `no list of trigger rules (objects naming an event) in the config: ${config.text.slice(0, 200)}`);
     const event = { eventId: randomUUID(), phase: "shown", referenceId: "conformance_user", occurredAt: new Date().toISOString() };
     const first = await ctx.http.req("/v1/interview-participant/prompt-events", { ...pk, method: "POST", body: event });
     ctx.conforms(first, "POST /v1/interview-participant/prompt-events");

@@ -6,7 +6,6 @@ import fc from "fast-check";
 import type { Check, Ctx } from "../check.ts";
 import { NEVER_ID, snapshot } from "../data.ts";
 import { errorMessage } from "../http.ts";
-import { simReadOffered } from "../sim.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const LISTS = ["/v1/studies", "/v1/interviews", "/v1/releases", "/v1/chats"];
@@ -36,7 +35,6 @@ async function readPaths(ctx: Ctx): Promise<string[]> {
   for (const c of s.chats.slice(0, 5)) paths.push(`/v1/chats/${c.id}`, `/v1/chats/${c.id}/messages`);
   for (const x of s.releases.slice(0, 3)) paths.push(`/v1/releases/${x.id}`);
   for (const st of s.studies.slice(0, 3)) paths.push(`/v1/studies/${st.id}`);
-  if (ctx.options.sim && (await simReadOffered(ctx, "/_sim/webhook-deliveries"))) paths.push("/_sim/webhook-deliveries");
   return paths;
 }
 

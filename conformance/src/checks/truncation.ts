@@ -128,9 +128,8 @@ async function observed(ctx: Ctx): Promise<number> {
 
 async function planted(ctx: Ctx): Promise<void> {
   for (const p of boundaryValues()) {
-    const made = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: `Truncation probe: ${p.label}`, messages: [messageFor(p)] } });
-    if (made.status !== 201) return ctx.untested("planted boundary values", `POST /_sim/chats answered ${made.status}`);
-    const page = await ctx.http.req(`/v1/chats/${made.body.id}/messages`);
+    const made = await ctx.states.plantChat({ title: ctx.states.name(`Truncation probe: ${p.label}`), messages: [messageFor(p) as never] });
+    const page = await ctx.http.req(`/v1/chats/${made.id}/messages`);
     if (!ctx.must(r.kept, page.status === 200 && page.body?.data?.length === 1, `the planted chat's messages answered ${page.status} with ${page.body?.data?.length} messages`, page)) return;
     const m = page.body.data[0];
     const holder = p.kind === "query" ? m.sources?.[0] : m.parts?.[0];
@@ -158,9 +157,8 @@ async function plantedSources(ctx: Ctx): Promise<void> {
       role: "assistant", parts: [{ type: "text", text: `Cited ${n}` }],
       sources: queries.map((query, i) => ({ id: `src_${n}_${i}`, description: `Source ${i} of ${queries.length}`, rows: i + 1, query })),
     };
-    const made = await ctx.http.req("/_sim/chats", { method: "POST", body: { title: `Truncation probe: ${queries.length} sources`, messages: [message] } });
-    if (made.status !== 201) return ctx.untested("several sources per message at the boundary", `POST /_sim/chats answered ${made.status}`);
-    const page = await ctx.http.req(`/v1/chats/${made.body.id}/messages`);
+    const made = await ctx.states.plantChat({ title: ctx.states.name(`Truncation probe: ${queries.length} sources`), messages: [message as never] });
+    const page = await ctx.http.req(`/v1/chats/${made.id}/messages`);
     if (!ctx.must(r.kept, page.status === 200 && page.body?.data?.length === 1, `the planted chat's messages answered ${page.status} with ${page.body?.data?.length} messages`, page)) return;
     const sources = page.body.data[0]?.sources ?? [];
     ctx.expect(r.siblings, sources.length === queries.length, `a message planted with ${queries.length} sources has ${sources.length}`, page);
@@ -182,11 +180,13 @@ export const truncationCheck: Check = {
   async run(ctx) {
     const near = await observed(ctx);
     ctx.note(`truncation: ${near} values in the server's data are truncated or within 256 bytes of the limit`);
-    if (ctx.options.sim) {
-      await planted(ctx);
-      await plantedSources(ctx);
+    if (ctx.states.has("plant-chat")) {
+      await ctx.part("planted exact boundaries (32767/32768/32769 bytes, multi-byte)", () => planted(ctx));
+      await ctx.part("several sources per message at the boundary", () => plantedSources(ctx));
+      return;
     }
-    else if (near === 0) ctx.untested("values at the 32768-byte boundary", "the server's data has nothing near 32 KB, and messages can be planted only with --sim");
-    else ctx.untested("planted exact boundaries (32767/32768/32769 bytes, multi-byte)", "needs --sim; only the server's own data was judged");
+    const lacking = ctx.states.caps.lacking("plant-chat")!;
+    if (near === 0) ctx.untested("values at the 32768-byte boundary (needs capability plant-chat)", `the server's data has nothing near 32 KB, and no message can be planted: ${lacking.why}`);
+    else ctx.untested("planted exact boundaries (32767/32768/32769 bytes, multi-byte) (needs capability plant-chat)", `only the server's own data was judged: ${lacking.why}`);
   },
 };

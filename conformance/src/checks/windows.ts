@@ -6,13 +6,13 @@
  * - caps of 0: a study with a 0 cap is not accepting responses;
  * - every study status: only `active` studies are listed, and only they accept responses;
  * - a fresh project: no webhook configured is a 404, its lists are empty, and another project's ids are not found.
- * An implementation without `created_at` on simulated interviews or without `POST /_sim/projects` gets NOT TESTED
- * for what needs them.
+ * An implementation without interviews at chosen instants (capability created-at) or projects created during the run
+ * (create-project) gets NOT TESTED for what needs them, naming the capability.
  */
 import { wrongs, type Check, type Ctx } from "../check.ts";
 import type { Reply } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
-import { missingOperation } from "../sim.ts";
+import type { PlantStudyInput } from "../states/types.ts";
 
 const r = rules("windows", {
   weekly: seed("Study: limits.weekly.used, interviews used this week (Monday to Sunday, UTC); Limits: weekly window Monday to Sunday UTC", "an interview created at the last millisecond of last week does not count in limits.weekly.used; one created at the first millisecond of this week does", ["study.weekly-used", "limits.caps"]),
@@ -42,13 +42,9 @@ function serverNow(reply: Reply): number {
   return Number.isFinite(date) ? date : Date.now();
 }
 
-async function plantStudy(ctx: Ctx, body: Record<string, unknown>, key?: string): Promise<any | null> {
-  const reply = await ctx.http.req("/_sim/studies", { method: "POST", body, key });
-  if (reply.status !== 201) {
-    ctx.untested("planted studies", `POST /_sim/studies answered ${reply.status}`);
-    return null;
-  }
-  return reply.body;
+/** A planted study as the REST API reads it. */
+async function plantStudy(ctx: Ctx, body: PlantStudyInput, key?: string): Promise<{ id: string }> {
+  return ctx.states.plantStudy(body, key ? { apiKey: key } : undefined);
 }
 
 async function usage(ctx: Ctx, id: string, key?: string): Promise<{ study: any; reply: Reply }> {
@@ -64,17 +60,12 @@ async function edges(ctx: Ctx): Promise<void> {
   // Within a minute of a window's start, the server and the suite may disagree on which window is current.
   if (now - week < 60_000 || now - month < 60_000) return ctx.untested("usage windows at their edges", "the run started within a minute of a week or month boundary; run again");
   const s = await plantStudy(ctx, { name: "Window edges", monthly_limit: null, weekly_limit: null });
-  if (!s) return;
   const instants = [week - 1, week, month - 1, month];
   const planted: number[] = [];
   for (const at of instants) {
-    const made = await ctx.http.req("/_sim/interviews", { method: "POST", body: { study_id: s.id, reference_id: "conformance_window", created_at: iso(at) } });
-    if (made.status !== 201) {
-      if (planted.length === 0) return ctx.untested("usage windows at their edges", `POST /_sim/interviews with created_at answered ${made.status} (interviews at chosen instants are not offered)`);
-      ctx.untested("usage windows at their edges", `POST /_sim/interviews with created_at ${iso(at)} answered ${made.status}`);
-      continue;
-    }
-    if (made.body?.created_at !== iso(at)) return ctx.untested("usage windows at their edges", `a planted interview's created_at reads ${made.body?.created_at}, not ${iso(at)}`);
+    const made = await ctx.states.plantInterview({ study_id: s.id, reference_id: "conformance_window", created_at: iso(at) });
+    const read = await ctx.http.req(`/v1/interviews/${made.id}`);
+    if (read.body?.created_at !== iso(at)) return ctx.untested("usage windows at their edges", `an interview planted at ${iso(at)} reads created_at ${read.body?.created_at}`);
     planted.push(at);
   }
   const { study, reply } = await usage(ctx, s.id);
@@ -87,7 +78,6 @@ async function edges(ctx: Ctx): Promise<void> {
 async function zeroCaps(ctx: Ctx): Promise<void> {
   for (const caps of [{ weekly_limit: 0, monthly_limit: null }, { weekly_limit: null, monthly_limit: 0 }]) {
     const s = await plantStudy(ctx, { name: "Zero cap", ...caps });
-    if (!s) return;
     const { study, reply } = await usage(ctx, s.id);
     ctx.expect(r["zero-cap"], study?.accepting_responses === false, `a study with ${JSON.stringify(caps)} says accepting_responses=${study?.accepting_responses}; used 0 is not below a limit of 0`, reply);
   }
@@ -95,9 +85,8 @@ async function zeroCaps(ctx: Ctx): Promise<void> {
 
 async function statuses(ctx: Ctx): Promise<void> {
   const made: Record<string, string> = {};
-  for (const status of ["active", "paused", "draft"]) {
+  for (const status of ["active", "paused", "draft"] as const) {
     const s = await plantStudy(ctx, { name: `Status ${status}`, status });
-    if (!s) return;
     made[status] = s.id;
     const { study, reply } = await usage(ctx, s.id);
     ctx.expect(r.statuses, study?.status === status, `a study planted ${status} reads back as ${study?.status}`, reply);
@@ -112,12 +101,7 @@ async function statuses(ctx: Ctx): Promise<void> {
 }
 
 async function freshProject(ctx: Ctx): Promise<void> {
-  const made = await ctx.http.req("/_sim/projects", { method: "POST", body: { name: "Conformance fresh project" } });
-  if (missingOperation(made.status) || made.status !== 201 || typeof made.body?.api_key !== "string") {
-    return ctx.untested("a fresh project", `POST /_sim/projects answered ${made.status}`);
-  }
-  ctx.conforms(made, "POST /_sim/projects");
-  const key: string = made.body.api_key;
+  const key = (await ctx.states.createProject("Conformance fresh project")).api_key;
   const hook = await ctx.http.req("/v1/webhooks", { key });
   ctx.expect(r["never-configured"], hook.status === 404, `GET /v1/webhooks of a project that never configured one answered ${hook.status} ${hook.text.slice(0, 120)}`, hook);
   ctx.conforms(hook, "GET /v1/webhooks (never configured)");
@@ -140,23 +124,23 @@ async function freshProject(ctx: Ctx): Promise<void> {
     ctx.expect(r["fresh-isolation"], reply.status === 404, `${path} (another project's) with a fresh project's key answered ${reply.status}`, reply);
   }
   // Zero caps and statuses again where nothing else lives, so no other data can hide a wrong answer.
-  const s = await plantStudy(ctx, { name: "Fresh zero cap", weekly_limit: 0 }, key);
-  if (s) {
+  await ctx.part("a study planted in a fresh project", async () => {
+    const s = await plantStudy(ctx, { name: "Fresh zero cap", weekly_limit: 0 }, key);
     const { study, reply } = await usage(ctx, s.id, key);
     ctx.expect(r["zero-cap"], study?.accepting_responses === false, `a fresh project's study with weekly_limit 0 says accepting_responses=${study?.accepting_responses}`, reply);
-  }
+  });
 }
 
 export const windowsCheck: Check = {
   name: "windows",
   description: "usage windows at their edges, caps of 0, every study status, and a fresh project's never-configured states",
   rules: r,
-  needs: ["sim"],
+  needs: ["sim", "plant-study"],
   operations: ["getStudy", "listStudies", "simCreateStudy", "simCreateInterview", "simCreateProject", "getWebhook"],
   async run(ctx) {
-    await edges(ctx);
-    await zeroCaps(ctx);
-    await statuses(ctx);
-    await freshProject(ctx);
+    await ctx.part("usage windows at their edges", () => edges(ctx));
+    await ctx.part("caps of 0", () => zeroCaps(ctx));
+    await ctx.part("every study status", () => statuses(ctx));
+    await ctx.part("a fresh project", () => freshProject(ctx));
   },
 };

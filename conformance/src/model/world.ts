@@ -5,7 +5,10 @@
  *
  * What the model holds, from the seed:
  * - the project's one webhook (Endpoints: PUT 201 then 200, GET never the secret, DELETE then 404; Authentication 5);
- * - a study planted for the sequence, its caps and its interviews (started, processing, completed);
+ * - a study planted for the sequence (or an existing one, from where it stood), its caps and its interviews (started,
+ *   processing, completed, abandoned), each with its reference id and timestamps as first read;
+ * - projects created during the sequence, and their webhooks;
+ * - the receiver's answer to each attempt, chosen per interview, and the retries they must cause;
  * - chats planted for the sequence, visible or not, with visible and hidden messages;
  * - the other project's webhook, which must never hear of this project's interviews;
  * - for every completion: where its delivery must go and which secret signs it, or that it must never be delivered.
@@ -16,6 +19,27 @@ import type { Receiver } from "../receiver.ts";
 import type { Rule } from "../rules.ts";
 
 export type InterviewStatus = "started" | "processing" | "completed";
+
+export interface StudyBase {
+  interviewCount: number;
+  weeklyUsed: number;
+  monthlyUsed: number;
+  /** Interviews it held before the sequence (left out of the judged lists). */
+  before: Set<string>;
+}
+
+export const EMPTY_BASE = (): StudyBase => ({ interviewCount: 0, weeklyUsed: 0, monthlyUsed: 0, before: new Set() });
+
+export interface ModelInterview {
+  status: InterviewStatus;
+  created: number;
+  abandoned?: boolean;
+  /** The reference_id it was started with (through the study's link, or directly). */
+  reference: string;
+  /** The timestamps first read from the REST API: created_at never changes; completed_at, once set, never changes. */
+  createdAt?: string;
+  completedAt?: string;
+}
 
 export interface ModelMessage {
   id: string;
@@ -38,9 +62,20 @@ export interface Model {
   seq: number;
   webhook: { path: string; subscribed: boolean; secret: string } | null;
   otherWebhook: { path: string } | null;
-  study: { id: string; weekly: number | null; monthly: number | null } | null;
-  /** `abandoned`: the respondent left (POST /_sim/interviews/{id}/abandon): it never completes, and is never delivered. */
-  interviews: Map<string, { status: InterviewStatus; created: number; abandoned?: boolean }>;
+  /**
+   * The study the sequence's interviews go to. `base` holds what it had before the sequence (an existing study, when
+   * studies cannot be planted): counts are judged as the base plus what the sequence did, and its earlier interviews
+   * are left out of the lists the model judges.
+   */
+  study: { id: string; weekly: number | null; monthly: number | null; base: StudyBase } | null;
+  /** `abandoned`: the respondent left (abandonInterview): it never completes, and is never delivered. */
+  interviews: Map<string, ModelInterview>;
+  /** Studies the sequence planted paused or draft: never listed, never in the experiments report. */
+  inactiveStudies: string[];
+  /** Projects created during the sequence: their keys, and the webhook path each configured (never this project's deliveries). */
+  projects: Array<{ apiKey: string; hookPath: string | null }>;
+  /** The receiver's answers to each attempt of an interview's delivery, chosen by the sequence (200 when not listed). */
+  answers: Map<string, number[]>;
   chats: ModelChat[];
   /** Completed while a subscribed webhook was configured: the path it must reach and the secret that signs it. */
   expected: Map<string, { path: string; secret: string }>;
@@ -73,7 +108,7 @@ export interface World {
 export const hookPath = (m: Model, name: string) => `/hook/m${m.seq}/${name}`;
 
 export function newModel(seq: number): Model {
-  return { seq, webhook: null, otherWebhook: null, study: null, interviews: new Map(), chats: [], expected: new Map(), forbidden: new Set(), judged: 0, latencyMs: 0 };
+  return { seq, webhook: null, otherWebhook: null, study: null, interviews: new Map(), inactiveStudies: [], projects: [], answers: new Map(), chats: [], expected: new Map(), forbidden: new Set(), judged: 0, latencyMs: 0 };
 }
 
 /** Starts a command's part of the sequence's log: the requests that follow are its own. */

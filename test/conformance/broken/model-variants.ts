@@ -126,7 +126,8 @@ export function modelVariants(): Variant[] {
       },
     }),
     // The interview list filtered by status is cached for two seconds: a completion does not move the interview.
-    model("model.interview-filter", ["endpoints.list-interviews"], "a filtered interview list served stale across a completion", {
+    // A stale page is seen first by the filtered list after a completion, or by a walk whose pages change between them.
+    { ...model("model.interview-filter", ["endpoints.list-interviews"], "a filtered interview list served stale across a completion", {
       async response(ex: Exchange, proxy) {
         if (ex.method !== "GET" || ex.path !== "/api/v1/interviews" || !ex.query.get("status") || ex.status !== 200 || !isList(ex.body)) return;
         const key = `${keyOf(ex)} ${ex.query.toString()}`;
@@ -134,7 +135,7 @@ export function modelVariants(): Variant[] {
         if (cached && Date.now() - cached.at < 2_000) ex.body = cached.body;
         else proxy.memory.set(`list ${key}`, { at: Date.now(), body: ex.body });
       },
-    }),
+    }), rules: ["model.interview-filter", "model.list-walk"] },
     // An abandoned interview is still completed by a later request: it reads completed and, with a webhook, is delivered.
     model("model.abandoned-silent", ["events.emitted-by", "transitions.interview"], "an abandoned interview completes when asked to later", {
       request(ex, proxy) {

@@ -1,0 +1,321 @@
+/**
+ * Model commands on interviews: started (held, or through the study's link), completed on demand (one, several
+ * closely spaced, or with the receiver failing chosen attempts), completed on the service's own timer while read,
+ * abandoned, read one by one (status, reference id, timestamps) and listed by study and status, also page by page
+ * while the sequence changes them between pages.
+ */
+import { retryWindow, sleep } from "../../checks/webhooks.ts";
+import type { Capability } from "../../states/capabilities.ts";
+import { refusal } from "../../states/types.ts";
+import { r } from "../rules.ts";
+import type { Model, World } from "../world.ts";
+import { awaitDelivery, Command, completed, deliveriesOf, openInterviews } from "./base.ts";
+
+/** Starts a held interview in the sequence's study (through the study's link when `viaLink`); false when the study is at its cap. */
+async function start(m: Model, w: World, viaLink: boolean): Promise<boolean> {
+  const reference = `model_${m.seq}_${m.interviews.size}${viaLink ? "_link" : ""}`;
+  let link: string | undefined;
+  if (viaLink) {
+    const study = await w.http.req(`/v1/studies/${m.study!.id}`);
+    const base = String(study.body?.interview_link ?? "");
+    link = `${base}${base.includes("?") ? "&" : "?"}reference_id=${reference}`;
+  }
+  try {
+    const planted = await w.ctx.states.plantInterview({ study_id: m.study!.id, hold: true, ...(link ? { interview_link: link } : { reference_id: reference }) });
+    m.interviews.set(planted.id, { status: planted.status === "processing" ? "processing" : "started", created: Date.now(), reference });
+    return true;
+  } catch (err) {
+    const refused = refusal(err);
+    if (!refused) throw err;
+    // At the cap: our contract's 409 over /_sim, a refusal "not-accepting" from any states module.
+    w.judge.expect(r["sim-at-cap"], refused.reason === "not-accepting", `an interview in the sequence's study was refused as ${refused.reason} (${refused.message}), not as a study not accepting responses`);
+    return false;
+  }
+}
+
+export class StartInterview extends Command {
+  readonly name = "startInterview";
+  static override needs: Capability[] = ["plant-interview", "hold"];
+  /** `link`: opened through the study's interview link with a reference_id query parameter (capability interview-link). */
+  constructor(readonly viaLink = false) {
+    super();
+  }
+  override check = (m: Readonly<Model>) => m.study !== null;
+  protected async act(m: Model, w: World) {
+    await start(m, w, this.viaLink);
+  }
+  override toString = () => `startInterview(${this.viaLink ? "through the study's link" : "held"})`;
+}
+
+/** Completes interview `id` now: the model expects its delivery where the webhook points at this moment. */
+async function completeNow(m: Model, w: World, id: string): Promise<void> {
+  const done = await w.ctx.states.completeInterview(id);
+  w.judge.expect(r["interview-status"], done.status === undefined || done.status !== "started", `completing interview ${id} answered status ${JSON.stringify(done.status)}`);
+  completed(m, w, id);
+}
+
+export class CompleteInterview extends Command {
+  readonly name = "completeInterview";
+  static override needs: Capability[] = ["plant-interview", "hold", "complete"];
+  constructor(readonly pick: number) {
+    super();
+  }
+  // With no interview open, one is started (held) first: a completion is always reachable from any state.
+  override check = (m: Readonly<Model>) => m.study !== null;
+  protected async act(m: Model, w: World) {
+    if (openInterviews(m).length === 0 && !(await start(m, w, false))) return; // the study is at its cap
+    const open = openInterviews(m);
+    const [id] = open[this.pick % open.length];
+    await completeNow(m, w, id);
+    if (m.expected.has(id)) await awaitDelivery(m, w, id, this.toString());
+    // The completion moves the interview between the filtered lists at once.
+    await judgeFiltered(m, w, "completed");
+  }
+  override toString = () => `completeInterview(#${this.pick})`;
+}
+
+/** Several interviews completed back to back, without waiting: each is delivered, to the webhook of its moment. */
+export class CompleteMany extends Command {
+  readonly name = "completeMany";
+  static override needs: Capability[] = ["plant-interview", "hold", "complete"];
+  constructor(readonly count: number) {
+    super();
+  }
+  override check = (m: Readonly<Model>) => m.study !== null;
+  protected async act(m: Model, w: World) {
+    while (openInterviews(m).length < this.count && (await start(m, w, false)));
+    const ids = openInterviews(m).slice(0, this.count).map(([id]) => id);
+    await Promise.all(ids.map((id) => completeNow(m, w, id)));
+    for (const id of ids) if (m.expected.has(id)) await awaitDelivery(m, w, id, this.toString());
+    await judgeFiltered(m, w, "completed");
+  }
+  override toString = () => `completeMany(${this.count} at once)`;
+}
+
+/**
+ * An interview completed while the receiver answers its attempts as the sequence chose (a 2xx ends the schedule; a
+ * 4xx or 5xx is retried after the configured delays, at most three times). The whole schedule is watched within the
+ * command: the attempts, their spacing, their bytes and signature.
+ */
+export class CompleteWithAnswers extends Command {
+  readonly name = "completeWithAnswers";
+  static override needs: Capability[] = ["plant-interview", "hold", "complete"];
+  constructor(readonly answers: number[]) {
+    super();
+  }
+  override check = (m: Readonly<Model>) => m.study !== null && m.webhook?.subscribed === true;
+  protected async act(m: Model, w: World) {
+    if (openInterviews(m).length === 0 && !(await start(m, w, false))) return;
+    const [id] = openInterviews(m)[0];
+    m.answers.set(id, this.answers);
+    await completeNow(m, w, id);
+    const delays = w.ctx.options.webhookRetryDelaysMs;
+    // Attempts until the first 2xx (the receiver answers 200 past the chosen answers), at most the first and every retry.
+    const want = Math.min([...this.answers, 200].findIndex((s) => s < 300) + 1, delays.length + 1);
+    const schedule = delays.slice(0, want - 1).reduce((a, b) => a + retryWindow(b)[1], 0);
+    const deadline = Date.now() + (w.ctx.options.webhookWaitMs ?? 35_000) + schedule;
+    while (deliveriesOf(m, w, id).length < want && Date.now() < deadline) await sleep(25);
+    // A little longer, so an attempt too many has the time to arrive.
+    await sleep(retryWindow(delays[Math.min(want - 1, delays.length - 1)] ?? 0)[1]);
+    const got = deliveriesOf(m, w, id);
+    const answered = got.map((_, k) => this.answers[k] ?? 200);
+    w.judge.expect(r.retries, got.length === want, `interview ${id}: the receiver answered ${answered.join(", ") || "nothing"}; ${want} attempt(s) were due (retries after a non-2xx, at most ${delays.length}, none after a 2xx), ${got.length} came`, undefined, { answers: this.answers, delays });
+    for (let k = 1; k < got.length && k <= delays.length; k++) {
+      const gap = got[k].at - got[k - 1].at;
+      const [early, late] = retryWindow(delays[k - 1]);
+      w.judge.expect(r.retries, gap >= early && gap <= late, `interview ${id}: retry ${k} came ${gap} ms after the attempt before it; the configured delay is ${delays[k - 1]} ms (${Math.round(early)} to ${Math.round(late)} accepted)`);
+      w.judge.expect(r.retries, got[k].raw.equals(got[0].raw) || JSON.parse(got[k].raw.toString()).data?.session_id === JSON.parse(got[0].raw.toString()).data?.session_id, `interview ${id}: retry ${k} is not the same event (session_id differs)`);
+    }
+    m.answers.delete(id);
+  }
+  override toString = () => `completeWithAnswers(${this.answers.join(", ")})`;
+}
+
+export class AbandonInterview extends Command {
+  readonly name = "abandonInterview";
+  static override needs: Capability[] = ["plant-interview", "hold", "abandon"];
+  constructor(readonly pick: number) {
+    super();
+  }
+  override check = (m: Readonly<Model>) => openInterviews(m).length > 0;
+  protected async act(m: Model, w: World) {
+    const open = openInterviews(m);
+    const [id, interview] = open[this.pick % open.length];
+    const left = await w.ctx.states.abandonInterview(id);
+    interview.abandoned = true;
+    m.forbidden.add(id);
+    w.judge.expect(r["abandoned-silent"], left.status !== "completed", `an interview abandoned before completing reads ${JSON.stringify(left.status)}`);
+  }
+  override toString = () => `abandonInterview(#${this.pick})`;
+}
+
+export class CompleteAbandoned extends Command {
+  readonly name = "completeAbandoned";
+  static override needs: Capability[] = ["plant-interview", "hold", "abandon", "complete"];
+  constructor(readonly pick: number) {
+    super();
+  }
+  override check = (m: Readonly<Model>) => [...m.interviews.values()].some((i) => i.abandoned);
+  protected async act(m: Model, w: World) {
+    const gone = [...m.interviews].filter(([, i]) => i.abandoned);
+    const [id] = gone[this.pick % gone.length];
+    let reason = "completed";
+    try {
+      await w.ctx.states.completeInterview(id);
+    } catch (err) {
+      const refused = refusal(err);
+      if (!refused) throw err;
+      reason = refused.reason;
+    }
+    w.judge.expect(r["abandon-final"], reason === "final", `completing an abandoned interview was ${reason === "completed" ? "accepted" : `refused as ${reason}`}, not refused as final (409)`);
+    const read = await w.http.req(`/v1/interviews/${id}`);
+    w.judge.expect(r["abandoned-silent"], read.status === 200 && read.body?.status !== "completed", `an abandoned interview reads ${read.status} ${JSON.stringify(read.body?.status)} after a request to complete it`, read);
+  }
+  override toString = () => `completeAbandoned(#${this.pick})`;
+}
+
+/** An interview run on the service's own timer while the suite reads it: the statuses seen must follow the seed's path. */
+export class CompleteWhileReading extends Command {
+  readonly name = "completeWhileReading";
+  static override needs: Capability[] = ["plant-interview"];
+  override check = (m: Readonly<Model>) => m.study !== null;
+  protected async act(m: Model, w: World) {
+    const reference = `model_${m.seq}_timed`;
+    let id: string;
+    try {
+      id = (await w.ctx.states.plantInterview({ study_id: m.study!.id, reference_id: reference })).id;
+    } catch (err) {
+      if (refusal(err)?.reason === "not-accepting") return;
+      throw err;
+    }
+    m.interviews.set(id, { status: "started", created: Date.now(), reference });
+    const rank = { started: 0, processing: 1, completed: 2 } as Record<string, number>;
+    const seen: string[] = [];
+    const deadline = Date.now() + (w.ctx.options.webhookWaitMs ?? 35_000);
+    for (;;) {
+      const read = await w.http.req(`/v1/interviews/${id}`);
+      const status = read.body?.status;
+      if (read.status === 200 && seen[seen.length - 1] !== status) seen.push(status);
+      const back = seen.length > 1 && rank[seen[seen.length - 1]] < rank[seen[seen.length - 2]];
+      w.judge.expect(r["interview-status"], read.status === 200 && status in rank && !back, read.status !== 200 ? `GET /v1/interviews/${id} of a running interview answered ${read.status}` : back ? `the statuses went ${seen.join(" -> ")}: backwards` : `status ${JSON.stringify(status)} is not a seed status`, read);
+      if (status === "completed" || read.status !== 200 || back || Date.now() > deadline) break;
+      await sleep(15);
+    }
+    if (seen[seen.length - 1] !== "completed") throw new Error(`interview ${id} never completed on its own within the wait (${seen.join(" -> ")})`);
+    // It completed during this command, under the webhook configured now.
+    completed(m, w, id);
+    if (m.expected.has(id)) await awaitDelivery(m, w, id, this.toString());
+  }
+}
+
+export class ReadInterview extends Command {
+  readonly name = "readInterview";
+  constructor(readonly pick: number) {
+    super();
+  }
+  override check = (m: Readonly<Model>) => m.interviews.size > 0;
+  protected async act(m: Model, w: World) {
+    const all = [...m.interviews];
+    const [id, model] = all[this.pick % all.length];
+    const reply = await w.http.req(`/v1/interviews/${id}`);
+    w.judge.conforms(reply, `GET /v1/interviews/${id}`);
+    const i = reply.body;
+    // Completed is final; a held interview is not completed (started, or processing where an implementation says so).
+    const ok = reply.status === 200 && (model.status === "completed" ? i?.status === "completed" : i?.status !== "completed");
+    w.judge.expect(r["interview-status"], ok, `GET /v1/interviews/${id} answered ${reply.status} with status ${JSON.stringify(i?.status)}, but the sequence left it ${model.status}`, reply);
+    if (reply.status !== 200) return;
+    w.judge.expect(r["reference-id"], i.reference_id === model.reference, `interview ${id} was started with reference_id ${model.reference}${model.reference.endsWith("_link") ? " (the reference_id query parameter of the study's link it was opened through)" : ""}; it reads ${JSON.stringify(i.reference_id)}`, reply);
+    judgeTimestamps(w, id, model, i, reply);
+  }
+  override toString = () => `readInterview(#${this.pick})`;
+}
+
+/** created_at never changes; completed_at is set once completed and never changes; started_at and completed_at are ordered. */
+function judgeTimestamps(w: World, id: string, model: Model["interviews"] extends Map<string, infer I> ? I : never, i: any, reply: any): void {
+  const t = (x: unknown) => (typeof x === "string" ? Date.parse(x) : NaN);
+  model.createdAt ??= i.created_at;
+  w.judge.expect(r.timestamps, i.created_at === model.createdAt, `interview ${id}'s created_at was ${model.createdAt} and now reads ${i.created_at}: a creation time never changes`, reply);
+  if (i.status === "completed" && model.status === "completed") {
+    model.completedAt ??= i.completed_at;
+    const wrong = typeof i.completed_at !== "string" ? `completed_at is ${JSON.stringify(i.completed_at)} on a completed interview`
+      : i.completed_at !== model.completedAt ? `completed_at was ${model.completedAt} and now reads ${i.completed_at}`
+      : !(t(i.completed_at) >= t(i.started_at)) ? `completed_at ${i.completed_at} is before started_at ${i.started_at}`
+      : "";
+    w.judge.expect(r.timestamps, !wrong, `interview ${id}: ${wrong}`, reply);
+  }
+}
+
+export class ListInterviews extends Command {
+  readonly name = "listInterviews";
+  constructor(readonly status: "completed" | "started" | null) {
+    super();
+  }
+  override check = (m: Readonly<Model>) => m.study !== null;
+  protected async act(m: Model, w: World) {
+    await judgeFiltered(m, w, this.status);
+  }
+  override toString = () => `listInterviews(${this.status ?? "any status"})`;
+}
+
+/** The study's interviews filtered by status, held to the model (interviews the study had before the sequence left out). */
+export async function judgeFiltered(m: Model, w: World, status: "completed" | "started" | null): Promise<void> {
+  const query = `/v1/interviews?study_id=${m.study!.id}${status ? `&status=${status}` : ""}`;
+  const walk = await w.http.walk(query, 100);
+  for (const page of walk.pages) w.judge.conforms(page, `GET ${query}`);
+  const got = walk.items.map((i: any) => i.id).filter((id: string) => !m.study!.base.before.has(id)).sort();
+  const want = [...m.interviews].filter(([, i]) => (status === null ? true : status === "completed" ? i.status === "completed" : i.status === "started")).map(([id]) => id).sort();
+  const missing = want.filter((id) => !got.includes(id));
+  const extra = got.filter((id: string) => !want.includes(id));
+  w.judge.expect(r["interview-filter"], !missing.length && !extra.length, `${query} lists ${missing.length ? `without ${missing.join(", ")}` : ""}${missing.length && extra.length ? " and " : ""}${extra.length ? `with ${extra.join(", ")}, which the sequence did not leave ${status ?? "in the study"}` : ""}`, walk.pages[0], { want, got });
+}
+
+/**
+ * The study's interviews walked a page at a time while the sequence changes them between pages (one started, one
+ * completed): no interview is listed twice, and every one that was in the list throughout (same status) is listed.
+ */
+export class WalkInterviews extends Command {
+  readonly name = "walkInterviews";
+  static override needs: Capability[] = ["plant-interview", "hold", "complete"];
+  constructor(readonly status: "started" | null, readonly limit: number) {
+    super();
+  }
+  override check = (m: Readonly<Model>) => m.study !== null && m.interviews.size > 0;
+  protected async act(m: Model, w: World) {
+    const query = `/v1/interviews?study_id=${m.study!.id}${this.status ? `&status=${this.status}` : ""}&limit=${this.limit}`;
+    const inList = (i: { status: string }) => this.status === null || i.status === this.status;
+    const before = new Set([...m.interviews].filter(([, i]) => inList(i)).map(([id]) => id));
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 200; page++) {
+      const reply = await w.http.req(`${query}${after ? `&starting_after=${after}` : ""}`);
+      w.judge.conforms(reply, `GET ${query}`);
+      if (reply.status !== 200 || !Array.isArray(reply.body?.data)) {
+        w.judge.expect(r["list-walk"], false, `page ${page + 1} of ${query} answered ${reply.status}`, reply);
+        return;
+      }
+      seen.push(...reply.body.data.map((x: any) => x.id));
+      // Between pages: a new interview, and a completion (which moves one out of status=started).
+      if (page === 0) await start(m, w, false);
+      if (page === 1) {
+        // Not one on this page: the next page's cursor must stay in the list (a cursor that left a filtered list is a
+        // question the seed leaves open).
+        const onPage = new Set(reply.body.data.map((x: any) => x.id));
+        const candidates = openInterviews(m).filter(([id]) => !onPage.has(id));
+        const open = candidates.find(([id]) => !before.has(id)) ?? candidates[0];
+        if (open) {
+          await completeNow(m, w, open[0]);
+          if (m.expected.has(open[0])) await awaitDelivery(m, w, open[0], this.toString());
+        }
+      }
+      if (!reply.body.has_more || reply.body.data.length === 0) break;
+      after = reply.body.data[reply.body.data.length - 1].id;
+    }
+    const mine = seen.filter((id) => m.interviews.has(id));
+    const twice = mine.find((id, k) => mine.indexOf(id) !== k);
+    w.judge.expect(r["list-walk"], !twice, `${query} walked while interviews changed between pages listed ${twice} twice`, undefined, { seen: mine });
+    const throughout = [...before].filter((id) => inList(m.interviews.get(id)!));
+    const missed = throughout.filter((id) => !mine.includes(id));
+    w.judge.expect(r["list-walk"], missed.length === 0, `${query} walked while interviews changed between pages skipped ${missed.join(", ")}, which stayed in the list throughout`, undefined, { seen: mine, throughout });
+  }
+  override toString = () => `walkInterviews(${this.status ?? "any status"}, limit ${this.limit})`;
+}

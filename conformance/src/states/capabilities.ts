@@ -1,0 +1,67 @@
+/**
+ * The capabilities a run can use to plant data and drive state: one per provider-states function, and one per
+ * optional field of a planting that some checks need. Every check, rule and model command declares the ones it
+ * needs; a run finds out at its start which ones the target offers (states/http.ts probes the simulation surface
+ * without side effects) and removes only what depends on a missing one, naming it in the report.
+ */
+export const CAPABILITIES = {
+  "plant-study": { what: "studies planted with a status, caps, languages and questions", http: "POST /_sim/studies", since: "2.0.0" },
+  "plant-interview": { what: "interviews started in a study and run to completion on the service's timer", http: "POST /_sim/interviews", since: "2.0.0" },
+  hold: { what: "interviews held `started` until completed on demand", http: "POST /_sim/interviews with hold: true", since: "2.0.0" },
+  complete: { what: "a held interview completed on demand", http: "POST /_sim/interviews/{id}/complete", since: "2.0.0" },
+  "plant-chat": { what: "chats of any visibility with messages, parts and sources", http: "POST /_sim/chats", since: "2.0.0" },
+  abandon: { what: "an interview abandoned by its respondent before it completes", http: "POST /_sim/interviews/{id}/abandon", since: "after 2.0.0" },
+  "created-at": { what: "interviews planted at chosen instants", http: "POST /_sim/interviews with created_at and completed_at", since: "after 2.0.0" },
+  "interview-link": { what: "interviews opened through their study's link (reference_id from its query string)", http: "POST /_sim/interviews with interview_link", since: "after 2.0.0" },
+  "respondent-id": { what: "interviews opened through a respondent-specific link", http: "POST /_sim/interviews with respondent_id", since: "after 2.0.0" },
+  "hidden-messages": { what: "hidden-branch messages in a visible chat", http: "POST /_sim/chats with a message's hidden: true", since: "after 2.0.0" },
+  "recorded-parts": { what: "message parts as the service records them (raw tool transports, transient states, internal runtime parts)", http: "POST /_sim/chats with recorded parts", since: "after 2.0.0" },
+  "chat-fields": { what: "chats and messages with every visible field chosen (created_at, is_streaming, feedback, usage, streaming)", http: "POST /_sim/chats with created_at, is_streaming and message fields", since: "after 2.0.0" },
+  "create-project": { what: "projects created during the run, with their keys", http: "POST /_sim/projects", since: "after 2.0.0" },
+  faults: { what: "fault settings (answers that fail, webhook endpoints that fail)", http: "GET, PUT and DELETE /_sim/faults", since: "after 2.0.0" },
+} as const;
+
+export type Capability = keyof typeof CAPABILITIES;
+
+export const ALL_CAPABILITIES = Object.keys(CAPABILITIES) as Capability[];
+
+/** Those added after contract 2.0.0: an implementation whose simulation surface stops at 2.0.0 lacks every one. */
+export const AFTER_2_0_0 = ALL_CAPABILITIES.filter((c) => CAPABILITIES[c].since !== "2.0.0");
+
+/** Which capabilities a run has, and why each missing one is missing. */
+export class CapabilitySet {
+  private readonly missing = new Map<Capability, string>();
+
+  constructor(lacking: Iterable<[Capability, string]> = []) {
+    for (const [c, why] of lacking) this.missing.set(c, why);
+  }
+
+  has(...caps: Capability[]): boolean {
+    return caps.every((c) => !this.missing.has(c));
+  }
+
+  /** The first of `caps` that is missing, with why; undefined when all are offered. */
+  lacking(...caps: Capability[]): { capability: Capability; why: string } | undefined {
+    const c = caps.find((x) => this.missing.has(x));
+    return c ? { capability: c, why: this.missing.get(c)! } : undefined;
+  }
+
+  /** Found missing during the run (a planting refused the field it needs): from then on, what needs it is skipped. */
+  lack(c: Capability, why: string): void {
+    if (!this.missing.has(c)) this.missing.set(c, why);
+  }
+
+  /** Every capability, offered or not (with why), for the report. */
+  list(): Array<{ capability: Capability; offered: boolean; why?: string }> {
+    return ALL_CAPABILITIES.map((c) => ({ capability: c, offered: !this.missing.has(c), ...(this.missing.has(c) ? { why: this.missing.get(c) } : {}) }));
+  }
+}
+
+/** How a missing capability is named in the report: its name and what it is. */
+export const describeCapability = (c: Capability) => `capability ${c} (${CAPABILITIES[c].what})`;
+
+/** The simulation operations an implementation may offer, and the capability each is; the sandbox's tooling has none. */
+export const OPERATION_CAPABILITY: Record<string, Capability> = {
+  simCreateStudy: "plant-study", simCreateInterview: "plant-interview", simCompleteInterview: "complete", simAbandonInterview: "abandon",
+  simCreateChat: "plant-chat", simCreateProject: "create-project", simGetFaults: "faults", simPutFaults: "faults", simDeleteFaults: "faults",
+};

@@ -1,0 +1,48 @@
+/**
+ * `--states FILE`: loads an implementer's provider-states module (JavaScript, or TypeScript: through the running
+ * loader when there is one, else through tsx when it is installed). Its default export is a function from StatesEnv
+ * to ProviderStates, or the ProviderStates object itself.
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ProviderStates, StatesEnv } from "./types.ts";
+
+const FUNCTIONS = ["capabilities", "plantStudy", "plantInterview", "completeInterview", "abandonInterview", "plantChat", "createProject", "setFaults", "remove"];
+
+export class StatesModuleError extends Error {}
+
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(resolve(file)).href;
+  try {
+    return await import(url);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (!/\.[cm]?ts$/.test(file) || (code !== "ERR_UNKNOWN_FILE_EXTENSION" && code !== "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING")) throw err;
+  }
+  // A TypeScript module without a loader: tsx, when the implementer has it installed (an optional peer).
+  let api: { tsImport(specifier: string, parent: string): Promise<Record<string, unknown>> };
+  try {
+    api = (await import("tsx/esm/api" as string)) as typeof api;
+  } catch {
+    throw new StatesModuleError(`${file} is TypeScript: install tsx beside the suite (npm install --save-dev tsx), run it under a TypeScript loader (node --import tsx), or compile the module to JavaScript`);
+  }
+  return api.tsImport(url, import.meta.url);
+}
+
+export async function loadStates(file: string, env: StatesEnv): Promise<ProviderStates> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = await importModule(file);
+  } catch (err) {
+    if (err instanceof StatesModuleError) throw err;
+    throw new StatesModuleError(`--states ${file} could not be loaded: ${(err as Error).message}`);
+  }
+  const exported = mod.default ?? mod.states;
+  const states = typeof exported === "function" ? await (exported as (env: StatesEnv) => unknown)(env) : exported;
+  if (states === null || typeof states !== "object") throw new StatesModuleError(`--states ${file} must export default a function (env) => ({ plantStudy, plantInterview, ... }) or that object; it exports ${typeof exported}`);
+  const own = FUNCTIONS.filter((f) => typeof (states as Record<string, unknown>)[f] === "function");
+  const wrong = Object.entries(states as Record<string, unknown>).filter(([k, v]) => FUNCTIONS.includes(k) && typeof v !== "function").map(([k]) => k);
+  if (wrong.length) throw new StatesModuleError(`--states ${file}: ${wrong.join(", ")} must be functions`);
+  if (!own.length) throw new StatesModuleError(`--states ${file} defines none of ${FUNCTIONS.join(", ")}`);
+  return states as ProviderStates;
+}

@@ -1,0 +1,143 @@
+/**
+ * The run's side of provider states: one object the checks and model commands plant through. It asks the module
+ * which capabilities it offers, refuses at once what needs a missing one (`Lacking`, a NOT TESTED that names the
+ * capability), learns a capability is missing when the module says so mid-run, gives what it creates the run's
+ * id in its name, and keeps the list of what was created for the report and for clean-up.
+ */
+import { Lacking } from "../outcomes.ts";
+import { ALL_CAPABILITIES, CapabilitySet, type Capability } from "./capabilities.ts";
+import { chatCapabilities } from "./http.ts";
+import type { CreatedItem, CreatedProject, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedStudy, PlantInterviewInput, PlantStudyInput, ProjectRef, ProviderStates } from "./types.ts";
+
+/** The function behind each capability; a capability of an optional field needs its function too. */
+const FUNCTION_OF: Record<Capability, keyof ProviderStates> = {
+  "plant-study": "plantStudy", "plant-interview": "plantInterview", hold: "plantInterview", complete: "completeInterview", "plant-chat": "plantChat",
+  abandon: "abandonInterview", "created-at": "plantInterview", "interview-link": "plantInterview", "respondent-id": "plantInterview",
+  "hidden-messages": "plantChat", "recorded-parts": "plantChat", "chat-fields": "plantChat", "create-project": "createProject", faults: "setFaults",
+};
+
+const isUnsupported = (err: unknown): err is { capability: Capability; message: string } => (err as { code?: string })?.code === "STATE_UNSUPPORTED";
+
+/** Interview fields and the capability each needs. */
+const interviewNeeds = (input: PlantInterviewInput): Capability[] => [
+  "plant-interview",
+  ...(input.hold ? (["hold"] as const) : []),
+  ...(input.created_at !== undefined || input.completed_at !== undefined ? (["created-at"] as const) : []),
+  ...(input.interview_link !== undefined ? (["interview-link"] as const) : []),
+  ...(input.respondent_id !== undefined ? (["respondent-id"] as const) : []),
+];
+
+export class RunStates {
+  readonly created: CreatedItem[] = [];
+  /** The capabilities the run called on (the coverage check judges the simulation operations behind these only). */
+  readonly used = new Set<Capability>();
+
+  constructor(private readonly provider: ProviderStates, readonly caps: CapabilitySet, readonly runId: string, readonly project: ProjectRef, readonly source: string) {}
+
+  /** Asks the module what it offers; `removed` are taken away whatever it says (--without). */
+  static async open(provider: ProviderStates, options: { runId: string; project: ProjectRef; source: string; allowed: boolean; removed?: Capability[] }): Promise<RunStates> {
+    const lacking: Array<[Capability, string]> = [];
+    if (!options.allowed) {
+      for (const c of ALL_CAPABILITIES) lacking.push([c, "writes are not allowed in this run (--sim or --states allows them)"]);
+      return new RunStates(provider, new CapabilitySet(lacking), options.runId, options.project, options.source);
+    }
+    const said = provider.capabilities ? await provider.capabilities() : ALL_CAPABILITIES;
+    const claimed: Partial<Record<Capability, true | string>> = Array.isArray(said) ? Object.fromEntries(said.map((c) => [c, true])) : said;
+    for (const c of ALL_CAPABILITIES) {
+      if (options.removed?.includes(c)) lacking.push([c, "removed for this run (--without)"]);
+      else if (typeof provider[FUNCTION_OF[c]] !== "function") lacking.push([c, `${options.source} has no ${FUNCTION_OF[c]}`]);
+      else if (claimed[c] !== true) lacking.push([c, typeof claimed[c] === "string" ? claimed[c] : `${options.source} does not offer it`]);
+    }
+    return new RunStates(provider, new CapabilitySet(lacking), options.runId, options.project, options.source);
+  }
+
+  /** A name that carries the run's id, so what a run leaves can be found. */
+  name(base: string): string {
+    return `${base} [${this.runId}]`;
+  }
+
+  has(...caps: Capability[]): boolean {
+    return this.caps.has(...caps);
+  }
+
+  private async call<T>(needs: Capability[], fn: () => Promise<T> | undefined): Promise<T> {
+    const missing = this.caps.lacking(...needs);
+    if (missing) throw new Lacking(missing.capability, missing.why);
+    for (const c of needs) this.used.add(c);
+    try {
+      const result = await fn();
+      if (result === undefined) throw new Lacking(needs[0], `${this.source} returned nothing`);
+      return result;
+    } catch (err) {
+      if (!isUnsupported(err)) throw err;
+      const cap = ALL_CAPABILITIES.includes(err.capability) ? err.capability : needs[needs.length - 1];
+      this.caps.lack(cap, err.message);
+      throw new Lacking(cap, err.message);
+    }
+  }
+
+  private record(item: CreatedItem): void {
+    this.created.push(item);
+  }
+
+  async plantStudy(input: PlantStudyInput, project = this.project): Promise<PlantedStudy> {
+    const body = { ...input, name: this.name(input.name ?? "Conformance study") };
+    const s = await this.call(["plant-study"], () => this.provider.plantStudy?.(body, project));
+    this.record({ kind: "study", id: s.id, name: body.name, project });
+    return s;
+  }
+
+  async plantInterview(input: PlantInterviewInput, project = this.project): Promise<PlantedInterview> {
+    const i = await this.call(interviewNeeds(input), () => this.provider.plantInterview?.(input, project));
+    this.record({ kind: "interview", id: i.id, name: input.reference_id, project });
+    return i;
+  }
+
+  completeInterview(id: string, project = this.project): Promise<PlantedInterview> {
+    return this.call(["complete"], () => this.provider.completeInterview?.(id, project));
+  }
+
+  abandonInterview(id: string, project = this.project): Promise<PlantedInterview> {
+    return this.call(["abandon"], () => this.provider.abandonInterview?.(id, project));
+  }
+
+  async plantChat(input: PlantChatInput, project = this.project): Promise<PlantedChat> {
+    const c = await this.call(["plant-chat", ...chatCapabilities(input)], () => this.provider.plantChat?.(input, project));
+    this.record({ kind: "chat", id: c.id, ...(input.title ? { name: input.title } : {}), project });
+    return c;
+  }
+
+  async createProject(base: string, project = this.project): Promise<CreatedProject> {
+    const name = this.name(base);
+    const p = await this.call(["create-project"], () => this.provider.createProject?.({ name }, project));
+    this.record({ kind: "project", id: p.id ?? "(no id given)", name, project: { apiKey: p.api_key } });
+    return p;
+  }
+
+  async setFaults(settings: FaultSettings | null, project = this.project): Promise<void> {
+    await this.call(["faults"], async () => (await this.provider.setFaults?.(settings, project), true));
+    if (settings !== null && !this.created.some((c) => c.kind === "faults" && c.project.apiKey === project.apiKey)) this.record({ kind: "faults", id: "fault settings", project });
+  }
+
+  /** Notes a webhook the run configured (removed at the end through DELETE /v1/webhooks). */
+  webhook(url: string, project = this.project): void {
+    if (!this.created.some((c) => c.kind === "webhook" && c.project.apiKey === project.apiKey)) this.record({ kind: "webhook", id: url, project });
+  }
+
+  /** Removes what the module can remove; returns each item with what became of it. */
+  async cleanup(removeWebhook: (project: ProjectRef) => Promise<boolean>): Promise<Array<CreatedItem & { removed: boolean }>> {
+    const out: Array<CreatedItem & { removed: boolean }> = [];
+    for (const item of this.created) {
+      let removed = false;
+      try {
+        if (item.kind === "webhook") removed = await removeWebhook(item.project);
+        else if (item.kind === "faults" && this.has("faults")) removed = (await this.provider.setFaults?.(null, item.project), true);
+        else if (this.provider.remove) removed = await this.provider.remove(item);
+      } catch {
+        removed = false;
+      }
+      out.push({ ...item, removed });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,123 @@
+// The suite on servers that are not shaped like ours: the reference server with each simulation capability removed
+// in turn, with every capability added after contract 2.0.0 removed at once, with its surface renamed and driven
+// through a states module, and with no simulation surface at all. Whatever part of the surface a server offers, the
+// run finds it without side effects, removes only what needs the rest, names it, and the model still runs and catches
+// the broken variants whose capabilities remain.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runConformance, type Report, type RunOptions } from "../../conformance/src/run.ts";
+import { AFTER_2_0_0, ALL_CAPABILITIES, type Capability } from "../../conformance/src/states/capabilities.ts";
+import { startServer } from "../../server/src/testing.ts";
+import { modelVariants } from "./broken/model-variants.ts";
+import { BrokenProxy, type Mutation } from "./broken/proxy.ts";
+import { compose, noSurface, surface200, withoutCapabilities } from "./broken/surfaces.ts";
+import { ACME, GLOBEX } from "./broken/variants.ts";
+import { adminSurface } from "./surfaces/admin-surface.ts";
+
+const DELAYS = [400, 800, 1200];
+const certDir = mkdtempSync(join(tmpdir(), "surfaces-receiver-"));
+const serverOptions = { webhookRetryDelaysMs: DELAYS, simProcessingMs: 50, webhookTimeoutMs: 2000, validateResponses: true, webhookCaFile: join(certDir, "ca.pem") };
+const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
+
+/** Runs the suite against its own reference server behind `mutation`. */
+async function against(mutation: Mutation, extra: Partial<RunOptions>): Promise<Report> {
+  const server = await startServer(serverOptions);
+  const proxy = new BrokenProxy(server.origin, mutation);
+  await proxy.start();
+  try {
+    return await runConformance({
+      baseUrl: proxy.baseUrl, apiKey: ACME, otherKey: GLOBEX, publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: true, seed: randomSeed(), runs: 6, level: "seed",
+      webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, webhookWaitMs: 5_000, timeoutMs: 10_000, receiverCertDir: certDir, modelBudgetMs: 12_000, ...extra,
+    });
+  } finally {
+    await proxy.close();
+    await server.close();
+  }
+}
+
+const failures = (report: Report) => report.results.flatMap((r) => r.failures.map((f) => `${r.name}: ${f.rule}: ${f.message}`));
+const model = (report: Report) => report.results.find((r) => r.name === "model")!;
+const sequences = (report: Report) => model(report).properties.find((p) => p.label === "model-based run")?.ran ?? 0;
+
+/** The capabilities a model variant needs to be revealed at all (the rest of its sequence is reachable without any). */
+const VARIANT_NEEDS: Record<string, Capability[]> = {
+  "model.none-without-webhook": ["plant-interview"], "model.sent-to-current": ["plant-interview"], "model.rest-at-delivery": ["plant-interview", "hold", "complete"],
+  "model.message-visibility": ["plant-chat", "hidden-messages"], "model.message-cursor": ["plant-chat", "hidden-messages"], "model.interview-filter": ["plant-interview"],
+  "model.abandoned-silent": ["plant-interview", "hold", "abandon"], "model.credentials": [], "model.nullable-listed": ["plant-chat"],
+};
+
+describe.concurrent("each simulation capability removed in turn", () => {
+  for (const cap of ALL_CAPABILITIES) {
+    it(`finds ${cap} missing without side effects, names it, and still runs the model`, async () => {
+      const report = await against(withoutCapabilities([cap]), { only: ["auth", "model"] });
+      expect(failures(report), `seed ${report.seed}`).toEqual([]);
+      const missing = report.states.capabilities.filter((c) => !c.offered);
+      expect(missing.map((c) => c.capability), `seed ${report.seed}`).toContain(cap);
+      expect(missing.find((c) => c.capability === cap)!.why).toMatch(/answered (404|400)|no (interviews|chats) can be planted/);
+      expect(model(report).status, `seed ${report.seed}: ${model(report).reason}`).toBe("passed");
+      expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(3);
+      // A probe never created anything: only the model's own plantings are listed (each carries the run's id).
+      for (const c of report.created.filter((x) => x.name && x.kind === "study")) expect(c.name).toContain(report.runId);
+    }, 90_000);
+  }
+});
+
+describe("the simulation surface of contract 2.0.0", () => {
+  it("runs the model with at least 15 sequences and names every capability it lacks", async () => {
+    const report = await against(surface200(), { only: ["model"], runs: 20, modelBudgetMs: 45_000 });
+    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability).sort()).toEqual([...AFTER_2_0_0].sort());
+    expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(15);
+    expect(model(report).notes.join("\n")).toMatch(/not drawn: abandonInterview \(needs capability abandon/);
+  }, 120_000);
+
+  describe.concurrent("catches every model variant whose capabilities remain", () => {
+    const offered = ALL_CAPABILITIES.filter((c) => !AFTER_2_0_0.includes(c));
+    for (const variant of modelVariants().filter((v) => (VARIANT_NEEDS[v.rule!] ?? ["unknown"]).every((c) => offered.includes(c)))) {
+      it(`catches "${variant.mutation.name}" on a 2.0.0 surface at --level seed and a random --seed`, async () => {
+        const report = await against(compose(`2.0.0 and ${variant.mutation.name}`, surface200(), variant.mutation), { only: ["model"], runs: 40, modelBudgetMs: 60_000 });
+        const caught = model(report);
+        const rules = variant.rules ?? [variant.rule!];
+        expect(caught.failures.some((f) => rules.includes(f.rule)), `seed ${report.seed}: ${JSON.stringify(caught.failures.map((f) => f.rule))} ${caught.reason ?? ""}`).toBe(true);
+      }, 120_000);
+    }
+  });
+});
+
+describe("a renamed simulation surface driven through a states module", () => {
+  const states = join(import.meta.dirname, "surfaces", "admin-states.ts");
+
+  it("passes a correct server with every capability offered and nothing NOT TESTED", async () => {
+    const report = await against(adminSurface, { states, sim: false, only: ["auth", "chats", "fields", "truncation", "capacity", "windows", "webhooks", "model", "pagination"] });
+    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(report.states.source).toContain("admin-states.ts");
+    expect(report.states.capabilities.every((c) => c.offered)).toBe(true);
+    expect(report.untested).toEqual([]);
+    expect(sequences(report)).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+
+  it("catches a sequence variant through it", async () => {
+    const variant = modelVariants().find((v) => v.rule === "model.credentials")!;
+    const report = await against(compose("admin surface and case-insensitive keys", adminSurface, variant.mutation), { states, sim: false, only: ["model"], runs: 40, modelBudgetMs: 60_000 });
+    expect(model(report).failures.map((f) => f.rule), `seed ${report.seed}`).toContain("model.credentials");
+  }, 120_000);
+});
+
+describe("no simulation surface at all", () => {
+  it("judges what the data already there allows, runs the model on webhooks and reads, and names every capability it lacks", async () => {
+    const report = await against(noSurface(), { only: undefined, runs: 6, allowUntested: false, metricsEngine: undefined });
+    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(report.states.capabilities.every((c) => !c.offered)).toBe(true);
+    expect(model(report).status).toBe("passed");
+    expect(sequences(report)).toBeGreaterThanOrEqual(3);
+    for (const name of ["schema", "pagination", "isolation", "filters", "truncation", "deprecated", "parameters"]) expect(report.results.find((r) => r.name === name)!.status, name).not.toBe("failed");
+    expect(report.untested.join("\n")).toMatch(/capability plant-chat/);
+    expect(report.untested.join("\n")).toMatch(/capability plant-study/);
+    const notTested = report.statements.filter((s) => s.verdict === "not_tested");
+    expect(notTested.length).toBeGreaterThan(0);
+    for (const s of notTested) expect(s.reason, s.id).toBeTruthy();
+    expect(report.exitCode).toBe(3);
+  }, 150_000);
+});
