@@ -77,8 +77,10 @@ const PLANS: Record<string, Plan> = {
     },
   },
   conformance: {
+    // The provider-states interface a --states module is written against: its declarations, and its runtime (the errors).
+    tsc: "declarations",
     bundle: {
-      entries: { cli: "cli.ts" },
+      entries: { cli: "cli.ts", "states/index": "src/states/index.ts" },
       external: ["ajv", "ajv-formats", "commander", "eventsource-parser", "fast-check", "selfsigned"],
       assets: ["generated/openapi.json"],
       commands: ["cli"],

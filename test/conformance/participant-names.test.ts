@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConformance } from "../../conformance/src/run.ts";
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
 import { BrokenProxy } from "./broken/proxy.ts";
+import { seedOnly } from "./broken/seed-only.ts";
 import { ACME } from "./broken/variants.ts";
 
 const PK = "pk_live_acme_0123456789abcdef0123456789abcdef";
@@ -47,5 +48,22 @@ describe("participant: trigger rules found by shape, their name a contract pin",
     });
     const participant = report.results.find((r) => r.name === "participant")!;
     expect(participant.failures.map((f) => f.rule)).toContain("participant.config");
+  });
+
+  it("launches a rule that carries no token with the fields it does carry, before declaring anything NOT TESTED", async () => {
+    const tokenless = new BrokenProxy(server.origin, seedOnly);
+    await tokenless.start();
+    try {
+      const report = await runConformance({
+        baseUrl: tokenless.baseUrl, apiKey: ACME, publicKey: PK, sim: false, seed: 3, runs: 2, level: "seed", only: ["participant"],
+        webhookRetryDelaysMs: [400, 800, 1200], webhookBudgetMs: 5_000, timeoutMs: 10_000,
+      });
+      const participant = report.results.find((r) => r.name === "participant")!;
+      expect(participant.untested, JSON.stringify(participant.untested)).toEqual([]);
+      expect(participant.status, JSON.stringify(participant.failures)).toBe("passed");
+      expect(participant.rules.find((r) => r.id === "participant.decision")).toEqual({ id: "participant.decision", failed: false });
+    } finally {
+      await tokenless.close();
+    }
   });
 });

@@ -157,6 +157,26 @@ export const CONSUMERS: Record<string, Consumer> = {
     `,
     expected: { memory: 0.5, sql: "The SQL engine needs DuckDB: install the optional peer dependency with `npm install @duckdb/node-api` (the in-memory engine needs nothing more).", files: [1, "2026-03-29T01:00:00.001Z"], srm: 1 },
   },
+  conformance: {
+    lib: ["ES2022"],
+    types: `
+      import { defineStates, StateRefused, type PlantStudyInput, type ProviderStates } from "@service/api-conformance/states";
+      export default defineStates((env) => ({
+        capabilities: () => ["plant-study"],
+        plantStudy: async (input: PlantStudyInput, project) => {
+          if (!input.name) throw new StateRefused("invalid", "a study needs a name");
+          return { id: \`\${env.runId}-\${project.apiKey.length}\` };
+        },
+      }));
+      export const none: ProviderStates = {};
+    `,
+    run: `
+      import { ALL_CAPABILITIES, AFTER_2_0_0, StateRefused, defineStates } from "@service/api-conformance/states";
+      const module = defineStates(() => ({}));
+      console.log(JSON.stringify({ code: new StateRefused("final", "done").code, capabilities: ALL_CAPABILITIES.length, after: AFTER_2_0_0.length, module: typeof module }));
+    `,
+    expected: { code: "STATE_REFUSED", capabilities: 14, after: 9, module: "function" },
+  },
   mobile: {
     lib: ["ES2023"],
     jsx: true,

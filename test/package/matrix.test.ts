@@ -230,6 +230,38 @@ describe("consumers run under Node, and the commands run from fresh installs", (
     expect(r.results.map((x: { name: string; status: string }) => [x.name, x.status])).toEqual([["schema", "passed"], ["auth", "passed"], ["deprecated", "passed"]]);
   }, 120_000);
 
+  it("npx api-conformance plants through a JavaScript --states module, and says how to load a TypeScript one", () => {
+    const dir = project("conformance");
+    // A module over the sandbox's /_sim that offers studies only: what needs the rest is NOT TESTED, naming it.
+    writeFileSync(join(dir, "states.mjs"), [
+      "export default (env) => ({",
+      "  capabilities: () => ['plant-study'],",
+      "  async plantStudy(input, project) {",
+      "    const res = await fetch(env.baseUrl + '/_sim/studies', { method: 'POST', headers: { authorization: 'Bearer ' + project.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(input) });",
+      "    return res.json();",
+      "  },",
+      "});",
+    ].join("\n"));
+    const report = join(dir, "states-report.json");
+    execFileSync("npx", ["--no-install", "api-conformance", "--base-url", sandboxBase, "--api-key", ACME, "--states", "states.mjs", "--only", "windows", "--seed", "1", "--allow-untested", "--report", "json", report], { cwd: dir, encoding: "utf8", env: npmEnv });
+    const r = JSON.parse(readFileSync(report, "utf8"));
+    expect(r.results.map((x: { name: string; status: string }) => [x.name, x.status])).toEqual([["windows", "passed"]]);
+    expect(r.untested.join("\n")).toMatch(/capability (plant-interview|created-at)/);
+    expect(r.created.filter((c: { kind: string }) => c.kind === "study").length).toBeGreaterThan(2);
+    writeFileSync(join(dir, "states.ts"), "export default () => ({ plantStudy: async (input: { name?: string }) => ({ id: String(input.name) }) });\n");
+    let failure: { status?: number; stderr?: string } = {};
+    try {
+      execFileSync("npx", ["--no-install", "api-conformance", "--base-url", sandboxBase, "--api-key", ACME, "--states", "states.ts", "--only", "windows"], { cwd: dir, encoding: "utf8", env: npmEnv, stdio: ["ignore", "pipe", "pipe"] });
+    } catch (err) {
+      failure = err as typeof failure;
+    }
+    // Node 20 has no type stripping: without tsx installed, the suite says how to load the module (exit 2).
+    if (!(process.features as { typescript?: unknown }).typescript) {
+      expect(failure.status).toBe(2);
+      expect(String(failure.stderr)).toContain("install tsx");
+    }
+  }, 120_000);
+
   it("npx api-metrics computes a metric from CSV files, and names the missing DuckDB for --engine sql", () => {
     const dir = project("metrics");
     writeFileSync(join(dir, "exposures.csv"), "user_id,variant,exposed_at\na,control,2026-01-01T00:00:00Z\nb,control,2026-01-01T00:00:00Z\n");

@@ -12,7 +12,7 @@ import { byHeadroom } from "../data.ts";
 import { Http } from "../http.ts";
 import {
   AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, CreateProject, DeleteWebhook, ForgedKey, GetWebhook, KIND_NEEDS,
-  ListInterviews, ListMessages, MessageCursor, OtherProject, PlantChat, PlantStudy, PutWebhook, ReadChat, ReadExperiments, ReadInterview, ReadStudy, settle, StartInterview,
+  Launch, ListInterviews, ListMessages, MessageCursor, OtherProject, PlantChat, PlantStudy, PutWebhook, ReadChat, ReadExperiments, ReadInterview, ReadStudy, settle, StartBackdated, StartInterview,
   WalkChats, WalkInterviews, type MessageKind,
 } from "../model/commands/index.ts";
 import { r } from "../model/rules.ts";
@@ -30,7 +30,7 @@ export const SEQUENCE_RETRY_MS = 6_000;
  * The command arbitraries the target's capabilities allow; repeats weight the mix toward the transitions that interact
  * (webhook changes and completions). Returns them with the commands left out and why.
  */
-export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retryDelaysMs: number[] = []): { arbitraries: Arb[]; left: string[] } {
+export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retryDelaysMs: number[] = [], withPublicKey = false): { arbitraries: Arb[]; left: string[] } {
   const left: string[] = [];
   const out: Arb[] = [];
   const add = (needs: Capability[], name: string, ...arbs: Arb[]) => {
@@ -45,6 +45,7 @@ export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retr
   add(StartInterview.needs, "startInterview", viaLink.map((l) => new StartInterview(l)), viaLink.map((l) => new StartInterview(l)), viaLink.map((l) => new StartInterview(l)));
   const complete = fc.nat(7).map((n) => new CompleteInterview(n));
   add(CompleteInterview.needs, "completeInterview", complete, complete, complete, complete);
+  add(StartBackdated.needs, "startBackdated", fc.constantFrom<"last week" | "this week" | "last month">("last week", "this week", "last month").map((x) => new StartBackdated(x)));
   add(CompleteMany.needs, "completeMany", fc.integer({ min: 2, max: 3 }).map((n) => new CompleteMany(n)));
   if (retryDelaysMs.reduce((a, b) => a + b, 0) <= SEQUENCE_RETRY_MS) {
     const answers = fc.array(fc.constantFrom(200, 204, 500, 503, 401, 404), { minLength: 1, maxLength: 4 });
@@ -65,6 +66,8 @@ export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retr
   if (withOther) add([], "otherProject", fc.boolean().map((b) => new OtherProject(b)));
   else left.push("otherProject (needs --other-key)");
   add(CreateProject.needs, "createProject", fc.constant(new CreateProject()));
+  if (withPublicKey) add([], "launch", fc.constant(new Launch()));
+  else left.push("launch (needs --public-key)");
   if (!caps.has("hidden-messages")) left.push(`hidden-branch messages in planted chats (needs capability hidden-messages)`);
   if (!caps.has("recorded-parts")) left.push(`internal-only messages in planted chats (needs capability recorded-parts)`);
   if (!caps.has("interview-link")) left.push(`interviews started through the study's link (needs capability interview-link)`);
@@ -101,9 +104,10 @@ export const modelCheck: Check = {
     const live: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
     const wanted = sequencesFor(ctx.options.runs);
     const budget = ctx.options.modelBudgetMs ?? MODEL_BUDGET_MS;
-    const { arbitraries, left } = commandArbitraries(!!ctx.other, ctx.states.caps, ctx.options.webhookRetryDelaysMs);
+    const { arbitraries, left } = commandArbitraries(!!ctx.other, ctx.states.caps, ctx.options.webhookRetryDelaysMs, !!ctx.options.publicKey);
     for (const l of left) ctx.note(`model: not drawn: ${l}`);
-    const sequence = async (cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge) => runSequence(ctx, receiver, ++seq, cmds, judge, (m) => void (answers = m.answers));
+    const projectPool: string[] = [];
+    const sequence = async (cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge) => runSequence(ctx, receiver, ++seq, cmds, judge, (m) => void (answers = m.answers), projectPool);
     try {
       const done = await ctx.holds(
         "model-based run",
@@ -147,10 +151,10 @@ async function sequenceStudy(ctx: Ctx, m: Model): Promise<void> {
 }
 
 /** One sequence from a fresh start (no webhook on either project, the sequence's study, what the capabilities allow); returns its curl log. */
-async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge, started: (m: Model) => void): Promise<string[]> {
+async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge, started: (m: Model) => void, projectPool: string[]): Promise<string[]> {
   const m = newModel(seq);
   started(m);
-  const w: World = { ctx, http: ctx.http, other: ctx.other, receiver, judge, log: [], completedAt: new Map() };
+  const w: World = { ctx, http: ctx.http, other: ctx.other, receiver, judge, log: [], completedAt: new Map(), projectPool };
   ctx.http.tap = (curl) => w.log.push(curl);
   if (ctx.other) ctx.other.tap = (curl) => w.log.push(`${curl}   # the other project's key`);
   try {

@@ -14,7 +14,7 @@ const r = rules("participant", {
   "prompt-events": contract("participant endpoints", "prompt events are idempotent by eventId, and an unknown phase is a 400"),
 });
 
-interface FoundRules {
+export interface FoundRules {
   /** Where the rules are in the config, and where the contract puts them. */
   field: string;
   contractField: string;
@@ -30,7 +30,7 @@ interface FoundRules {
  * list), so any array of objects with a token-like and an event-like string field is taken, and the name is a
  * contract difference, not a reason to leave the seed's launch decision untested.
  */
-function triggerRules(ctx: Ctx, config: any): FoundRules | null {
+export function triggerRules(ctx: Pick<Ctx, "contract">, config: any): FoundRules | null {
   if (config === null || typeof config !== "object") return null;
   const schema = ctx.contract.resolve(ctx.contract.byId("getParticipantConfig").op.responses["200"].content["application/json"].schema);
   const rulesField = Object.keys(schema.properties ?? {}).find((k) => ctx.contract.resolve(schema.properties[k].items)?.properties?.launchToken) ?? "triggerRules";
@@ -69,7 +69,7 @@ function triggerRules(ctx: Ctx, config: any): FoundRules | null {
  * The launch requests to try for a rule, in order: the contract's (token and event), the same in snake_case, then the
  * rule's own fields as they are (what an implementation's rules carry is what its launch takes), in both cases.
  */
-function launchBodies(found: FoundRules, rule: any): unknown[] {
+export function launchBodies(found: FoundRules, rule: any): unknown[] {
   const carried = Object.fromEntries(Object.entries(rule).filter(([, v]) => v === null || typeof v !== "object"));
   const out: unknown[] = [];
   if (found.token) out.push({ referenceId: "conformance_user", launchToken: rule[found.token], triggerEvent: rule[found.event] });

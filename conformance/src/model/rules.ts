@@ -32,6 +32,8 @@ export const r = rules("model", {
   timestamps: seed("Interview: created_at, started_at, completed_at", "along any sequence an interview's created_at never changes, and once it completes its completed_at is set, is not before started_at, and never changes", ["interview.created-at", "interview.started-at", "interview.completed-at", "transitions.interview"]),
   "list-walk": seed("Endpoints: limit and starting_after; List envelope: has_more", "a list walked page by page with has_more and starting_after while the sequence adds, completes or plants items between pages lists no item twice and skips none that stayed in it throughout", ["endpoints.starting-after", "endpoints.next-page", "list.has-more", "endpoints.chats-stable", "endpoints.list-interviews", "endpoints.list-chats"]),
   experiments: seed("Endpoints: GET /v1/experiments, per-experiment stats for all active experiments; Versioning 3", "every read of the deprecated endpoint carries Deprecation and Sunset, lists the sequence's study exactly when it is active, with the limits and accepting_responses its retrieval shows", ["endpoints.experiments", "versioning.deprecated"]),
+  launch: seed("Participant endpoints: launches return a decision object whose mode is webview, external_browser or not_eligible", "at any point of a sequence, a launch from the trigger config answers a decision with one of the three modes", ["participant.launches"]),
+  window: seed("Study: limits.*.used, interviews used in the current billing period and this week (Monday to Sunday, UTC)", "interviews started before this week (or this month) do not count in limits.weekly.used (or limits.monthly.used) of the sequence's study; those started within it do", ["study.weekly-used", "study.monthly-used", "limits.caps"]),
   credentials: seed("Authentication 1 and 4", "a key that differs from a valid one (one character changed, cut short, lengthened, another case, the bare prefix) answers 401 at every step", ["auth.401", "auth.bearer", "errors.401", "auth.key-prefix"]),
 });
 
@@ -59,7 +61,9 @@ export const COMMAND_DOCS: Record<string, string> = {
   completeWithAnswers: "a completion whose attempts the receiver answers as chosen (2xx, 4xx, 5xx): retried after the configured delays, at most three times, none after a 2xx (drawn when the retry schedule is short enough for a sequence)",
   walkInterviews: "the study's interviews walked at limit 1 to 3, with or without status=started, while one is started and one completed between pages",
   walkChats: "the chat list walked at a small limit while a chat is planted between pages: no chat twice, none skipped, hidden ones never",
-  createProject: "a project created during the sequence: its lists hold nothing of ours, our ids read 404, and its own webhook never hears of our interviews",
+  createProject: "a project created during the run (at most two, shared by its sequences; nothing is planted in them): its lists hold nothing of ours, our ids read 404, no webhook until it sets one, and that webhook never hears of our interviews",
+  launch: "with --public-key: the trigger config, and a launch from its first rule (with what the rule carries): a decision of one of the three modes",
+  startBackdated: "an interview planted held at an instant an hour before this week, earlier this week, or an hour before this month (capability created-at): it counts in the windows it falls in",
   readExperiments: "GET /v1/experiments twice: Deprecation and Sunset each time, the sequence's study listed exactly when active, with its retrieval's limits and accepting_responses",
 };
 
@@ -89,4 +93,18 @@ export const COMMAND_STATEMENTS: Record<string, string[]> = {
   walkChats: ["endpoints.starting-after", "endpoints.next-page", "list.has-more", "endpoints.chats-stable", "endpoints.list-chats", "chat.visible-only"],
   createProject: ["auth.scope", "errors.retrieval-404", "service.key-scope", "events.sent-to", "errors.webhook-404"],
   readExperiments: ["endpoints.experiments", "versioning.deprecated"],
+  launch: ["participant.launches", "participant.config"],
+  startBackdated: ["study.weekly-used", "study.monthly-used", "limits.caps", "study.accepting"],
 };
+
+/** Parts of the seed's state that no command reaches, and why (for the README). */
+export const UNREACHABLE: Array<[string, string]> = [
+  ["the receiver timeout within a sequence", "watching it costs the timeout (10 s by the seed) per attempt; the retries check observes it with --slow-receiver"],
+  ["retries on the seed's schedule (10 s, 1 min, 5 min)", "a sequence cannot wait minutes; completeWithAnswers is drawn when the configured schedule totals 6 s or less, and the retries check watches any schedule within --webhook-budget-ms"],
+  ["releases", "nothing in the seed changes a release, and no capability plants one: the pagination, filters and fields checks judge the server's own releases"],
+  ["study status transitions", "the seed shows none (States and transitions: not shown); plantStudy plants each status instead"],
+  ["tool call state transitions", "not shown in the seed, and no message changes after it is recorded; the fields check judges planted states"],
+  ["a launch's dependence on study state", "the seed leaves targeting and eligibility to the server; launch holds every decision to the three modes at any point of a sequence"],
+  ["API key creation, revocation and rotation", "done in the product UI, with no API (Authentication 2 and 9); createProject plants a project with its key"],
+  ["the mobile library's invite lifecycle", "a client-side state machine: the React Native package's own model test drives it"],
+];

@@ -103,6 +103,12 @@ export interface World {
   log: string[];
   /** When each expected interview completed (for latency). */
   completedAt: Map<string, number>;
+  /**
+   * The projects created during the run, shared by its sequences: at most two are created, later createProject
+   * commands take one of them (nothing is ever planted in them, and their webhooks go at each sequence's end, so
+   * each is as fresh as a new one, and a run does not fill the service with projects it cannot remove).
+   */
+  projectPool: string[];
 }
 
 export const hookPath = (m: Model, name: string) => `/hook/m${m.seq}/${name}`;

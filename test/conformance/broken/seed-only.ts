@@ -6,9 +6,10 @@
  * - studies and interviews are listed oldest first, releases break ties by id ascending;
  * - an unknown cursor on lists other than messages gives an empty page; unknown query parameters are ignored;
  * - a non-UUID path id is a 404; plain http:// webhook URLs are refused (HTTPS only, as the seed says);
- * - the experiments body and the participant shapes are its own, and the deprecated endpoint has no Link.
+ * - the experiments body and the participant shapes are its own (snake_case; trigger rules carry no token, and a
+ *   launch names its rule by launch_rule_id), and the deprecated endpoint has no Link.
  */
-import type { Exchange, Mutation } from "./proxy.ts";
+import type { BrokenProxy, Exchange, Mutation } from "./proxy.ts";
 
 const LISTS: Record<string, { key: string; desc: boolean; tieDesc: boolean }> = {
   "/api/v1/studies": { key: "created_at", desc: false, tieDesc: false },
@@ -66,12 +67,37 @@ function snake(value: any): any {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snake(v)]));
 }
 
+/**
+ * Its participant config in snake_case, and rules that carry no token (the seed shows none): a rule is launched by its
+ * `launch_rule_id`, which the proxy turns back into the reference server's signed token.
+ */
+function tokenlessRules(ex: Exchange, proxy: BrokenProxy): void {
+  if (ex.path !== "/api/v1/interview-participant/config" || ex.status !== 200) return;
+  for (const list of [ex.body?.trigger_rules, ex.body?.audience_matches]) {
+    for (const rule of Array.isArray(list) ? list : []) {
+      proxy.memory.set(`token ${rule.launch_rule_id}`, rule.launch_token);
+      delete rule.launch_token;
+      delete rule.launch_token_expires_at;
+    }
+  }
+}
+
+function launchByRule(ex: Pick<Exchange, "method" | "path" | "requestBody">, proxy: BrokenProxy): void {
+  const b = ex.requestBody;
+  if (ex.method !== "POST" || ex.path !== "/api/v1/interview-participant/launches" || !b || typeof b !== "object") return;
+  const rule = b.launch_rule_id ?? b.launchRuleId;
+  if (b.launchToken !== undefined || b.inviteCode !== undefined || rule === undefined) return;
+  const token = proxy.memory.get(`token ${rule}`);
+  ex.requestBody = { referenceId: b.reference_id ?? b.referenceId ?? null, ...(token ? { launchToken: token } : { inviteCode: "unknown-rule" }), ...(b.trigger_event ?? b.event_name ? { triggerEvent: b.trigger_event ?? b.event_name } : {}) };
+}
+
 export const seedOnly: Mutation = {
   name: "a server that follows only the seed",
-  request(ex) {
+  request(ex, proxy) {
     for (const name of [...ex.query.keys()]) if (!KNOWN.has(name)) ex.query.delete(name);
+    launchByRule(ex, proxy);
   },
-  async response(ex) {
+  async response(ex, proxy) {
     if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && typeof ex.requestBody?.url === "string" && ex.requestBody.url.startsWith("http://") && ex.status < 300) {
       // Refused before it was stored: undo what the upstream stored, then answer 400.
       await ex.upstream("/api/v1/webhooks", { method: "DELETE", headers: { authorization: ex.requestHeaders.authorization ?? "" } });
@@ -86,6 +112,7 @@ export const seedOnly: Mutation = {
       if (ex.status === 200) ex.body = { experiments: ex.body.data, usage: ex.body.usage };
     }
     if (ex.path.startsWith("/api/v1/interview-participant/") && ex.status < 300) ex.body = snake(ex.body);
+    tokenlessRules(ex, proxy);
     if (ex.status >= 400 && ex.body?.error && typeof ex.body.error === "object") {
       const { message, details } = ex.body.error;
       ex.body = { error: message, ...(details ? { details: details.map((d: any) => ({ loc: [d.location, d.field], msg: d.message })) } : {}) };

@@ -61,7 +61,7 @@ export class ForgedKey extends Command {
 }
 
 /**
- * A project created during the sequence: it lists nothing of this project's, reads this sequence's ids as 404, has no
+ * A project created during the run (at most two, shared by the sequences): it lists nothing of this project's, reads this sequence's ids as 404, has no
  * webhook until it sets one, and the webhook it sets never hears of this project's interviews (judged in settle).
  */
 export class CreateProject extends Command {
@@ -69,7 +69,8 @@ export class CreateProject extends Command {
   static override needs: Capability[] = ["create-project"];
   override check = (m: Readonly<Model>) => m.projects.length < 2;
   protected async act(m: Model, w: World) {
-    const { api_key: key } = await w.ctx.states.createProject(`Model project ${m.seq}`);
+    if (w.projectPool.length < 2) w.projectPool.push((await w.ctx.states.createProject(`Model project ${m.seq}`)).api_key);
+    const key = w.projectPool[m.projects.length % w.projectPool.length];
     const hook = await w.http.req("/v1/webhooks", { key });
     w.judge.expect(r["project-isolation"], hook.status === 404, `GET /v1/webhooks of a project created during the sequence answered ${hook.status}, not 404 (none configured)`, hook);
     const url = new URL(w.receiver.url);

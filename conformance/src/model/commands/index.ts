@@ -1,7 +1,22 @@
-/** Every model command, by resource. */
+/** Every model command, by resource, and the capabilities each needs (for the README's command table). */
+import type { Capability } from "../../states/capabilities.ts";
+import { CreateProject } from "./access.ts";
+import { PlantChat, WalkChats } from "./chats.ts";
+import { AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, StartBackdated, StartInterview, WalkInterviews } from "./interviews.ts";
+import { PlantStudy } from "./studies.ts";
+
 export { CreateProject, ForgedKey, OtherProject } from "./access.ts";
 export { settle } from "./base.ts";
 export { KIND_NEEDS, ListMessages, MessageCursor, PlantChat, ReadChat, WalkChats, type MessageKind } from "./chats.ts";
-export { AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, ListInterviews, ReadInterview, StartInterview, WalkInterviews } from "./interviews.ts";
+export { AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, ListInterviews, ReadInterview, StartBackdated, StartInterview, WalkInterviews } from "./interviews.ts";
+export { Launch } from "./participant.ts";
 export { PlantStudy, ReadExperiments, ReadStudy } from "./studies.ts";
 export { DeleteWebhook, GetWebhook, PutWebhook } from "./webhooks.ts";
+
+/** Command name -> the provider-states capabilities it needs (commands needing none are absent). */
+export const COMMAND_NEEDS: Record<string, Capability[]> = {
+  startInterview: StartInterview.needs, startBackdated: StartBackdated.needs, completeInterview: CompleteInterview.needs, completeMany: CompleteMany.needs,
+  completeWithAnswers: CompleteWithAnswers.needs, completeWhileReading: CompleteWhileReading.needs, abandonInterview: AbandonInterview.needs,
+  completeAbandoned: CompleteAbandoned.needs, walkInterviews: WalkInterviews.needs, plantStudy: PlantStudy.needs, plantChat: PlantChat.needs,
+  walkChats: WalkChats.needs, createProject: CreateProject.needs,
+};

@@ -1,5 +1,6 @@
 /** Model commands on studies: read (counts, usage, acceptance by the seed's rule), planted in any status, and the deprecated experiments report. */
 import type { Capability } from "../../states/capabilities.ts";
+import { monthStart, weekStart } from "../../checks/windows.ts";
 import { r } from "../rules.ts";
 import { EMPTY_BASE, type Model, type World } from "../world.ts";
 import { Command } from "./base.ts";
@@ -15,13 +16,22 @@ export class ReadStudy extends Command {
     const base = m.study!.base;
     const done = base.interviewCount + [...m.interviews.values()].filter((i) => i.status === "completed").length;
     w.judge.expect(r["interview-count"], s.interview_count === done, `interview_count is ${s.interview_count}, but ${done} of the study's interviews have completed${base.interviewCount ? ` (${base.interviewCount} before the sequence)` : ""}`, reply);
-    const created = m.interviews.size;
+    // Each window counts the interviews created in it (our pin: from creation); the seed's reading allows counting at
+    // completion too, so its bounds are: the completed ones created in it, up to every one created in it plus the ones
+    // created before it and completed since.
+    const now = Date.now();
+    const all = [...m.interviews.values()];
     for (const window of ["weekly", "monthly"] as const) {
+      const start = window === "weekly" ? weekStart(now) : monthStart(now);
       const used = s.limits?.[window]?.used;
       const before = window === "weekly" ? base.weeklyUsed : base.monthlyUsed;
-      const completedNow = done - base.interviewCount;
-      w.judge.expect(r["used-bounds"], typeof used === "number" && used >= before + completedNow && used <= before + created, `limits.${window}.used is ${used}, outside ${before + completedNow} completed to ${before + created} created`, reply);
-      w.judge.expect(r["used-on-start"], used === before + created, `limits.${window}.used is ${used}, not the ${before + created} interviews created`, reply);
+      const inside = all.filter((i) => i.created >= start);
+      const outsideDone = all.filter((i) => i.created < start && i.status === "completed").length;
+      const low = before + inside.filter((i) => i.status === "completed").length;
+      const high = before + inside.length + outsideDone;
+      const earlier = all.length - inside.length;
+      w.judge.expect(earlier ? r.window : r["used-bounds"], typeof used === "number" && used >= low && used <= high, `limits.${window}.used is ${used}, outside ${low} (completed, created this ${window === "weekly" ? "week" : "month"}) to ${high}${earlier ? ` (${earlier} of the sequence's interviews were started before the window began, ${outsideDone} of them completed since)` : ""}`, reply);
+      w.judge.expect(r["used-on-start"], used === before + inside.length, `limits.${window}.used is ${used}, not the ${before + inside.length} interviews created in the window`, reply);
     }
     const within = (["weekly", "monthly"] as const).every((k) => s.limits?.[k]?.limit === null || s.limits?.[k]?.used < s.limits?.[k]?.limit);
     const want = s.status === "active" && within;
