@@ -186,27 +186,37 @@ export interface Check {
  */
 async function holds<T>(options: RunOptions, findings: Findings, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = options.propertyTimeMs ?? PROPERTY_TIME_MS): Promise<{ runs: number }> {
   let lastFailure: CheckFailure | undefined;
+  // The case running when the time limit struck: fast-check stops waiting for it, the check does not (a case left
+  // running would go on talking to the server, and judging, after its check has cleaned up).
+  let running: Promise<unknown> = Promise.resolve();
   findings.inProperty++;
   let result: fc.RunDetails<[T]>;
   try {
     result = await fc.check(
-      fc.asyncProperty(arb, async (value) => {
-        try {
-          await predicate(value);
-        } catch (err) {
-          if (err instanceof CheckFailure) lastFailure = err;
-          throw err;
-        }
+      fc.asyncProperty(arb, (value) => {
+        const run = (async () => {
+          try {
+            await predicate(value);
+          } catch (err) {
+            if (err instanceof CheckFailure) lastFailure = err;
+            throw err;
+          }
+        })();
+        running = run.catch(() => undefined);
+        return run;
       }),
       // Shrinking a walk is costly (each step walks a list again); after 20 s the smallest failure found so far is reported.
       { seed: options.seed, numRuns: runs, endOnFailure: false, interruptAfterTimeLimit: timeLimitMs },
     );
+    await running;
   } finally {
     findings.inProperty--;
   }
+  // A case cut off by the time limit is not a failure (fast-check reports it without an error): the property was cut short.
+  const cutOff = result.failed && result.interrupted && !lastFailure && result.errorInstance == null;
   // Honest counts: every property says how many cases it ran of how many were asked, and whether time cut it short.
-  findings.counts.push({ label, ran: result.numRuns, asked: runs, cut: result.interrupted && !result.failed, limitMs: timeLimitMs });
-  if (!result.failed) return { runs: result.numRuns };
+  findings.counts.push({ label, ran: result.numRuns, asked: runs, cut: result.interrupted && (!result.failed || cutOff), limitMs: timeLimitMs });
+  if (!result.failed || cutOff) return { runs: result.numRuns };
   const err = result.errorInstance as Error | undefined;
   // A capability found missing inside the property is NOT TESTED, not a failure.
   if (err instanceof NotTested || err instanceof NotApplicable) throw err;

@@ -25,6 +25,8 @@ export interface Delivery {
   sessionId: string | null;
   /** What `observe` read at the moment the delivery arrived (before it was answered), e.g. the REST resource. */
   observed?: unknown;
+  /** When the receiver answered it (a retry's delay runs from the answer that failed). */
+  answeredAt?: number;
 }
 
 export interface ReceiverOptions {
@@ -78,6 +80,7 @@ export class Receiver {
         const answer = () => {
           if (res.destroyed) return;
           res.statusCode = this.policy(interviewId, attempt);
+          delivery.answeredAt = Date.now();
           res.end();
         };
         const wait = this.delay(interviewId, attempt);

@@ -90,4 +90,22 @@ describe("reports: a verdict for every seed statement", () => {
     expect(page).toContain("curl -sS -i");
     expect(page).toContain("was not run (--only pagination,chats,auth)");
   });
+
+  it("says when a property ran fewer cases than asked: its time limit cut it short, named on the summary line", async () => {
+    const args = ["--import", "tsx", "conformance/cli.ts", "--base-url", server.baseUrl, "--api-key", ACME, "--seed", "5", "--runs", "500", "--property-time-ms", "1", "--only", "pagination", "--report", "json", join(dir, "cut.json")];
+    const cut = await new Promise<{ stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      child.stdout.on("data", (c) => (stdout += c));
+      child.on("close", () => resolve({ stdout }));
+    });
+    expect(cut.stdout).toMatch(/^WARNING: \d+ propert(y|ies) ran fewer cases than asked:$/m);
+    expect(cut.stdout).toMatch(/ran \d+ of \d+ cases within its 0\.001 s limit \(--property-time-ms raises it\)/);
+    expect(cut.stdout).toMatch(/cut short by their time limit \(--property-time-ms, --model-budget-ms\)$/m);
+    const report = JSON.parse(readFileSync(join(dir, "cut.json"), "utf8"));
+    const properties = report.results[0].properties;
+    expect(properties.length).toBeGreaterThan(0);
+    for (const p of properties) expect(p.asked).toBeGreaterThanOrEqual(125);
+    expect(properties.filter((p: any) => p.cut && p.ran < p.asked).length).toBe(report.cutShort.length);
+  }, 60_000);
 });

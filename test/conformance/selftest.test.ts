@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runConformance, type Report, type RunOptions } from "../../conformance/src/run.ts";
+import { CHECK_NAMES, runConformance, type Report, type RunOptions } from "../../conformance/src/run.ts";
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
 import { BrokenProxy, type Mutation } from "./broken/proxy.ts";
 import { seedOnly } from "./broken/seed-only.ts";
@@ -118,7 +118,8 @@ describe("conformance self-test", () => {
     expect(seedLevel.exitCode).toBe(0);
     expect(seedLevel.results.find((r) => r.name === "webhooks")!.notes.join()).toContain("ca.pem");
     expect(seedLevel.levels.contract.warned).toBeGreaterThan(5);
-    const contractLevel = await throughProxy(seedOnly, server, (baseUrl) => runConformance(options(baseUrl)));
+    // The sequences and the retry schedule differ in no contract pin of this server: the contract level leaves them out.
+    const contractLevel = await throughProxy(seedOnly, server, (baseUrl) => runConformance(options(baseUrl, { only: CHECK_NAMES.filter((c) => !["model", "retries", "metrics"].includes(c)) })));
     const failures = contractLevel.results.flatMap((r) => r.failures);
     expect(failures.length).toBeGreaterThan(5);
     expect(failures.filter((f) => f.level !== "contract")).toEqual([]);

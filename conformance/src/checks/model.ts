@@ -12,7 +12,7 @@ import { byHeadroom } from "../data.ts";
 import { Http } from "../http.ts";
 import {
   AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, CreateProject, DeleteWebhook, ForgedKey, GetWebhook, KIND_NEEDS,
-  Launch, ListInterviews, ListMessages, MessageCursor, OtherProject, PlantChat, PlantStudy, PutWebhook, ReadChat, ReadExperiments, ReadInterview, ReadStudy, settle, StartBackdated, StartInterview,
+  Launch, ListInterviews, ManyInterviews, ListMessages, MessageCursor, OtherProject, PlantChat, PlantStudy, PutWebhook, ReadChat, ReadExperiments, ReadInterview, ReadStudy, settle, StartBackdated, StartInterview,
   WalkChats, WalkInterviews, type MessageKind,
 } from "../model/commands/index.ts";
 import { r } from "../model/rules.ts";
@@ -47,6 +47,7 @@ export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retr
   add(CompleteInterview.needs, "completeInterview", complete, complete, complete, complete);
   add(StartBackdated.needs, "startBackdated", fc.constantFrom<"last week" | "this week" | "last month">("last week", "this week", "last month").map((x) => new StartBackdated(x)));
   add(CompleteMany.needs, "completeMany", fc.integer({ min: 2, max: 3 }).map((n) => new CompleteMany(n)));
+  add(ManyInterviews.needs, "manyInterviews", fc.integer({ min: 101, max: 105 }).map((n) => new ManyInterviews(n)));
   if (retryDelaysMs.reduce((a, b) => a + b, 0) <= SEQUENCE_RETRY_MS) {
     const answers = fc.array(fc.constantFrom(200, 204, 500, 503, 401, 404), { minLength: 1, maxLength: 4 });
     add(CompleteWithAnswers.needs, "completeWithAnswers", answers.map((a) => new CompleteWithAnswers(a)));
@@ -107,7 +108,8 @@ export const modelCheck: Check = {
     const { arbitraries, left } = commandArbitraries(!!ctx.other, ctx.states.caps, ctx.options.webhookRetryDelaysMs, !!ctx.options.publicKey);
     for (const l of left) ctx.note(`model: not drawn: ${l}`);
     const projectPool: string[] = [];
-    const sequence = async (cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge) => runSequence(ctx, receiver, ++seq, cmds, judge, (m) => void (answers = m.answers), projectPool);
+    const once = new Set<string>();
+    const sequence = async (cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge) => runSequence(ctx, receiver, ++seq, cmds, judge, (m) => void (answers = m.answers), projectPool, once);
     try {
       const done = await ctx.holds(
         "model-based run",
@@ -151,10 +153,10 @@ async function sequenceStudy(ctx: Ctx, m: Model): Promise<void> {
 }
 
 /** One sequence from a fresh start (no webhook on either project, the sequence's study, what the capabilities allow); returns its curl log. */
-async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge, started: (m: Model) => void, projectPool: string[]): Promise<string[]> {
+async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge, started: (m: Model) => void, projectPool: string[], once: Set<string>): Promise<string[]> {
   const m = newModel(seq);
   started(m);
-  const w: World = { ctx, http: ctx.http, other: ctx.other, receiver, judge, log: [], completedAt: new Map(), projectPool };
+  const w: World = { ctx, http: ctx.http, other: ctx.other, receiver, judge, log: [], completedAt: new Map(), projectPool, once };
   ctx.http.tap = (curl) => w.log.push(curl);
   if (ctx.other) ctx.other.tap = (curl) => w.log.push(`${curl}   # the other project's key`);
   try {

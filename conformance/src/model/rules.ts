@@ -62,6 +62,7 @@ export const COMMAND_DOCS: Record<string, string> = {
   walkInterviews: "the study's interviews walked at limit 1 to 3, with or without status=started, while one is started and one completed between pages",
   walkChats: "the chat list walked at a small limit while a chat is planted between pages: no chat twice, none skipped, hidden ones never",
   createProject: "a project created during the run (at most two, shared by its sequences; nothing is planted in them): its lists hold nothing of ours, our ids read 404, no webhook until it sets one, and that webhook never hears of our interviews",
+  manyInterviews: "a new uncapped study with 101 to 105 interviews, all but three completed (at most once a run): the lists walked past the first page, interview_count and used",
   launch: "with --public-key: the trigger config, and a launch from its first rule (with what the rule carries): a decision of one of the three modes",
   startBackdated: "an interview planted held at an instant an hour before this week, earlier this week, or an hour before this month (capability created-at): it counts in the windows it falls in",
   readExperiments: "GET /v1/experiments twice: Deprecation and Sunset each time, the sequence's study listed exactly when active, with its retrieval's limits and accepting_responses",
@@ -94,6 +95,7 @@ export const COMMAND_STATEMENTS: Record<string, string[]> = {
   createProject: ["auth.scope", "errors.retrieval-404", "service.key-scope", "events.sent-to", "errors.webhook-404"],
   readExperiments: ["endpoints.experiments", "versioning.deprecated"],
   launch: ["participant.launches", "participant.config"],
+  manyInterviews: ["study.interview-count", "endpoints.list-interviews", "endpoints.next-page", "limits.page-size", "study.weekly-used", "study.monthly-used"],
   startBackdated: ["study.weekly-used", "study.monthly-used", "limits.caps", "study.accepting"],
 };
 

@@ -109,6 +109,8 @@ export interface World {
    * each is as fresh as a new one, and a run does not fill the service with projects it cannot remove).
    */
   projectPool: string[];
+  /** Commands drawn at most once per run (what is costly and changes nothing when repeated), by name. */
+  once: Set<string>;
 }
 
 export const hookPath = (m: Model, name: string) => `/hook/m${m.seq}/${name}`;

@@ -158,10 +158,11 @@ export function modelVariants(): Variant[] {
       },
     }),
     // Visible chats without a source are dropped from the list (a `source NOT IN (eval, releases)` that loses NULLs).
-    model("model.nullable-listed", ["chat.source"], "visible chats whose source is null are not listed", {
+    // A walk of the chat list sees the missing chats as pages whose cursors skip them: either rule catches it first.
+    { ...model("model.nullable-listed", ["chat.source"], "visible chats whose source is null are not listed", {
       response(ex) {
         if (ex.method === "GET" && ex.path === "/api/v1/chats" && ex.status === 200 && isList(ex.body)) ex.body.data = ex.body.data.filter((c: any) => c.source !== null);
       },
-    }),
+    }), rules: ["model.nullable-listed", "model.list-walk", "model.chat-visibility"] },
   ];
 }

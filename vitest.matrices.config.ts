@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config";
+
+// The conformance suite's surface matrix (`npm run test:matrices`): the reference server with each simulation
+// capability removed in turn, the 2.0.0 surface against every sequence variant it can reach, a renamed surface through
+// a states module, and no surface. Minutes of model runs, so it runs beside `npm test` in .ci/run rather than inside it.
+export default defineConfig({
+  test: {
+    include: ["test/conformance/surfaces.test.ts"],
+    exclude: ["**/node_modules/**"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    maxWorkers: 2,
+    // One temporary root per run, removed at its end even when tests fail (test/support/temp-root.ts).
+    globalSetup: ["test/support/temp-root.ts"],
+  },
+});
