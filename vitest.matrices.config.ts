@@ -1,11 +1,12 @@
 import { defineConfig } from "vitest/config";
 
-// The conformance suite's surface matrix (`npm run test:matrices`): the reference server with each simulation
-// capability removed in turn, the 2.0.0 surface against every sequence variant it can reach, a renamed surface through
-// a states module, and no surface. Minutes of model runs, so it runs beside `npm test` in .ci/run rather than inside it.
+// The conformance suite's matrices (`npm run test:matrices`): every broken variant, each against its own rule
+// (variants-http, variants-webhooks), and the surface matrix: the reference server with each simulation capability
+// removed in turn, the 2.0.0 surface against every sequence variant it can reach, a renamed surface through a states
+// module, and no surface. Minutes of runs, so they run beside `npm test` in .ci/run rather than inside it.
 export default defineConfig({
   test: {
-    include: ["test/conformance/surfaces.test.ts"],
+    include: ["test/conformance/surfaces.test.ts", "test/conformance/variants-*.test.ts"],
     exclude: ["**/node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

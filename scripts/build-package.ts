@@ -81,7 +81,7 @@ const PLANS: Record<string, Plan> = {
     tsc: "declarations",
     bundle: {
       entries: { cli: "cli.ts", "states/index": "src/states/index.ts" },
-      external: ["ajv", "ajv-formats", "commander", "eventsource-parser", "fast-check", "selfsigned"],
+      external: ["ajv", "ajv-formats", "commander", "eventsource-parser", "fast-check", "selfsigned", "tsx"],
       assets: ["generated/openapi.json"],
       commands: ["cli"],
     },

@@ -21,7 +21,7 @@ afterAll(() => server.close());
 
 const options = (baseUrl: string, extra: Partial<RunOptions> = {}): RunOptions => ({
   baseUrl, apiKey: ACME, otherKey: GLOBEX, publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: true,
-  seed: 20260302, runs: 10, webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, timeoutMs: 10_000, metricsEngine: "metrics/src/index.ts",
+  seed: 20260302, runs: 10, webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, timeoutMs: 10_000, metricsEngine: "metrics/src/index.ts", webhookTimeoutMs: serverOptions.webhookTimeoutMs,
   receiverCertDir: certDir, ...extra,
 });
 

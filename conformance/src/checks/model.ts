@@ -12,7 +12,7 @@ import { byHeadroom } from "../data.ts";
 import { Http } from "../http.ts";
 import {
   AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, CreateProject, DeleteWebhook, ForgedKey, GetWebhook, KIND_NEEDS,
-  Launch, ListInterviews, ManyInterviews, ListMessages, MessageCursor, OtherProject, PlantChat, PlantStudy, PutWebhook, ReadChat, ReadExperiments, ReadInterview, ReadStudy, settle, StartBackdated, StartInterview,
+  Launch, ListByReference, ListInterviews, ManyInterviews, TIMEOUT, ListMessages, MessageCursor, OtherProject, PlantChat, PlantStudy, PutWebhook, ReadChat, ReadExperiments, ReadInterview, ReadStudy, settle, StartBackdated, StartInterview,
   WalkChats, WalkInterviews, type MessageKind,
 } from "../model/commands/index.ts";
 import { r } from "../model/rules.ts";
@@ -25,12 +25,14 @@ type Arb = fc.Arbitrary<fc.AsyncCommand<Model, World>>;
 
 /** A retry schedule this long or shorter is watched inside a sequence (completeWithAnswers); a longer one is the retries check's. */
 export const SEQUENCE_RETRY_MS = 6_000;
+/** A receiver timeout this short or shorter is drawn as an answer inside a sequence (no answer in time). */
+export const SEQUENCE_TIMEOUT_MS = 3_000;
 
 /**
  * The command arbitraries the target's capabilities allow; repeats weight the mix toward the transitions that interact
  * (webhook changes and completions). Returns them with the commands left out and why.
  */
-export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retryDelaysMs: number[] = [], withPublicKey = false): { arbitraries: Arb[]; left: string[] } {
+export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retryDelaysMs: number[] = [], withPublicKey = false, receiverTimeoutMs = 10_000): { arbitraries: Arb[]; left: string[] } {
   const left: string[] = [];
   const out: Arb[] = [];
   const add = (needs: Capability[], name: string, ...arbs: Arb[]) => {
@@ -49,13 +51,16 @@ export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retr
   add(CompleteMany.needs, "completeMany", fc.integer({ min: 2, max: 3 }).map((n) => new CompleteMany(n)));
   add(ManyInterviews.needs, "manyInterviews", fc.integer({ min: 101, max: 105 }).map((n) => new ManyInterviews(n)));
   if (retryDelaysMs.reduce((a, b) => a + b, 0) <= SEQUENCE_RETRY_MS) {
-    const answers = fc.array(fc.constantFrom(200, 204, 500, 503, 401, 404), { minLength: 1, maxLength: 4 });
+    // No answer within the receiver timeout is drawn too when that timeout is short enough for a sequence.
+    const statuses = [200, 204, 500, 503, 401, 404, ...(receiverTimeoutMs <= SEQUENCE_TIMEOUT_MS ? [TIMEOUT] : [])];
+    if (receiverTimeoutMs > SEQUENCE_TIMEOUT_MS) left.push(`no answer within the receiver timeout in completeWithAnswers (the ${receiverTimeoutMs} ms timeout, --webhook-timeout-ms, is too long for a sequence; the retries check observes it with --slow-receiver)`);
+    const answers = fc.array(fc.constantFrom(...statuses), { minLength: 1, maxLength: 4 });
     add(CompleteWithAnswers.needs, "completeWithAnswers", answers.map((a) => new CompleteWithAnswers(a)));
   } else left.push(`completeWithAnswers (the retry schedule ${retryDelaysMs.join(", ")} ms is too long for a sequence; the retries check watches it)`);
   add(CompleteWhileReading.needs, "completeWhileReading", fc.constant(new CompleteWhileReading()));
   add(AbandonInterview.needs, "abandonInterview", fc.nat(7).map((n) => new AbandonInterview(n)));
   add(CompleteAbandoned.needs, "completeAbandoned", fc.nat(7).map((n) => new CompleteAbandoned(n)));
-  add([], "reads", fc.nat(7).map((n) => new ReadInterview(n)), fc.constantFrom<"completed" | "started" | null>("completed", "started", null).map((s) => new ListInterviews(s)), fc.constant(new ReadStudy()), fc.constant(new ReadExperiments()));
+  add([], "reads", fc.nat(7).map((n) => new ReadInterview(n)), fc.constantFrom<"completed" | "started" | null>("completed", "started", null).map((s) => new ListInterviews(s)), fc.nat(7).map((n) => new ListByReference(n)), fc.constant(new ReadStudy()), fc.constant(new ReadExperiments()));
   add(WalkInterviews.needs, "walkInterviews", fc.tuple(fc.constantFrom<"started" | null>("started", null), fc.integer({ min: 1, max: 3 })).map(([s, l]) => new WalkInterviews(s, l)));
   add(PlantStudy.needs, "plantStudy", fc.tuple(fc.constantFrom<"active" | "paused" | "draft">("active", "paused", "draft"), fc.constantFrom(null, 1, 2, 3)).map(([s, w]) => new PlantStudy(s, w)));
   const kinds = (["visible", "visible", "hidden", "internal"] as MessageKind[]).filter((k) => caps.has(...KIND_NEEDS[k]));
@@ -100,12 +105,14 @@ export const modelCheck: Check = {
     };
     // The receiver answers each attempt as the sequence chose (completeWithAnswers), 200 otherwise.
     let answers: Model["answers"] = new Map();
-    receiver.policy = (id, attempt) => (id ? answers.get(id)?.[attempt - 1] ?? 200 : 200);
+    receiver.policy = (id, attempt) => (id ? answers.get(id)?.[attempt - 1] || 200 : 200);
+    // No answer in time: held past the receiver timeout the service is configured with.
+    receiver.delay = (id, attempt) => (id && answers.get(id)?.[attempt - 1] === TIMEOUT ? (ctx.options.webhookTimeoutMs ?? 10_000) + 500 : 0);
     let seq = 0;
     const live: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
     const wanted = sequencesFor(ctx.options.runs);
     const budget = ctx.options.modelBudgetMs ?? MODEL_BUDGET_MS;
-    const { arbitraries, left } = commandArbitraries(!!ctx.other, ctx.states.caps, ctx.options.webhookRetryDelaysMs, !!ctx.options.publicKey);
+    const { arbitraries, left } = commandArbitraries(!!ctx.other, ctx.states.caps, ctx.options.webhookRetryDelaysMs, !!ctx.options.publicKey, ctx.options.webhookTimeoutMs);
     for (const l of left) ctx.note(`model: not drawn: ${l}`);
     const projectPool: string[] = [];
     const once = new Set<string>();

@@ -8,7 +8,7 @@ import { PlantStudy } from "./studies.ts";
 export { CreateProject, ForgedKey, OtherProject } from "./access.ts";
 export { settle } from "./base.ts";
 export { KIND_NEEDS, ListMessages, MessageCursor, PlantChat, ReadChat, WalkChats, type MessageKind } from "./chats.ts";
-export { AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, ListInterviews, ManyInterviews, ReadInterview, StartBackdated, StartInterview, WalkInterviews } from "./interviews.ts";
+export { AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, ListByReference, ListInterviews, ManyInterviews, ReadInterview, StartBackdated, StartInterview, TIMEOUT, WalkInterviews } from "./interviews.ts";
 export { Launch } from "./participant.ts";
 export { PlantStudy, ReadExperiments, ReadStudy } from "./studies.ts";
 export { DeleteWebhook, GetWebhook, PutWebhook } from "./webhooks.ts";

@@ -128,10 +128,13 @@ export class CompleteMany extends Command {
   override toString = () => `completeMany(${this.count} at once)`;
 }
 
+/** An answer of `TIMEOUT` is no answer within the receiver timeout: the service gives up on the attempt and retries. */
+export const TIMEOUT = 0;
+
 /**
  * An interview completed while the receiver answers its attempts as the sequence chose (a 2xx ends the schedule; a
- * 4xx or 5xx is retried after the configured delays, at most three times). The whole schedule is watched within the
- * command: the attempts, their spacing, their bytes and signature.
+ * 4xx, a 5xx or no answer within the receiver timeout is retried after the configured delays, at most three times).
+ * The whole schedule is watched within the command: the attempts, their spacing, their bytes and signature.
  */
 export class CompleteWithAnswers extends Command {
   readonly name = "completeWithAnswers";
@@ -147,25 +150,28 @@ export class CompleteWithAnswers extends Command {
     await completeNow(m, w, id);
     const delays = w.ctx.options.webhookRetryDelaysMs;
     // Attempts until the first 2xx (the receiver answers 200 past the chosen answers), at most the first and every retry.
-    const want = Math.min([...this.answers, 200].findIndex((s) => s < 300) + 1, delays.length + 1);
-    const schedule = delays.slice(0, want - 1).reduce((a, b) => a + retryWindow(b)[1], 0);
+    const want = Math.min([...this.answers, 200].findIndex((s) => s !== TIMEOUT && s < 300) + 1, delays.length + 1);
+    const timeoutMs = w.ctx.options.webhookTimeoutMs ?? 10_000;
+    const schedule = delays.slice(0, want - 1).reduce((a, b) => a + retryWindow(b)[1], 0) + this.answers.filter((a) => a === TIMEOUT).length * timeoutMs;
     const deadline = Date.now() + (w.ctx.options.webhookWaitMs ?? 35_000) + schedule;
     while (deliveriesOf(m, w, id).length < want && Date.now() < deadline) await sleep(25);
     // A little longer, so an attempt too many has the time to arrive.
     await sleep(retryWindow(delays[Math.min(want - 1, delays.length - 1)] ?? 0)[1]);
     const got = deliveriesOf(m, w, id);
-    const answered = got.map((_, k) => this.answers[k] ?? 200);
+    const answered = got.map((_, k) => (this.answers[k] === TIMEOUT ? "no answer" : this.answers[k] ?? 200));
     w.judge.expect(r.retries, got.length === want, `interview ${id}: the receiver answered ${answered.join(", ") || "nothing"}; ${want} attempt(s) were due (retries after a non-2xx, at most ${delays.length}, none after a 2xx), ${got.length} came`, undefined, { answers: this.answers, delays });
     for (let k = 1; k < got.length && k <= delays.length; k++) {
-      // From the answer that failed: the receiver reads the interview before it answers, which the delay does not include.
-      const gap = got[k].at - (got[k - 1].answeredAt ?? got[k - 1].at);
+      // From the answer that failed (the receiver reads the interview before it answers, which the delay does not
+      // include), or from the receiver timeout when there was no answer in time.
+      const failedAt = this.answers[k - 1] === TIMEOUT ? got[k - 1].at + timeoutMs : got[k - 1].answeredAt ?? got[k - 1].at;
+      const gap = got[k].at - failedAt;
       const [early, late] = retryWindow(delays[k - 1]);
-      w.judge.expect(r.retries, gap >= early && gap <= late, `interview ${id}: retry ${k} came ${gap} ms after the receiver answered the attempt before it; the configured delay is ${delays[k - 1]} ms (${Math.round(early)} to ${Math.round(late)} accepted)`);
+      w.judge.expect(r.retries, gap >= early && gap <= late, `interview ${id}: retry ${k} came ${gap} ms after the attempt before it failed (${this.answers[k - 1] === TIMEOUT ? `no answer within the ${timeoutMs} ms receiver timeout` : "its answer"}); the configured delay is ${delays[k - 1]} ms (${Math.round(early)} to ${Math.round(late)} accepted)`);
       w.judge.expect(r.retries, got[k].raw.equals(got[0].raw) || JSON.parse(got[k].raw.toString()).data?.session_id === JSON.parse(got[0].raw.toString()).data?.session_id, `interview ${id}: retry ${k} is not the same event (session_id differs)`);
     }
     m.answers.delete(id);
   }
-  override toString = () => `completeWithAnswers(${this.answers.join(", ")})`;
+  override toString = () => `completeWithAnswers(${this.answers.map((a) => (a === TIMEOUT ? "no answer" : a)).join(", ")})`;
 }
 
 export class AbandonInterview extends Command {
@@ -292,6 +298,26 @@ export class ListInterviews extends Command {
     await judgeFiltered(m, w, this.status);
   }
   override toString = () => `listInterviews(${this.status ?? "any status"})`;
+}
+
+/** The study's interviews filtered by the reference id one of them was started with: exactly those started with it. */
+export class ListByReference extends Command {
+  readonly name = "listByReference";
+  constructor(readonly pick: number) {
+    super();
+  }
+  override check = (m: Readonly<Model>) => m.study !== null && m.interviews.size > 0;
+  protected async act(m: Model, w: World) {
+    const all = [...m.interviews];
+    const reference = all[this.pick % all.length][1].reference;
+    const query = `/v1/interviews?study_id=${m.study!.id}&reference_id=${encodeURIComponent(reference)}`;
+    const walk = await w.http.walk(query, 100);
+    for (const page of walk.pages) w.judge.conforms(page, `GET ${query}`);
+    const got = walk.items.map((i: any) => i.id).filter((id: string) => !m.study!.base.before.has(id)).sort();
+    const want = all.filter(([, i]) => i.reference === reference).map(([id]) => id).sort();
+    w.judge.expect(r["interview-filter"], JSON.stringify(got) === JSON.stringify(want), `${query} lists [${got.join(", ")}], not the interviews started with reference_id ${reference} [${want.join(", ")}]`, walk.pages[0], { want, got });
+  }
+  override toString = () => `listByReference(#${this.pick})`;
 }
 
 /** The study's interviews filtered by status, held to the model (interviews the study had before the sequence left out). */
