@@ -114,7 +114,8 @@ export class HttpStates implements ProviderStates {
     const reply = await this.send(project, "POST", "/_sim/interviews", input, "POST /_sim/interviews");
     if (reply.status === 201 && typeof reply.body?.id === "string") return reply.body;
     if (reply.status === 409) throw new StateRefused("not-accepting", `POST /_sim/interviews answered ${said(reply)}`);
-    if (reply.status === 404 && /study/i.test(errorMessage(reply.body) ?? "")) throw new StateRefused("not-found", `POST /_sim/interviews answered ${said(reply)}`);
+    // A 404 about the study (its message names it) is the service's answer; any other 404 is a missing route.
+    if (reply.status === 404 && (errorMessage(reply.body) ?? "").includes(input.study_id)) throw new StateRefused("not-found", `POST /_sim/interviews answered ${said(reply)}`);
     if (absent(reply.status)) throw new StateUnsupported("plant-interview", `POST /_sim/interviews answered ${said(reply)}`);
     const field = INTERVIEW_FIELDS.find(([f]) => input[f] !== undefined);
     if (reply.status === 400 && field) throw new StateUnsupported(field[1], `POST /_sim/interviews with ${field[0]} answered ${said(reply)}`);
@@ -126,7 +127,7 @@ export class HttpStates implements ProviderStates {
     const reply = await this.send(project, "POST", path, undefined, `POST /_sim/interviews/{id}/${verb}`);
     if (reply.status === 200) return reply.body ?? { id };
     if (reply.status === 409) throw new StateRefused("final", `POST ${path} answered ${said(reply)}`);
-    if (reply.status === 404 && /interview/i.test(errorMessage(reply.body) ?? "")) throw new StateRefused("not-found", `POST ${path} answered ${said(reply)}`);
+    if (reply.status === 404 && (errorMessage(reply.body) ?? "").includes(id) && !/route/i.test(errorMessage(reply.body) ?? "")) throw new StateRefused("not-found", `POST ${path} answered ${said(reply)}`);
     if (absent(reply.status)) throw new StateUnsupported(verb, `POST ${path} answered ${said(reply)}`);
     throw new StateRefused("invalid", `POST ${path} answered ${said(reply)}`);
   }
