@@ -4,7 +4,8 @@
  */
 import createClient, { type Client } from "openapi-fetch";
 import type { paths } from "../../generated/api.d.ts";
-import { ApiConnectionError, ApiTimeoutError } from "./errors.ts";
+import { boundedFetch } from "./bounded-fetch.ts";
+import { CallerRequest } from "./caller-signal.ts";
 import { retryingFetch, type RetryOptions } from "./retry.ts";
 
 export type ApiClient = Client<paths>;
@@ -18,40 +19,19 @@ export interface ApiClientOptions {
   retry?: RetryOptions | false;
   /**
    * How long one attempt may take, answer included (default 30,000 ms; 0 turns it off). Past it the call rejects
-   * with ApiTimeoutError (after the retries an idempotent call is allowed).
+   * with ApiTimeoutError; a timeout is final (no retry). It holds in a long-running process under garbage collection
+   * (it does not rely on fetch honouring a signal). An event stream is bounded until its headers arrive.
    */
   timeoutMs?: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/**
- * Each attempt bounded by `timeoutMs`, and every failure to reach the API turned into ApiConnectionError (or
- * ApiTimeoutError) with the original error as `cause`, never a bare `TypeError: fetch failed`. The caller's own
- * abort is rethrown as it is.
- */
-function guardedFetch(inner: typeof fetch, timeoutMs: number): typeof fetch {
-  return async (input, init) => {
-    const request = new Request(input as RequestInfo, init);
-    const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
-    const signal = timeout ? AbortSignal.any([request.signal, timeout]) : request.signal;
-    try {
-      const res = await inner(new Request(request, { signal }));
-      return res;
-    } catch (err) {
-      if (request.signal.aborted) throw err;
-      const where = `${request.method} ${request.url}`;
-      if (timeout?.aborted) throw new ApiTimeoutError(`No answer to ${where} within ${timeoutMs} ms`, { cause: err });
-      // undici's "fetch failed" says little: the cause says why (a system code, or e.g. "bad port").
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new ApiConnectionError(`Could not reach the API for ${where}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, { cause: err });
-    }
-  };
-}
-
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const inner = guardedFetch(options.fetch ?? globalThis.fetch, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const inner = boundedFetch(options.fetch ?? globalThis.fetch, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   return createClient<paths>({
+    // Keeps the caller's signal on the Request itself (caller-signal.ts: Node 20 loses it to a collection otherwise).
+    Request: CallerRequest,
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
     headers: { Authorization: `Bearer ${options.apiKey}` },
     fetch: options.retry === false ? inner : retryingFetch(inner, options.retry ?? {}),

@@ -1,8 +1,11 @@
 /**
  * A fetch that retries what is safe to retry: idempotent methods (GET, HEAD, PUT, DELETE) on 429, 5xx and
  * network errors, with exponential backoff and full jitter, honouring `Retry-After` (seconds or an HTTP date).
- * POST is never retried: a lost answer to a write must not create it twice.
+ * POST is never retried: a lost answer to a write must not create it twice. The caller's abort ends the wait between
+ * attempts too, and reaches each attempt as `init.signal`, read once from the call (see caller-signal.ts).
  */
+import { callerSignalOf, sleepUnlessAborted } from "./caller-signal.ts";
+
 export interface RetryOptions {
   /** Retries after the first attempt (default 2). */
   retries?: number;
@@ -32,20 +35,22 @@ export function retryingFetch(inner: typeof fetch, options: RetryOptions = {}): 
   const random = options.random ?? Math.random;
 
   return async (input, init) => {
+    const signal = callerSignalOf(input as RequestInfo, init);
     const request = new Request(input as RequestInfo, init);
-    if (!IDEMPOTENT.has(request.method.toUpperCase()) || retries === 0) return inner(request);
+    const attemptInit = signal ? { signal } : undefined;
+    if (!IDEMPOTENT.has(request.method.toUpperCase()) || retries === 0) return inner(request, attemptInit);
     for (let attempt = 0; ; attempt++) {
       const backoff = Math.min(max, base * 2 ** attempt) * random();
       try {
-        const res = await inner(request.clone());
+        const res = await inner(request.clone(), attemptInit);
         if (!retriable(res.status) || attempt === retries) return res;
         const wait = retryAfterMs(res);
         await res.body?.cancel();
-        await sleep(Math.min(max, wait ?? backoff));
+        await sleepUnlessAborted(sleep, Math.min(max, wait ?? backoff), signal);
       } catch (err) {
         // The caller's abort and a timeout are final; a refused or reset connection is worth another try.
-        if (attempt === retries || (err as Error)?.name === "AbortError" || (err as Error)?.name === "ApiTimeoutError") throw err;
-        await sleep(backoff);
+        if (attempt === retries || signal?.aborted || (err as Error)?.name === "AbortError" || (err as Error)?.name === "ApiTimeoutError") throw err;
+        await sleepUnlessAborted(sleep, backoff, signal);
       }
     }
   };

@@ -1,7 +1,9 @@
 // The typed client against the reference server (paging, errors), against Prism (examples), and its retry
 // rules against small local servers that fail on purpose.
-import type { ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import express from "express";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
@@ -203,6 +205,67 @@ describe("connection failures and the timeout", () => {
     expect(err.message).toContain("within 300 ms");
     expect(DEFAULT_TIMEOUT_MS).toBe(30_000);
   });
+
+  it("a body that stalls half-way times out, and an answer cut mid-body is a connection error", async () => {
+    const stall = await listen((_req, res) => (res.writeHead(200, { "content-type": "application/json" }), res.write('{"data": [')));
+    const stalled = await createApiClient({ baseUrl: stall, apiKey: KEY, retry: false, timeoutMs: 300 }).GET("/v1/studies").catch((e) => e);
+    expect(stalled).toBeInstanceOf(ApiTimeoutError);
+    const cut = await listen((req, res) => (res.writeHead(200, { "content-type": "application/json", "content-length": "100" }), res.write('{"data": ['), setTimeout(() => req.socket.destroy(), 50)));
+    const err = await createApiClient({ baseUrl: cut, apiKey: KEY, retry: false, timeoutMs: 5_000 }).GET("/v1/studies").catch((e) => e);
+    expect(err).toBeInstanceOf(ApiConnectionError);
+    expect(err).not.toBeInstanceOf(ApiTimeoutError);
+  });
+
+  it("an answer within the timeout keeps its status, headers, url and body", async () => {
+    const base = await listen((_req, res) => (res.writeHead(201, { "content-type": "application/json", "x-request-id": "r1" }), res.end('{"id":"x"}')));
+    const { data, response } = await createApiClient({ baseUrl: base, apiKey: KEY, retry: false, timeoutMs: 2_000 }).GET("/v1/studies");
+    expect(response.status).toBe(201);
+    expect(response.headers.get("x-request-id")).toBe("r1");
+    expect(response.url).toBe(`${base}/v1/studies`);
+    expect(data).toEqual({ id: "x" });
+  });
+
+  it("an event stream outlives the timeout once its headers arrived, and the caller's abort still ends it", async () => {
+    const base = await listen((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      let n = 0;
+      const tick = setInterval(() => (res.destroyed ? clearInterval(tick) : res.write(`data: ${n++}\n\n`)), 100);
+      res.on("close", () => clearInterval(tick));
+    });
+    const controller = new AbortController();
+    const { response } = await createApiClient({ baseUrl: base, apiKey: KEY, retry: false, timeoutMs: 200 }).GET("/v1/studies", { parseAs: "stream", signal: controller.signal });
+    const reader = response.body!.getReader();
+    const t = Date.now();
+    let text = "";
+    while (Date.now() - t < 700) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toContain("data: 5");
+    controller.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("the caller's abort ends the wait between retries", async () => {
+    const base = await listen((_req, res) => (res.writeHead(503, { "retry-after": "60" }), res.end()));
+    const t = Date.now();
+    const err = await createApiClient({ baseUrl: base, apiKey: KEY, retry: { retries: 2 } }).GET("/v1/studies", { signal: AbortSignal.timeout(300) }).catch((e) => e);
+    expect(err.name).toBe("TimeoutError");
+    expect(Date.now() - t).toBeLessThan(3_000);
+  });
+
+  it("times out and aborts in a process that collects garbage every 50 ms (Node 20 dropped the signal)", () => {
+    const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", "sdk/test/support/client-under-gc.mjs"], {
+      cwd: resolve(fileURLToPath(import.meta.url), "../../.."),
+      env: { ...process.env, CLIENT_MODULE: pathToFileURL(resolve(fileURLToPath(import.meta.url), "../../src/index.ts")).href },
+      encoding: "utf8",
+    });
+    const { results } = JSON.parse(out);
+    expect(results.timeout).toMatchObject({ outcome: "ApiTimeoutError" });
+    expect(results.timeout.ms).toBeGreaterThanOrEqual(1_400);
+    expect(results.timeout.ms).toBeLessThan(4_000);
+    expect(results.retriedTimeout).toMatchObject({ outcome: "ApiTimeoutError", attempts: 2 });
+    expect(results.stalledBody).toMatchObject({ outcome: "ApiTimeoutError" });
+    expect(results.callerAbort).toMatchObject({ outcome: "TimeoutError" });
+    expect(results.callerAbort.ms).toBeLessThan(4_000);
+  }, 30_000);
 
   it("the caller's own abort is rethrown as it is", async () => {
     const base = await listen(() => undefined);
