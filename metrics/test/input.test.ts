@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parquetWriteFile } from "hyparquet-writer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { PGlite } from "@electric-sql/pglite";
 import { computeMetric } from "../src/compute.ts";
 import type { ReadOptions } from "../src/input/read.ts";
@@ -213,7 +214,7 @@ describe("one input layer, every engine", () => {
     expect(values(await answer(file("g-x.csv", EXPOSURES), named))).toEqual({ control: [1, 1], treatment: [0, 1] });
   });
 
-  it("finishes 100,000 users with 10 events each in seconds on PostgreSQL (PGlite), which plans by the statistics ANALYZE gathers", async () => {
+  it("finishes 100,000 users with 10 events each in seconds on PostgreSQL (PGlite) with the default options, by analysing the fresh tables", async () => {
     // The same data twice: objects for the in-memory engine, and rows PostgreSQL generates itself (loading is not
     // what is measured: the plan is).
     const BASE = Date.UTC(2026, 0, 1);
@@ -227,21 +228,63 @@ describe("one input layer, every engine", () => {
         INSERT INTO exposures SELECT 'u' || u, CASE WHEN u % 2 = 1 THEN 'treatment' ELSE 'control' END, ${BASE} + u::bigint * 1000 FROM generate_series(0, 99999) u;
         INSERT INTO events SELECT 'u' || ((i::bigint * 7919) % 100000), CASE WHEN i % 3 <> 0 THEN 'view' ELSE 'purchase' END, ${BASE} + i::bigint * 500 FROM generate_series(0, 999999) i;`);
       const def: MetricDefinition = { type: "conversion", event: "purchase", window_days: 3 };
-      const query = async (sql: string) => (await pg.query<Record<string, unknown>>(sql)).rows;
-      const plan = async () => (await query(`EXPLAIN ${metricSql(def, BASE + 30 * 86_400_000).variants}`)).map((r) => String(r["QUERY PLAN"])).join("\n");
+      const sent: string[] = [];
+      const query = async (sql: string) => (sent.push(sql), (await pg.query<Record<string, unknown>>(sql)).rows);
+      const plan = async () => (await pg.query<Record<string, unknown>>(`EXPLAIN ${metricSql(def, BASE + 30 * 86_400_000).variants}`)).rows.map((r) => String(r["QUERY PLAN"])).join("\n");
       // Freshly loaded, without statistics: the planner expects one row and nests loops over a million events (this ran
       // for minutes).
       expect(await plan()).toMatch(/Nested Loop[^\n]*\n(.*\n)*.*Seq Scan on events/);
       const started = performance.now();
-      const result = await runMetricSql(query, def, undefined, { analyze: true });
+      const result = await runMetricSql(query, def, undefined);
       const seconds = (performance.now() - started) / 1000;
+      expect(sent.filter((q) => q.startsWith("ANALYZE"))).toEqual(["ANALYZE exposures", "ANALYZE events"]);
       expect(await plan()).not.toMatch(/Nested Loop/);
       expect(seconds).toBeLessThan(60); // seconds, measured around 2 s; a nested loop would take minutes
       expect(result).toEqual(computeMetric(def, data));
+      // Analysed now: the next call analyses nothing again.
+      sent.length = 0;
+      await runMetricSql(query, def, undefined);
+      expect(sent.filter((q) => q.startsWith("ANALYZE"))).toEqual([]);
     } finally {
       await pg.close();
     }
   }, 180_000);
+
+  it("analyses by default only on PostgreSQL, always with analyze: true, never with analyze: false", async () => {
+    const DEF: MetricDefinition = { type: "conversion", event: "purchase" };
+    // DuckDB's version() is not PostgreSQL's: no ANALYZE, no catalogue query.
+    const duck = await DuckDBInstance.create(":memory:");
+    const connection = await duck.connect();
+    try {
+      await connection.run("CREATE TABLE exposures (user_id VARCHAR, variant VARCHAR, exposed_ms BIGINT); CREATE TABLE events (user_id VARCHAR, event VARCHAR, ts_ms BIGINT)");
+      const sent: string[] = [];
+      await runMetricSql(async (sql) => (sent.push(sql), (await connection.runAndReadAll(sql)).getRowObjectsJS()), DEF, undefined);
+      expect(sent.some((q) => /ANALYZE|pg_class/.test(q))).toBe(false);
+    } finally {
+      connection.closeSync();
+    }
+    // A database that refuses version() (BigQuery, Snowflake) is not PostgreSQL either.
+    const refusing: string[] = [];
+    await runMetricSql(async (sql) => {
+      refusing.push(sql);
+      if (sql.includes("version()")) throw new Error("Function not found: version");
+      return [];
+    }, DEF, undefined);
+    expect(refusing.some((q) => /ANALYZE|pg_class/.test(q))).toBe(false);
+    const pg = new PGlite();
+    try {
+      await pg.exec("CREATE TABLE exposures (user_id VARCHAR, variant VARCHAR, exposed_ms BIGINT); CREATE TABLE events (user_id VARCHAR, event VARCHAR, ts_ms BIGINT)");
+      const sent: string[] = [];
+      const query = async (sql: string) => (sent.push(sql), (await pg.query<Record<string, unknown>>(sql)).rows);
+      await runMetricSql(query, DEF, undefined, { analyze: false });
+      expect(sent.some((q) => /ANALYZE|pg_class|version/.test(q))).toBe(false);
+      await runMetricSql(query, DEF, undefined, { analyze: true });
+      await runMetricSql(query, DEF, undefined, { analyze: true });
+      expect(sent.filter((q) => q.startsWith("ANALYZE"))).toHaveLength(4);
+    } finally {
+      await pg.close();
+    }
+  });
 
   it("defaults --as-of to just after the data's last timestamp (exposures or events), and says so", async () => {
     const r = (await answer(file("a-x.csv", EXPOSURES), file("a-e.csv", "user_id,event,timestamp\nu1,view,2026-03-09T10:00:00.250Z\nu1,purchase,2026-03-04T09:00:00Z\n"), { type: "conversion", event: "purchase", window_days: 7 })) as MetricResult;

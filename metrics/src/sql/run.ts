@@ -14,11 +14,34 @@ export interface RunOptions {
   /** With the pre-exposure sums for CUPED. */
   cuped?: boolean;
   /**
-   * Run `ANALYZE exposures` and `ANALYZE events` first. PostgreSQL (and PGlite) plan the joins by table statistics,
-   * and freshly loaded tables have none: the planner then expects one row and picks nested loops, which at 100,000
-   * users runs for minutes instead of seconds. Pass it after loading the tables (or run ANALYZE yourself).
+   * When to run `ANALYZE` on `exposures` and `events` first. PostgreSQL (and PGlite) plan the joins by table
+   * statistics, and freshly loaded tables have none: the planner then expects one row and picks nested loops, which
+   * at 100,000 users runs for minutes instead of seconds.
+   * - `"when-missing"` (the default): on PostgreSQL only (its `version()`), each table that has never been analysed
+   *   (`pg_class.reltuples <= 0`); other databases are left alone;
+   * - `true`: always, on any database (it must know `ANALYZE <table>`);
+   * - `false`: never (a role that may not analyse, or statistics you keep yourself).
    */
-  analyze?: boolean;
+  analyze?: boolean | "when-missing";
+}
+
+const TABLES = ["exposures", "events"] as const;
+
+/**
+ * The metric tables PostgreSQL has no statistics for: never analysed (reltuples -1 since PostgreSQL 14) or analysed
+ * while empty (0). Empty on any other database, told by `version()` (DuckDB answers `v1...`; BigQuery and Snowflake
+ * refuse the call, which is taken as "not PostgreSQL").
+ */
+async function tablesWithoutStatistics(query: Query): Promise<string[]> {
+  let version: string;
+  try {
+    version = String((await query("SELECT version() AS version"))[0]?.version ?? "");
+  } catch {
+    return [];
+  }
+  if (!/^PostgreSQL\b/.test(version)) return [];
+  const rows = await query("SELECT relname FROM pg_class WHERE oid IN (to_regclass('exposures'), to_regclass('events')) AND reltuples <= 0");
+  return TABLES.filter((t) => rows.some((r) => r.relname === t));
 }
 
 const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : Number(v ?? 0));
@@ -29,7 +52,9 @@ const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : Number(v ?? 0))
  */
 export async function runMetricSql(query: Query, def: MetricDefinition, asOfMs: number | undefined, options: RunOptions = {}): Promise<MetricResult> {
   const { variants: show = [], cuped = false } = options;
-  if (options.analyze) for (const table of ["exposures", "events"]) await query(`ANALYZE ${table}`);
+  const analyze = options.analyze ?? "when-missing";
+  const unanalysed = analyze === true ? TABLES : analyze === false ? [] : await tablesWithoutStatistics(query);
+  for (const table of unanalysed) await query(`ANALYZE ${table}`);
   let asOf = asOfMs;
   if (asOf === undefined) {
     const [row] = await query(LAST_TIMESTAMP_SQL);
