@@ -14,6 +14,7 @@ import chisquareCdf from "@stdlib/stats-base-dists-chisquare-cdf";
 import { compareVariants, type CompareOptions, type Comparison } from "./compare.ts";
 import type { MetricResult } from "./types.ts";
 import { MetricInputError } from "./validate.ts";
+import { show } from "./show.ts";
 
 export const SRM_THRESHOLD = 0.001;
 
@@ -62,18 +63,25 @@ export function holm(pValues: readonly (number | null)[]): (number | null)[] {
 export function sampleRatioCheck(result: MetricResult, arms: readonly string[], split?: Record<string, number>): SampleRatioCheck {
   const weights = arms.map((a) => {
     const w = split === undefined ? 1 : Object.hasOwn(split, a) ? split[a] : undefined;
-    if (typeof w !== "number" || !(w > 0) || !Number.isFinite(w)) throw new MetricInputError(`split.${a}`, `must be a weight > 0 for every compared arm (${arms.join(", ")}), got ${JSON.stringify(w)}`);
+    if (typeof w !== "number" || !(w > 0) || !Number.isFinite(w)) throw new MetricInputError(`split.${a}`, `must be a weight > 0 for every compared arm (${arms.join(", ")}), got ${show(w)}`);
     return w;
   });
   if (split) for (const name of Object.keys(split)) if (!arms.includes(name)) throw new MetricInputError(`split.${name}`, `is not a compared arm (${arms.join(", ")})`);
   const observed = arms.map((a) => (Object.hasOwn(result.variants, a) ? result.variants[a].denominator : 0));
   const total = observed.reduce((a, b) => a + b, 0);
-  const weightSum = weights.reduce((a, b) => a + b, 0);
-  const expected = weights.map((w) => (total * w) / weightSum);
+  // Shares of the largest weight: weights near a double's largest (1e308) would overflow their sum, and the counts
+  // times them, to Infinity (the chi-square came out NaN). w / max is correctly rounded, and equal weights give
+  // exactly 1, so any equal split is the equal split.
+  const largest = Math.max(...weights);
+  const shares = weights.map((w) => w / largest);
+  const shareSum = shares.reduce((a, b) => a + b, 0);
+  const expected = shares.map((s) => (total * s) / shareSum);
   const record = (xs: number[]) => Object.fromEntries(arms.map((a, i) => [a, xs[i]])) as Record<string, number>;
   const df = arms.length - 1;
   if (total === 0) return { observed: record(observed), expected: record(expected), chi_square: null, df, p_value: null, mismatch: false, not_estimable: "no users in the compared arms" };
-  const chi = observed.reduce((a, o, i) => a + (o - expected[i]) ** 2 / expected[i], 0);
+  // An arm whose share is below a double's smallest (a weight 1e308 times another's) expects no users at all: a user
+  // there is an infinite mismatch, none is no mismatch (the term's limit), never 0/0.
+  const chi = observed.reduce((a, o, i) => a + (expected[i] === 0 ? (o === 0 ? 0 : Infinity) : (o - expected[i]) ** 2 / expected[i]), 0);
   const p = 1 - chisquareCdf(chi, df);
   return { observed: record(observed), expected: record(expected), chi_square: chi, df, p_value: p, mismatch: p < SRM_THRESHOLD };
 }

@@ -41,8 +41,12 @@ const split = (v: string) => {
   const weights: Record<string, number> = {};
   for (const part of v.split(",")) {
     const at = part.lastIndexOf("=");
-    const weight = Number(part.slice(at + 1));
-    if (at < 1 || !(weight > 0)) throw new InvalidArgumentError(`must be arm=weight pairs, e.g. control=50,treatment=50; got ${JSON.stringify(part)}`);
+    const text = part.slice(at + 1);
+    const weight = Number(text);
+    if (at < 1 || text.trim() === "") throw new InvalidArgumentError(`must be arm=weight pairs, e.g. control=50,treatment=50; got ${JSON.stringify(part)}`);
+    // Number() reads "Infinity" and "1e400" as Infinity and "1e-400" as 0: each is named as written.
+    if (!Number.isFinite(weight)) throw new InvalidArgumentError(`the weight of ${part.slice(0, at)} must be a finite number > 0; got ${JSON.stringify(text)}${/^\s*[+-]?(\d|\.\d)/.test(text) && !Number.isNaN(weight) ? " (past a double's largest, 1.8e308)" : ""}`);
+    if (!(weight > 0)) throw new InvalidArgumentError(`the weight of ${part.slice(0, at)} must be a number > 0; got ${JSON.stringify(text)}${weight === 0 && /[1-9]/.test(text) ? " (below a double's smallest, 5e-324)" : ""}`);
     Object.defineProperty(weights, part.slice(0, at), { value: weight, enumerable: true, writable: true, configurable: true });
   }
   return weights;
@@ -106,7 +110,8 @@ async function main(): Promise<void> {
     }).configureOutput({ writeErr: () => undefined }).parseAsync(process.argv.slice(3), { from: "user" });
     return;
   }
-  const o = program.parse().opts();
+  // A usage error (an unknown option, a bad value) is bad input: exit 2 as every other refusal, not commander's 1.
+  const o = program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2)).parse().opts();
   const def = validateDefinition(o.definition);
   if (o.dialect !== undefined && !o.printSql) throw new MetricInputError("--dialect", "applies to --print-sql: add it, or drop the dialect");
   if (o.printSql) {

@@ -26,6 +26,7 @@ import { DEFAULT_SEQUENTIAL_TUNING, sequentialHalfWidth, sequentialPValue } from
 import { tCritical, tPValue, wilson, zCritical, zPValue } from "./stats.ts";
 import type { MetricResult, MetricType, VariantResult } from "./types.ts";
 import { MetricInputError } from "./validate.ts";
+import { show } from "./show.ts";
 
 type Interval = [number, number] | null;
 interface Intervals {
@@ -172,7 +173,7 @@ function sequentialIntervals(c: { n: number; mean: number; varMean: number }, t:
 
 export function compareVariants(result: MetricResult, control: string, treatment: string, options: CompareOptions = {}): Comparison {
   const confidence = options.confidence ?? 0.95;
-  if (typeof confidence !== "number" || !(confidence > 0 && confidence < 1)) throw new MetricInputError("options.confidence", `must be a number between 0 and 1 (e.g. 0.95), got ${JSON.stringify(confidence)}`);
+  if (typeof confidence !== "number" || !(confidence > 0 && confidence < 1)) throw new MetricInputError("options.confidence", `must be a number between 0 and 1 (e.g. 0.95), got ${show(confidence)}`);
   const proportion = PROPORTIONS.includes(result.metric);
   const method = proportion ? "newcombe_wilson" : "welch_t";
   // Own properties only: a variant named `toString` or `constructor` must not read Object.prototype's.
@@ -187,7 +188,7 @@ export function compareVariants(result: MetricResult, control: string, treatment
   }
   if (options.sequential) {
     const tuning = (typeof options.sequential === "object" ? options.sequential.tuning : undefined) ?? DEFAULT_SEQUENTIAL_TUNING;
-    if (!(Number.isFinite(tuning) && tuning > 0)) throw new MetricInputError("options.sequential.tuning", `must be a positive number (N*, the total sample size where the interval is tightest), got ${JSON.stringify(tuning)}`);
+    if (!(Number.isFinite(tuning) && tuning > 0)) throw new MetricInputError("options.sequential.tuning", `must be a positive number (N*, the total sample size where the interval is tightest), got ${show(tuning)}`);
     if (options.cuped) throw new MetricInputError("options.sequential", "and cuped do not combine yet: choose one");
     const arm = (v: VariantResult) => {
       if (proportion) return { n: v.denominator, mean: v.value!, varMean: (v.value! * (1 - v.value!)) / v.denominator };

@@ -127,6 +127,7 @@ export function sampleSize(input: PowerInput): PowerResult {
   if (input.dailyUsers !== undefined && !(input.dailyUsers > 0)) throw new MetricInputError("--daily-users", `must be a positive number, got ${input.dailyUsers}`);
   const perComparison = alpha / (arms - 1);
   const target = input.relative ? input.baseline * (1 + input.mde) : input.baseline + input.mde;
+  if (!Number.isFinite(target)) throw new MetricInputError("--mde", `puts the treatment's value at ${target} (past a double's largest, 1.8e308): no sample size is computed for it`);
   let n: number;
   if (input.metric === "conversion") {
     probability("--baseline", input.baseline);
@@ -139,10 +140,12 @@ export function sampleSize(input: PowerInput): PowerResult {
   }
   const usersPerArm = Math.ceil(n);
   const total = usersPerArm * arms;
+  const days = input.dailyUsers === undefined ? undefined : Math.ceil(total / input.dailyUsers);
+  if (days !== undefined && !Number.isSafeInteger(days)) throw new MetricInputError("--daily-users", `${input.dailyUsers} a day gives ${days} days for ${total} users: no duration is computed for it`);
   return {
     metric: input.metric, baseline: input.baseline, target, mde_absolute: input.relative ? target - input.baseline : input.mde, alpha, alpha_per_comparison: perComparison, power, arms,
     n_exact: n, users_per_arm: usersPerArm, total_users: total,
-    ...(input.dailyUsers !== undefined ? { days: Math.ceil(total / input.dailyUsers) } : {}),
+    ...(days !== undefined ? { days } : {}),
     method: input.metric === "conversion" ? "power.prop.test" : "power.t.test",
   };
 }

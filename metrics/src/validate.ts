@@ -7,6 +7,7 @@ import { definitionFields } from "./definition-schema.ts";
 import { ValueProblem } from "./input/problem.ts";
 import { parseInstant } from "./input/timestamp.ts";
 import type { MetricData, MetricDefinition, MetricType } from "./types.ts";
+import { show } from "./show.ts";
 
 export class MetricInputError extends Error {
   constructor(readonly field: string, problem: string) {
@@ -45,7 +46,7 @@ export function validateDefinition(def: unknown): MetricDefinition {
   if (typeof d.event !== "string" || d.event === "") throw new MetricInputError("definition.event", `must be a non-empty string, got ${JSON.stringify(d.event)}`);
   if (d.type === "retention") {
     // Past 2^53 an integer is not exact in a double, and the SQL engines refuse to inline it: every engine refuses it.
-    if (!Number.isSafeInteger(d.threshold) || (d.threshold as number) < 1) throw new MetricInputError("definition.threshold", `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(d.threshold)}`);
+    if (!Number.isSafeInteger(d.threshold) || (d.threshold as number) < 1) throw new MetricInputError("definition.threshold", `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}, got ${show(d.threshold)}`);
     if (d.window_days === undefined) throw new MetricInputError("definition.window_days", "is required for retention");
   }
   if (d.active_day !== undefined) {
@@ -54,7 +55,7 @@ export function validateDefinition(def: unknown): MetricDefinition {
   }
   if (d.window_days !== undefined) {
     const w = d.window_days;
-    if (!(typeof w === "number" && Number.isFinite(w) && w > 0)) throw new MetricInputError("definition.window_days", `must be a number > 0, got ${JSON.stringify(w)}`);
+    if (!(typeof w === "number" && Number.isFinite(w) && w > 0)) throw new MetricInputError("definition.window_days", `must be a finite number > 0, got ${show(w)}`);
     if (w > MAX_WINDOW_DAYS) throw new MetricInputError("definition.window_days", `must be at most ${MAX_WINDOW_DAYS} days, got ${w}`);
     if (Math.round(w * DAY_MS) < 1) throw new MetricInputError("definition.window_days", `must be at least one millisecond (${1 / DAY_MS} days), got ${w}`);
   }

@@ -101,6 +101,18 @@ describe("api-metrics power", () => {
     expect(table.stdout).toMatch(/users per arm\s+23\s+\(exact root 22\.0211\)/);
   }, 30_000);
 
+  it("infers the kind from the options: a baseline with --sd is a mean, without it a rate, and says so", () => {
+    const rate = cli("--baseline", "0.1", "--mde", "0.02", "--format", "json");
+    expect(rate.status, rate.stderr).toBe(0);
+    const explicit = JSON.parse(cli("--metric", "conversion", "--baseline", "0.1", "--mde", "0.02", "--format", "json").stdout);
+    expect(JSON.parse(rate.stdout)).toEqual({ ...explicit, metric_inferred: "conversion: no --sd" });
+    const mean = cli("--baseline", "5", "--sd", "2", "--mde", "0.5", "--format", "table");
+    expect(mean.status, mean.stderr).toBe(0);
+    expect(mean.stdout).toMatch(/^Metric: mean: --sd was given \(--metric to choose\)\nSample size \(power\.t\.test\)/);
+    const explicitMean = JSON.parse(cli("--metric", "mean", "--baseline", "5", "--sd", "2", "--mde", "0.5", "--format", "json").stdout);
+    expect(JSON.parse(cli("--baseline", "5", "--sd", "2", "--mde", "0.5", "--format", "json").stdout)).toEqual({ ...explicitMean, metric_inferred: "mean: --sd was given" });
+  }, 30_000);
+
   it("refuses incomplete or impossible inputs with exit 2 and a message", () => {
     for (const [args, message] of [
       [["--metric", "mean", "--baseline", "0", "--mde", "1"], /--sd is required/],
@@ -109,7 +121,13 @@ describe("api-metrics power", () => {
       [["--metric", "conversion", "--baseline", "0.1", "--mde", "0"], /--mde must be a non-zero number/],
       [["--metric", "conversion", "--baseline", "0.1", "--mde", "0.01", "--arms", "1"], /--arms must be a whole number/],
       [["--metric", "ratio", "--baseline", "0.1", "--mde", "0.01"], /--metric/],
-      [["--baseline", "0.1", "--mde", "0.01"], /--metric/],
+      [["--metric", "conversion", "--baseline", "0.1", "--sd", "2", "--mde", "0.01"], /--sd applies to a mean metric/],
+      // Without --metric, a baseline that is no rate and no --sd: the missing --sd is named.
+      [["--baseline", "5", "--mde", "0.5"], /--baseline 5 is not a rate between 0 and 1: for a mean metric, give --sd/],
+      [["--mde", "0.5"], /required option '--baseline <x>' not specified/],
+      [["--baseline", "0.1"], /required option '--mde <x>' not specified/],
+      [["--baseline", "1e308", "--sd", "1", "--mde", "1", "--relative"], /--mde puts the treatment's value at Infinity/],
+      [["--baseline", "0.1", "--mde", "0.02", "--daily-users", "1e-320"], /--daily-users 1e-320 a day gives Infinity days/],
     ] as const) {
       const r = cli(...args);
       expect(r.status, args.join(" ")).toBe(2);

@@ -7,6 +7,7 @@ import type { MetricData } from "../types.ts";
 import { MetricInputError } from "../validate.ts";
 import { ValueProblem } from "./problem.ts";
 import { parseInstant } from "./timestamp.ts";
+import { show } from "../show.ts";
 
 export interface ExposureRow {
   user_id: string;
@@ -42,7 +43,7 @@ export function idValue(value: unknown): string {
   }
   if (typeof value === "bigint" || (typeof value === "number" && Number.isSafeInteger(value))) return String(value);
   if (value === undefined || value === null) throw new ValueProblem("is missing");
-  throw new ValueProblem(`must be a string, got ${JSON.stringify(value) ?? String(value)}`);
+  throw new ValueProblem(`must be a string, got ${show(value)}`);
 }
 
 const CHUNK = 65_536;

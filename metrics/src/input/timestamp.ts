@@ -12,6 +12,7 @@
  */
 import { DateTime, IANAZone } from "luxon";
 import { ValueProblem } from "./problem.ts";
+import { show } from "../show.ts";
 
 /**
  * The accepted shape, one definition for both carriers of the rules: this parser, and the SQL that checks files read
@@ -38,7 +39,7 @@ export function parseInstant(value: unknown, timezone?: string): number {
     if (Number.isNaN(value.getTime())) throw new ValueProblem("is an invalid date");
     return value.getTime();
   }
-  if (typeof value !== "string") throw new ValueProblem(`must be an ISO 8601 timestamp, got ${JSON.stringify(value) ?? String(value)}`);
+  if (typeof value !== "string") throw new ValueProblem(`must be an ISO 8601 timestamp, got ${show(value)}`);
   const m = PATTERN.exec(value);
   if (!m) throw new ValueProblem(`must be an ISO 8601 timestamp such as 2026-03-02T09:30:00Z, got ${JSON.stringify(value)}`);
   const [year, month, day, hour, minute] = [1, 2, 3, 4, 5].map((i) => Number(m[i]));
