@@ -265,7 +265,10 @@ function errorHandler(logger?: Logger): ErrorRequestHandler {
       logger?.error({ err, path: req.path }, "unhandled error");
       e = new ApiError(500, "api_error", "Internal server error");
     }
-    if (e.status >= 500) logger?.error({ message: e.message, path: req.path }, "server error");
+    // A 5xx the sandbox meant (an injected fault, a refusal while stopping) is logged at its own level and message,
+    // so "server error" at error level is only ever a real failure.
+    if (e.expected) logger?.[e.expected.level]({ status: e.status, message: e.message, path: req.path }, e.expected.message);
+    else if (e.status >= 500) logger?.error({ message: e.message, path: req.path }, "server error");
     if (res.headersSent) return res.end();
     // A body still arriving (a 401 is answered before any body is read) is never waited for: the connection closes
     // after the answer, so a slow body sent without a key cannot hold a connection slot.

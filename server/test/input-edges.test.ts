@@ -31,6 +31,8 @@ describe("answers outside the router are in the envelope", () => {
     const big = await raw(`GET /api/v1/studies HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
     expect(big).toMatch(/^HTTP\/1\.1 431 /);
     expect(bodyOf(big).error.message).toMatch(/too large/);
+    // As every answer of the app: never sniffed into something a browser would run.
+    for (const answer of [bad, big]) expect(answer).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/i);
   });
 
   it("OPTIONS is a 405 envelope with Allow, not a plain-text answer", async () => {

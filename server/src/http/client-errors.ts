@@ -7,7 +7,8 @@ import type { Duplex } from "node:stream";
 
 function answer(status: number, reason: string, type: string, message: string): string {
   const body = JSON.stringify({ error: { type, message } });
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  // nosniff as on every answer of the app (app.ts): these never reach it.
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 export function envelopeClientErrors(server: Server): void {

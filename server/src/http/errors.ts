@@ -19,6 +19,18 @@ export class ApiError extends Error {
     super(message);
   }
 
+  /**
+   * How the error handler logs this answer when it is not a failure of the server: a fault the sandbox was asked to
+   * inject, a refusal while it shuts down. Undefined: a 5xx is logged at error level as "server error".
+   */
+  expected?: { level: "info" | "warn"; message: string };
+
+  /** Marks the answer as the server's intended behaviour, logged at `level` with `message` (see `expected`). */
+  loggedAs(level: "info" | "warn", message: string): this {
+    this.expected = { level, message };
+    return this;
+  }
+
   get envelope(): ErrorEnvelope {
     return { error: { type: this.type, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }

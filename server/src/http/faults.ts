@@ -54,9 +54,9 @@ export async function applyFaults(req: Request, route: RouteDef, project: Projec
     case null:
       return;
     case "500":
-      throw new ApiError(500, "api_error", "Simulated fault: internal server error (the sandbox was asked for it)");
+      throw new ApiError(500, "api_error", "Simulated fault: internal server error (the sandbox was asked for it)").loggedAs("info", "injected fault");
     case "503":
-      throw new ApiError(503, "api_error", "Simulated fault: service unavailable (the sandbox was asked for it)", undefined, { "Retry-After": "1" });
+      throw new ApiError(503, "api_error", "Simulated fault: service unavailable (the sandbox was asked for it)", undefined, { "Retry-After": "1" }).loggedAs("info", "injected fault");
     case "reset":
       req.socket.destroy();
       throw new Unanswered();

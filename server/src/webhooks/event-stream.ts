@@ -110,7 +110,7 @@ export class EventStreams {
     const p = this.of(project.id);
     const head = res.req?.method === "HEAD";
     // Accepted now, the stream would hold the shutdown open until its grace period ends.
-    if (this.closing) throw new ApiError(503, "api_error", "The sandbox is shutting down", undefined, { "Retry-After": "1", Connection: "close" });
+    if (this.closing) throw new ApiError(503, "api_error", "The sandbox is shutting down", undefined, { "Retry-After": "1", Connection: "close" }).loggedAs("info", "event stream refused: shutting down");
     if (!head) {
       this.slots.take(project.tenant, address);
       res.on("close", () => {
