@@ -93,6 +93,17 @@ function progress(enabled: boolean) {
   };
 }
 
+/** `--engine sql`'s steps, as DuckDB reports them: one line a second (rewritten in place on a terminal). */
+function stepProgress(enabled: boolean) {
+  if (!enabled) return undefined;
+  const tty = process.stderr.isTTY;
+  return (step: string, percent: number, done: boolean) => {
+    const text = `${step}: ${done ? "done" : `${percent}%`}`;
+    if (tty) process.stderr.write(`\r${text}${done ? "\n" : ""}`);
+    else process.stderr.write(`${text}\n`);
+  };
+}
+
 /** Passes exposure batches through unchanged, adding each row's arm to `seen`. */
 async function* noting(batches: AsyncIterable<ExposureRow[]> | Iterable<ExposureRow[]>, seen: Set<string>): AsyncIterable<ExposureRow[]> {
   for await (const batch of batches) {
@@ -126,7 +137,7 @@ async function main(): Promise<void> {
   // Every arm the exposures name: an arm named on the command line that the data never names is a typo, refused
   // below, never a silent sample-ratio warning. The memory engine notes them as the rows stream past; DuckDB says.
   const seen = new Set<string>();
-  const read = { delimiter: o.delimiter, timezone: o.timezone, onProgress: progress(o.progress) };
+  const read = { delimiter: o.delimiter, timezone: o.timezone, onProgress: progress(o.progress), onStepProgress: stepProgress(o.progress) };
   let result: MetricResult;
   if (o.engine === "sql") {
     // DuckDB reads the files itself, and the input layer's rules run as SQL over them (sql/files.ts).

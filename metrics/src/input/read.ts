@@ -17,6 +17,11 @@ export interface ReadOptions {
   timezone?: string;
   /** Called with the rows read so far, every million rows of a file. */
   onProgress?: (file: string, rows: number, done: boolean) => void;
+  /**
+   * `--engine sql`: called about every second while DuckDB works on a step (loading a file, computing the metric)
+   * that has run a second or more, with DuckDB's own estimate of the share done (0-100), and once with `done`.
+   */
+  onStepProgress?: (step: string, percent: number, done: boolean) => void;
 }
 
 export const PROGRESS_EVERY = 1_000_000;

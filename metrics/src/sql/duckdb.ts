@@ -15,6 +15,8 @@ import { runMetricSql, type Query } from "./run.ts";
  * `@duckdb/node-api`, an optional peer that a user of the in-memory engine does not install.
  */
 export interface DuckDBConnection {
+  /** DuckDB's estimate of the running statement's progress (-1 until it has one; needs enable_progress_bar). */
+  readonly progress?: { percentage: number };
   run(sql: string): Promise<unknown>;
   runAndReadAll(sql: string): Promise<{ getRowObjects(): unknown[] }>;
   createAppender(table: string): Promise<{ appendVarchar(v: string): void; appendBigInt(v: bigint): void; endRow(): void; closeSync(): void }>;
@@ -86,6 +88,30 @@ const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
   }
 };
 
+/**
+ * Runs `work`, and while it runs longer than a second, reports DuckDB's progress about every second (a 50M-event
+ * file takes tens of seconds, and the command was silent all along). Never throws for the report itself.
+ */
+async function reporting<T>(connection: DuckDBConnection, step: string, report: ReadOptions["onStepProgress"], work: () => Promise<T>): Promise<T> {
+  if (!report) return work();
+  let shown = false;
+  // API_METRICS_PROGRESS_MS: the interval (default 1 s), shorter in the tests.
+  const every = Number(process.env.API_METRICS_PROGRESS_MS) > 0 ? Number(process.env.API_METRICS_PROGRESS_MS) : 1_000;
+  const timer = setInterval(() => {
+    const percent = connection.progress?.percentage ?? -1;
+    if (percent < 0) return;
+    shown = true;
+    report(step, Math.min(100, Math.floor(percent)), false);
+  }, every);
+  try {
+    const result = await work();
+    if (shown) report(step, 100, true);
+    return result;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 export class DuckDbMetrics {
   private queue: Promise<unknown> = Promise.resolve();
   private constructor(readonly connection: DuckDBConnection) {}
@@ -127,12 +153,13 @@ export class DuckDbMetrics {
       const asOf = asOfOption(options.as_of, options.timezone);
       const rows = readFiles(exposuresFile, eventsFile, read); // checks --timezone and --delimiter; reads nothing yet
       const readers: Record<"exposures" | "events", "duckdb" | "input layer"> = { exposures: "duckdb", events: "duckdb" };
+      if (read.onStepProgress) await guarded(() => this.connection.run("SET enable_progress_bar = true; SET enable_progress_bar_print = false"));
       for (const [spec, file, batches] of [[EXPOSURES, exposuresFile, rows.exposures], [EVENTS, eventsFile, rows.events]] as const) {
-        if (await guarded(() => loadNatively(this.connection, spec, file, read))) continue;
+        if (await reporting(this.connection, `${file}: loading and checking`, read.onStepProgress, () => guarded(() => loadNatively(this.connection, spec, file, read)))) continue;
         readers[spec.table] = "input layer";
         await guarded(() => appendRows(this.connection, spec.table, batches));
       }
-      const result = await guarded(() => runMetricSql(queryOfDuckDb(this.connection), def, asOf, { variants: options.variants, cuped: options.cuped }));
+      const result = await reporting(this.connection, "computing the metric", read.onStepProgress, () => guarded(() => runMetricSql(queryOfDuckDb(this.connection), def, asOf, { variants: options.variants, cuped: options.cuped })));
       const arms = (await queryOfDuckDb(this.connection)("SELECT DISTINCT variant FROM exposures")).map((r) => String(r.variant));
       return { result, arms, readers };
     };
