@@ -286,6 +286,55 @@ describe("one input layer, every engine", () => {
     }
   });
 
+  it("reads Parquet events in the metric's own pass, and still checks every row: a bad row the metric would skip is refused", async () => {
+    const px = file("view-x.csv", EXPOSURES);
+    const pe = join(dir, "view-e.parquet");
+    const rows = (users: string[], events: string[], stamps: string[]) => [
+      { name: "user_id", data: users, type: "STRING" }, { name: "event", data: events, type: "STRING" }, { name: "timestamp", data: stamps, type: "STRING" },
+    ];
+    parquetWriteFile({ filename: pe, columnData: rows(["u1", "u2", "u9"], ["purchase", "view", "purchase"], ["2026-03-03T09:00:00Z", "2026-03-03T10:00:00Z", "2026-03-03T11:00:00Z"]) as never });
+    const duck = await DuckDbMetrics.open();
+    try {
+      const { readers, result } = await duck.computeMetricFromFiles(conversion, px, pe, {}, {});
+      expect(readers).toEqual({ exposures: "duckdb", events: "duckdb" });
+      expect(result).toEqual(await answer(px, pe));
+    } finally {
+      duck.close();
+    }
+    // Rows no metric pass would use (another event, a user never exposed, after the analysis time): each is checked.
+    for (const [name, users, events, stamps, says] of [
+      ["other-event", ["u1", ""], ["purchase", "view"], ["2026-03-03T09:00:00Z", "2026-03-03T10:00:00Z"], "row 2, column user_id is empty"],
+      ["never-exposed", ["u1", "u9"], ["purchase", "purchase"], ["2026-03-03T09:00:00Z", "0999-03-03T10:00:00Z"], "row 2, column timestamp is before the year 1000"],
+      ["nul-event", ["u1", "u2"], ["purchase", "vi\u0000ew"], ["2026-03-03T09:00:00Z", "2026-03-03T10:00:00Z"], "row 2, column event contains a NUL character"],
+    ] as const) {
+      const bad = join(dir, `view-${name}.parquet`);
+      parquetWriteFile({ filename: bad, columnData: rows([...users], [...events], [...stamps]) as never });
+      expect(String(await answer(px, bad)), name).toContain(says);
+    }
+  });
+
+  it("keeps only the usable CSV events in DuckDB once the analysis time is known, and still checks every row", async () => {
+    const px = file("keep-x.csv", EXPOSURES);
+    const AS_OF = { as_of: "2026-03-10T00:00:00Z" };
+    const good = file("keep-e.csv", "user_id,event,timestamp\nu1,purchase,2026-03-03T09:00:00Z\nu2,view,2026-03-03T10:00:00Z\nu2,purchase,2026-03-11T10:00:00Z\n");
+    const duck = await DuckDbMetrics.open();
+    try {
+      const { readers, result } = await duck.computeMetricFromFiles(conversion, px, good, {}, AS_OF);
+      expect(readers).toEqual({ exposures: "duckdb", events: "duckdb" });
+      expect(result).toEqual(await answer(px, good, conversion, {}, AS_OF));
+      // Only u1's purchase is usable: the view, and the purchase after the analysis time, were not kept.
+      expect(Number(((await duck.connection.runAndReadAll("SELECT COUNT(*) AS n FROM events")).getRowObjects()[0] as { n: bigint }).n)).toBe(1);
+    } finally {
+      duck.close();
+    }
+    for (const [name, text, says] of [
+      ["other-event", "user_id,event,timestamp\nu1,purchase,2026-03-03T09:00:00Z\nu2,view,2026-02-30T10:00:00Z\n", "line 3, column 3 (timestamp) is not a calendar date"],
+      ["after-as-of", "user_id,event,timestamp\nu1,purchase,2026-03-03T09:00:00Z\n,purchase,2026-03-11T10:00:00Z\n", "line 3, column 1 (user_id) is empty"],
+    ] as const) {
+      expect(String(await answer(px, file(`keep-${name}.csv`, text), conversion, {}, AS_OF)), name).toContain(says);
+    }
+  });
+
   it("defaults --as-of to just after the data's last timestamp (exposures or events), and says so", async () => {
     const r = (await answer(file("a-x.csv", EXPOSURES), file("a-e.csv", "user_id,event,timestamp\nu1,view,2026-03-09T10:00:00.250Z\nu1,purchase,2026-03-04T09:00:00Z\n"), { type: "conversion", event: "purchase", window_days: 7 })) as MetricResult;
     expect([r.as_of, r.as_of_source]).toEqual(["2026-03-09T10:00:00.251Z", "data"]);

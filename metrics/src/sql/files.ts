@@ -145,12 +145,22 @@ async function parquetRelation(connection: FileConnection, file: string, spec: T
   return `SELECT ${ids[0]} AS ${spec.out[0]}, ${ids[1]} AS ${spec.out[1]}, ${instant} AS ${spec.out[2]} FROM ${read}`;
 }
 
+/** What `error()` says when a row of a checked view breaks a rule (see `loadNatively`'s "view"). */
+export const ROW_REFUSED = "metrics: a row broke the input rules";
+
 /**
  * Loads `file` into the spec's table with DuckDB's reader and the SQL checks. True when every row passed them; false
  * when the file must be read by the input layer instead (a row broke a rule, DuckDB refused the file, or a type or
  * shape this loader leaves to the input layer); the table may then hold anything and is replaced by the caller.
+ *
+ * As a "view", nothing is loaded: the spec's name becomes a view over the file in which every column is guarded by
+ * the whole row's checks (a row that breaks one raises ROW_REFUSED). Whichever column a query reads or filters on
+ * first, a row cannot be used or dropped without being checked, so the file is read, checked and counted in the
+ * metric's own pass: no table in memory (a materialised 10M-event table cost more memory, and more time, than
+ * DuckDB's whole read). True then means only that the view was made: a query over it fails when a row breaks a rule
+ * or DuckDB refuses the file, and the caller reads the file with the input layer instead.
  */
-export async function loadNatively(connection: FileConnection, spec: TableSpec, file: string, options: { delimiter?: string; timezone?: string }): Promise<boolean> {
+export async function loadNatively(connection: FileConnection, spec: TableSpec, file: string, options: { delimiter?: string; timezone?: string; keep?: string }, as: "table" | "view" = "table"): Promise<boolean> {
   try {
     await access(file);
     // DuckDB's readers take a path as a glob: `events[1].csv` could read `events1.csv`. Such names go to the input layer.
@@ -164,6 +174,19 @@ export async function loadNatively(connection: FileConnection, spec: TableSpec, 
     // Nothing here depends on the rows' order (a refusal is placed by the input layer): DuckDB may load in parallel
     // without keeping it, which holds far less in memory.
     await connection.run("SET preserve_insertion_order = false");
+    if (as === "view") {
+      const ok = spec.out.map((c) => `r.${c} IS NOT NULL`).join(" AND ");
+      const guarded = spec.out.map((c) => `CASE WHEN ${ok} THEN r.${c} ELSE error(${literal(ROW_REFUSED)}) END AS ${c}`).join(", ");
+      await connection.run(`CREATE OR REPLACE VIEW ${spec.table} AS SELECT ${guarded} FROM (${relation}) r`);
+      return true;
+    }
+    if (options.keep) {
+      // Only the rows the metric can use are kept (`keep`, over r.*), and every row is still checked: the checks and
+      // the predicate are one CASE, which no optimiser splits, so no row is dropped before it is checked.
+      const ok = spec.out.map((c) => `r.${c} IS NOT NULL`).join(" AND ");
+      await connection.run(`CREATE OR REPLACE TABLE ${spec.table} AS SELECT ${spec.out.map((c) => `r.${c}`).join(", ")} FROM (${relation}) r WHERE CASE WHEN ${ok} THEN (${options.keep}) ELSE error(${literal(ROW_REFUSED)}) END`);
+      return true;
+    }
     await connection.run(`CREATE OR REPLACE TABLE ${spec.table} AS ${relation}`);
   } catch {
     return false; // the input layer reads the file again and names what is wrong, or finds nothing wrong
