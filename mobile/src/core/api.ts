@@ -24,19 +24,27 @@ export class ParticipantApi {
   private async call<T>(path: string, method: "GET" | "POST", body?: unknown): Promise<T> {
     // Called detached: a browser's fetch throws "Illegal invocation" when `this` is not the window.
     const fetchImpl = this.fetchImpl;
-    // AbortController and setTimeout, not AbortSignal.timeout: React Native's AbortSignal has no timeout().
+    // AbortController and setTimeout, not AbortSignal.timeout: React Native's AbortSignal has no timeout(). The call
+    // races its own timer rather than trusting fetch to honour the signal (Node 20's fetch follows a signal carried
+    // through a Request weakly, and a collection can drop it: the typed client lost its timeout so, issue #41).
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new Error(`${method} ${path.split("?")[0]}: no answer within ${TIMEOUT_MS / 1000} s`));
+        controller.abort();
+      }, TIMEOUT_MS);
+    });
     let res: Awaited<ReturnType<FetchLike>>;
     let text: string;
     try {
-      res = await fetchImpl(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
+      res = await Promise.race([fetchImpl(`${this.baseUrl.replace(/\/+$/, "")}${path}`, {
         method,
         headers: { "X-Public-Key": this.publicKey, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: controller.signal,
-      });
-      text = await res.text();
+      }), timedOut]);
+      text = await Promise.race([res.text(), timedOut]);
     } finally {
       clearTimeout(timer);
     }
