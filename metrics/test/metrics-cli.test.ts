@@ -194,14 +194,14 @@ describe("npm run metrics", () => {
     expect(JSON.parse(r.stdout).result.variants.treatment.numerator).toBe(1_050_000);
     const quiet = run("--definition", JSON.stringify({ type: "events_per_user", event: "purchase" }), "--exposures", x, "--events", e, "--format", "json", "--no-progress");
     expect(quiet.stderr).toBe("");
-    // --engine sql: DuckDB's own progress while it loads and checks the file (polled every 20 ms here, every second
-    // by default), ending with "done"; nothing with --no-progress.
+    // --engine sql: DuckDB's own progress while it reads, checks and computes over the events file (polled every
+    // 20 ms here, every second by default), ending with "done"; nothing with --no-progress.
     const sqlArgs = ["--engine", "sql", "--definition", JSON.stringify({ type: "events_per_user", event: "purchase" }), "--exposures", x, "--events", e, "--format", "json"];
     const env = { ...process.env, API_METRICS_PROGRESS_MS: "20" };
     const sql = spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", ...sqlArgs], { encoding: "utf8", env });
     expect(sql.status, sql.stderr).toBe(0);
-    expect(sql.stderr).toMatch(new RegExp(`^${e.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: loading and checking: \\d+%\n`, "m"));
-    expect(sql.stderr).toContain(`${e}: loading and checking: done\n`);
+    expect(sql.stderr).toMatch(new RegExp(`^${e.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: reading, checking and computing the metric: \\d+%\n`, "m"));
+    expect(sql.stderr).toContain(`${e}: reading, checking and computing the metric: done\n`);
     expect(JSON.parse(sql.stdout).result).toEqual(JSON.parse(r.stdout).result);
     const sqlQuiet = spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", ...sqlArgs, "--no-progress"], { encoding: "utf8", env });
     expect(sqlQuiet.stderr).toBe("");

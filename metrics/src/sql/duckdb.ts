@@ -7,7 +7,6 @@ import type { MetricData, MetricDefinition, MetricOptions, MetricResult } from "
 import { readFiles, type ReadOptions } from "../input/read.ts";
 import { rowSourceOfData, type EventRow, type ExposureRow, type RowSource } from "../input/rows.ts";
 import { asOfOption, MetricInputError, validateDataShape, validateDefinition } from "../validate.ts";
-import { formatOf } from "../input/formats.ts";
 import { EVENTS, EXPOSURES, loadNatively } from "./files.ts";
 import { runMetricSql, type Query } from "./run.ts";
 
@@ -90,17 +89,6 @@ const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
 };
 
 /**
- * The events a metric can use, as a predicate over the loaded row `r`, for a table that keeps no others: with an
- * analysis time, only events before it, and only the metric's event unless active days count any event. Without one,
- * every event (the default analysis time is just after the last of them).
- */
-function usableEvents(def: MetricDefinition, asOfMs: number | undefined): string | undefined {
-  if (asOfMs === undefined) return undefined;
-  const anyEventDays = def.type === "events_per_user_per_active_day" && def.active_day === "any_event";
-  return [`r.ts_ms < ${Math.trunc(asOfMs)}`, ...(anyEventDays ? [] : [`r.event = '${def.event.replace(/'/g, "''")}'`])].join(" AND ");
-}
-
-/**
  * Runs `work`, and while it runs longer than a second, reports DuckDB's progress about every second (a 50M-event
  * file takes tens of seconds, and the command was silent all along). Never throws for the report itself.
  */
@@ -171,23 +159,18 @@ export class DuckDbMetrics {
         await guarded(() => appendRows(this.connection, "exposures", rows.exposures));
       }
       const metric = (step: string) => reporting(this.connection, step, read.onStepProgress, () => runMetricSql(queryOfDuckDb(this.connection), def, asOf, { variants: options.variants, cuped: options.cuped }));
-      // Parquet events, by far the larger file, are read, checked and counted in the metric's own pass, through a
-      // view whose every column carries the row's checks (files.ts): no table in memory. A refused row or file fails
-      // that pass: the input layer then reads the file and names what is wrong, or finds nothing wrong and loads the
-      // rows it read, and the metric runs again on them. CSV events are loaded into a table first: over a CSV view
-      // DuckDB's join ran several times slower than over the table (bench/metrics-scale.ts measured 2.3x DuckDB
-      // alone's time against 1.8x), and the checks' text work cannot be shared between the view's columns.
+      // The events, by far the larger file, are read, checked and counted in the metric's own pass, through a view
+      // whose every column carries the row's checks (files.ts): no table in memory (a 50M-event CSV loaded into one
+      // held 1.6 GB, against DuckDB alone's 0.3). A refused row or file fails that pass: the input layer then reads
+      // the file and names what is wrong, or finds nothing wrong and loads the rows it read, and the metric runs
+      // again on them.
       let result: MetricResult | undefined;
-      if (formatOf(eventsFile) === "parquet") {
-        if (await guarded(() => loadNatively(this.connection, EVENTS, eventsFile, read, "view"))) {
-          try {
-            result = await metric(`${eventsFile}: reading, checking and computing the metric`);
-          } catch {
-            await guarded(() => this.connection.run("DROP VIEW IF EXISTS events"));
-          }
+      if (await guarded(() => loadNatively(this.connection, EVENTS, eventsFile, read, "view"))) {
+        try {
+          result = await metric(`${eventsFile}: reading, checking and computing the metric`);
+        } catch {
+          await guarded(() => this.connection.run("DROP VIEW IF EXISTS events"));
         }
-      } else if (await reporting(this.connection, `${eventsFile}: loading and checking`, read.onStepProgress, () => guarded(() => loadNatively(this.connection, EVENTS, eventsFile, { ...read, keep: usableEvents(def, asOf) })))) {
-        result = await guarded(() => metric("computing the metric"));
       }
       if (result === undefined) {
         readers.events = "input layer";

@@ -104,7 +104,10 @@ async function csvRelation(file: string, spec: TableSpec, delimiter: string | un
   if (index.some((i) => i < 0)) return null;
   const cols = names.map((_, i) => `c${i}`);
   // Positional names: any header (duplicates, quotes, spaces) is the input layer's business, not DuckDB's binder's.
-  const read = `read_csv(${literal(file)}, header = true, auto_detect = false, delim = ${literal(d)}, quote = '"', escape = '"', columns = {${cols.map((c) => `${literal(c)}: 'VARCHAR'`).join(", ")}}, strict_mode = true, null_padding = false, max_line_size = ${MAX_LINE_BYTES})`;
+  // The dialect and the columns are given; DuckDB's sniffer still runs (no auto_detect = false), for its estimate of
+  // the row count alone: without one, the metric's join over the view planned badly and ran twice as long. skip and
+  // comment are pinned, so the sniffer cannot decide to pass over lines.
+  const read = `read_csv(${literal(file)}, header = true, skip = 0, comment = '', delim = ${literal(d)}, quote = '"', escape = '"', columns = {${cols.map((c) => `${literal(c)}: 'VARCHAR'`).join(", ")}}, strict_mode = true, null_padding = false, max_line_size = ${MAX_LINE_BYTES})`;
   // csv-parse refuses a quote inside an unquoted value, which DuckDB keeps: a value holding a quote, in any column,
   // sends the file to the input layer, which knows whether it was quoted.
   const [a, b, t] = index.map((i) => `c${i}`);
@@ -160,7 +163,7 @@ export const ROW_REFUSED = "metrics: a row broke the input rules";
  * DuckDB's whole read). True then means only that the view was made: a query over it fails when a row breaks a rule
  * or DuckDB refuses the file, and the caller reads the file with the input layer instead.
  */
-export async function loadNatively(connection: FileConnection, spec: TableSpec, file: string, options: { delimiter?: string; timezone?: string; keep?: string }, as: "table" | "view" = "table"): Promise<boolean> {
+export async function loadNatively(connection: FileConnection, spec: TableSpec, file: string, options: { delimiter?: string; timezone?: string }, as: "table" | "view" = "table"): Promise<boolean> {
   try {
     await access(file);
     // DuckDB's readers take a path as a glob: `events[1].csv` could read `events1.csv`. Such names go to the input layer.
@@ -178,13 +181,6 @@ export async function loadNatively(connection: FileConnection, spec: TableSpec, 
       const ok = spec.out.map((c) => `r.${c} IS NOT NULL`).join(" AND ");
       const guarded = spec.out.map((c) => `CASE WHEN ${ok} THEN r.${c} ELSE error(${literal(ROW_REFUSED)}) END AS ${c}`).join(", ");
       await connection.run(`CREATE OR REPLACE VIEW ${spec.table} AS SELECT ${guarded} FROM (${relation}) r`);
-      return true;
-    }
-    if (options.keep) {
-      // Only the rows the metric can use are kept (`keep`, over r.*), and every row is still checked: the checks and
-      // the predicate are one CASE, which no optimiser splits, so no row is dropped before it is checked.
-      const ok = spec.out.map((c) => `r.${c} IS NOT NULL`).join(" AND ");
-      await connection.run(`CREATE OR REPLACE TABLE ${spec.table} AS SELECT ${spec.out.map((c) => `r.${c}`).join(", ")} FROM (${relation}) r WHERE CASE WHEN ${ok} THEN (${options.keep}) ELSE error(${literal(ROW_REFUSED)}) END`);
       return true;
     }
     await connection.run(`CREATE OR REPLACE TABLE ${spec.table} AS ${relation}`);
