@@ -342,6 +342,14 @@ describe("one input layer, every engine", () => {
     }
   });
 
+  it("takes a 3 MiB CSV line (past DuckDB's 2 MiB line limit, within the input layer's 16 MiB) with one answer everywhere", async () => {
+    const long = `u${"x".repeat(3 * 1024 * 1024)}`;
+    const px = file("long-x.csv", `user_id,variant,exposed_at\n${long},control,2026-03-02T09:00:00Z\nu2,treatment,2026-03-02T09:00:00Z\n`);
+    const pe = file("long-e.csv", `user_id,event,timestamp\n${long},purchase,2026-03-03T09:00:00Z\nu2,view,2026-03-03T10:00:00Z\n`);
+    const result = await answer(px, pe);
+    expect(values(result as MetricResult)).toEqual({ control: [1, 1], treatment: [0, 1] });
+  });
+
   it("defaults --as-of to just after the data's last timestamp (exposures or events), and says so", async () => {
     const r = (await answer(file("a-x.csv", EXPOSURES), file("a-e.csv", "user_id,event,timestamp\nu1,view,2026-03-09T10:00:00.250Z\nu1,purchase,2026-03-04T09:00:00Z\n"), { type: "conversion", event: "purchase", window_days: 7 })) as MetricResult;
     expect([r.as_of, r.as_of_source]).toEqual(["2026-03-09T10:00:00.251Z", "data"]);
