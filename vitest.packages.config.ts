@@ -5,7 +5,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/package/**/*.test.ts"],
-    exclude: ["**/node_modules/**"],
+    // The client's Node-version matrix runs in test:matrices (vitest.matrices.config.ts).
+    exclude: ["**/node_modules/**", "test/package/client-under-gc.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
