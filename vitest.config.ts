@@ -5,7 +5,7 @@ export default defineConfig({
     include: ["**/test/**/*.test.ts", "**/test/**/*.test.tsx"],
     // The install matrices run in `npm run test:packages` (vitest.packages.config.ts) and the conformance suite's
     // matrices (broken variants, surfaces) in `npm run test:matrices` (vitest.matrices.config.ts); .ci/run runs both.
-    exclude: ["**/node_modules/**", "test/package/**", "test/conformance/surfaces.test.ts", "test/conformance/variants-*.test.ts"],
+    exclude: ["**/node_modules/**", "test/package/**", "test/conformance/surfaces.test.ts", "test/conformance/variants-*.test.ts", "metrics/test/metrics-cli-numbers.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Tests start real servers on free ports; two workers match the 2-core CI machine.

@@ -5,8 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/package/**/*.test.ts"],
-    // The client's Node-version matrix runs in test:matrices (vitest.matrices.config.ts).
-    exclude: ["**/node_modules/**", "test/package/client-under-gc.test.ts"],
+    exclude: ["**/node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
