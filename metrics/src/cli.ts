@@ -83,25 +83,21 @@ const program = new Command("api-metrics")
   .allowExcessArguments(false)
   .addHelpText("after", definitionHelp());
 
-function progress(enabled: boolean) {
-  if (!enabled) return undefined;
-  const tty = process.stderr.isTTY;
-  return (file: string, rows: number, done: boolean) => {
-    const text = `${file}: ${rows.toLocaleString("en-US")} rows ${done ? "read" : "read so far"}`;
-    if (tty) process.stderr.write(`\r${text}${done ? "\n" : ""}`);
-    else process.stderr.write(`${text}\n`);
-  };
+/** One progress line on stderr: rewritten in place on a terminal, a line each when piped. */
+function progressLine(text: string, done: boolean): void {
+  if (process.stderr.isTTY) process.stderr.write(`\r${text}${done ? "\n" : ""}`);
+  else process.stderr.write(`${text}\n`);
 }
 
-/** `--engine sql`'s steps, as DuckDB reports them: one line a second (rewritten in place on a terminal). */
+function progress(enabled: boolean) {
+  if (!enabled) return undefined;
+  return (file: string, rows: number, done: boolean) => progressLine(`${file}: ${rows.toLocaleString("en-US")} rows ${done ? "read" : "read so far"}`, done);
+}
+
+/** `--engine sql`'s steps, as DuckDB reports them: one line a second. */
 function stepProgress(enabled: boolean) {
   if (!enabled) return undefined;
-  const tty = process.stderr.isTTY;
-  return (step: string, percent: number, done: boolean) => {
-    const text = `${step}: ${done ? "done" : `${percent}%`}`;
-    if (tty) process.stderr.write(`\r${text}${done ? "\n" : ""}`);
-    else process.stderr.write(`${text}\n`);
-  };
+  return (step: string, percent: number, done: boolean) => progressLine(`${step}: ${done ? "done" : `${percent}%`}`, done);
 }
 
 /** Passes exposure batches through unchanged, adding each row's arm to `seen`. */
