@@ -71,8 +71,8 @@ const PLANS: Record<string, Plan> = {
   server: {
     bundle: {
       entries: { sandbox: "src/cli.ts", mock: "mock/run.ts" },
-      external: ["express", "pino", "pino-http", "ajv", "ajv-formats", "fast-json-stringify", "commander", "eventsource-parser", "leven", "@stoplight/prism-cli", "node-sqlite3-wasm"],
-      assets: ["generated/openapi.json", "fixtures/data/default.json", "docs/index.html", "docs/redoc.standalone.js"],
+      external: ["express", "pino", "pino-http", "ajv", "ajv-formats", "fast-json-stringify", "commander", "eventsource-parser", "leven", "@stoplight/prism-cli", "node-sqlite3-wasm", "pg", "node-pg-migrate"],
+      assets: ["generated/openapi.json", "fixtures/data/default.json", "docs/index.html", "docs/redoc.standalone.js", "server/migrations"],
       commands: ["sandbox", "mock"],
     },
   },

@@ -38,7 +38,10 @@ import { readDataset, shiftDataset } from "./store/dataset.ts";
 import { Store } from "./store/store.ts";
 import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { MemoryJournal, type Journal } from "./persist/journal.ts";
-import { replay } from "./persist/restore.ts";
+import { applyOp, replay, resumeRunning, type Running } from "./persist/restore.ts";
+import { PgJournal } from "./persist/postgres.ts";
+import { createPgDispatcher } from "./webhooks/pg-dispatcher.ts";
+import { health } from "./http/health.ts";
 import { SqliteJournal } from "./persist/state-db.ts";
 import { InterviewRunner } from "./simulation/interview-runner.ts";
 import { listenerSecret } from "./webhooks/listener.ts";
@@ -86,6 +89,11 @@ export interface AppOptions {
   dataDir?: string;
   /** Per-tenant limits (store/tenant-limits.ts); each one defaults to DEFAULT_TENANT_LIMITS. */
   tenantLimits?: Partial<TenantLimits>;
+  /**
+   * A store already opened (PostgreSQL: `PgJournal.open`, which is asynchronous); it wins over `dataDir`. With a
+   * shared store, webhook attempts are claimed from the database (webhooks/pg-dispatcher.ts).
+   */
+  journal?: Journal;
 }
 
 export interface App {
@@ -109,7 +117,7 @@ const DOCS = assetPath("docs/");
 
 export function createApp(options: AppOptions = {}): App {
   const clock = options.clock ?? systemClock;
-  const journal: Journal = options.dataDir ? new SqliteJournal(options.dataDir) : new MemoryJournal();
+  const journal: Journal = options.journal ?? (options.dataDir ? new SqliteJournal(options.dataDir) : new MemoryJournal());
   const limits: TenantLimits = { ...DEFAULT_TENANT_LIMITS, ...options.tenantLimits };
   const dataset = options.dataset ?? readDataset();
   if (options.shiftTime !== false) {
@@ -125,7 +133,23 @@ export function createApp(options: AppOptions = {}): App {
   const streams = new EventStreams(journal, { limits });
   const faults = new FaultRegistry((projectId, settings) => journal.append({ kind: "faults.set", project_id: projectId, settings }));
   const quotas = new Quotas(limits);
-  const webhooks = options.webhooks ?? createWebhookDispatcher({
+  const webhooks = options.webhooks ?? (journal instanceof PgJournal ? createPgDispatcher({
+    journal,
+    projects: store.projects,
+    streams,
+    faults,
+    clock,
+    retryDelaysMs: options.webhookRetryDelaysMs ?? [10_000, 60_000, 300_000],
+    timeoutMs: options.webhookTimeoutMs ?? 10_000,
+    caFile: options.webhookCaFile,
+    addressPolicy,
+    maxConcurrent: options.webhookMaxConcurrent,
+    maxConcurrentPerTenant: limits.deliveriesPerTenant,
+    maxConcurrentPerProject: options.webhookMaxConcurrentPerProject,
+    eventsKeptPerTenant: limits.eventsKept,
+    listenerSecret: (project) => listenerSecret(project, journal),
+    logger: options.logger || undefined,
+  }) : createWebhookDispatcher({
     streams,
     faults,
     clock,
@@ -140,9 +164,19 @@ export function createApp(options: AppOptions = {}): App {
     journal,
     listenerSecret: (project) => listenerSecret(project, journal),
     logger: options.logger || undefined,
-  });
-  const runner = new InterviewRunner(clock, webhooks, journal, options.simProcessingMs ?? 1_000);
+  }));
+  const runner = new InterviewRunner(clock, webhooks, journal, options.simProcessingMs ?? 1_000, options.logger || undefined);
   const restoredChanges = replay(journal, { store, faults, runner, quotas });
+  // Other processes' changes (a shared store): applied in the log's order, their timers armed here too (whichever
+  // process fires first makes the transition; the others find it made).
+  journal.follow({
+    op: (op) => {
+      const running: Running = new Map();
+      applyOp(op, { store, faults, runner, quotas }, running);
+      resumeRunning(running, runner);
+    },
+    streamEvent: (s) => streams.receive(s),
+  });
   webhooks.restore(store.projects);
   // Launch tokens stay valid across restarts with a data dir: their key is kept there.
   let tokenKey = journal.getMeta("launch_token_secret");
@@ -188,6 +222,7 @@ export function createApp(options: AppOptions = {}): App {
     faults,
     timeoutHoldMs: options.faultTimeoutHoldMs ?? 30_000,
     held: new HeldRequests(limits),
+    journal,
   });
 
   const app = express();
@@ -211,6 +246,7 @@ export function createApp(options: AppOptions = {}): App {
     res.setHeader("X-Content-Type-Options", "nosniff");
     corsHandler(req, res, () => afterCors(req, res, next));
   }) as RequestHandler);
+  app.use(health(journal));
   app.use("/api", router);
   // The reference page and its bundle only: nothing else of docs/ (its tests, screenshots) is served. After the API,
   // so no API request is matched against them.

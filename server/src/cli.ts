@@ -72,7 +72,8 @@ const start = program
   .option("--port <port>", "port to listen on (env PORT, default 4010)", port)
   .option("--host <host>", "address to listen on (env HOST, default 127.0.0.1)")
   .option("--cors-origin <origins>", "origins a browser app may call from: * (env CORS_ORIGIN, the default), none, or a comma-separated list")
-  .option("--data-dir <dir>", "keep projects, webhooks, planted data, faults, events and pending deliveries in DIR across restarts (env SANDBOX_DATA_DIR; default: memory only)");
+  .option("--data-dir <dir>", "keep projects, webhooks, planted data, faults, events and pending deliveries in DIR across restarts (env SANDBOX_DATA_DIR; default: memory only)")
+  .option("--database-url <url>", "keep the state in PostgreSQL, shared by every sandbox process started with the same URL (env DATABASE_URL; migrated at start-up)");
 for (const [key, flag, what] of TENANT_LIMIT_FLAGS) {
   start.option(`--${flag} <n>`, `${what} (env ${TENANT_LIMIT_ENV[key]}, default ${DEFAULT_TENANT_LIMITS[key]})`, positive);
 }
@@ -81,6 +82,7 @@ start.action(async (o: Record<string, string | number | undefined>) => {
   if (o.host !== undefined) process.env.HOST = String(o.host);
   if (o.corsOrigin !== undefined) process.env.CORS_ORIGIN = String(o.corsOrigin);
   if (o.dataDir !== undefined) process.env.SANDBOX_DATA_DIR = String(o.dataDir);
+  if (o.databaseUrl !== undefined) process.env.DATABASE_URL = String(o.databaseUrl);
   for (const [key, flag] of TENANT_LIMIT_FLAGS) {
     const value = o[flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
     if (value !== undefined) process.env[TENANT_LIMIT_ENV[key]] = String(value);

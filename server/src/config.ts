@@ -43,6 +43,8 @@ export interface ServerEnv {
   corsOrigins: string[];
   /** Where state is kept (`SANDBOX_DATA_DIR`); undefined: memory only. */
   dataDir: string | undefined;
+  /** PostgreSQL shared by several processes (`DATABASE_URL`); exclusive with dataDir. */
+  databaseUrl: string | undefined;
   tenantLimits: TenantLimits;
 }
 
@@ -54,6 +56,8 @@ function int(name: string, raw: string | undefined, fallback: number, min = 0): 
 }
 
 export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
+  if (env.DATABASE_URL && env.SANDBOX_DATA_DIR) throw new Error("choose one store: DATABASE_URL (--database-url) or SANDBOX_DATA_DIR (--data-dir), not both");
+  if (env.DATABASE_URL && !/^postgres(ql)?:\/\//.test(env.DATABASE_URL)) throw new Error(`DATABASE_URL must be a postgres:// or postgresql:// URL, got "${env.DATABASE_URL.replace(/:[^:@/]*@/, ":***@")}"`);
   const delays = (env.WEBHOOK_RETRY_DELAYS_MS ?? "10000,60000,300000").split(",").map((s, i) => int(`WEBHOOK_RETRY_DELAYS_MS[${i}]`, s.trim(), 0));
   return {
     host: env.HOST || "127.0.0.1",
@@ -76,6 +80,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     maxConnectionsPerAddress: int("MAX_CONNECTIONS_PER_ADDRESS", env.MAX_CONNECTIONS_PER_ADDRESS, 256, 1),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGIN),
     dataDir: env.SANDBOX_DATA_DIR || undefined,
+    databaseUrl: env.DATABASE_URL || undefined,
     tenantLimits: Object.fromEntries(
       Object.entries(TENANT_LIMIT_ENV).map(([key, name]) => [key, int(name, env[name], DEFAULT_TENANT_LIMITS[key as keyof TenantLimits], 1)]),
     ) as unknown as TenantLimits,

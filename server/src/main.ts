@@ -7,6 +7,10 @@ import { Server as NetServer } from "node:net";
 import { createHttpServer, idleConnections, limitsOf } from "./http/connection-limits.ts";
 import { createApp } from "./app.ts";
 import { DataDirLocked } from "./persist/state-db.ts";
+import { PgJournal, StoreUnavailable } from "./persist/postgres.ts";
+import type { Journal } from "./persist/journal.ts";
+import { readDataset } from "./store/dataset.ts";
+import { randomBytes } from "node:crypto";
 import { readEnv } from "./config.ts";
 import { stopWhenNpmParentExits } from "./parent-watch.ts";
 
@@ -32,9 +36,30 @@ async function main(): Promise<void> {
     // Anchored at now: a million rows need no time shift at load.
     dataset = generateDataset({ scale: env.fixturesScale, anchorMs: Date.now() });
   }
+  let journal: Journal | undefined;
+  if (env.databaseUrl) {
+    const data = dataset ?? readDataset();
+    dataset = data;
+    try {
+      journal = await PgJournal.open(env.databaseUrl, {
+        logger,
+        // Written by the first process only; every later one (and every restart) uses the stored values.
+        initialMeta: {
+          time_shift_ms: String(env.fixturesScale === null ? Date.now() - Date.parse(data.anchor) : 0),
+          stream_epoch: randomBytes(5).toString("hex"),
+          launch_token_secret: randomBytes(32).toString("hex"),
+        },
+      });
+    } catch (err) {
+      if (!(err instanceof StoreUnavailable)) throw err;
+      console.error(err.message);
+      process.exit(2);
+    }
+  }
   let app;
   try {
     app = createApp({
+      journal,
       dataset,
       // Generated data is already anchored at (about) now; shifting a million rows would cost seconds.
       shiftTime: env.fixturesScale === null,
@@ -65,7 +90,9 @@ async function main(): Promise<void> {
     console.log(`API reference: ${base.replace(/\/api$/, "/docs")}`);
     for (const [name, key, pk] of KEYS) console.log(`  ${name.padEnd(7)} API key ${key}   public key ${pk}`);
     console.log(`Try: curl -H "Authorization: Bearer ${KEYS[0][1]}" ${base}/v1/chats`);
-    if (app.journal.durable) {
+    if (app.journal.shared) {
+      console.log(`State: shared in PostgreSQL ${app.journal.dir} (${app.restoredChanges} changes restored); health: /healthz, /readyz`);
+    } else if (app.journal.durable) {
       const p = app.webhooks.pending();
       console.log(`State: kept in ${app.journal.dir} (${app.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
     } else {

@@ -114,7 +114,7 @@ describe("shutdown", () => {
     await own.server.close();
     expect(performance.now() - t0).toBeLessThan(1_000);
     await waitFor("the hanging socket to close", () => (hanging.requests[0].closedAt !== null ? true : undefined), 2_000);
-    const attempts = own.server.app.webhooks.attempts(project);
+    const attempts = await own.server.app.webhooks.attempts(project);
     // The first event was cut off by the re-registration (it was in flight) and then by the shutdown.
     expect(attempts.find((a) => a.interview_id === stuck.id)).toMatchObject({ status: "cancelled", error: "cancelled: server shutting down" });
     expect(attempts.filter((a) => a.interview_id === retried.id).map((a) => a.status)).toEqual(["failed", "cancelled"]);

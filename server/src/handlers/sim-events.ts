@@ -16,11 +16,11 @@ export function simEventsHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
       streams.subscribe(project, req.res!, typeof last === "string" ? last.trim() : undefined, req.socket.remoteAddress ?? "unknown");
       return { status: 200, body: undefined as never };
     },
-    simGetDeliveryRequest({ project, path }) {
-      return { status: 200, body: webhooks.request(project, path.id) };
+    async simGetDeliveryRequest({ project, path }) {
+      return { status: 200, body: await webhooks.request(project, path.id) };
     },
-    simResendDelivery({ project, path }) {
-      return { status: 202, body: webhooks.resend(project, path.id) };
+    async simResendDelivery({ project, path }) {
+      return { status: 202, body: await webhooks.resend(project, path.id) };
     },
   };
 }

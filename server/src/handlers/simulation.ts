@@ -154,8 +154,8 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
       return { status: 201, body: { object: "sim_chat", id: chat.id, visibility, message_ids: messages.map((m) => m.id) } };
     },
 
-    simListWebhookDeliveries({ project, query }) {
-      const all = webhooks.attempts(project);
+    async simListWebhookDeliveries({ project, query }) {
+      const all = await webhooks.attempts(project);
       const interviewId = query.interview_id;
       const page = listPage({
         sorted: all,

@@ -15,6 +15,7 @@ import { ApiError } from "./errors.ts";
 import { ResponseCache } from "./response-cache.ts";
 import { ResponseWriter, sendJson } from "./respond.ts";
 import type { Ctx, Handlers } from "./types.ts";
+import type { Journal } from "../persist/journal.ts";
 import { ValidatorFactory } from "./validate.ts";
 
 export interface RouterOptions {
@@ -33,7 +34,12 @@ export interface RouterOptions {
   timeoutHoldMs: number;
   /** Requests held by a delay, capped per tenant and per address. */
   held: HeldRequests;
+  /** The store: with a shared one, each request first applies other processes' changes, and a change runs under its lock. */
+  journal: Journal;
 }
+
+/** Reads that write (the listener secret is made on first use). */
+const WRITING_READS = new Set(["simGetListener"]);
 
 /** Read-only operations whose body depends only on the project's data (and, for some, the usage windows). */
 const CACHEABLE = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listReleases", "getRelease", "listChats", "getChat", "listChatMessages"]);
@@ -68,9 +74,14 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
   for (const route of routes) {
     const validate = factory.forRoute(route);
     const handler = options.handlers[route.operationId as OperationId] as (ctx: Ctx<OperationId>) => unknown;
+    const writes = route.method !== "get" || WRITING_READS.has(route.operationId);
+    const { journal } = options;
     table.add(route.method, route.expressPath, async (req: Request, res: Response, next: NextFunction) => {
       try {
         if (route.deprecated) res.set(DEPRECATION_HEADERS);
+        // A shared store: every write any process acknowledged is applied before this request is looked at (a project
+        // created on another process authenticates here at once).
+        if (journal.shared) await journal.sync();
         const project = route.auth === "public" ? projectFromPublicKey(req, options.store.publicKeys) : projectFromBearer(req, options.store.apiKeys);
         assertWellFormedQuery(req.originalUrl);
         const path = validate.path(req.params as Record<string, string>);
@@ -85,7 +96,8 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
           const hit = options.cache.get(key);
           if (hit) return sendJson(res, hit.status, hit.body);
         }
-        const result = await handler({ project, path, query, body, req } as unknown as Ctx<OperationId>);
+        const ctx = { project, path, query, body, req } as unknown as Ctx<OperationId>;
+        const result = writes ? await journal.write(() => handler(ctx)) : await handler(ctx);
         // A handler that answered itself (the event stream) is not answered again.
         if (res.headersSent) return;
         const sent = writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });

@@ -49,10 +49,35 @@ export interface StoredStreamEvent {
   event: components["schemas"]["SimStreamEvent"];
 }
 
+/** What another process changed, as a process sharing the store applies it. */
+export interface Follower {
+  op(op: Op): void;
+  streamEvent(s: StoredStreamEvent): void;
+}
+
+/**
+ * The one store interface: memory (the default), SQLite (`--data-dir`) and PostgreSQL (`--database-url`, shared by
+ * several processes). The same behaviour tests run over each (server/test/stores/).
+ */
 export interface Journal {
+  readonly kind: "memory" | "sqlite" | "postgres";
   /** Whether anything outlives the process (the banner and the SIGTERM log say which). */
   readonly durable: boolean;
+  /** Where the state is kept, for people: the data dir, or the database URL without its password. */
   readonly dir: string | null;
+  /** Several processes share the store: a read syncs first, a change runs under the log's lock (`write`). */
+  readonly shared: boolean;
+  /** Applies every change other processes acknowledged before this call (nothing to do on a store of one process). */
+  sync(): Promise<void>;
+  /**
+   * Runs a change. On a store of one process, at once (synchronously). On a shared one: under the log's lock, after
+   * applying every other change, and committed before the promise resolves, so the caller acknowledges nothing lost.
+   */
+  write<T>(fn: () => T): T | Promise<Awaited<T>>;
+  /** null when the store answers and is migrated; else why not (`/readyz`). */
+  ready(): Promise<string | null>;
+  /** Where other processes' changes are applied (shared stores only). */
+  follow(follower: Follower): void;
   append(op: Op): void;
   ops(): Op[];
   getMeta(key: string): string | undefined;
@@ -72,8 +97,20 @@ export interface Journal {
 
 /** No data dir: nothing is written, nothing is read back. */
 export class MemoryJournal implements Journal {
+  readonly kind = "memory";
   readonly durable = false;
   readonly dir = null;
+  readonly shared = false;
+  sync(): Promise<void> {
+    return Promise.resolve();
+  }
+  write<T>(fn: () => T): T {
+    return fn();
+  }
+  ready(): Promise<string | null> {
+    return Promise.resolve(null);
+  }
+  follow(): void {}
   private readonly meta = new Map<string, string>();
   append(): void {}
   ops(): Op[] {

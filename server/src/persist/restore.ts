@@ -9,7 +9,8 @@ import type { InterviewRunner } from "../simulation/interview-runner.ts";
 import type { Project } from "../store/project.ts";
 import type { Store } from "../store/store.ts";
 import type { Quotas } from "../store/tenant-limits.ts";
-import type { Journal } from "./journal.ts";
+import type { Journal, Op } from "./journal.ts";
+import { forget } from "../views/memo.ts";
 
 export interface ReplayTargets {
   store: Store;
@@ -19,71 +20,86 @@ export interface ReplayTargets {
 }
 
 /** Replays every recorded change; returns how many were applied (the start-up banner says so). */
-export function replay(journal: Journal, { store, faults, runner, quotas }: ReplayTargets): number {
-  const running = new Map<StoredInterview, { project: Project; processingAt: number; completesAt: number }>();
+export function replay(journal: Journal, targets: ReplayTargets): number {
+  const running: Running = new Map();
   let applied = 0;
-  for (const op of journal.ops()) {
-    // A change to a project the data no longer has (fixtures replaced under the same data dir) is skipped.
-    const project = op.kind === "project.created" ? undefined : store.projects.get(projectOf(op));
-    switch (op.kind) {
-      case "project.created": {
-        const { tenant, created_at: _at, ...p } = op.project;
-        if (!store.projects.has(p.id)) store.restoreProject(p, tenant);
-        break;
-      }
-      case "webhook.set":
-        project?.setWebhook(op.url, op.events, op.secret);
-        break;
-      case "webhook.deleted":
-        project?.deleteWebhook();
-        break;
-      case "study.planted":
-        if (!project) continue;
-        quotas.restored(project, 1);
-        project.plantStudy(op.study);
-        break;
-      case "interview.created":
-        if (!project) continue;
-        quotas.restored(project, 1);
-        project.addInterview(op.interview, true);
-        if (op.completes_at !== null) running.set(op.interview, { project, processingAt: op.processing_at ?? op.completes_at, completesAt: op.completes_at });
-        break;
-      case "interview.changed": {
-        const interview = project?.interviews.get(op.id);
-        if (!project || !interview) continue;
-        project.updateInterview(interview, op.change);
-        break;
-      }
-      case "interview.abandoned":
-        project?.abandoned.add(op.id);
-        break;
-      case "chat.planted":
-        if (!project) continue;
-        quotas.restored(project, 1 + op.messages.length);
-        project.plantChat(op.chat, op.messages);
-        break;
-      case "faults.set":
-        if (project) faults.restore(op.project_id, op.settings);
-        break;
-      case "prompt.recorded":
-        project?.promptEvents.set(op.event_id, { phase: op.phase, received_at: op.received_at });
-        break;
-      case "listener.secret":
-        if (project) project.listenerSecret = op.secret;
-        break;
-      case "forward.recorded":
-        project?.addForward(op.forward);
-        break;
-    }
-    applied++;
-  }
-  for (const [interview, { project, processingAt, completesAt }] of running) {
-    if (interview.status !== "completed" && !project.abandoned.has(interview.id)) runner.resume(project, interview, processingAt, completesAt);
-  }
+  for (const op of journal.ops()) if (applyOp(op, targets, running)) applied++;
+  resumeRunning(running, targets.runner);
   return applied;
 }
 
-function projectOf(op: Exclude<ReturnType<Journal["ops"]>[number], { kind: "project.created" }>): string {
+/** Interviews whose timers were running when a change recorded them, with when they fire. */
+export type Running = Map<StoredInterview, { project: Project; processingAt: number; completesAt: number }>;
+
+/**
+ * Applies one recorded change to the store (a replay at start-up, or another process's change with a shared
+ * database); false when it was skipped. Interviews created with timers are added to `running`.
+ */
+export function applyOp(op: Op, { store, faults, quotas }: ReplayTargets, running: Running): boolean {
+  // A change to a project the data no longer has (fixtures replaced under the same data dir) is skipped.
+  const project = op.kind === "project.created" ? undefined : store.projects.get(projectOf(op));
+  switch (op.kind) {
+    case "project.created": {
+      const { tenant, created_at: _at, ...p } = op.project;
+      if (!store.projects.has(p.id)) store.restoreProject(p, tenant);
+      break;
+    }
+    case "webhook.set":
+      project?.setWebhook(op.url, op.events, op.secret);
+      break;
+    case "webhook.deleted":
+      project?.deleteWebhook();
+      break;
+    case "study.planted":
+      if (!project) return false;
+      quotas.restored(project, 1);
+      project.plantStudy(op.study);
+      break;
+    case "interview.created":
+      if (!project) return false;
+      quotas.restored(project, 1);
+      project.addInterview(op.interview, true);
+      if (op.completes_at !== null) running.set(op.interview, { project, processingAt: op.processing_at ?? op.completes_at, completesAt: op.completes_at });
+      break;
+    case "interview.changed": {
+      const interview = project?.interviews.get(op.id);
+      if (!project || !interview) return false;
+      project.updateInterview(interview, op.change);
+      forget(interview);
+      break;
+    }
+    case "interview.abandoned":
+      project?.abandoned.add(op.id);
+      break;
+    case "chat.planted":
+      if (!project) return false;
+      quotas.restored(project, 1 + op.messages.length);
+      project.plantChat(op.chat, op.messages);
+      break;
+    case "faults.set":
+      if (project) faults.restore(op.project_id, op.settings);
+      break;
+    case "prompt.recorded":
+      project?.promptEvents.set(op.event_id, { phase: op.phase, received_at: op.received_at });
+      break;
+    case "listener.secret":
+      if (project) project.listenerSecret = op.secret;
+      break;
+    case "forward.recorded":
+      project?.addForward(op.forward);
+      break;
+  }
+  return true;
+}
+
+/** Re-arms the timers of interviews still running (late ones fire at once). */
+export function resumeRunning(running: Running, runner: InterviewRunner): void {
+  for (const [interview, { project, processingAt, completesAt }] of running) {
+    if (interview.status !== "completed" && !project.abandoned.has(interview.id)) runner.resume(project, interview, processingAt, completesAt);
+  }
+}
+
+function projectOf(op: Exclude<Op, { kind: "project.created" }>): string {
   switch (op.kind) {
     case "study.planted":
       return op.study.project_id;

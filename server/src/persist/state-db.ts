@@ -10,7 +10,8 @@
  *
  * What is kept (see journal.ts for the shapes):
  * - `ops`: every change to the store (projects, webhooks, planted data, interview transitions, faults), replayed in
- *   order over the fixtures at the next start;
+ *   order over the fixtures at the next start, and compacted as it grows (compaction.ts), so a start replays about
+ *   as many changes as the state holds, not the whole history;
  * - `events`, `attempts`: webhook events with their exact bytes, and every delivery attempt (pending ones resume);
  * - `stream`: the delivery stream's events, for `Last-Event-ID` resumption;
  * - `meta`: the fixtures' time shift, secrets and the stream's epoch.
@@ -18,6 +19,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import sqlite from "node-sqlite3-wasm";
+import { compact, compactionDue } from "./compaction.ts";
 import type { Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "./journal.ts";
 
 const SCHEMA = `
@@ -61,7 +63,12 @@ function alive(pid: number): boolean {
 }
 
 export class SqliteJournal implements Journal {
+  readonly kind = "sqlite";
+  readonly shared = false;
   readonly dir: string;
+  /** Changes appended since the last compaction, and how many that compaction left. */
+  private sinceCompaction = 0;
+  private keptByCompaction = 0;
   private readonly db: sqlite.Database;
   private readonly unlock: () => void;
   private ord = 0;
@@ -91,6 +98,9 @@ export class SqliteJournal implements Journal {
       this.db.exec(SCHEMA);
       const row = this.db.get("SELECT MAX(m) AS m FROM (SELECT MAX(ord) AS m FROM events UNION ALL SELECT MAX(ord) FROM attempts)") as { m: number | null } | null;
       this.ord = Number(row?.m ?? 0);
+      // A data dir written before compaction existed (or by a process killed before its compaction) is compacted
+      // once here, so this start and the next replay what the state holds.
+      this.sinceCompaction = Number((this.db.get("SELECT COUNT(*) AS n FROM ops") as { n: number }).n);
       this.put = {
         op: this.db.prepare("INSERT INTO ops (op) VALUES (?)"),
         event: this.db.prepare("INSERT OR REPLACE INTO events (id, ord, project_id, event) VALUES (?, ?, ?, ?)"),
@@ -107,11 +117,49 @@ export class SqliteJournal implements Journal {
     return true;
   }
 
+  sync(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  write<T>(fn: () => T): T {
+    return fn();
+  }
+
+  ready(): Promise<string | null> {
+    return Promise.resolve(this.db.isOpen ? null : "the data dir's database is closed");
+  }
+
+  follow(): void {}
+
   append(op: Op): void {
     this.put.op.run([JSON.stringify(op)]);
+    this.sinceCompaction++;
+    // In the caller's transaction when there is one: a compaction is all or nothing with the change that asked for it.
+    if (compactionDue(this.sinceCompaction, this.keptByCompaction)) this.atomically(() => this.compact());
+  }
+
+  /** Folds the log (compaction.ts) in one transaction; returns how many changes it left. */
+  compact(): number {
+    const rows = (this.db.all("SELECT seq, op FROM ops ORDER BY seq") as Array<{ seq: number; op: string }>).map((r) => ({ seq: Number(r.seq), op: JSON.parse(r.op) as Op }));
+    const plan = compact(rows);
+    const rewrite = this.db.prepare("UPDATE ops SET op = ? WHERE seq = ?");
+    const drop = this.db.prepare("DELETE FROM ops WHERE seq = ?");
+    try {
+      this.atomically(() => {
+        for (const r of plan.rewrite) rewrite.run([JSON.stringify(r.op), r.seq]);
+        for (const seq of plan.drop) drop.run([seq]);
+      });
+    } finally {
+      rewrite.finalize();
+      drop.finalize();
+    }
+    this.sinceCompaction = 0;
+    this.keptByCompaction = plan.kept;
+    return plan.kept;
   }
 
   ops(): Op[] {
+    if (compactionDue(this.sinceCompaction, this.keptByCompaction)) this.compact();
     return (this.db.all("SELECT op FROM ops ORDER BY seq") as Array<{ op: string }>).map((r) => JSON.parse(r.op) as Op);
   }
 

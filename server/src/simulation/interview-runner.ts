@@ -6,6 +6,7 @@
  */
 import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
 import { iso, schedule, type Clock } from "../clock.ts";
+import type { Logger } from "pino";
 import type { Journal } from "../persist/journal.ts";
 import type { Project } from "../store/project.ts";
 import { forget } from "../views/memo.ts";
@@ -47,6 +48,7 @@ export class InterviewRunner {
     private readonly journal: Journal,
     /** Delay from a simulated interview's start to its completion (half of it to `processing`). */
     readonly processingMs: number,
+    private readonly logger?: Logger,
   ) {}
 
   /** A new interview, recorded with when its timers fire (none when held or already history). */
@@ -61,8 +63,19 @@ export class InterviewRunner {
   /** Arms the timers of a running interview (at its creation, or after a restart: late ones fire at once). */
   resume(project: Project, interview: StoredInterview, processingAtMs: number, completesAtMs: number): void {
     const now = this.clock.now();
-    schedule(this.clock, () => this.toProcessing(project, interview), Math.max(0, processingAtMs - now));
-    schedule(this.clock, () => void this.toCompleted(project, interview), Math.max(0, completesAtMs - now));
+    // A transition is a change: on a shared store it runs under the log's lock after every other process's changes,
+    // so of the processes whose timers fire, the first makes it and the others find it made.
+    schedule(this.clock, () => this.transition(() => this.toProcessing(project, interview)), Math.max(0, processingAtMs - now));
+    schedule(this.clock, () => this.transition(() => void this.toCompleted(project, interview)), Math.max(0, completesAtMs - now));
+  }
+
+  private transition(fn: () => void): void {
+    try {
+      const out = this.journal.write(fn);
+      if (out instanceof Promise) out.catch((err) => this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition could not be written; another process's timer will make it"));
+    } catch (err) {
+      this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition failed");
+    }
   }
 
   /** started -> processing; never backwards (a late timer after completion does nothing). */

@@ -18,7 +18,7 @@ export const chatOrder: Compare<StoredChat> = descBy((c) => c.created_at);
 export const messageOrder: Compare<StoredMessage> = ascBy((m) => m.created_at);
 
 type SimForward = components["schemas"]["SimForward"];
-const FORWARDS_KEPT = 1_000;
+export const FORWARDS_KEPT = 1_000;
 
 /** The project's webhook as stored; the secret never leaves except in the creation response. */
 export interface WebhookSetting {

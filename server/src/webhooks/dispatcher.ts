@@ -16,9 +16,9 @@ import type { Project } from "../store/project.ts";
 import { AttemptLog, type AttemptChange } from "./attempt-log.ts";
 import type { AddressPolicy } from "./address-policy.ts";
 import { postWebhook, type PostOutcome } from "./delivery.ts";
+import { outcomeFields, readCa, staleReason, type EventDelivery } from "./attempt-outcome.ts";
 import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
 import { retryDelayAfter, TimerSet } from "./schedule.ts";
-import { readFileSync } from "node:fs";
 import { signWebhookBody } from "./signing.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
 import type { EventStreams } from "./event-stream.ts";
@@ -28,15 +28,6 @@ import { MemoryJournal, type Journal, type StoredEvent } from "../persist/journa
 
 /** Events kept for resends and request lookups, per tenant (the oldest are forgotten first). */
 const EVENTS_KEPT_PER_TENANT = 10_000;
-
-function readCa(file: string | undefined): string | undefined {
-  if (!file) return undefined;
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
-}
 
 export interface WebhookDispatcherOptions {
   clock: Clock;
@@ -70,46 +61,6 @@ export interface WebhookDispatcherOptions {
   faults?: FaultRegistry;
   /** The project's listener secret, which signs stream events of a project without a webhook. */
   listenerSecret?: (project: Project) => string;
-}
-
-/** One event bound to the webhook setting it was created for. */
-interface EventDelivery {
-  id: string;
-  project: Project;
-  interviewId: string;
-  url: string;
-  secret: string;
-  version: number;
-  body: Buffer;
-  headers: Record<string, string>;
-}
-
-/** Why an attempt of `ev` will not be sent; null while its webhook setting is still the current one. */
-function staleReason(ev: EventDelivery): string | null {
-  const current = ev.project.webhook;
-  if (!current) return "cancelled: webhook deleted";
-  if (!current.events.includes(INTERVIEW_COMPLETED)) return "cancelled: event unsubscribed";
-  // The version is bumped by every PUT, even one that changes nothing; such a PUT keeps the same receiver and
-  // secret, so its retries go on. A different url or secret is a replaced webhook.
-  if (current.version !== ev.version && (current.url !== ev.url || current.signing_secret !== ev.secret)) return "cancelled: webhook replaced";
-  return null;
-}
-
-function outcomeFields(outcome: PostOutcome): Pick<WebhookDelivery, "status" | "response_status" | "error"> {
-  switch (outcome.kind) {
-    case "answered":
-      return outcome.status >= 200 && outcome.status < 300
-        ? { status: "succeeded", response_status: outcome.status, error: null }
-        : { status: "failed", response_status: outcome.status, error: `http_${outcome.status}` };
-    case "timeout":
-      return { status: "failed", response_status: null, error: "timeout" };
-    case "connection_error":
-      return { status: "failed", response_status: null, error: `connection_error: ${outcome.code}` };
-    case "blocked":
-      return { status: "failed", response_status: null, error: `blocked: ${outcome.reason}` };
-    case "aborted":
-      return { status: "cancelled", response_status: null, error: "cancelled: server shutting down" };
-  }
 }
 
 /** One attempt as the dispatcher tracks it: `record` is the latest (immutable) version of its log entry. */

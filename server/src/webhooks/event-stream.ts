@@ -3,8 +3,9 @@
  * the exact signed request, to every connected listener, as Server-Sent Events.
  *
  * Ids: each project numbers its events (`seq`), and an event's SSE id is `<epoch>-<seq>`. The epoch is drawn once
- * per data dir (kept across restarts, so numbering goes on) or once per process without one, so an id never means
- * two events. A listener that reconnects with `Last-Event-ID` gets every held event after that one, none twice; an id
+ * per data dir or database (kept across restarts, so numbering goes on) or once per process without one, so an id
+ * never means two events. With a shared database every process holds the same numbered events (`receive`), so a
+ * listener resumes on any of them. A listener that reconnects with `Last-Event-ID` gets every held event after that one, none twice; an id
  * the server does not know (another epoch, a number never given, or events no longer held) is answered with
  * `event: reset` and its reason first, never with a silent gap.
  *
@@ -100,6 +101,20 @@ export class EventStreams {
     const text = frame(e);
     for (const res of p.listeners) this.write(p, res, text);
     return e;
+  }
+
+  /**
+   * An event another process published (a shared store): kept for resumption and written to this process's
+   * listeners, in the log's order. Its number was given under the log's lock, so it follows the last one held.
+   */
+  receive({ project_id, event }: { project_id: string; event: StreamEvent }): void {
+    const p = this.of(project_id);
+    if (event.seq < p.next) return;
+    p.next = event.seq + 1;
+    p.events.push(event);
+    if (p.events.length > this.keep) p.events.splice(0, p.events.length - this.keep);
+    const text = frame(event);
+    for (const res of p.listeners) this.write(p, res, text);
   }
 
   /**

@@ -1,5 +1,6 @@
 /**
- * What the rest of the server needs from webhook delivery. The dispatcher owns signing, the retry
+ * What the rest of the server needs from webhook delivery (one process: dispatcher.ts; several sharing a
+ * PostgreSQL: pg-dispatcher.ts, whose lists are read from the database, hence the promises). The dispatcher owns signing, the retry
  * schedule, timeouts and the record of attempts; handlers only tell it what happened.
  */
 import type { components } from "../../../generated/schema.d.ts";
@@ -14,11 +15,11 @@ export interface WebhookDispatcher {
   /** The project's webhook was deleted or replaced: cancel every pending delivery to the old setting. */
   webhookChanged(project: Project): void;
   /** Every attempt of the project's deliveries, oldest scheduled first (ties by id). */
-  attempts(project: Project): readonly WebhookDelivery[];
+  attempts(project: Project): readonly WebhookDelivery[] | Promise<readonly WebhookDelivery[]>;
   /** The exact request of one of the project's attempts (404 when unknown). */
-  request(project: Project, attemptId: string): components["schemas"]["SimDeliveryRequest"];
+  request(project: Project, attemptId: string): components["schemas"]["SimDeliveryRequest"] | Promise<components["schemas"]["SimDeliveryRequest"]>;
   /** Sends an attempt's event again, byte for byte, to the configured webhook (404 unknown, 409 none configured). */
-  resend(project: Project, attemptId: string): WebhookDelivery;
+  resend(project: Project, attemptId: string): WebhookDelivery | Promise<WebhookDelivery>;
   /** Attempts not finished: waiting for a retry, queued for a slot, on the wire (the SIGTERM log). */
   pending(): { waiting: number; queued: number; inFlight: number };
   /** Loads events and attempts from the journal and resumes the pending ones (a restart from the data dir). */

@@ -1,0 +1,404 @@
+/**
+ * The sandbox's state in PostgreSQL (`--database-url`, `DATABASE_URL`), shared by several sandbox processes behind
+ * any load balancer.
+ *
+ * Every process holds the whole store in memory, as with the other stores, and keeps it equal to the database's:
+ * - a change runs under one transaction-scoped advisory lock (`write`): the process applies every change it has not
+ *   seen, runs the change, writes it with the next `change_seq` number and commits before the caller answers, so
+ *   numbers are committed in order and two processes never decide from different states (quotas, ids);
+ * - a read first applies what other processes committed (`sync`: one indexed query), so a read on any process sees
+ *   every write any process acknowledged; `LISTEN`/`NOTIFY` wakes idle processes, so their timers and event streams
+ *   follow at once;
+ * - the delivery stream's events are numbered under the same lock and kept in `stream`, so a listener on any process
+ *   gets every event, ids never repeat, and `Last-Event-ID` resumes anywhere;
+ * - webhook events and attempts are rows (`events`, `attempts`) that webhooks/pg-dispatcher.ts claims with
+ *   `FOR UPDATE SKIP LOCKED`.
+ * The log is compacted as it grows (compaction.ts), so a start reads about as many changes as the state holds.
+ * Migrations (server/migrations, node-pg-migrate) run at start-up under node-pg-migrate's advisory lock: processes
+ * starting together wait for the first one's.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import pg from "pg";
+import { runner } from "node-pg-migrate";
+import type { Logger } from "pino";
+import { assetPath } from "../../../lib/assets.ts";
+import { compact, compactionDue } from "./compaction.ts";
+import type { Follower, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "./journal.ts";
+
+/** The advisory lock every change of the log is written under. */
+const LOG_LOCK = 7_724_120_001;
+const CHANNEL = "sandbox_changes";
+
+type Statement = { text: string; values: unknown[] };
+
+/** One change in progress: the statements it writes at commit, and the ops to apply again after (see `detached`). */
+interface Scope {
+  client: pg.PoolClient;
+  statements: Statement[];
+  /** False once committed or rolled back: a timer armed inside a change inherits its async context, not the change. */
+  open: boolean;
+}
+
+export class StoreUnavailable extends Error {}
+
+/** The URL without its password, for logs and the banner. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparsable database URL)";
+  }
+}
+
+export interface PgJournalOptions {
+  /** Values written at the first start only (the fixtures' time shift, the stream epoch, the token key). */
+  initialMeta: Record<string, string>;
+  logger?: Logger;
+  /** Connections per process (default 10). */
+  poolSize?: number;
+  /** How often an idle process looks for changes when no notification came (default 1 s). */
+  pollMs?: number;
+}
+
+export class PgJournal implements Journal {
+  readonly kind = "postgres";
+  readonly durable = true;
+  readonly shared = true;
+  readonly dir: string;
+  readonly pool: pg.Pool;
+  private readonly scopes = new AsyncLocalStorage<Scope>();
+  private readonly meta = new Map<string, string>();
+  private loadedOps: Op[] = [];
+  private loadedStream: StoredStreamEvent[] = [];
+  /** The last change number this process has applied (or written). */
+  private mark = 0;
+  private follower: Follower | null = null;
+  private listener: pg.Client | null = null;
+  private poll: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  private sinceCompaction = 0;
+  private keptByCompaction = 0;
+  private closed = false;
+  private migrated = false;
+  /** Writes made outside any change (a fault counter a read consumed): written in order, one at a time. */
+  private detachedChain: Promise<void> = Promise.resolve();
+
+  /** The change in progress in this async context, if it is still open. */
+  private current(): Scope | undefined {
+    const scope = this.scopes.getStore();
+    return scope?.open ? scope : undefined;
+  }
+
+  private constructor(
+    readonly url: string,
+    private readonly options: PgJournalOptions,
+  ) {
+    this.dir = redactUrl(url);
+    this.pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // An idle connection dropped by the server must not crash the process; the next query reconnects.
+    this.pool.on("error", (err) => options.logger?.warn({ err: err.message }, "database connection lost"));
+  }
+
+  /** Connects, migrates, and loads the state; throws StoreUnavailable with the reason when the database cannot be used. */
+  static async open(url: string, options: PgJournalOptions): Promise<PgJournal> {
+    const j = new PgJournal(url, options);
+    try {
+      await j.migrate();
+      await j.load();
+    } catch (err) {
+      await j.pool.end().catch(() => {});
+      throw new StoreUnavailable(`Cannot use the database at ${j.dir}: ${(err as Error).message}`);
+    }
+    return j;
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await runner({
+        dbClient: client,
+        dir: assetPath("server/migrations"),
+        direction: "up",
+        migrationsTable: "sandbox_migrations",
+        count: Infinity,
+        // Processes starting together: the others wait for the first one's migrations, then find nothing to do.
+        advisoryLockMode: "wait",
+        log: (msg) => this.options.logger?.debug({ msg }, "migration"),
+        logger: { debug: () => {}, info: () => {}, warn: (m: string) => this.options.logger?.warn(m), error: (m: string) => this.options.logger?.error(m) },
+      });
+      this.migrated = true;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async load(): Promise<void> {
+    for (const [key, value] of Object.entries(this.options.initialMeta)) {
+      await this.pool.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [key, value]);
+    }
+    for (const r of (await this.pool.query<{ key: string; value: string }>("SELECT key, value FROM meta")).rows) this.meta.set(r.key, r.value);
+    // One snapshot of the log: ops and stream events up to the highest number committed when it was taken.
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      const ops = await client.query<{ seq: string; op: string }>("SELECT seq, op FROM ops ORDER BY seq");
+      const stream = await client.query<{ seq: string; project_id: string; event: string }>("SELECT seq, project_id, event FROM stream ORDER BY seq");
+      const head = await client.query<{ m: string | null }>("SELECT GREATEST((SELECT MAX(seq) FROM ops), (SELECT MAX(seq) FROM stream)) AS m");
+      await client.query("COMMIT");
+      this.loadedOps = ops.rows.map((r) => JSON.parse(r.op) as Op);
+      this.loadedStream = stream.rows.map((r) => ({ project_id: r.project_id, event: JSON.parse(r.event) }));
+      this.mark = Number(head.rows[0].m ?? 0);
+      this.sinceCompaction = ops.rows.length;
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Starts following other processes' changes: a listening connection, and a slow poll in case a notice is lost. */
+  follow(follower: Follower): void {
+    this.follower = follower;
+    void this.listen();
+    this.poll = setInterval(() => void this.sync().catch(() => {}), this.options.pollMs ?? 1_000);
+    this.poll.unref();
+  }
+
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.url });
+    client.on("notification", () => void this.sync().catch(() => {}));
+    client.on("error", () => {
+      // Reconnects after a pause; the poll covers the gap.
+      if (this.listener === client) this.listener = null;
+      client.end().catch(() => {});
+      setTimeout(() => void this.listen(), 500).unref();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      this.listener = client;
+      // Whatever was committed while no connection listened.
+      await this.sync();
+    } catch {
+      client.end().catch(() => {});
+      if (!this.closed) setTimeout(() => void this.listen(), 500).unref();
+    }
+  }
+
+  /**
+   * Applies every change committed before this call. Calls made while a catch-up runs share the next one (never the
+   * running one, which may have read before their caller's write was acknowledged elsewhere).
+   */
+  sync(): Promise<void> {
+    if (this.queued) return this.queued;
+    if (this.running) {
+      this.queued = this.running.catch(() => {}).then(() => {
+        this.queued = null;
+        return this.startSync();
+      });
+      return this.queued;
+    }
+    return this.startSync();
+  }
+
+  private startSync(): Promise<void> {
+    const run = this.catchUp(this.pool).finally(() => {
+      if (this.running === run) this.running = null;
+    });
+    this.running = run;
+    return run;
+  }
+
+  /** Reads and applies the changes past `mark` (through `db`: the pool, or a change's own connection). */
+  private async catchUp(db: pg.Pool | pg.PoolClient): Promise<void> {
+    const from = this.mark;
+    const { rows } = await db.query<{ seq: string; kind: "op" | "stream"; project_id: string | null; body: string }>(
+      `SELECT seq, 'op' AS kind, NULL AS project_id, op AS body FROM ops WHERE seq > $1
+       UNION ALL SELECT seq, 'stream', project_id, event FROM stream WHERE seq > $1 ORDER BY seq`,
+      [from],
+    );
+    for (const r of rows) {
+      const seq = Number(r.seq);
+      // Another catch-up, or this process's own change, got there first.
+      if (seq <= this.mark) continue;
+      this.mark = seq;
+      if (r.kind === "op") {
+        this.sinceCompaction++;
+        this.follower?.op(JSON.parse(r.body) as Op);
+      } else this.follower?.streamEvent({ project_id: r.project_id!, event: JSON.parse(r.body) });
+    }
+  }
+
+  write<T>(fn: () => T): T | Promise<Awaited<T>> {
+    // A change inside a change (a completion a request asked for) is part of it.
+    if (this.current()) return fn();
+    return this.change(fn);
+  }
+
+  private async change<T>(fn: () => T): Promise<Awaited<T>> {
+    if (this.closed) throw new StoreUnavailable("the store is closed");
+    const client = await this.pool.connect();
+    let began = false;
+    try {
+      await client.query("BEGIN");
+      began = true;
+      await client.query("SELECT pg_advisory_xact_lock($1)", [LOG_LOCK]);
+      await this.catchUp(client);
+      const scope: Scope = { client, statements: [], open: true };
+      let out: T;
+      try {
+        out = await this.scopes.run(scope, fn);
+      } finally {
+        scope.open = false;
+      }
+      if (scope.statements.length > 0) {
+        if (compactionDue(this.sinceCompaction, this.keptByCompaction)) scope.statements.push(...(await this.compactionStatements(client)));
+        for (const s of scope.statements) await client.query(s.text, s.values);
+        await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
+        const { rows } = await client.query<{ m: string | null }>("SELECT GREATEST((SELECT MAX(seq) FROM ops), (SELECT MAX(seq) FROM stream)) AS m");
+        await client.query("COMMIT");
+        // Everything up to here is this process's own or was applied in catchUp (the lock kept others out).
+        this.mark = Math.max(this.mark, Number(rows[0].m ?? 0));
+      } else {
+        await client.query("COMMIT");
+      }
+      return out as Awaited<T>;
+    } catch (err) {
+      if (began) await client.query("ROLLBACK").catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Runs a query now: inside the change in progress (its transaction, its lock) when there is one. */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    const scope = this.current();
+    return scope ? scope.client.query<R>(text, values) : this.pool.query<R>(text, values);
+  }
+
+  /** Adds a statement to the change in progress; outside one, writes it on its own (see `detached`). */
+  enqueue(text: string, values: unknown[]): void {
+    const scope = this.current();
+    if (scope) scope.statements.push({ text, values });
+    else this.detached({ text, values }, null);
+  }
+
+  /**
+   * A write made outside any change (a fault counter consumed by a read): written under the lock after the changes
+   * before it, and its op applied again after them, so this process ends in the log's order like every other.
+   */
+  private detached(statement: Statement, op: Op | null): void {
+    this.detachedChain = this.detachedChain
+      .then(() =>
+        this.change(() => {
+          this.current()!.statements.push(statement);
+          if (op) this.follower?.op(op);
+        }),
+      )
+      .catch((err) => this.options.logger?.error({ err: (err as Error).message }, "a change could not be written to the database"));
+  }
+
+  /** The statements of a compaction, run in the change that found it due (the lock is held). */
+  private async compactionStatements(client: pg.PoolClient): Promise<Statement[]> {
+    const { rows } = await client.query<{ seq: string; op: string }>("SELECT seq, op FROM ops ORDER BY seq");
+    const plan = compact(rows.map((r) => ({ seq: Number(r.seq), op: JSON.parse(r.op) as Op })));
+    this.sinceCompaction = 0;
+    this.keptByCompaction = plan.kept;
+    const out: Statement[] = plan.rewrite.map((r) => ({ text: "UPDATE ops SET op = $2 WHERE seq = $1", values: [r.seq, JSON.stringify(r.op)] }));
+    if (plan.drop.length > 0) out.push({ text: "DELETE FROM ops WHERE seq = ANY($1::bigint[])", values: [plan.drop] });
+    return out;
+  }
+
+  /** Runs a compaction now (the bench and tests); returns how many changes are left. */
+  async compactNow(): Promise<number> {
+    await this.change(() => {
+      this.current()!.statements.push({ text: "SELECT 1", values: [] });
+      this.sinceCompaction = Number.MAX_SAFE_INTEGER;
+    });
+    return this.keptByCompaction;
+  }
+
+  append(op: Op): void {
+    const statement = { text: "INSERT INTO ops (seq, op) VALUES (nextval('change_seq'), $1)", values: [JSON.stringify(op)] };
+    const scope = this.current();
+    if (scope) {
+      scope.statements.push(statement);
+      this.sinceCompaction++;
+    } else this.detached(statement, op);
+  }
+
+  ops(): Op[] {
+    const ops = this.loadedOps;
+    this.loadedOps = [];
+    return ops;
+  }
+
+  getMeta(key: string): string | undefined {
+    return this.meta.get(key);
+  }
+
+  setMeta(key: string, value: string): void {
+    this.meta.set(key, value);
+    this.enqueue("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value]);
+  }
+
+  // Webhook events and attempts are the dispatcher's own rows (webhooks/pg-dispatcher.ts).
+  putEvent(_e: StoredEvent): void {}
+  dropEvent(_id: string): void {}
+  events(): StoredEvent[] {
+    return [];
+  }
+  putAttempt(_a: StoredAttempt): void {}
+  dropAttempt(_id: string): void {}
+  attempts(): StoredAttempt[] {
+    return [];
+  }
+
+  putStreamEvent(s: StoredStreamEvent): void {
+    this.enqueue("INSERT INTO stream (seq, project_id, n, event) VALUES (nextval('change_seq'), $1, $2, $3)", [s.project_id, s.event.seq, JSON.stringify(s.event)]);
+  }
+
+  dropStreamEvents(projectId: string, throughSeq: number): void {
+    this.enqueue("DELETE FROM stream WHERE project_id = $1 AND n <= $2", [projectId, throughSeq]);
+  }
+
+  streamEvents(): StoredStreamEvent[] {
+    const events = this.loadedStream;
+    this.loadedStream = [];
+    return events;
+  }
+
+  /** Statements of one change are one transaction already. */
+  atomically<T>(fn: () => T): T {
+    return fn();
+  }
+
+  async ready(): Promise<string | null> {
+    if (this.closed) return "the store is closed";
+    if (!this.migrated) return "migrations have not run";
+    try {
+      await this.pool.query("SELECT 1 FROM sandbox_migrations LIMIT 1");
+      return null;
+    } catch (err) {
+      return `the database does not answer: ${(err as Error).message}`;
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.poll) clearInterval(this.poll);
+    const listener = this.listener;
+    this.listener = null;
+    void this.detachedChain.finally(() => {
+      listener?.end().catch(() => {});
+      this.pool.end().catch(() => {});
+    });
+  }
+}

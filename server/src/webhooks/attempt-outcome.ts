@@ -1,0 +1,62 @@
+/**
+ * What both dispatchers (one process: dispatcher.ts; several on PostgreSQL: pg-dispatcher.ts) decide the same way:
+ * whether an attempt's webhook setting is still the current one, and what an attempt's outcome records.
+ */
+import { readFileSync } from "node:fs";
+import type { Project } from "../store/project.ts";
+import type { PostOutcome } from "./delivery.ts";
+import { INTERVIEW_COMPLETED } from "./payload.ts";
+import type { WebhookDelivery } from "./types.ts";
+
+/** One event bound to the webhook setting it was created for. */
+export interface EventDelivery {
+  id: string;
+  project: Project;
+  interviewId: string;
+  url: string;
+  secret: string;
+  version: number;
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** Why an attempt of `ev` will not be sent; null while its webhook setting is still the current one. */
+export function staleReason(ev: EventDelivery): string | null {
+  const current = ev.project.webhook;
+  if (!current) return "cancelled: webhook deleted";
+  if (!current.events.includes(INTERVIEW_COMPLETED)) return "cancelled: event unsubscribed";
+  // The version is bumped by every PUT, even one that changes nothing; such a PUT keeps the same receiver and
+  // secret, so its retries go on. A different url or secret is a replaced webhook.
+  if (current.version !== ev.version && (current.url !== ev.url || current.signing_secret !== ev.secret)) return "cancelled: webhook replaced";
+  return null;
+}
+
+export function outcomeFields(outcome: PostOutcome): Pick<WebhookDelivery, "status" | "response_status" | "error"> {
+  switch (outcome.kind) {
+    case "answered":
+      return outcome.status >= 200 && outcome.status < 300
+        ? { status: "succeeded", response_status: outcome.status, error: null }
+        : { status: "failed", response_status: outcome.status, error: `http_${outcome.status}` };
+    case "timeout":
+      return { status: "failed", response_status: null, error: "timeout" };
+    case "connection_error":
+      return { status: "failed", response_status: null, error: `connection_error: ${outcome.code}` };
+    case "blocked":
+      return { status: "failed", response_status: null, error: `blocked: ${outcome.reason}` };
+    case "aborted":
+      return { status: "cancelled", response_status: null, error: "cancelled: server shutting down" };
+  }
+}
+
+/**
+ * A PEM file of extra CA certificates trusted for https receivers (`WEBHOOK_CA_FILE`). Read at each attempt, so a
+ * certificate written after start-up (a conformance run's receiver) is trusted; a missing file adds nothing.
+ */
+export function readCa(file: string | undefined): string | undefined {
+  if (!file) return undefined;
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}

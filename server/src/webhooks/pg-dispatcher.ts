@@ -1,0 +1,443 @@
+/**
+ * Webhook delivery when several processes share one PostgreSQL (`--database-url`): the same rules as the
+ * dispatcher of one process (dispatcher.ts), with the attempts as rows that every process claims from.
+ *
+ * Why `FOR UPDATE SKIP LOCKED` on our own `attempts` table, not pg-boss or graphile-worker: the rows are already what
+ * the deliveries list shows (a job queue would keep a second copy of every attempt to keep in step), and the
+ * fairness rule (slots round the tenants, then round each tenant's projects, with caps per tenant and per project
+ * over all processes) is one query over those rows, which neither queue can express.
+ *
+ * - An event and its first attempt are written in the change that completed the interview; a retry is written in
+ *   the same transaction as the failure that asks for it. Nothing is scheduled in memory, so a retry survives the
+ *   death of the process that scheduled it.
+ * - Each attempt is claimed by exactly one process: the claim takes one advisory lock (so the caps count every
+ *   process's attempts on the wire) and the rows `FOR UPDATE SKIP LOCKED`; a claimed row carries its owner and a
+ *   lease (the timeout plus a margin).
+ * - A process killed with an attempt on the wire leaves its lease to run out: the next claim counts that attempt
+ *   failed ("interrupted") and schedules its retry. Whether the receiver got it is unknown, so it may arrive twice;
+ *   an attempt recorded as answered with a 2xx is never sent again.
+ * - Every process wakes at the next attempt's due time, at a notice of a new one, and at least every `pollMs`.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Logger } from "pino";
+import { iso, type Clock } from "../clock.ts";
+import type { FaultRegistry } from "../faults/settings.ts";
+import { ApiError, conflict, notFound } from "../http/errors.ts";
+import type { PgJournal } from "../persist/postgres.ts";
+import type { Project } from "../store/project.ts";
+import type { AddressPolicy } from "./address-policy.ts";
+import { outcomeFields, readCa, staleReason, type EventDelivery } from "./attempt-outcome.ts";
+import { postWebhook } from "./delivery.ts";
+import type { EventStreams } from "./event-stream.ts";
+import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
+import { retryDelayAfter } from "./schedule.ts";
+import { signWebhookBody } from "./signing.ts";
+import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
+
+const CLAIM_LOCK = 7_724_120_002;
+const WAKE = "sandbox_deliveries";
+/** Added to the attempt timeout: how long a claim outlives its process. */
+const LEASE_MARGIN_MS = 5_000;
+
+export interface PgDispatcherOptions {
+  journal: PgJournal;
+  projects: ReadonlyMap<string, Project>;
+  clock: Clock;
+  retryDelaysMs: readonly number[];
+  timeoutMs: number;
+  logger?: Logger;
+  addressPolicy?: AddressPolicy;
+  caFile?: string;
+  streams?: EventStreams;
+  faults?: FaultRegistry;
+  listenerSecret?: (project: Project) => string;
+  /** On the wire at once from this process (default 64). */
+  maxConcurrent?: number;
+  /** On the wire at once per tenant and per project, over all processes (defaults 16 and 8). */
+  maxConcurrentPerTenant?: number;
+  maxConcurrentPerProject?: number;
+  eventsKeptPerTenant?: number;
+  maxAttemptsPerProject?: number;
+  /** The longest an idle process waits before looking for due attempts (default 1 s). */
+  pollMs?: number;
+}
+
+interface AttemptRow {
+  id: string;
+  tenant: string;
+  project_id: string;
+  event_id: string;
+  interview_id: string;
+  attempt: number;
+  trigger: WebhookDelivery["trigger"];
+  url: string;
+  status: WebhookDelivery["status"];
+  response_status: number | null;
+  error: string | null;
+  scheduled_ms: string;
+  sent_ms: string | null;
+  finished_ms: string | null;
+}
+
+interface EventRow {
+  id: string;
+  project_id: string;
+  interview_id: string;
+  url: string;
+  secret: string;
+  version: number;
+  body: string;
+  headers: string;
+}
+
+const ms = (v: string | null) => (v === null ? null : iso(Number(v)));
+
+function recordOf(r: AttemptRow): WebhookDelivery {
+  return {
+    id: r.id,
+    object: "webhook_delivery",
+    event_id: r.event_id,
+    event: INTERVIEW_COMPLETED,
+    interview_id: r.interview_id,
+    attempt: r.attempt,
+    trigger: r.trigger,
+    url: r.url,
+    status: r.status,
+    response_status: r.response_status,
+    error: r.error,
+    scheduled_at: iso(Number(r.scheduled_ms)),
+    sent_at: ms(r.sent_ms),
+    finished_at: ms(r.finished_ms),
+  };
+}
+
+const INSERT_ATTEMPT = `INSERT INTO attempts (id, tenant, project_id, event_id, interview_id, attempt, trigger, url, status, scheduled_ms)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9)`;
+
+export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
+  const { journal, clock, logger } = o;
+  const db = journal.pool;
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const maxTotal = o.maxConcurrent ?? 64;
+  const perTenant = o.maxConcurrentPerTenant ?? 16;
+  const perProject = o.maxConcurrentPerProject ?? 8;
+  const eventsKept = o.eventsKeptPerTenant ?? 10_000;
+  const attemptsKept = o.maxAttemptsPerProject ?? 1_000;
+  const pollMs = o.pollMs ?? 1_000;
+  const inFlight = new Map<string, AbortController>();
+  const running = new Set<Promise<void>>();
+  let closed = false;
+  let timer: NodeJS.Timeout | null = null;
+  let ticking: Promise<void> | null = null;
+  let again = false;
+  let known = { waiting: 0, queued: 0 };
+  let listener: import("pg").Client | null = null;
+
+  const insertAttempt = (ev: { id: string; project: Project; interviewId: string }, attempt: number, trigger: WebhookDelivery["trigger"], url: string, dueMs: number) => {
+    const id = randomUUID();
+    journal.enqueue(INSERT_ATTEMPT, [id, ev.project.tenant, ev.project.id, ev.id, ev.interviewId, attempt, trigger, url, dueMs]);
+    return id;
+  };
+
+  /** The event of a row, bound to its project as the process knows it now (null: a project this process lacks). */
+  const eventOf = (r: EventRow): EventDelivery | null => {
+    const project = o.projects.get(r.project_id);
+    if (!project) return null;
+    return { id: r.id, project, interviewId: r.interview_id, url: r.url, secret: r.secret, version: r.version, body: Buffer.from(r.body, "utf8"), headers: JSON.parse(r.headers) };
+  };
+
+  async function attemptOf(project: Project, attemptId: string): Promise<{ record: WebhookDelivery; ev: EventDelivery }> {
+    const { rows } = await db.query<AttemptRow & { e: string | null }>(
+      "SELECT a.*, row_to_json(e)::text AS e FROM attempts a LEFT JOIN events e ON e.id = a.event_id WHERE a.id = $1 AND a.project_id = $2",
+      [attemptId, project.id],
+    );
+    const ev = rows[0]?.e ? eventOf(JSON.parse(rows[0].e) as EventRow) : null;
+    if (!rows[0] || !ev) throw notFound(`No such delivery: ${attemptId}`);
+    return { record: recordOf(rows[0]), ev };
+  }
+
+  /** Wakes the claim loop now (a notice, a finished attempt) or at `atMs`. */
+  function wake(atMs?: number): void {
+    if (closed) return;
+    const delay = atMs === undefined ? 0 : Math.max(0, Math.min(pollMs, atMs - clock.now()));
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      void tick();
+    }, delay);
+    timer.unref();
+  }
+
+  function tick(): Promise<void> {
+    if (ticking) {
+      again = true;
+      return ticking;
+    }
+    ticking = claimAndSend()
+      .catch((err) => logger?.warn({ err: (err as Error).message }, "webhook claim failed; retrying"))
+      .finally(() => {
+        ticking = null;
+        if (again) {
+          again = false;
+          wake();
+        }
+      });
+    return ticking;
+  }
+
+  async function claimAndSend(): Promise<void> {
+    if (closed) return;
+    await recoverExpired();
+    const room = maxTotal - inFlight.size;
+    const claimed: Array<AttemptRow & { e: string }> = [];
+    if (room > 0) {
+      const client = await db.connect();
+      try {
+        await client.query("BEGIN");
+        const { rows: lock } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS ok", [CLAIM_LOCK]);
+        if (lock[0].ok) {
+          const now = clock.now();
+          // Rank each due attempt within its project, then within its tenant; slots go round the tenants first.
+          const { rows } = await client.query<AttemptRow & { e: string }>(
+            `WITH fly AS (SELECT tenant, project_id FROM attempts WHERE status = 'in_flight'),
+             ft AS (SELECT tenant, COUNT(*) AS n FROM fly GROUP BY tenant),
+             fp AS (SELECT project_id, COUNT(*) AS n FROM fly GROUP BY project_id),
+             due AS (SELECT id, tenant, project_id, scheduled_ms, ord,
+                       ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY scheduled_ms, ord) AS rp
+                     FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1),
+             okp AS (SELECT d.* FROM due d LEFT JOIN fp ON fp.project_id = d.project_id WHERE d.rp + COALESCE(fp.n, 0) <= $2),
+             rt AS (SELECT okp.*, ROW_NUMBER() OVER (PARTITION BY tenant ORDER BY rp, scheduled_ms, ord) AS rtn FROM okp),
+             okt AS (SELECT rt.* FROM rt LEFT JOIN ft ON ft.tenant = rt.tenant WHERE rt.rtn + COALESCE(ft.n, 0) <= $3)
+             SELECT a.id FROM attempts a JOIN okt ON okt.id = a.id
+             ORDER BY okt.rtn, okt.scheduled_ms, okt.ord LIMIT $4 FOR UPDATE OF a SKIP LOCKED`,
+            [now, perProject, perTenant, room],
+          );
+          if (rows.length > 0) {
+            const { rows: taken } = await client.query<AttemptRow & { e: string }>(
+              `UPDATE attempts a SET status = 'in_flight', sent_ms = $2, lease_ms = $3, owner = $4 FROM events e
+               WHERE a.id = ANY($1::text[]) AND e.id = a.event_id RETURNING a.*, row_to_json(e)::text AS e`,
+              [rows.map((r) => r.id), now, now + o.timeoutMs + LEASE_MARGIN_MS, owner],
+            );
+            claimed.push(...taken);
+          }
+        }
+        await client.query("COMMIT");
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    }
+    if (claimed.length > 0) await journal.sync();
+    for (const row of claimed) start(row);
+    await scheduleNext();
+  }
+
+  /** Attempts whose process died on the wire (their lease ran out): failed, and retried on the schedule. */
+  async function recoverExpired(): Promise<void> {
+    const now = clock.now();
+    const { rows } = await db.query<{ n: string }>("SELECT COUNT(*) AS n FROM attempts WHERE status = 'in_flight' AND lease_ms < $1", [now]);
+    if (Number(rows[0].n) === 0) return;
+    // Under the log's lock: two processes never recover the same attempt (the second finds it recovered).
+    await journal.write(async () => {
+      const { rows: lost } = await journal.query<AttemptRow & { e: string }>(
+        `SELECT a.*, row_to_json(e)::text AS e FROM attempts a JOIN events e ON e.id = a.event_id
+         WHERE a.status = 'in_flight' AND a.lease_ms < $1 FOR UPDATE OF a SKIP LOCKED`,
+        [now],
+      );
+      for (const row of lost) {
+        const ev = eventOf(JSON.parse(row.e) as EventRow);
+        journal.enqueue("UPDATE attempts SET status = 'failed', error = $2, finished_ms = $3, lease_ms = NULL WHERE id = $1 AND status = 'in_flight'", [
+          row.id, "interrupted: the sandbox process sending this attempt stopped", now,
+        ]);
+        if (ev && row.trigger !== "resend") retry(ev, row.attempt, now);
+      }
+    });
+  }
+
+  /** Writes the retry after a failed attempt, in the change in progress (none once retries are exhausted or stale). */
+  function retry(ev: EventDelivery, failedAttempt: number, failedAtMs: number): void {
+    const delay = retryDelayAfter(o.retryDelaysMs, failedAttempt);
+    if (delay === null) {
+      logger?.warn({ event_id: ev.id, url: ev.url }, "webhook retries exhausted; event dropped");
+      return;
+    }
+    if (staleReason(ev)) return;
+    insertAttempt(ev, failedAttempt + 1, "retry", ev.url, failedAtMs + delay);
+    journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
+  }
+
+  function start(row: AttemptRow & { e: string }): void {
+    const stored = eventOf(JSON.parse(row.e) as EventRow);
+    const controller = new AbortController();
+    inFlight.set(row.id, controller);
+    const done = send(row, stored, controller)
+      .catch((err) => logger?.error({ err: (err as Error).message, event_id: row.event_id }, "webhook delivery bookkeeping failed"))
+      .finally(() => {
+        inFlight.delete(row.id);
+        running.delete(done);
+        wake();
+      });
+    running.add(done);
+  }
+
+  async function send(row: AttemptRow, stored: EventDelivery | null, controller: AbortController): Promise<void> {
+    const finish = (fields: Pick<WebhookDelivery, "status" | "response_status" | "error">, then?: (now: number) => void) =>
+      journal.write(async () => {
+        const now = clock.now();
+        const done = await journal.query("UPDATE attempts SET status = $3, response_status = $4, error = $5, finished_ms = $6, lease_ms = NULL WHERE id = $1 AND owner = $2 AND status = 'in_flight'", [
+          row.id, owner, fields.status, fields.response_status, fields.error, now,
+        ]);
+        // No row: the lease ran out and another process already counted this attempt failed and retried it.
+        if (done.rowCount === 1) then?.(now);
+      });
+    if (!stored) return void (await finish({ status: "cancelled", response_status: null, error: "cancelled: project unknown to this process" }));
+    // A resend goes to the URL it was made for; other attempts to the event's own.
+    const ev = row.url === stored.url ? stored : { ...stored, url: row.url };
+    const stale = row.trigger === "resend" ? null : staleReason(ev);
+    if (stale) return void (await finish({ status: "cancelled", response_status: null, error: stale }));
+    // An injected endpoint failure: taken in a change, so two processes never take the same one.
+    const injected = (o.faults?.get(ev.project.id).webhook_failures ?? 0) > 0 ? await journal.write(() => o.faults!.takeWebhookFailure(ev.project.id)) : null;
+    const outcome = injected !== null
+      ? { kind: "answered" as const, status: injected }
+      : await postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs: o.timeoutMs, signal: controller.signal, extraCa: readCa(o.caFile), addressPolicy: o.addressPolicy });
+    // Cut by this process's shutdown: its lease is given up, so another process retries it at once.
+    if (outcome.kind === "aborted") {
+      await db.query("UPDATE attempts SET lease_ms = 0 WHERE id = $1 AND owner = $2 AND status = 'in_flight'", [row.id, owner]);
+      return;
+    }
+    const fields = outcomeFields(outcome);
+    if (injected !== null && fields.status === "failed") fields.error = `http_${injected} (simulated: /_sim/faults webhook_failures)`;
+    await finish(fields, (now) => {
+      if (fields.status !== "failed" || row.trigger === "resend") return;
+      logger?.warn({ event_id: ev.id, attempt: row.attempt, url: ev.url, error: fields.error }, "webhook attempt failed");
+      retry(ev, row.attempt, now);
+    });
+  }
+
+  /** Arms the wake-up for the next due attempt (at most `pollMs` away) and refreshes the counts for the logs. */
+  async function scheduleNext(): Promise<void> {
+    if (closed) return;
+    const { rows } = await db.query<{ next: string | null; waiting: string; queued: string }>(
+      "SELECT MIN(scheduled_ms) AS next, COUNT(*) FILTER (WHERE scheduled_ms > $1) AS waiting, COUNT(*) FILTER (WHERE scheduled_ms <= $1) AS queued FROM attempts WHERE status = 'pending'",
+      [clock.now()],
+    );
+    known = { waiting: Number(rows[0].waiting), queued: Number(rows[0].queued) };
+    wake(rows[0].next === null ? clock.now() + pollMs : Number(rows[0].next));
+  }
+
+  async function listen(): Promise<void> {
+    if (closed) return;
+    const pg = (await import("pg")).default;
+    const client = new pg.Client({ connectionString: journal.url });
+    client.on("notification", () => wake());
+    client.on("error", () => {
+      client.end().catch(() => {});
+      if (!closed) setTimeout(() => void listen(), 500).unref();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${WAKE}`);
+      listener = client;
+      wake();
+    } catch {
+      client.end().catch(() => {});
+      if (!closed) setTimeout(() => void listen(), 500).unref();
+    }
+  }
+
+  return {
+    interviewCompleted(project, interview, study) {
+      if (closed) return;
+      const webhook = project.webhook;
+      const now = clock.now();
+      const body = serializeEvent(interviewCompletedEvent(interview, study, iso(now)));
+      if (!webhook || !webhook.events.includes(INTERVIEW_COMPLETED)) {
+        if (!o.streams || !o.listenerSecret) return;
+        const headers = { "Content-Type": "application/json", "X-Webhook-Event": INTERVIEW_COMPLETED, "X-Webhook-Signature": signWebhookBody(o.listenerSecret(project), body) };
+        o.streams.publish(project.id, { event_id: randomUUID(), event: INTERVIEW_COMPLETED, interview_id: interview.id, reason: "delivery", headers, body: body.toString("utf8") });
+        return;
+      }
+      const ev: EventDelivery = {
+        id: randomUUID(),
+        project,
+        interviewId: interview.id,
+        url: webhook.url,
+        secret: webhook.signing_secret,
+        version: webhook.version,
+        body,
+        headers: { "Content-Type": "application/json", "X-Webhook-Event": INTERVIEW_COMPLETED, "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body) },
+      };
+      // In the change that completed the interview: the event exists exactly when the completion does.
+      journal.enqueue("INSERT INTO events (id, tenant, project_id, interview_id, url, secret, version, body, headers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", [
+        ev.id, project.tenant, project.id, ev.interviewId, ev.url, ev.secret, ev.version, body.toString("utf8"), JSON.stringify(ev.headers),
+      ]);
+      journal.enqueue("DELETE FROM events WHERE tenant = $1 AND ord <= (SELECT ord FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 LIMIT 1)", [project.tenant, eventsKept]);
+      insertAttempt(ev, 1, "event", ev.url, now);
+      journal.enqueue("DELETE FROM attempts WHERE project_id = $1 AND status NOT IN ('pending', 'in_flight') AND id IN (SELECT id FROM attempts WHERE project_id = $1 ORDER BY scheduled_ms DESC, id DESC OFFSET $2)", [project.id, attemptsKept]);
+      journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
+      o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: body.toString("utf8") });
+    },
+
+    webhookChanged(project) {
+      // Pending attempts of a replaced or deleted webhook never go out; an identical PUT keeps them (the checks of
+      // staleReason, in SQL: a deleted or unsubscribed webhook, or another receiver or secret).
+      const w = project.webhook;
+      const live = w !== null && w.events.includes(INTERVIEW_COMPLETED);
+      const reason = !w ? "cancelled: webhook deleted" : !live ? "cancelled: event unsubscribed" : "cancelled: webhook replaced";
+      journal.enqueue(
+        `UPDATE attempts a SET status = 'cancelled', error = $2, finished_ms = $3 FROM events e
+         WHERE a.project_id = $1 AND a.status = 'pending' AND a.trigger <> 'resend' AND e.id = a.event_id
+           AND (NOT $4::boolean OR e.url <> $5 OR e.secret <> $6)`,
+        [project.id, reason, clock.now(), live, w?.url ?? "", w?.signing_secret ?? ""],
+      );
+    },
+
+    async attempts(project) {
+      const { rows } = await db.query<AttemptRow>("SELECT * FROM attempts WHERE project_id = $1 ORDER BY scheduled_ms, id", [project.id]);
+      return rows.map(recordOf);
+    },
+
+    async request(project, attemptId) {
+      const { record, ev } = await attemptOf(project, attemptId);
+      return { delivery_id: record.id, event_id: ev.id, url: record.url, headers: { ...ev.headers }, body: ev.body.toString("utf8") };
+    },
+
+    async resend(project, attemptId) {
+      if (closed) throw new ApiError(503, "api_error", "The server is shutting down", undefined, { "Retry-After": "1" });
+      const { ev } = await attemptOf(project, attemptId);
+      const webhook = project.webhook;
+      if (!webhook) throw conflict("No webhook is configured: PUT /v1/webhooks first");
+      const now = clock.now();
+      const { rows } = await db.query<{ m: number }>("SELECT MAX(attempt) AS m FROM attempts WHERE event_id = $1", [ev.id]);
+      const attempt = (rows[0]?.m ?? 0) + 1;
+      const id = insertAttempt(ev, attempt, "resend", webhook.url, now);
+      journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
+      o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
+      return {
+        id, object: "webhook_delivery", event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, attempt, trigger: "resend", url: webhook.url,
+        status: "pending", response_status: null, error: null, scheduled_at: iso(now), sent_at: null, finished_at: null,
+      };
+    },
+
+    pending() {
+      return { ...known, inFlight: inFlight.size };
+    },
+
+    restore() {
+      void listen();
+      wake();
+    },
+
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      await ticking?.catch(() => {});
+      for (const c of inFlight.values()) c.abort();
+      await Promise.allSettled([...running]);
+      await listener?.end().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,181 @@
+/** HTTP against any base URL (a process, or the proxy in front of several), and the receivers the tests deliver to. */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
+export const GLOBEX = "svc_live_globex_0123456789abcdef0123456789abcdef";
+
+export interface Reply {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+export async function call(base: string, path: string, init: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${base}${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, body, text, headers: res.headers };
+}
+
+/** `call` that insists on one status. */
+export async function ok(base: string, path: string, init: Parameters<typeof call>[2] = {}, status = 200): Promise<any> {
+  const r = await call(base, path, init);
+  if (r.status !== status) throw new Error(`${init.method ?? "GET"} ${path} answered ${r.status} (wanted ${status}): ${r.text}`);
+  return r.body;
+}
+
+export interface Received {
+  at: number;
+  eventId: string;
+  interviewId: string;
+  /** What the receiver answered, and when the answer was fully written. */
+  status: number;
+  answeredAt: number | null;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Requests open right now, and the most ever open at once. */
+  open: () => number;
+  maxOpen: () => number;
+  close(): Promise<void>;
+}
+
+/** A webhook receiver: `behaviour` says what to answer to the n-th request (after an optional delay). */
+export async function receiver(behaviour: (n: number, eventId: string) => { status: number; delayMs?: number; hang?: boolean }): Promise<Receiver> {
+  const received: Received[] = [];
+  let open = 0;
+  let maxOpen = 0;
+  let n = 0;
+  const sockets = new Set<import("node:net").Socket>();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      // The body carries no event id: one event per completed interview, so the interview names it.
+      let event: { data?: { interview_id?: string } } = {};
+      try {
+        event = JSON.parse(body);
+      } catch {
+        /* counted with an empty id */
+      }
+      const interviewId = String(event.data?.interview_id ?? "");
+      const entry: Received = { at: Date.now(), eventId: interviewId, interviewId, status: 0, answeredAt: null };
+      received.push(entry);
+      const plan = behaviour(++n, entry.eventId);
+      res.on("close", () => open--);
+      if (plan.hang) return;
+      setTimeout(() => {
+        entry.status = plan.status;
+        res.on("finish", () => (entry.answeredAt = Date.now()));
+        res.writeHead(plan.status).end();
+      }, plan.delayMs ?? 0);
+    });
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    open: () => open,
+    maxOpen: () => maxOpen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface StreamEvent {
+  id: string;
+  event: string;
+  data: any;
+}
+
+/**
+ * An SSE listener on `GET /_sim/events` (through any base URL) that reconnects with its Last-Event-ID after a cut,
+ * as `api-sandbox listen` does, optionally through a different base each time (`bases` round-robin).
+ */
+export function listen(bases: string[], key: string): { events: StreamEvent[]; resets: string[]; reconnects: () => number; stop(): void } {
+  const events: StreamEvent[] = [];
+  const resets: string[] = [];
+  let last: string | undefined;
+  let stopped = false;
+  let reconnects = 0;
+  let controller = new AbortController();
+  const loop = async () => {
+    for (let i = 0; !stopped; i++) {
+      const base = bases[i % bases.length];
+      controller = new AbortController();
+      try {
+        const res = await fetch(`${base}/_sim/events`, { headers: { authorization: `Bearer ${key}`, ...(last ? { "last-event-id": last } : {}) }, signal: controller.signal });
+        if (res.status === 200 && res.body) {
+          const decoder = new TextDecoder();
+          let buf = "";
+          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+            buf += decoder.decode(chunk as Uint8Array, { stream: true });
+            let cut: number;
+            while ((cut = buf.indexOf("\n\n")) >= 0) {
+              const frame = buf.slice(0, cut);
+              buf = buf.slice(cut + 2);
+              const f: Record<string, string> = {};
+              for (const line of frame.split("\n")) {
+                if (line.startsWith(":")) continue;
+                const colon = line.indexOf(":");
+                if (colon > 0) f[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
+              }
+              if (f.event === "reset") resets.push(f.data);
+              if (f.id) last = f.id;
+              if (f.event === "interview.completed") events.push({ id: f.id, event: f.event, data: JSON.parse(f.data) });
+            }
+          }
+        } else await res.text().catch(() => {});
+      } catch {
+        /* cut: reconnect */
+      }
+      if (stopped) return;
+      reconnects++;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  void loop();
+  return {
+    events,
+    resets,
+    reconnects: () => reconnects,
+    stop() {
+      stopped = true;
+      controller.abort();
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, stepMs = 50): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(stepMs);
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Three sandbox processes on one PostgreSQL (Debian's, started by the test): what the seed's behaviour needs to stay
+ * true when a load balancer sends each request anywhere. Every assertion is made through HTTP on the processes.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
+import { startPostgres, type Postgres } from "./postgres.ts";
+import { startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
+
+let db: Postgres;
+let url: string;
+const procs: Sandbox[] = [];
+const receivers: Receiver[] = [];
+const ENV = {
+  WEBHOOK_RETRY_DELAYS_MS: "1500,2000,3000",
+  WEBHOOK_TIMEOUT_MS: "2000",
+  WEBHOOK_MAX_CONCURRENT_PER_TENANT: "4",
+  SIM_PROCESSING_MS: "400",
+};
+const start = () => startSandbox({ DATABASE_URL: url, ...ENV });
+const base = (i: number) => procs[i % procs.length].base;
+
+beforeAll(async () => {
+  db = await startPostgres();
+  url = db.database("cluster");
+  // Started together on an empty database: the migrations run once, the others wait for them.
+  procs.push(...(await Promise.all([start(), start(), start()])));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(procs.map((p) => stopSandbox(p, "SIGKILL")));
+  await Promise.all(receivers.map((r) => r.close()));
+  db?.stop();
+});
+
+async function plantStudy(b: string, key: string): Promise<string> {
+  return (await ok(b, "/_sim/studies", { key, method: "POST", body: { name: "cluster" } }, 201)).id;
+}
+
+async function hook(b: string, key: string, to: string): Promise<void> {
+  await call(b, "/v1/webhooks", { key, method: "DELETE" });
+  await ok(b, "/v1/webhooks", { key, method: "PUT", body: { url: to, events: ["interview.completed"] } }, 201);
+}
+
+/** A held interview completed at once, through process `i`. */
+async function complete(i: number, key: string, study: string): Promise<string> {
+  const created = await ok(base(i), "/_sim/interviews", { key, method: "POST", body: { study_id: study, hold: true } }, 201);
+  await ok(base(i + 1), `/_sim/interviews/${created.id}/complete`, { key, method: "POST" });
+  return created.id;
+}
+
+describe("three processes on one PostgreSQL", () => {
+  it("migrate once when started together, and each says it is ready", async () => {
+    for (const p of procs) {
+      expect(await ok(`http://127.0.0.1:${p.port}`, "/readyz")).toEqual({ status: "ready", store: "postgres" });
+      expect(await ok(`http://127.0.0.1:${p.port}`, "/healthz")).toEqual({ status: "ok" });
+    }
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT name FROM sandbox_migrations");
+      expect(rows.map((r) => r.name)).toEqual(["1764201600000_initial"]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("a write acknowledged by any process is read on every other at once", async () => {
+    for (let n = 0; n < 30; n++) {
+      const w = n % 3;
+      const made = await ok(base(w), "/_sim/projects", { key: ACME, method: "POST", body: { name: `p${n}` } }, 201);
+      // The new key authenticates on the two other processes with no wait.
+      for (const r of [w + 1, w + 2]) expect((await call(base(r), "/v1/studies", { key: made.api_key })).status).toBe(200);
+      await ok(base(w + 1), "/v1/webhooks", { key: made.api_key, method: "PUT", body: { url: `http://127.0.0.1:9/p${n}`, events: ["interview.completed"] } }, 201);
+      expect((await ok(base(w + 2), "/v1/webhooks", { key: made.api_key })).url).toBe(`http://127.0.0.1:9/p${n}`);
+      const study = await plantStudy(base(w + 2), made.api_key);
+      expect((await ok(base(w), `/v1/studies/${study}`, { key: made.api_key })).id).toBe(study);
+    }
+  });
+
+  it("sends each webhook attempt from exactly one process", async () => {
+    const r = await receiver(() => ({ status: 200 }));
+    receivers.push(r);
+    const made = await ok(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: "once" } }, 201);
+    await hook(base(1), made.api_key, r.url);
+    const study = await plantStudy(base(2), made.api_key);
+    const ids = await Promise.all(Array.from({ length: 30 }, (_, i) => complete(i, made.api_key, study)));
+    await waitFor("30 deliveries", () => (new Set(r.received.map((x) => x.interviewId)).size === 30 ? true : undefined), 20_000);
+    await sleep(1_500);
+    expect(r.received.length).toBe(30);
+    expect(new Set(r.received.map((x) => x.interviewId))).toEqual(new Set(ids));
+    const list = await ok(base(1), "/_sim/webhook-deliveries?limit=100", { key: made.api_key });
+    expect(list.data).toHaveLength(30);
+    expect(list.data.every((d: any) => d.status === "succeeded" && d.attempt === 1)).toBe(true);
+  });
+
+  it("a retry survives the death of the process that scheduled it, and goes out on its schedule", async () => {
+    const seen = new Map<string, number>();
+    const r = await receiver((_n, id) => {
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      return { status: seen.get(id) === 1 ? 500 : 200 };
+    });
+    receivers.push(r);
+    const made = await ok(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: "retry" } }, 201);
+    await hook(base(0), made.api_key, r.url);
+    const study = await plantStudy(base(0), made.api_key);
+    const interview = await complete(0, made.api_key, study);
+    const attempts = await waitFor("the failed first attempt and its pending retry", async () => {
+      const list = (await ok(base(2), `/_sim/webhook-deliveries?interview_id=${interview}`, { key: made.api_key })).data;
+      return list.length === 2 && list[0].status === "failed" && list[1].status === "pending" ? list : undefined;
+    });
+    // Whoever scheduled the retry, only the third process is left when it is due.
+    await Promise.all([stopSandbox(procs[0], "SIGKILL"), stopSandbox(procs[1], "SIGKILL")]);
+    const done = await waitFor("the retry's success", async () => {
+      const list = (await ok(procs[2].base, `/_sim/webhook-deliveries?interview_id=${interview}`, { key: made.api_key })).data;
+      return list[1]?.status === "succeeded" ? list : undefined;
+    }, 15_000);
+    expect(done[1].scheduled_at).toBe(attempts[1].scheduled_at);
+    const late = Date.parse(done[1].sent_at) - Date.parse(done[1].scheduled_at);
+    expect(late).toBeGreaterThanOrEqual(0);
+    expect(late).toBeLessThan(1_000);
+    expect(r.received.filter((x) => x.interviewId === interview).map((x) => x.status)).toEqual([500, 200]);
+    procs[0] = await start();
+    procs[1] = await start();
+  }, 60_000);
+
+  it("the event stream carries every event on every process; ids never repeat; Last-Event-ID resumes on any", async () => {
+    const made = await ok(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: "stream" } }, 201);
+    const study = await plantStudy(base(0), made.api_key);
+    const onFirst = listen([procs[0].base], made.api_key);
+    await sleep(500);
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await complete(1 + (i % 2), made.api_key, study));
+    await waitFor("12 stream events on the first process", () => (onFirst.events.length >= 12 ? true : undefined));
+    onFirst.stop();
+    expect(onFirst.events.map((e) => e.data.interview_id)).toEqual(ids);
+    const sseIds = onFirst.events.map((e) => e.id);
+    expect(new Set(sseIds).size).toBe(12);
+    // Resumed after the fifth, on the third process: exactly the seven after it.
+    const res = await fetch(`${procs[2].base}/_sim/events`, { headers: { authorization: `Bearer ${made.api_key}`, "last-event-id": sseIds[4] } });
+    const reader = res.body!.getReader();
+    let text = "";
+    const until = Date.now() + 5_000;
+    while ((text.match(/event: interview.completed/g) ?? []).length < 7 && Date.now() < until) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    const resumedIds = [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
+    expect(resumedIds).toEqual(sseIds.slice(5));
+    expect(text).not.toContain("event: reset");
+  });
+
+  it("caps deliveries per tenant over all processes, so another tenant's events still arrive within 2 s", async () => {
+    const stuck = await receiver(() => ({ status: 200, hang: true }));
+    const fine = await receiver(() => ({ status: 200 }));
+    receivers.push(stuck, fine);
+    await hook(base(0), ACME, stuck.url);
+    await hook(base(1), GLOBEX, fine.url);
+    const acmeStudy = await plantStudy(base(0), ACME);
+    const globexStudy = await plantStudy(base(0), GLOBEX);
+    await Promise.all(Array.from({ length: 24 }, (_, i) => complete(i, ACME, acmeStudy)));
+    await waitFor("Acme's receiver holding its share", () => (stuck.open() >= 4 ? true : undefined));
+    const sent: Array<{ id: string; at: number }> = [];
+    for (let i = 0; i < 6; i++) sent.push({ id: await complete(i, GLOBEX, globexStudy), at: Date.now() });
+    await waitFor("Globex's six deliveries", () => (sent.every((s) => fine.received.some((x) => x.interviewId === s.id)) ? true : undefined), 10_000);
+    for (const s of sent) expect(fine.received.find((x) => x.interviewId === s.id)!.at - s.at).toBeLessThan(2_000);
+    // Four per tenant over all three processes (per process it would be twelve).
+    expect(stuck.maxOpen()).toBeLessThanOrEqual(4);
+    await call(base(0), "/v1/webhooks", { key: ACME, method: "DELETE" });
+    await call(base(0), "/v1/webhooks", { key: GLOBEX, method: "DELETE" });
+  }, 60_000);
+
+  it("/readyz answers 503 in the envelope when the database is gone, while /healthz stays 200", async () => {
+    db.stop();
+    const origin = `http://127.0.0.1:${procs[0].port}`;
+    const r = await waitFor("a 503", async () => {
+      const res = await call(origin, "/readyz");
+      return res.status === 503 ? res : undefined;
+    });
+    expect(r.body.error.type).toBe("api_error");
+    expect(r.body.error.message).toMatch(/^Not ready: the database does not answer/);
+    expect((await call(origin, "/healthz")).status).toBe(200);
+  });
+});

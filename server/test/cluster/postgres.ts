@@ -1,0 +1,78 @@
+/**
+ * A PostgreSQL server for the cluster tests, from Debian's package (scripts/deploy/install-postgresql.sh installs it),
+ * in a temporary directory: initdb, start on a free port, and stop (and remove) at the end, even when a test fails.
+ * As root (CI), the server runs as the package's `postgres` user: PostgreSQL refuses to run as root.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./processes.ts";
+
+export interface Postgres {
+  url: string;
+  port: number;
+  /** A fresh empty database on this server; returns its URL. */
+  database(name: string): string;
+  stop(): void;
+}
+
+function binDir(): string {
+  const root = "/usr/lib/postgresql";
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a)) : [];
+  if (versions.length === 0) {
+    throw new Error("PostgreSQL is not installed: run `bash scripts/deploy/install-postgresql.sh` (as root, with apt-get), which `npm run test:cluster` runs first");
+  }
+  return join(root, versions[0], "bin");
+}
+
+const asRoot = process.getuid?.() === 0;
+const asRootTmp = () => (asRoot ? "/tmp" : tmpdir());
+
+export async function startPostgres(): Promise<Postgres> {
+  const bin = binDir();
+  // Under /tmp itself: the run's temp root is private to this user, and the server runs as `postgres`.
+  const dir = mkdtempSync(join(asRootTmp(), "sandbox-pg-"));
+  const run = (cmd: string, args: string[]) => {
+    const full = join(bin, cmd);
+    const r = asRoot ? spawnSync("runuser", ["-u", "postgres", "--", full, ...args], { encoding: "utf8" }) : spawnSync(full, args, { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr || r.stdout}`);
+    return r.stdout;
+  };
+  if (asRoot) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"]).toString().trim()), Number(execFileSync("id", ["-g", "postgres"]).toString().trim()));
+  const data = join(dir, "data");
+  const port = await freePort();
+  let started = false;
+  process.once("exit", () => stop());
+  const stop = () => {
+    if (started) {
+      started = false;
+      try {
+        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      } catch {
+        /* already gone */
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    run("initdb", ["-D", data, "-U", "sandbox", "--auth=trust", "-E", "UTF8", "--no-sync"]);
+    // fsync off: a test server whose files are thrown away; max_connections for three processes and their pools.
+    run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`, "start"]);
+    started = true;
+  } catch (err) {
+    stop();
+    throw err;
+  }
+  const psql = (db: string, sql: string) => run("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "sandbox", "-d", db, "-v", "ON_ERROR_STOP=1", "-qc", sql]);
+  const urlOf = (db: string) => `postgres://sandbox@127.0.0.1:${port}/${db}`;
+  return {
+    url: urlOf("postgres"),
+    port,
+    database(name) {
+      psql("postgres", `CREATE DATABASE "${name}"`);
+      return urlOf(name);
+    },
+    stop,
+  };
+}
