@@ -83,6 +83,8 @@ export class PgJournal implements Journal {
   private keptByCompaction = 0;
   private closed = false;
   private migrated = false;
+  /** Set when memory and database may differ (a failed commit): /readyz says so from then on. */
+  private diverged: string | null = null;
   /** Writes made outside any change (a fault counter a read consumed): written in order, one at a time. */
   private detachedChain: Promise<void> = Promise.resolve();
 
@@ -261,9 +263,17 @@ export class PgJournal implements Journal {
         for (const s of scope.statements) await client.query(s.text, s.values);
         await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
         const { rows } = await client.query<{ m: string | null }>("SELECT GREATEST((SELECT MAX(seq) FROM ops), (SELECT MAX(seq) FROM stream)) AS m");
-        await client.query("COMMIT");
-        // Everything up to here is this process's own or was applied in catchUp (the lock kept others out).
+        // Everything up to here is this process's own or was applied in catchUp (the lock kept others out). Marked
+        // before the commit: a catch-up answered right after it must not apply this process's own changes again.
         this.mark = Math.max(this.mark, Number(rows[0].m ?? 0));
+        try {
+          await client.query("COMMIT");
+        } catch (err) {
+          // The change is in this process's memory and not in the database: nothing here can be trusted any more.
+          this.diverged = `a change could not be committed (${(err as Error).message}); restart this process`;
+          this.options.logger?.error({ err: (err as Error).message }, "commit failed: this process no longer matches the database and reports not ready");
+          throw err;
+        }
       } else {
         await client.query("COMMIT");
       }
@@ -382,6 +392,7 @@ export class PgJournal implements Journal {
   async ready(): Promise<string | null> {
     if (this.closed) return "the store is closed";
     if (!this.migrated) return "migrations have not run";
+    if (this.diverged) return this.diverged;
     try {
       await this.pool.query("SELECT 1 FROM sandbox_migrations LIMIT 1");
       return null;

@@ -8,13 +8,20 @@
  * - deleting or replacing the webhook cancels the pending retries to the old setting (recorded as `cancelled`),
  *   and an attempt already in flight to the old setting is not retried.
  * Handlers call in and return at once: nothing here is awaited in a request, and no error escapes to the caller.
+ *
+ * This file only wires the parts, each in a file named for its job: the events with their retention
+ * (event-store.ts), the record of attempts in the list and the journal (attempt-records.ts), the slots and the fair
+ * line for them (fair-queue.ts), the retry schedule on the clock (schedule.ts), the send itself (delivery.ts) and
+ * what an outcome records (attempt-outcome.ts). Several processes on one PostgreSQL use pg-dispatcher.ts instead.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { iso, type Clock } from "../clock.ts";
 import type { Project } from "../store/project.ts";
-import { AttemptLog, type AttemptChange } from "./attempt-log.ts";
 import type { AddressPolicy } from "./address-policy.ts";
+import { AttemptRecords, type Attempt } from "./attempt-records.ts";
+import { EventStore } from "./event-store.ts";
+import { FairQueue } from "./fair-queue.ts";
 import { postWebhook, type PostOutcome } from "./delivery.ts";
 import { outcomeFields, readCa, staleReason, type EventDelivery } from "./attempt-outcome.ts";
 import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
@@ -24,7 +31,7 @@ import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
 import type { EventStreams } from "./event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import { ApiError, conflict, notFound } from "../http/errors.ts";
-import { MemoryJournal, type Journal, type StoredEvent } from "../persist/journal.ts";
+import { MemoryJournal, type Journal } from "../persist/journal.ts";
 
 /** Events kept for resends and request lookups, per tenant (the oldest are forgotten first). */
 const EVENTS_KEPT_PER_TENANT = 10_000;
@@ -63,16 +70,16 @@ export interface WebhookDispatcherOptions {
   listenerSecret?: (project: Project) => string;
 }
 
-/** One attempt as the dispatcher tracks it: `record` is the latest (immutable) version of its log entry. */
-interface Attempt {
-  ev: EventDelivery;
-  record: WebhookDelivery;
-}
-
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { clock, timeoutMs, logger } = options;
   const retryDelaysMs = [...options.retryDelaysMs];
-  const log = new AttemptLog(options.maxAttemptsPerProject);
+  const journal = options.journal ?? new MemoryJournal();
+  const records = new AttemptRecords(journal, options.maxAttemptsPerProject);
+  const events = new EventStore(journal, options.eventsKeptPerTenant ?? EVENTS_KEPT_PER_TENANT);
+  const slots = new FairQueue<Attempt>(
+    { total: options.maxConcurrent ?? 64, perTenant: options.maxConcurrentPerTenant ?? 16, perProject: options.maxConcurrentPerProject ?? 8 },
+    (a) => ({ tenant: a.ev.project.tenant, project: a.ev.project.id }),
+  );
   const timers = new TimerSet(clock);
   /** Attempts waiting for their retry timer, with what cancels the timer. */
   const waiting = new Map<Attempt, () => void>();
@@ -80,154 +87,55 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const inFlight = new Map<Attempt, AbortController>();
   const running = new Set<Promise<void>>();
   let closed = false;
-  // Concurrency caps: a receiver that accepts and never answers holds one socket per attempt until the timeout,
-  // so without a cap a burst of events would hold thousands of sockets and starve the API of descriptors.
-  const maxTotal = options.maxConcurrent ?? 64;
-  const maxPerTenant = options.maxConcurrentPerTenant ?? 16;
-  const maxPerProject = options.maxConcurrentPerProject ?? 8;
-  const eventsKept = options.eventsKeptPerTenant ?? EVENTS_KEPT_PER_TENANT;
-  const journal = options.journal ?? new MemoryJournal();
-  const onWire = new Map<string, number>();
-  const onWireTenant = new Map<string, number>();
-  /**
-   * Attempts due but waiting for a slot: per tenant, then per project, oldest first. Slots go round the tenants,
-   * then round each tenant's projects, so a tenant whose receivers never answer holds at most its own share.
-   */
-  const queued = new Map<string, Map<string, Attempt[]>>();
-  let queuedCount = 0;
-
-  /** Every event by id, with its bytes, for resends and request lookups (an attempt's record names its event). */
-  const events = new Map<string, EventDelivery>();
-  /** Event ids per tenant, oldest first, for the per-tenant retention. */
-  const eventsOfTenant = new Map<string, Set<string>>();
-
-  const stored = (ev: EventDelivery): StoredEvent => ({
-    id: ev.id, project_id: ev.project.id, interview_id: ev.interviewId, url: ev.url, secret: ev.secret, version: ev.version, body: ev.body.toString("utf8"), headers: ev.headers,
-  });
-  const hasSlot = (a: Attempt) =>
-    inFlight.size < maxTotal && (onWireTenant.get(a.ev.project.tenant) ?? 0) < maxPerTenant && (onWire.get(a.ev.project.id) ?? 0) < maxPerProject;
-
-  function newAttempt(ev: EventDelivery, attempt: number, scheduledAtMs: number, trigger: WebhookDelivery["trigger"]): Attempt {
-    const record: WebhookDelivery = {
-      id: randomUUID(),
-      object: "webhook_delivery",
-      event_id: ev.id,
-      event: INTERVIEW_COMPLETED,
-      interview_id: ev.interviewId,
-      attempt,
-      trigger,
-      url: ev.url,
-      status: "pending",
-      response_status: null,
-      error: null,
-      scheduled_at: iso(scheduledAtMs),
-      sent_at: null,
-      finished_at: null,
-    };
-    for (const dropped of log.add(ev.project.id, record)) journal.dropAttempt(dropped.id);
-    journal.putAttempt({ project_id: ev.project.id, record });
-    return { ev, record };
-  }
-
-  function remember(ev: EventDelivery, write = true): void {
-    events.set(ev.id, ev);
-    if (write) journal.putEvent(stored(ev));
-    const tenant = ev.project.tenant;
-    let ids = eventsOfTenant.get(tenant);
-    if (!ids) eventsOfTenant.set(tenant, (ids = new Set()));
-    ids.add(ev.id);
-    if (ids.size > eventsKept) {
-      const oldest = ids.values().next().value!;
-      ids.delete(oldest);
-      events.delete(oldest);
-      journal.dropEvent(oldest);
-    }
-  }
 
   /** The event of one of the project's attempts, or a 404 (unknown, forgotten or another project's). */
   function eventOf(project: Project, attemptId: string): { ev: EventDelivery; record: WebhookDelivery } {
-    const record = log.list(project.id).find((d) => d.id === attemptId);
+    const record = records.list(project.id).find((d) => d.id === attemptId);
     const ev = record ? events.get(record.event_id) : undefined;
     if (!record || !ev || ev.project !== project) throw notFound(`No such delivery: ${attemptId}`);
     return { ev, record };
   }
 
-  function update(a: Attempt, change: AttemptChange): void {
-    a.record = log.update(a.ev.project.id, a.record, change);
-    journal.putAttempt({ project_id: a.ev.project.id, record: a.record });
-  }
-
   function cancelAttempt(a: Attempt, reason: string): void {
-    update(a, { status: "cancelled", error: reason, finished_at: iso(clock.now()) });
+    records.update(a, { status: "cancelled", error: reason, finished_at: iso(clock.now()) });
   }
 
   /** Sends now when a slot is free, else queues the attempt (it stays `pending` until it goes out). */
   function send(a: Attempt, nowMs = clock.now()): void {
-    if (hasSlot(a)) return start(a, nowMs);
-    const { tenant, id: pid } = a.ev.project;
-    let projects = queued.get(tenant);
-    if (!projects) queued.set(tenant, (projects = new Map()));
-    const list = projects.get(pid);
-    if (list) list.push(a);
-    else projects.set(pid, [a]);
-    queuedCount++;
+    if (slots.hasSlot(a)) start(a, nowMs);
+    else slots.push(a);
   }
 
-  /**
-   * Fills free slots from the queues: one attempt per tenant per round, and within a tenant one project after
-   * another, so no tenant waits behind another's burst and no project behind a sibling's.
-   */
+  /** Fills free slots from the line (fair-queue.ts); an attempt whose webhook changed meanwhile is cancelled. */
   function pump(): void {
-    let progressed = true;
-    while (progressed && inFlight.size < maxTotal && queued.size > 0) {
-      progressed = false;
-      for (const [tenant, projects] of [...queued]) {
-        if (inFlight.size >= maxTotal) break;
-        if ((onWireTenant.get(tenant) ?? 0) >= maxPerTenant) continue;
-        for (const [pid, list] of [...projects]) {
-          if ((onWire.get(pid) ?? 0) >= maxPerProject) continue;
-          const a = list.shift()!;
-          queuedCount--;
-          // Round robin: the project served goes to the back of its tenant's line, the tenant to the back of the line.
-          projects.delete(pid);
-          if (list.length > 0) projects.set(pid, list);
-          queued.delete(tenant);
-          if (projects.size > 0) queued.set(tenant, projects);
-          progressed = true;
-          const stale = staleReason(a.ev);
-          if (stale) cancelAttempt(a, stale);
-          else start(a, clock.now());
-          break;
-        }
-      }
-    }
+    slots.drain((a) => {
+      const stale = staleReason(a.ev);
+      if (stale) cancelAttempt(a, stale);
+      else start(a, clock.now());
+    });
   }
 
   /** `nowMs`: a first attempt sent at once keeps the event's own time as its send time (the payload's timestamp). */
   function start(a: Attempt, nowMs: number): void {
     const { ev } = a;
-    const pid = ev.project.id;
-    update(a, { status: "in_flight", sent_at: iso(nowMs) });
+    records.update(a, { status: "in_flight", sent_at: iso(nowMs) });
     // An injected endpoint failure: recorded as the endpoint's answer, nothing sent, retried like a real one.
-    const injected = options.faults?.takeWebhookFailure(pid) ?? null;
+    const injected = options.faults?.takeWebhookFailure(ev.project.id) ?? null;
     if (injected !== null) {
       finish(a, { kind: "answered", status: injected });
-      if (a.record.status === "failed") update(a, { error: `http_${injected} (simulated: /_sim/faults webhook_failures)` });
+      if (a.record.status === "failed") records.update(a, { error: `http_${injected} (simulated: /_sim/faults webhook_failures)` });
       pump();
       return;
     }
     const controller = new AbortController();
-    const tenant = ev.project.tenant;
     inFlight.set(a, controller);
-    onWire.set(pid, (onWire.get(pid) ?? 0) + 1);
-    onWireTenant.set(tenant, (onWireTenant.get(tenant) ?? 0) + 1);
+    slots.take(a);
     const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal, extraCa: readCa(options.caFile), addressPolicy: options.addressPolicy })
       .then((outcome) => finish(a, outcome))
       .catch((err) => logger?.error({ err, event_id: ev.id }, "webhook delivery bookkeeping failed"))
       .finally(() => {
         inFlight.delete(a);
-        onWire.set(pid, (onWire.get(pid) ?? 1) - 1);
-        onWireTenant.set(tenant, (onWireTenant.get(tenant) ?? 1) - 1);
+        slots.release(a);
         running.delete(done);
         if (!closed) pump();
       });
@@ -238,7 +146,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     // Cut by a shutdown with a data dir: left in flight in the journal, so the next start retries it.
     if (outcome.kind === "aborted" && journal.durable) return;
     const now = clock.now();
-    update(a, { ...outcomeFields(outcome), finished_at: iso(now) });
+    records.update(a, { ...outcomeFields(outcome), finished_at: iso(now) });
     if (a.record.status !== "failed" || a.record.trigger === "resend") return;
     logger?.warn({ event_id: a.ev.id, attempt: a.record.attempt, url: a.ev.url, error: a.record.error }, "webhook attempt failed");
     scheduleRetry(a.ev, a.record.attempt, now);
@@ -254,7 +162,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     }
     // An attempt that was in flight when the webhook changed is not retried against the old setting.
     if (staleReason(ev)) return;
-    wait(newAttempt(ev, failedAttempt + 1, failedAtMs + delay, "retry"));
+    wait(records.create(ev, failedAttempt + 1, failedAtMs + delay, "retry"));
   }
 
   /** Arms a pending retry's timer at its `scheduled_at` (at once when that is past: a restart after it was due). */
@@ -297,9 +205,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
             "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body),
           },
         };
-        journal.atomically(() => remember(ev));
+        journal.atomically(() => events.remember(ev));
         options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: body.toString("utf8") });
-        send(newAttempt(ev, 1, now, "event"), now);
+        send(records.create(ev, 1, now, "event"), now);
       } catch (err) {
         logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");
       }
@@ -308,17 +216,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     webhookChanged(project) {
       try {
         // Queued attempts of a replaced or deleted webhook never go out; an identical PUT keeps them.
-        const projects = queued.get(project.tenant);
-        const list = projects?.get(project.id) ?? [];
-        const keep = list.filter((a) => {
-          const stale = staleReason(a.ev);
-          if (stale) cancelAttempt(a, stale);
-          return !stale;
-        });
-        queuedCount -= list.length - keep.length;
-        if (keep.length) projects!.set(project.id, keep);
-        else projects?.delete(project.id);
-        if (projects && projects.size === 0) queued.delete(project.tenant);
+        for (const a of slots.removeWhere(project.tenant, project.id, (a) => staleReason(a.ev) !== null)) cancelAttempt(a, staleReason(a.ev)!);
         for (const [a, cancel] of waiting) {
           if (a.ev.project !== project) continue;
           const stale = staleReason(a.ev);
@@ -333,7 +231,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     },
 
     attempts(project) {
-      return log.list(project.id);
+      return records.list(project.id);
     },
 
     request(project, attemptId) {
@@ -350,29 +248,25 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const again: EventDelivery = { ...ev, url: webhook.url, version: webhook.version };
       const now = clock.now();
       // Numbered after every attempt of the event still in the log.
-      const last = Math.max(...log.list(project.id).filter((d) => d.event_id === ev.id).map((d) => d.attempt));
-      const attempt = newAttempt(again, last + 1, now, "resend");
+      const last = Math.max(...records.list(project.id).filter((d) => d.event_id === ev.id).map((d) => d.attempt));
+      const attempt = records.create(again, last + 1, now, "resend");
       options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
       send(attempt, now);
       return attempt.record;
     },
 
     pending() {
-      return { waiting: waiting.size, queued: queuedCount, inFlight: inFlight.size };
+      return { waiting: waiting.size, queued: slots.waiting, inFlight: inFlight.size };
     },
 
     restore(projects) {
-      for (const e of journal.events()) {
-        const project = projects.get(e.project_id);
-        if (!project) continue;
-        remember({ id: e.id, project, interviewId: e.interview_id, url: e.url, secret: e.secret, version: e.version, body: Buffer.from(e.body, "utf8"), headers: e.headers }, false);
-      }
+      events.restore(projects);
       const now = clock.now();
       for (const { project_id, record } of journal.attempts()) {
         const project = projects.get(project_id);
         const stored = events.get(record.event_id);
         if (!project || !stored) continue;
-        log.add(project_id, record);
+        records.add(project_id, record);
         if (record.status !== "pending" && record.status !== "in_flight") continue;
         // A resend goes to the URL it was made for; other attempts to the event's own.
         const ev = record.url === stored.url ? stored : { ...stored, url: record.url };
@@ -380,7 +274,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         if (record.status === "in_flight") {
           // Cut by the stop: whether the receiver got it is unknown, so it counts as failed and is retried (webhooks
           // are delivered at least once; the receiver tells a repeat by the event id).
-          update(a, { status: "failed", error: "interrupted: the sandbox stopped during this attempt", finished_at: iso(now) });
+          records.update(a, { status: "failed", error: "interrupted: the sandbox stopped during this attempt", finished_at: iso(now) });
           if (record.trigger !== "resend") scheduleRetry(ev, record.attempt, now);
         } else if (record.trigger === "retry") wait(a);
         else send(a);
@@ -391,13 +285,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       closed = true;
       timers.clearAll();
       // With a data dir, pending attempts stay pending in it and resume at the next start; without one they end here.
+      const queued = slots.clear();
       if (!journal.durable) {
         for (const a of waiting.keys()) cancelAttempt(a, "cancelled: server shutting down");
-        for (const projects of queued.values()) for (const list of projects.values()) for (const a of list) cancelAttempt(a, "cancelled: server shutting down");
+        for (const a of queued) cancelAttempt(a, "cancelled: server shutting down");
       }
       waiting.clear();
-      queued.clear();
-      queuedCount = 0;
       for (const controller of inFlight.values()) controller.abort();
       await Promise.allSettled([...running]);
     },

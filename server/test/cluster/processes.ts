@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../../..");
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const live = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const c of live) c.kill("SIGKILL");
@@ -33,10 +33,14 @@ export interface Sandbox {
   exited: Promise<number | null>;
 }
 
+/** The command from the sources (default), or the built package's bundle (what the image runs). */
+export const FROM_SOURCES = ["--import", "tsx", join(ROOT, "server/src/cli.ts")];
+export const BUILT = [join(ROOT, "server/dist/sandbox.js")];
+
 /** Starts `api-sandbox start` with `env` on `port` (a free one by default) and waits for its banner. */
-export async function startSandbox(env: Record<string, string>, port?: number, timeoutMs = 60_000): Promise<Sandbox> {
+export async function startSandbox(env: Record<string, string>, port?: number, timeoutMs = 60_000, command = FROM_SOURCES): Promise<Sandbox> {
   const p = port ?? (await freePort());
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "server/src/cli.ts"), "start", "--port", String(p)], {
+  const child = spawn(process.execPath, [...command, "start", "--port", String(p)], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,52 @@
+/**
+ * The events of one process's dispatcher (dispatcher.ts): each with its exact bytes and the webhook setting it was
+ * made for, by id, for retries, resends and request lookups; written to the journal, and kept per tenant up to a
+ * bound (the oldest are forgotten first, in memory and in the journal alike).
+ */
+import type { Journal, StoredEvent } from "../persist/journal.ts";
+import type { Project } from "../store/project.ts";
+import type { EventDelivery } from "./attempt-outcome.ts";
+
+export class EventStore {
+  private readonly byId = new Map<string, EventDelivery>();
+  /** Event ids per tenant, oldest first. */
+  private readonly ofTenant = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly journal: Journal,
+    private readonly keptPerTenant: number,
+  ) {}
+
+  get(id: string): EventDelivery | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Keeps `ev` (and writes it, unless it was read back from the journal). */
+  remember(ev: EventDelivery, write = true): void {
+    this.byId.set(ev.id, ev);
+    if (write) this.journal.putEvent(stored(ev));
+    const tenant = ev.project.tenant;
+    let ids = this.ofTenant.get(tenant);
+    if (!ids) this.ofTenant.set(tenant, (ids = new Set()));
+    ids.add(ev.id);
+    if (ids.size > this.keptPerTenant) {
+      const oldest = ids.values().next().value!;
+      ids.delete(oldest);
+      this.byId.delete(oldest);
+      this.journal.dropEvent(oldest);
+    }
+  }
+
+  /** The journal's events, bound to the projects they belong to (a restart). */
+  restore(projects: ReadonlyMap<string, Project>): void {
+    for (const e of this.journal.events()) {
+      const project = projects.get(e.project_id);
+      if (!project) continue;
+      this.remember({ id: e.id, project, interviewId: e.interview_id, url: e.url, secret: e.secret, version: e.version, body: Buffer.from(e.body, "utf8"), headers: e.headers }, false);
+    }
+  }
+}
+
+const stored = (ev: EventDelivery): StoredEvent => ({
+  id: ev.id, project_id: ev.project.id, interview_id: ev.interviewId, url: ev.url, secret: ev.secret, version: ev.version, body: ev.body.toString("utf8"), headers: ev.headers,
+});
