@@ -40,6 +40,7 @@ import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { MemoryJournal, type Journal } from "./persist/journal.ts";
 import { applyOp, replay, resumeRunning, type Running } from "./persist/restore.ts";
 import { PgJournal } from "./persist/postgres.ts";
+import { SharedSlots } from "./persist/shared-slots.ts";
 import { createPgDispatcher } from "./webhooks/pg-dispatcher.ts";
 import { health } from "./http/health.ts";
 import { SqliteJournal } from "./persist/state-db.ts";
@@ -211,6 +212,13 @@ export function createApp(options: AppOptions = {}): App {
     ...simListenerHandlers(deps),
     ...options.handlers,
   };
+  const held = new HeldRequests(limits);
+  // Several processes on one PostgreSQL: open streams and held requests count per tenant over all of them.
+  const sharedSlots = journal instanceof PgJournal ? new SharedSlots(journal.pool, options.logger || undefined) : null;
+  if (sharedSlots) {
+    streams.share(sharedSlots);
+    held.share(sharedSlots);
+  }
   const { router, routes } = buildRouter({
     doc,
     store,
@@ -221,7 +229,7 @@ export function createApp(options: AppOptions = {}): App {
     now: () => clock.now(),
     faults,
     timeoutHoldMs: options.faultTimeoutHoldMs ?? 30_000,
-    held: new HeldRequests(limits),
+    held,
     journal,
   });
 
@@ -269,6 +277,7 @@ export function createApp(options: AppOptions = {}): App {
     close: async () => {
       streams.dispose();
       await webhooks.close();
+      await sharedSlots?.close();
       journal.close();
     },
   };

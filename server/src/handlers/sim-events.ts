@@ -10,10 +10,10 @@ type Ops = "simStreamEvents" | "simGetDeliveryRequest" | "simResendDelivery";
 export function simEventsHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
   const { webhooks, streams } = deps;
   return {
-    simStreamEvents({ project, req }) {
+    async simStreamEvents({ project, req }) {
       const last = req.headers["last-event-id"];
       // The handler answers itself (an open stream); the router sends nothing more once headers are out.
-      streams.subscribe(project, req.res!, typeof last === "string" ? last.trim() : undefined, req.socket.remoteAddress ?? "unknown");
+      await streams.subscribe(project, req.res!, typeof last === "string" ? last.trim() : undefined, req.socket.remoteAddress ?? "unknown");
       return { status: 200, body: undefined as never };
     },
     async simGetDeliveryRequest({ project, path }) {

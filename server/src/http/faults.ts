@@ -11,6 +11,7 @@ import { preferredFaults, type FaultPlan, type FaultRegistry } from "../faults/s
 import type { Project } from "../store/project.ts";
 import { OpenSlots, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
 import { ApiError, badRequest } from "./errors.ts";
+import type { SharedCounter } from "../persist/shared-slots.ts";
 
 const EXEMPT = new Set(["simGetFaults", "simPutFaults", "simDeleteFaults"]);
 
@@ -34,12 +35,17 @@ export class HeldRequests {
 
   /** Waits `ms` as one of the tenant's and the address's held requests, or refuses with a 429 when either is full. */
   async hold(tenant: string, address: string, ms: number): Promise<void> {
-    this.slots.take(tenant, address);
+    await this.slots.admit(tenant, address);
     try {
       await sleep(ms);
     } finally {
-      this.slots.give(tenant, address);
+      this.slots.release(tenant, address);
     }
+  }
+
+  /** Counts the per-tenant cap over every process sharing `counter` (several processes on one PostgreSQL). */
+  share(counter: SharedCounter): void {
+    this.slots.share(counter, "held");
   }
 }
 

@@ -41,6 +41,30 @@ interface Scope {
 
 export class StoreUnavailable extends Error {}
 
+const APPEND_OP = "INSERT INTO ops (seq, op) VALUES (nextval('change_seq'), $1)";
+
+/**
+ * The statements of one change, with each run of appended ops made one INSERT (one round trip however many changes
+ * a request made): numbered in their order, as one at a time would have been.
+ */
+function batched(statements: Statement[]): Statement[] {
+  const out: Statement[] = [];
+  for (let i = 0; i < statements.length; i++) {
+    if (statements[i].text !== APPEND_OP || statements[i + 1]?.text !== APPEND_OP) {
+      out.push(statements[i]);
+      continue;
+    }
+    const ops: unknown[] = [];
+    while (statements[i]?.text === APPEND_OP) ops.push(statements[i++].values[0]);
+    i--;
+    out.push({
+      text: "INSERT INTO ops (seq, op) SELECT nextval('change_seq'), op FROM (SELECT op FROM unnest($1::text[]) WITH ORDINALITY AS t(op, n) ORDER BY n) AS ordered",
+      values: [ops],
+    });
+  }
+  return out;
+}
+
 /** The URL without its password, for logs and the banner. */
 export function redactUrl(url: string): string {
   try {
@@ -260,7 +284,7 @@ export class PgJournal implements Journal {
       }
       if (scope.statements.length > 0) {
         if (compactionDue(this.sinceCompaction, this.keptByCompaction)) scope.statements.push(...(await this.compactionStatements(client)));
-        for (const s of scope.statements) await client.query(s.text, s.values);
+        for (const s of batched(scope.statements)) await client.query(s.text, s.values);
         await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
         const { rows } = await client.query<{ m: string | null }>("SELECT GREATEST((SELECT MAX(seq) FROM ops), (SELECT MAX(seq) FROM stream)) AS m");
         // Everything up to here is this process's own or was applied in catchUp (the lock kept others out). Marked
@@ -335,7 +359,7 @@ export class PgJournal implements Journal {
   }
 
   append(op: Op): void {
-    const statement = { text: "INSERT INTO ops (seq, op) VALUES (nextval('change_seq'), $1)", values: [JSON.stringify(op)] };
+    const statement = { text: APPEND_OP, values: [JSON.stringify(op)] };
     const scope = this.current();
     if (scope) {
       scope.statements.push(statement);

@@ -6,6 +6,7 @@
  */
 import { ApiError, conflict } from "../http/errors.ts";
 import type { Project } from "./project.ts";
+import type { SharedCounter } from "../persist/shared-slots.ts";
 
 export interface TenantLimits {
   /** Projects a tenant may create through `POST /_sim/projects`. */
@@ -72,14 +73,46 @@ export class Counter {
 export class OpenSlots {
   private readonly perTenant: Counter;
   private readonly perAddress: Counter;
+  /** With several processes on one PostgreSQL: the tenant cap counted over all of them (persist/shared-slots.ts). */
+  private shared: { counter: SharedCounter; kind: string } | null = null;
 
   constructor(
-    tenantCap: number,
+    private readonly tenantCap: number,
     addressCap: number,
     private readonly refusal: { tenant: () => ApiError; address: () => ApiError },
   ) {
     this.perTenant = new Counter(tenantCap);
     this.perAddress = new Counter(addressCap);
+  }
+
+  /** Counts the tenant cap over every process sharing `counter`, as `kind`. */
+  share(counter: SharedCounter, kind: string): void {
+    this.shared = { counter, kind };
+  }
+
+  /**
+   * `take`, and then, with several processes, the tenant's slot over all of them; refused (nothing taken) when either
+   * is full. `give` returns both.
+   */
+  async admit(tenant: string, address: string): Promise<void> {
+    this.take(tenant, address);
+    if (!this.shared) return;
+    let ok = false;
+    try {
+      ok = await this.shared.counter.take(this.shared.kind, tenant, this.tenantCap);
+    } finally {
+      if (!ok) {
+        this.perTenant.give(tenant);
+        this.perAddress.give(address);
+      }
+    }
+    if (!ok) throw this.refusal.tenant();
+  }
+
+  /** Returns a slot taken by `admit`. */
+  release(tenant: string, address: string): void {
+    this.give(tenant, address);
+    this.shared?.counter.give(this.shared.kind, tenant);
   }
 
   /** Takes a slot for `tenant` and `address`, or throws the refusal of the cap that is full (nothing taken). */

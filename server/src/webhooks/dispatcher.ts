@@ -11,7 +11,7 @@
  *
  * This file only wires the parts, each in a file named for its job: the events with their retention
  * (event-store.ts), the record of attempts in the list and the journal (attempt-records.ts), the slots and the fair
- * line for them (fair-queue.ts), the retry schedule on the clock (schedule.ts), the send itself (delivery.ts) and
+ * line for them (fair-queue.ts), the retries waiting on the clock (attempt-schedule.ts, with schedule.ts's delays), the send itself (delivery.ts) and
  * what an outcome records (attempt-outcome.ts). Several processes on one PostgreSQL use pg-dispatcher.ts instead.
  */
 import { randomUUID } from "node:crypto";
@@ -25,7 +25,8 @@ import { FairQueue } from "./fair-queue.ts";
 import { postWebhook, type PostOutcome } from "./delivery.ts";
 import { outcomeFields, readCa, staleReason, type EventDelivery } from "./attempt-outcome.ts";
 import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
-import { retryDelayAfter, TimerSet } from "./schedule.ts";
+import { retryDelayAfter } from "./schedule.ts";
+import { AttemptSchedule } from "./attempt-schedule.ts";
 import { signWebhookBody } from "./signing.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
 import type { EventStreams } from "./event-stream.ts";
@@ -80,9 +81,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     { total: options.maxConcurrent ?? 64, perTenant: options.maxConcurrentPerTenant ?? 16, perProject: options.maxConcurrentPerProject ?? 8 },
     (a) => ({ tenant: a.ev.project.tenant, project: a.ev.project.id }),
   );
-  const timers = new TimerSet(clock);
-  /** Attempts waiting for their retry timer, with what cancels the timer. */
-  const waiting = new Map<Attempt, () => void>();
+  const schedule = new AttemptSchedule(clock);
   /** Attempts on the wire, with what aborts them, and the promises close() waits for. */
   const inFlight = new Map<Attempt, AbortController>();
   const running = new Set<Promise<void>>();
@@ -167,13 +166,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   /** Arms a pending retry's timer at its `scheduled_at` (at once when that is past: a restart after it was due). */
   function wait(next: Attempt): void {
-    const cancel = timers.at(Date.parse(next.record.scheduled_at), () => {
-      waiting.delete(next);
-      const stale = staleReason(next.ev);
-      if (stale) cancelAttempt(next, stale);
-      else send(next);
+    schedule.at(next, (a) => {
+      const stale = staleReason(a.ev);
+      if (stale) cancelAttempt(a, stale);
+      else send(a);
     });
-    waiting.set(next, cancel);
   }
 
   return {
@@ -217,14 +214,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       try {
         // Queued attempts of a replaced or deleted webhook never go out; an identical PUT keeps them.
         for (const a of slots.removeWhere(project.tenant, project.id, (a) => staleReason(a.ev) !== null)) cancelAttempt(a, staleReason(a.ev)!);
-        for (const [a, cancel] of waiting) {
-          if (a.ev.project !== project) continue;
-          const stale = staleReason(a.ev);
-          if (!stale) continue;
-          cancel();
-          waiting.delete(a);
-          cancelAttempt(a, stale);
-        }
+        for (const a of schedule.takeOut((a) => a.ev.project === project && staleReason(a.ev) !== null)) cancelAttempt(a, staleReason(a.ev)!);
       } catch (err) {
         logger?.error({ err, project_id: project.id }, "webhook cancellation failed");
       }
@@ -256,7 +246,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     },
 
     pending() {
-      return { waiting: waiting.size, queued: slots.waiting, inFlight: inFlight.size };
+      return { waiting: schedule.size, queued: slots.waiting, inFlight: inFlight.size };
     },
 
     restore(projects) {
@@ -283,14 +273,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
     async close() {
       closed = true;
-      timers.clearAll();
       // With a data dir, pending attempts stay pending in it and resume at the next start; without one they end here.
+      const waiting = schedule.clear();
       const queued = slots.clear();
-      if (!journal.durable) {
-        for (const a of waiting.keys()) cancelAttempt(a, "cancelled: server shutting down");
-        for (const a of queued) cancelAttempt(a, "cancelled: server shutting down");
-      }
-      waiting.clear();
+      if (!journal.durable) for (const a of [...waiting, ...queued]) cancelAttempt(a, "cancelled: server shutting down");
       for (const controller of inFlight.values()) controller.abort();
       await Promise.allSettled([...running]);
     },

@@ -9,7 +9,8 @@
  * the server does not know (another epoch, a number never given, or events no longer held) is answered with
  * `event: reset` and its reason first, never with a silent gap.
  *
- * Bounds: at most `limits.streams` open streams per tenant and `limits.streamsPerAddress` per source address (429);
+ * Bounds: at most `limits.streams` open streams per tenant (over every process, with a shared database) and
+ * `limits.streamsPerAddress` per source address (429);
  * a listener whose unread buffer passes `limits.streamBufferBytes` is dropped (it reconnects and resumes), so a
  * client that never reads costs at most that much memory.
  */
@@ -17,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { components } from "../../../generated/schema.d.ts";
 import type { Journal } from "../persist/journal.ts";
+import type { SharedCounter } from "../persist/shared-slots.ts";
 import type { Project } from "../store/project.ts";
 import { ApiError } from "../http/errors.ts";
 import { DEFAULT_TENANT_LIMITS, OpenSlots, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
@@ -121,16 +123,21 @@ export class EventStreams {
    * Starts an SSE response: the events after `lastEventId` that are still held, then every new one. Refuses with a
    * 429 (before any header is sent) when the tenant or the address already has its share of open streams.
    */
-  subscribe(project: Project, res: ServerResponse, lastEventId: string | undefined, address: string): void {
+  async subscribe(project: Project, res: ServerResponse, lastEventId: string | undefined, address: string): Promise<void> {
     const p = this.of(project.id);
     const head = res.req?.method === "HEAD";
     // Accepted now, the stream would hold the shutdown open until its grace period ends.
     if (this.closing) throw new ApiError(503, "api_error", "The sandbox is shutting down", undefined, { "Retry-After": "1", Connection: "close" }).loggedAs("info", "event stream refused: shutting down");
     if (!head) {
-      this.slots.take(project.tenant, address);
+      await this.slots.admit(project.tenant, address);
+      // The client went away while its slot was being counted over the other processes.
+      if (res.destroyed) {
+        this.slots.release(project.tenant, address);
+        return;
+      }
       res.on("close", () => {
         p.listeners.delete(res);
-        this.slots.give(project.tenant, address);
+        this.slots.release(project.tenant, address);
       });
     }
     res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", Connection: "keep-alive", "X-Accel-Buffering": "no" });
@@ -193,6 +200,11 @@ export class EventStreams {
       }
       p.listeners.clear();
     }
+  }
+
+  /** Counts the per-tenant cap of open streams over every process sharing `counter` (one PostgreSQL). */
+  share(counter: SharedCounter): void {
+    this.slots.share(counter, "streams");
   }
 
   /** Ends every stream and stops the heartbeat (the app is closing). */

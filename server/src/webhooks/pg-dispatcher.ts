@@ -34,6 +34,7 @@ import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./
 import { retryDelayAfter } from "./schedule.ts";
 import { signWebhookBody } from "./signing.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
+import { CLAIM_DUE, INSERT_ATTEMPT, recordOf, type AttemptRow, type EventRow } from "./pg-attempt-rows.ts";
 
 const CLAIM_LOCK = 7_724_120_002;
 const WAKE = "sandbox_deliveries";
@@ -62,58 +63,6 @@ export interface PgDispatcherOptions {
   /** The longest an idle process waits before looking for due attempts (default 1 s). */
   pollMs?: number;
 }
-
-interface AttemptRow {
-  id: string;
-  tenant: string;
-  project_id: string;
-  event_id: string;
-  interview_id: string;
-  attempt: number;
-  trigger: WebhookDelivery["trigger"];
-  url: string;
-  status: WebhookDelivery["status"];
-  response_status: number | null;
-  error: string | null;
-  scheduled_ms: string;
-  sent_ms: string | null;
-  finished_ms: string | null;
-}
-
-interface EventRow {
-  id: string;
-  project_id: string;
-  interview_id: string;
-  url: string;
-  secret: string;
-  version: number;
-  body: string;
-  headers: string;
-}
-
-const ms = (v: string | null) => (v === null ? null : iso(Number(v)));
-
-function recordOf(r: AttemptRow): WebhookDelivery {
-  return {
-    id: r.id,
-    object: "webhook_delivery",
-    event_id: r.event_id,
-    event: INTERVIEW_COMPLETED,
-    interview_id: r.interview_id,
-    attempt: r.attempt,
-    trigger: r.trigger,
-    url: r.url,
-    status: r.status,
-    response_status: r.response_status,
-    error: r.error,
-    scheduled_at: iso(Number(r.scheduled_ms)),
-    sent_at: ms(r.sent_ms),
-    finished_at: ms(r.finished_ms),
-  };
-}
-
-const INSERT_ATTEMPT = `INSERT INTO attempts (id, tenant, project_id, event_id, interview_id, attempt, trigger, url, status, scheduled_ms)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9)`;
 
 export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
   const { journal, clock, logger } = o;
@@ -198,19 +147,8 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
         const { rows: lock } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS ok", [CLAIM_LOCK]);
         if (lock[0].ok) {
           const now = clock.now();
-          // Rank each due attempt within its project, then within its tenant; slots go round the tenants first.
           const { rows } = await client.query<AttemptRow & { e: string }>(
-            `WITH fly AS (SELECT tenant, project_id FROM attempts WHERE status = 'in_flight'),
-             ft AS (SELECT tenant, COUNT(*) AS n FROM fly GROUP BY tenant),
-             fp AS (SELECT project_id, COUNT(*) AS n FROM fly GROUP BY project_id),
-             due AS (SELECT id, tenant, project_id, scheduled_ms, ord,
-                       ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY scheduled_ms, ord) AS rp
-                     FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1),
-             okp AS (SELECT d.* FROM due d LEFT JOIN fp ON fp.project_id = d.project_id WHERE d.rp + COALESCE(fp.n, 0) <= $2),
-             rt AS (SELECT okp.*, ROW_NUMBER() OVER (PARTITION BY tenant ORDER BY rp, scheduled_ms, ord) AS rtn FROM okp),
-             okt AS (SELECT rt.* FROM rt LEFT JOIN ft ON ft.tenant = rt.tenant WHERE rt.rtn + COALESCE(ft.n, 0) <= $3)
-             SELECT a.id FROM attempts a JOIN okt ON okt.id = a.id
-             ORDER BY okt.rtn, okt.scheduled_ms, okt.ord LIMIT $4 FOR UPDATE OF a SKIP LOCKED`,
+            CLAIM_DUE,
             [now, perProject, perTenant, room],
           );
           if (rows.length > 0) {

@@ -2,11 +2,13 @@
  * Three sandbox processes on one PostgreSQL (Debian's, started by the test): what the seed's behaviour needs to stay
  * true when a load balancer sends each request anywhere. Every assertion is made through HTTP on the processes.
  */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
-import { startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
+import { ROOT, startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
 
 let db: Postgres;
 let url: string;
@@ -17,6 +19,7 @@ const ENV = {
   WEBHOOK_TIMEOUT_MS: "2000",
   WEBHOOK_MAX_CONCURRENT_PER_TENANT: "4",
   SIM_PROCESSING_MS: "400",
+  MAX_STREAMS_PER_TENANT: "3",
 };
 const start = () => startSandbox({ DATABASE_URL: url, ...ENV });
 const base = (i: number) => procs[i % procs.length].base;
@@ -51,7 +54,7 @@ async function complete(i: number, key: string, study: string): Promise<string> 
 }
 
 describe("three processes on one PostgreSQL", () => {
-  it("migrate once when started together, and each says it is ready", async () => {
+  it("migrate once when started together (each migration recorded once), and each says it is ready", async () => {
     for (const p of procs) {
       expect(await ok(`http://127.0.0.1:${p.port}`, "/readyz")).toEqual({ status: "ready", store: "postgres" });
       expect(await ok(`http://127.0.0.1:${p.port}`, "/healthz")).toEqual({ status: "ok" });
@@ -60,7 +63,7 @@ describe("three processes on one PostgreSQL", () => {
     await client.connect();
     try {
       const { rows } = await client.query("SELECT name FROM sandbox_migrations");
-      expect(rows.map((r) => r.name)).toEqual(["1764201600000_initial"]);
+      expect(rows.map((r) => r.name)).toEqual(readdirSync(join(ROOT, "server/migrations")).sort().map((f) => f.replace(/\.sql$/, "")));
     } finally {
       await client.end();
     }
@@ -172,6 +175,30 @@ describe("three processes on one PostgreSQL", () => {
     await call(base(0), "/v1/webhooks", { key: ACME, method: "DELETE" });
     await call(base(0), "/v1/webhooks", { key: GLOBEX, method: "DELETE" });
   }, 60_000);
+
+  it("caps open event streams per tenant over all processes, and frees a slot when a stream closes", async () => {
+    const open = async (i: number) => {
+      const controller = new AbortController();
+      const res = await fetch(`${base(i)}/_sim/events`, { headers: { authorization: `Bearer ${GLOBEX}` }, signal: controller.signal });
+      return { status: res.status, body: res.status === 200 ? null : await res.json(), close: () => controller.abort() };
+    };
+    const streams = [await open(0), await open(1), await open(2)];
+    expect(streams.map((s) => s.status)).toEqual([200, 200, 200]);
+    // One per process, three in all: the fourth is refused on any process.
+    for (const i of [0, 1, 2]) {
+      const refused = await open(i);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toMatch(/already has 3 open event streams/);
+    }
+    streams[1].close();
+    const again = await waitFor("a slot freed by the closed stream", async () => {
+      const s = await open(2);
+      if (s.status === 200) return s;
+      return undefined;
+    }, 5_000, 100);
+    again.close();
+    for (const s of streams) s.close();
+  });
 
   it("/readyz answers 503 in the envelope when the database is gone, while /healthz stays 200", async () => {
     db.stop();

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./processes.ts";
+import { freePort, reapWhenGone } from "./processes.ts";
 
 export interface Proxy {
   port: number;
@@ -34,6 +34,7 @@ export async function startNginx(confFile: string, upstreams: Record<string, num
   child.stderr!.on("data", (d) => (err += d));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   process.once("exit", () => child.kill("SIGKILL"));
+  reapWhenGone(child.pid!, dir);
   // Ready when it accepts connections.
   const until = Date.now() + 10_000;
   for (;;) {

@@ -3,7 +3,7 @@
  * in a temporary directory: initdb, start on a free port, and stop (and remove) at the end, even when a test fails.
  * As root (CI), the server runs as the package's `postgres` user: PostgreSQL refuses to run as root.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,6 +60,11 @@ export async function startPostgres(): Promise<Postgres> {
     // fsync off: a test server whose files are thrown away; max_connections for three processes and their pools.
     run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`, "start"]);
     started = true;
+    // A watchdog outside this process: when the test process is gone (even killed with -9, so no exit hook ran), it
+    // stops the server and removes its directory.
+    const pgCtl = join(bin, "pg_ctl");
+    const stopCmd = asRoot ? `runuser -u postgres -- ${pgCtl}` : pgCtl;
+    spawn("sh", ["-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stopCmd} -D '${data}' -m immediate stop >/dev/null 2>&1; rm -rf '${dir}'`], { detached: true, stdio: "ignore" }).unref();
   } catch (err) {
     stop();
     throw err;

@@ -13,6 +13,15 @@ process.on("exit", () => {
   for (const c of live) c.kill("SIGKILL");
 });
 
+/**
+ * Ends `pid` when this test process is gone, even killed with -9 (no exit hook runs then): a watchdog outside it. It
+ * kills only a process whose command line still holds `mark`, never another one that took a reused pid.
+ */
+export function reapWhenGone(pid: number, mark: string): void {
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; if tr '\\0' ' ' < /proc/${pid}/cmdline 2>/dev/null | grep -qF -- '${mark}'; then kill -9 ${pid}; fi`;
+  spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -46,6 +55,7 @@ export async function startSandbox(env: Record<string, string>, port?: number, t
     stdio: ["ignore", "pipe", "pipe"],
   });
   live.add(child);
+  reapWhenGone(child.pid!, `--port ${p}`);
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));

@@ -6,15 +6,22 @@
  * - no acknowledged write is lost;
  * - every event is delivered on its schedule (each retry sent at its scheduled time, each scheduled the configured
  *   delay after the failure before it) and never again after an attempt recorded a 2xx;
- * - no stream id repeats, and each listener got every event of its project;
+ * - no stream id repeats, and each listener got every event of its project: `api-sandbox listen` itself, one per
+ *   tenant, through the compose file's nginx (with a third upstream) so its stream lands on whichever process is up,
+ *   and a raw SSE client that reads the ids;
  * - the other tenant's deliveries stay under 2 s.
  * Before the run, throughput and p99 of one process against three are measured side by side and printed as ratios. Every draw comes from one seed (SOAK_SEED), printed with any failure.
  */
 import autocannon from "autocannon";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
-import { startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
+import { startNginx, type Proxy } from "./nginx.ts";
+import { ROOT, reapWhenGone, startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
 
 const SOAK_MS = Number(process.env.SOAK_MS ?? 300_000);
 const SEED = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);
@@ -45,6 +52,8 @@ let db: Postgres;
 let url: string;
 const procs: Sandbox[] = [];
 const receivers: Receiver[] = [];
+const proxies: Proxy[] = [];
+const listeners: ChildProcess[] = [];
 
 beforeAll(async () => {
   db = await startPostgres();
@@ -52,6 +61,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  for (const l of listeners) l.kill("SIGKILL");
+  for (const p of proxies) await p.stop();
   await Promise.all(procs.map((p) => stopSandbox(p, "SIGKILL")));
   await Promise.all(receivers.map((r) => r.close()));
   db?.stop();
@@ -99,8 +110,22 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
       await ok(procs[1].base, "/v1/webhooks", { key: t.key, method: "PUT", body: { url: t.hook.url, events: ["interview.completed"] } }, 201);
       t.study = (await ok(procs[2].base, "/_sim/studies", { key: t.key, method: "POST", body: { name: "soak" } }, 201)).id;
     }
-    const listeners = tenants.map((t) => listen(procs.map((p) => p.base), t.key));
-    await sleep(1_000);
+    // `api-sandbox listen` per tenant, through the proxy, forwarding to a local endpoint (the CLI's state file in a temp dir).
+    const conf = join(mkdtempSync(join(tmpdir(), "soak-nginx-")), "nginx.conf");
+    const base = readFileSync(join(ROOT, "deploy/nginx.conf"), "utf8");
+    writeFileSync(conf, base.replace(/(\s*)server sandbox-2:4010([^;]*);/, "$1server sandbox-2:4010$2;$1server sandbox-3:4010$2;"));
+    const proxy = await startNginx(conf, { "sandbox-1": procs[0].port, "sandbox-2": procs[1].port, "sandbox-3": procs[2].port });
+    proxies.push(proxy);
+    const forwards = await Promise.all(tenants.map(() => receiver(() => ({ status: 200 }))));
+    receivers.push(...forwards);
+    const stateDir = mkdtempSync(join(tmpdir(), "soak-listen-"));
+    tenants.forEach((t, i) => {
+      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "server/src/cli.ts"), "listen", "--base-url", proxy.base, "--api-key", t.key, "--forward-to", forwards[i].url, "--state-file", join(stateDir, `${t.name}.json`), "--quiet"], { cwd: ROOT, stdio: "ignore" });
+      reapWhenGone(child.pid!, "listen");
+      listeners.push(child);
+    });
+    const raw = tenants.map((t) => listen(procs.map((p) => p.base), t.key));
+    await sleep(1_500);
 
     const end = Date.now() + SOAK_MS;
     let kills = 0;
@@ -135,11 +160,12 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
     await Promise.all([...writers, killer]);
     // Drain: every retry chain ends within the sum of the delays plus a timeout per attempt.
     await sleep(DELAYS.reduce((a, b) => a + b, 0) + 4 * 1_500 + 3_000);
-    for (const l of listeners) l.stop();
+    for (const l of raw) l.stop();
+    for (const l of listeners) l.kill("SIGTERM");
     say(`${kills} kills; acknowledged: slow ${tenants[0].acked.size}, fast ${tenants[1].acked.size}; refused or cut: ${refused}`);
     expect(kills).toBeGreaterThanOrEqual(Math.floor(SOAK_MS / 60_000));
 
-    for (const [t, l] of tenants.map((t, i) => [t, listeners[i]] as const)) {
+    for (const [t, l, fwd] of tenants.map((t, i) => [t, raw[i], forwards[i]] as const)) {
       // No acknowledged write lost: every interview answered 201 is there, completed.
       const listed = new Map<string, any>();
       let after = "";
@@ -171,12 +197,13 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
         expect(succeeded.length, where).toBeLessThanOrEqual(1);
         if (succeeded.length === 0) expect(list.length, where).toBe(DELAYS.length + 1);
         for (let n = 1; n < list.length; n++) {
-          // Scheduled the configured delay after the failure before it, and sent at that time (late by at most the
-          // claim loop's wake-up and a busy machine).
+          // Scheduled the configured delay after the failure before it, and sent at that time: late by at most the
+          // claim loop's wake-up on a machine CI shares with the install and conformance matrices (the run prints the
+          // latest it measured).
           expect(Date.parse(list[n].scheduled_at) - Date.parse(list[n - 1].finished_at), where).toBe(DELAYS[n - 1]);
           const late = Date.parse(list[n].sent_at) - Date.parse(list[n].scheduled_at);
           expect(late, where).toBeGreaterThanOrEqual(0);
-          expect(late, where).toBeLessThan(1_500);
+          expect(late, where).toBeLessThan(2_000);
         }
         // Never again after a 2xx: no request of this event reached the receiver after the success was recorded.
         const ok2xx = succeeded[0];
@@ -192,7 +219,15 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
       const streamed = new Set(l.events.filter((e) => e.data.reason === "delivery").map((e) => e.data.interview_id));
       expect([...t.acked.keys()].filter((id) => !streamed.has(id)), `${t.name}: events the listener never got`).toEqual([]);
       expect(l.resets, `${t.name}: stream resets`).toEqual([]);
-      say(`${t.name}: ${t.acked.size} interviews, ${[...attempts.values()].flat().length} attempts, ${l.events.length} stream events over ${l.reconnects()} reconnections`);
+      // `api-sandbox listen` forwarded every event, none twice, across every process it was sent to.
+      const forwarded = fwd.received.map((r) => r.interviewId);
+      expect([...t.acked.keys()].filter((id) => !forwarded.includes(id)), `${t.name}: events api-sandbox listen never forwarded`).toEqual([]);
+      expect(forwarded.length - new Set(forwarded).size, `${t.name}: events api-sandbox listen forwarded twice`).toBe(0);
+      const all = [...attempts.values()].flat();
+      const lateness = all.filter((a) => a.trigger === "retry" && a.sent_at).map((a) => Date.parse(a.sent_at) - Date.parse(a.scheduled_at));
+      say(`${t.name}: ${t.acked.size} interviews, ${all.length} attempts (${all.filter((a) => a.status === "succeeded").length} succeeded, ` +
+        `${all.filter((a) => /^interrupted/.test(a.error ?? "")).length} interrupted by a kill, ${all.filter((a) => a.trigger === "retry").length} retries, ` +
+        `latest retry ${lateness.length ? Math.max(...lateness) : 0} ms after its time), ${l.events.length} stream events over ${l.reconnects()} reconnections`);
     }
 
     // The fast tenant, beside the slow one: each event's first attempt within 2 s of its completion.

@@ -3,7 +3,8 @@
  * SQLite (`--data-dir`) and PostgreSQL (`--database-url`). Each case runs the real app on a free port and talks HTTP
  * to it; a restart closes the app and opens a new one on the same data dir or database.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -13,7 +14,8 @@ import type { Journal } from "../../src/persist/journal.ts";
 import { PgJournal } from "../../src/persist/postgres.ts";
 import { readDataset } from "../../src/store/dataset.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
-import { ACME, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
+import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
+import { ROOT } from "./processes.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 
 let db: Postgres;
@@ -72,7 +74,41 @@ const STORES: Array<[string, () => StoreUnderTest]> = [
   ["PostgreSQL (--database-url)", postgres],
 ];
 
+/** The conformance suite's full run (--sim) against `base`: the names of the checks that failed, and its output's end. */
+async function conformance(base: string): Promise<{ failed: string[]; passed: number; tail: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "stores-conformance-"));
+  dirs.push(dir);
+  const report = join(dir, "report.json");
+  const args = [
+    "--import", "tsx", join(ROOT, "conformance/cli.ts"), "--base-url", base,
+    "--api-key", ACME, "--other-key", GLOBEX, "--public-key", "pk_live_acme_0123456789abcdef0123456789abcdef",
+    "--sim", "--webhook-retry-delays-ms", OPTIONS.webhookRetryDelaysMs!.join(","), "--webhook-timeout-ms", String(OPTIONS.webhookTimeoutMs),
+    "--seed", "7", "--allow-untested", "--report", "json", report,
+  ];
+  const out = await new Promise<string>((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let text = "";
+    child.stdout.on("data", (d) => (text += d));
+    child.stderr.on("data", (d) => (text += d));
+    child.on("exit", () => resolve(text));
+  });
+  if (!existsSync(report)) return { failed: ["(no report)"], passed: 0, tail: out.slice(-4_000) };
+  const r = JSON.parse(readFileSync(report, "utf8")) as { results: Array<{ name: string; status: string }>; passed: number };
+  return { failed: r.results.filter((c) => c.status === "failed").map((c) => c.name), passed: r.passed, tail: out.slice(-6_000) };
+}
+
 describe.each(STORES)("the %s store", (_name, make) => {
+  it("passes the conformance suite with its simulation surface (--sim)", async () => {
+    const srv = await make().start();
+    try {
+      const r = await conformance(srv.baseUrl);
+      expect(r.failed, r.tail).toEqual([]);
+      expect(r.passed).toBeGreaterThan(10);
+    } finally {
+      await srv.close();
+    }
+  }, 240_000);
+
   it("keeps what the API changed: projects, webhooks, planted studies, interviews and their deliveries", async () => {
     const store = make();
     const r = await receiver((n) => ({ status: n === 1 ? 503 : 200 }));
