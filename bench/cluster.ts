@@ -104,6 +104,8 @@ export async function benchStartup(counts = [1_000, 1_000_000]): Promise<Startup
       const url = pg.database(`startup_${n}`);
       const j = await PgJournal.open(url, { initialMeta: { time_shift_ms: String(Date.now() - Date.parse(readDataset().anchor)), stream_epoch: randomBytes(5).toString("hex"), launch_token_secret: randomBytes(32).toString("hex") } });
       await history(n, (batch) => j.write(() => batch.forEach((op) => j.append(op))) as Promise<void>);
+      const stored = Number((await j.pool.query("SELECT COUNT(*) AS n FROM ops")).rows[0].n);
+      if (process.env.BENCH_DEBUG) console.error(`postgres ${n}: ${stored} rows stored`);
       j.close();
       const starts = [];
       for (let r = 0; r < 3; r++) starts.push(await startupMs({ DATABASE_URL: url }));

@@ -15,7 +15,7 @@
  *   `FOR UPDATE SKIP LOCKED`.
  * The log is compacted as it grows (compaction.ts), so a start reads about as many changes as the state holds.
  * Migrations (server/migrations, node-pg-migrate) run at start-up under node-pg-migrate's advisory lock: processes
- * starting together wait for the first one's.
+ * starting together wait for the first one's. Every table is in the `sandbox` schema, created if missing.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
@@ -25,6 +25,8 @@ import { assetPath } from "../../../lib/assets.ts";
 import { compact, compactionDue } from "./compaction.ts";
 import type { Follower, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "./journal.ts";
 
+/** Where the sandbox's tables are, in the database the URL names. */
+export const SCHEMA = "sandbox";
 /** The advisory lock every change of the log is written under. */
 const LOG_LOCK = 7_724_120_001;
 const CHANNEL = "sandbox_changes";
@@ -123,7 +125,9 @@ export class PgJournal implements Journal {
     private readonly options: PgJournalOptions,
   ) {
     this.dir = redactUrl(url);
-    this.pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+    // Every table lives in the `sandbox` schema: a database shared with other things (a DATABASE_URL set for an app)
+    // is not touched outside it.
+    this.pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: `-c search_path=${SCHEMA}` });
     // An idle connection dropped by the server must not crash the process; the next query reconnects.
     this.pool.on("error", (err) => options.logger?.warn({ err: err.message }, "database connection lost"));
   }
@@ -149,6 +153,10 @@ export class PgJournal implements Journal {
         dir: assetPath("server/migrations"),
         direction: "up",
         migrationsTable: "sandbox_migrations",
+        schema: SCHEMA,
+        createSchema: true,
+        migrationsSchema: SCHEMA,
+        createMigrationsSchema: true,
         count: Infinity,
         // Processes starting together: the others wait for the first one's migrations, then find nothing to do.
         advisoryLockMode: "wait",

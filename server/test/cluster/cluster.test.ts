@@ -62,7 +62,7 @@ describe("three processes on one PostgreSQL", () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const { rows } = await client.query("SELECT name FROM sandbox_migrations");
+      const { rows } = await client.query("SELECT name FROM sandbox.sandbox_migrations ORDER BY name");
       expect(rows.map((r) => r.name)).toEqual(readdirSync(join(ROOT, "server/migrations")).sort().map((f) => f.replace(/\.sql$/, "")));
     } finally {
       await client.end();
