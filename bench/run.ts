@@ -19,6 +19,7 @@ import os from "node:os";
 import { generateDataset } from "../fixtures/generate.ts";
 import { compare, median } from "./load.ts";
 import { root, startCeiling, startPrism, startReference } from "./servers.ts";
+import { clusterSection } from "./cluster.ts";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const SECONDS = Number(process.env.SECONDS ?? 3);
@@ -251,6 +252,7 @@ async function main(): Promise<void> {
   if (process.env.SKIP_SCALE !== "1") {
     await scaling();
     await listCosts();
+    await clusterSection(say);
   }
   if (only !== "sandbox") await tooling();
   // A partial run prints its figures; only a full run rewrites BENCHMARKS.md.

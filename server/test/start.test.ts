@@ -50,4 +50,21 @@ describe("npm start", () => {
     expect(await exited).toBe(2);
     expect(errors()).toContain("PORT must be an integer");
   }, 20_000);
+
+  it("refuses a DATABASE_URL that is not PostgreSQL's, or one given with a data dir, naming the problem and hiding the password", async () => {
+    const bad = await startMain({ DATABASE_URL: "mysql://root:hunter2@db/sandbox" });
+    expect(await bad.exited).toBe(2);
+    expect(bad.errors()).toContain("DATABASE_URL must be a postgres:// or postgresql:// URL");
+    expect(bad.errors()).not.toContain("hunter2");
+    const both = await startMain({ DATABASE_URL: "postgres://db/sandbox", SANDBOX_DATA_DIR: "/tmp/never-used" });
+    expect(await both.exited).toBe(2);
+    expect(both.errors()).toContain("choose one store");
+  }, 20_000);
+
+  it("exits 2 naming the database (without its password) when it cannot be reached", async () => {
+    const { exited, errors } = await startMain({ DATABASE_URL: "postgres://sandbox:hunter2@127.0.0.1:1/sandbox" });
+    expect(await exited).toBe(2);
+    expect(errors()).toMatch(/^Cannot use the database at postgres:\/\/sandbox:\*\*\*@127\.0\.0\.1:1\/sandbox: /m);
+    expect(errors()).not.toContain("hunter2");
+  }, 20_000);
 });
