@@ -119,8 +119,16 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
     const forwards = await Promise.all(tenants.map(() => receiver(() => ({ status: 200 }))));
     receivers.push(...forwards);
     const stateDir = mkdtempSync(join(tmpdir(), "soak-listen-"));
+    const listenerExits: string[] = [];
+    let stopping = false;
     tenants.forEach((t, i) => {
-      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "server/src/cli.ts"), "listen", "--base-url", proxy.base, "--api-key", t.key, "--forward-to", forwards[i].url, "--state-file", join(stateDir, `${t.name}.json`), "--quiet"], { cwd: ROOT, stdio: "ignore" });
+      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "server/src/cli.ts"), "listen", "--base-url", proxy.base, "--api-key", t.key, "--forward-to", forwards[i].url, "--state-file", join(stateDir, `${t.name}.json`)], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+      let errors = "";
+      child.stderr!.on("data", (d) => (errors += d));
+      // A listener that stops before the end is a failure of its own, with what it said.
+      child.once("exit", (code) => {
+        if (!stopping) listenerExits.push(`${t.name}: api-sandbox listen exited ${code}: ${errors.slice(-2_000)}`);
+      });
       reapWhenGone(child.pid!, "listen");
       listeners.push(child);
     });
@@ -161,6 +169,8 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
     // Drain: every retry chain ends within the sum of the delays plus a timeout per attempt.
     await sleep(DELAYS.reduce((a, b) => a + b, 0) + 4 * 1_500 + 3_000);
     for (const l of raw) l.stop();
+    stopping = true;
+    expect(listenerExits).toEqual([]);
     for (const l of listeners) l.kill("SIGTERM");
     say(`${kills} kills; acknowledged: slow ${tenants[0].acked.size}, fast ${tenants[1].acked.size}; refused or cut: ${refused}`);
     expect(kills).toBeGreaterThanOrEqual(Math.floor(SOAK_MS / 60_000));
