@@ -36,6 +36,7 @@ import { buildRouter } from "./http/router.ts";
 import type { Handlers } from "./http/types.ts";
 import { readDataset, shiftDataset } from "./store/dataset.ts";
 import { Store } from "./store/store.ts";
+import type { Project } from "./store/project.ts";
 import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { MemoryJournal, type Journal } from "./persist/journal.ts";
 import { applyOp, replay, resumeRunning, type Running } from "./persist/restore.ts";
@@ -134,9 +135,8 @@ export function createApp(options: AppOptions = {}): App {
   const streams = new EventStreams(journal, { limits });
   const faults = new FaultRegistry((projectId, settings) => journal.append({ kind: "faults.set", project_id: projectId, settings }));
   const quotas = new Quotas(limits);
-  const webhooks = options.webhooks ?? (journal instanceof PgJournal ? createPgDispatcher({
-    journal,
-    projects: store.projects,
+  // The same rules either way; with several processes on one PostgreSQL, attempts are claimed from the database.
+  const delivery = {
     streams,
     faults,
     clock,
@@ -148,24 +148,12 @@ export function createApp(options: AppOptions = {}): App {
     maxConcurrentPerTenant: limits.deliveriesPerTenant,
     maxConcurrentPerProject: options.webhookMaxConcurrentPerProject,
     eventsKeptPerTenant: limits.eventsKept,
-    listenerSecret: (project) => listenerSecret(project, journal),
+    listenerSecret: (project: Project) => listenerSecret(project, journal),
     logger: options.logger || undefined,
-  }) : createWebhookDispatcher({
-    streams,
-    faults,
-    clock,
-    retryDelaysMs: options.webhookRetryDelaysMs ?? [10_000, 60_000, 300_000],
-    timeoutMs: options.webhookTimeoutMs ?? 10_000,
-    caFile: options.webhookCaFile,
-    addressPolicy,
-    maxConcurrent: options.webhookMaxConcurrent,
-    maxConcurrentPerTenant: limits.deliveriesPerTenant,
-    maxConcurrentPerProject: options.webhookMaxConcurrentPerProject,
-    eventsKeptPerTenant: limits.eventsKept,
-    journal,
-    listenerSecret: (project) => listenerSecret(project, journal),
-    logger: options.logger || undefined,
-  }));
+  };
+  const webhooks =
+    options.webhooks ??
+    (journal instanceof PgJournal ? createPgDispatcher({ ...delivery, journal, projects: store.projects }) : createWebhookDispatcher({ ...delivery, journal }));
   const runner = new InterviewRunner(clock, webhooks, journal, options.simProcessingMs ?? 1_000, options.logger || undefined);
   const restoredChanges = replay(journal, { store, faults, runner, quotas });
   // Other processes' changes (a shared store): applied in the log's order, their timers armed here too (whichever

@@ -12,8 +12,8 @@ export const NO_FAULTS: FaultSettings = {
   fail_next: 0, fail_next_kind: "503", webhook_failures: 0, webhook_failure_status: 500, seed: 1,
 };
 
-/** mulberry32: small, fast and good enough for fault draws. */
-function rng(seed: number): () => number {
+/** mulberry32: small, fast and good enough for fault draws (and a test's seeded draws). */
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -357,15 +357,6 @@ export class PgJournal implements Journal {
     return out;
   }
 
-  /** Runs a compaction now (the bench and tests); returns how many changes are left. */
-  async compactNow(): Promise<number> {
-    await this.change(() => {
-      this.current()!.statements.push({ text: "SELECT 1", values: [] });
-      this.sinceCompaction = Number.MAX_SAFE_INTEGER;
-    });
-    return this.keptByCompaction;
-  }
-
   append(op: Op): void {
     const statement = { text: APPEND_OP, values: [JSON.stringify(op)] };
     const scope = this.current();

@@ -14,7 +14,6 @@
  * line for them (fair-queue.ts), the retries waiting on the clock (attempt-schedule.ts, with schedule.ts's delays), the send itself (delivery.ts) and
  * what an outcome records (attempt-outcome.ts). Several processes on one PostgreSQL use pg-dispatcher.ts instead.
  */
-import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { iso, type Clock } from "../clock.ts";
 import type { Project } from "../store/project.ts";
@@ -24,10 +23,10 @@ import { EventStore } from "./event-store.ts";
 import { FairQueue } from "./fair-queue.ts";
 import { postWebhook, type PostOutcome } from "./delivery.ts";
 import { outcomeFields, readCa, staleReason, type EventDelivery } from "./attempt-outcome.ts";
-import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
+import { INTERVIEW_COMPLETED } from "./payload.ts";
+import { newEvent } from "./new-event.ts";
 import { retryDelayAfter } from "./schedule.ts";
 import { AttemptSchedule } from "./attempt-schedule.ts";
-import { signWebhookBody } from "./signing.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
 import type { EventStreams } from "./event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
@@ -177,33 +176,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     interviewCompleted(project, interview, study) {
       if (closed) return;
       try {
-        const webhook = project.webhook;
-        const now = clock.now();
         // The first attempt goes out now, so its send time is the event's timestamp.
-        const body = serializeEvent(interviewCompletedEvent(interview, study, iso(now)));
-        if (!webhook || !webhook.events.includes(INTERVIEW_COMPLETED)) {
-          // Nothing to deliver, but listeners still get the event, signed with the project's listener secret.
-          if (!options.streams || !options.listenerSecret) return;
-          const headers = { "Content-Type": "application/json", "X-Webhook-Event": INTERVIEW_COMPLETED, "X-Webhook-Signature": signWebhookBody(options.listenerSecret(project), body) };
-          options.streams.publish(project.id, { event_id: randomUUID(), event: INTERVIEW_COMPLETED, interview_id: interview.id, reason: "delivery", headers, body: body.toString("utf8") });
-          return;
-        }
-        const ev: EventDelivery = {
-          id: randomUUID(),
-          project,
-          interviewId: interview.id,
-          url: webhook.url,
-          secret: webhook.signing_secret,
-          version: webhook.version,
-          body,
-          headers: {
-            "Content-Type": "application/json",
-            "X-Webhook-Event": INTERVIEW_COMPLETED,
-            "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body),
-          },
-        };
+        const now = clock.now();
+        const ev = newEvent(project, interview, study, now, options);
+        if (!ev) return;
         journal.atomically(() => events.remember(ev));
-        options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: body.toString("utf8") });
+        options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: ev.body.toString("utf8") });
         send(records.create(ev, 1, now, "event"), now);
       } catch (err) {
         logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");

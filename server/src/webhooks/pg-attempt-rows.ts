@@ -5,6 +5,7 @@
 import { iso } from "../clock.ts";
 import { INTERVIEW_COMPLETED } from "./payload.ts";
 import type { WebhookDelivery } from "./types.ts";
+import type { StoredEvent } from "../persist/journal.ts";
 
 export interface AttemptRow {
   id: string;
@@ -23,16 +24,8 @@ export interface AttemptRow {
   finished_ms: string | null;
 }
 
-export interface EventRow {
-  id: string;
-  project_id: string;
-  interview_id: string;
-  url: string;
-  secret: string;
-  version: number;
-  body: string;
-  headers: string;
-}
+/** An `events` row: the journal's stored event with its tenant, headers as JSON text. */
+export type EventRow = Omit<StoredEvent, "headers"> & { tenant: string; headers: string };
 
 const ms = (v: string | null) => (v === null ? null : iso(Number(v)));
 

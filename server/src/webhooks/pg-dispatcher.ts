@@ -30,9 +30,9 @@ import type { AddressPolicy } from "./address-policy.ts";
 import { outcomeFields, readCa, staleReason, type EventDelivery } from "./attempt-outcome.ts";
 import { postWebhook } from "./delivery.ts";
 import type { EventStreams } from "./event-stream.ts";
-import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";
+import { INTERVIEW_COMPLETED } from "./payload.ts";
+import { newEvent } from "./new-event.ts";
 import { retryDelayAfter } from "./schedule.ts";
-import { signWebhookBody } from "./signing.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
 import { CLAIM_DUE, INSERT_ATTEMPT, recordOf, type AttemptRow, type EventRow } from "./pg-attempt-rows.ts";
 
@@ -289,34 +289,18 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
   return {
     interviewCompleted(project, interview, study) {
       if (closed) return;
-      const webhook = project.webhook;
       const now = clock.now();
-      const body = serializeEvent(interviewCompletedEvent(interview, study, iso(now)));
-      if (!webhook || !webhook.events.includes(INTERVIEW_COMPLETED)) {
-        if (!o.streams || !o.listenerSecret) return;
-        const headers = { "Content-Type": "application/json", "X-Webhook-Event": INTERVIEW_COMPLETED, "X-Webhook-Signature": signWebhookBody(o.listenerSecret(project), body) };
-        o.streams.publish(project.id, { event_id: randomUUID(), event: INTERVIEW_COMPLETED, interview_id: interview.id, reason: "delivery", headers, body: body.toString("utf8") });
-        return;
-      }
-      const ev: EventDelivery = {
-        id: randomUUID(),
-        project,
-        interviewId: interview.id,
-        url: webhook.url,
-        secret: webhook.signing_secret,
-        version: webhook.version,
-        body,
-        headers: { "Content-Type": "application/json", "X-Webhook-Event": INTERVIEW_COMPLETED, "X-Webhook-Signature": signWebhookBody(webhook.signing_secret, body) },
-      };
+      const ev = newEvent(project, interview, study, now, o);
+      if (!ev) return;
       // In the change that completed the interview: the event exists exactly when the completion does.
       journal.enqueue("INSERT INTO events (id, tenant, project_id, interview_id, url, secret, version, body, headers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", [
-        ev.id, project.tenant, project.id, ev.interviewId, ev.url, ev.secret, ev.version, body.toString("utf8"), JSON.stringify(ev.headers),
+        ev.id, project.tenant, project.id, ev.interviewId, ev.url, ev.secret, ev.version, ev.body.toString("utf8"), JSON.stringify(ev.headers),
       ]);
       journal.enqueue("DELETE FROM events WHERE tenant = $1 AND ord <= (SELECT ord FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 LIMIT 1)", [project.tenant, eventsKept]);
       insertAttempt(ev, 1, "event", ev.url, now);
       journal.enqueue("DELETE FROM attempts WHERE project_id = $1 AND status NOT IN ('pending', 'in_flight') AND id IN (SELECT id FROM attempts WHERE project_id = $1 ORDER BY scheduled_ms DESC, id DESC OFFSET $2)", [project.id, attemptsKept]);
       journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
-      o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: body.toString("utf8") });
+      o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: ev.body.toString("utf8") });
     },
 
     webhookChanged(project) {

@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
+import { rng } from "../../src/faults/settings.ts";
 import { startNginx, type Proxy } from "./nginx.ts";
 import { ROOT, reapWhenGone, startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
 
@@ -34,17 +35,7 @@ const ENV = {
   WEBHOOK_MAX_CONCURRENT_PER_TENANT: "8",
 };
 
-/** mulberry32: the run's draws, repeatable from SOAK_SEED. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The run's draws, repeatable from SOAK_SEED (the sandbox's own seeded generator).
 const random = rng(SEED);
 const say = (msg: string) => console.log(`[soak seed ${SEED}] ${msg}`);
 
