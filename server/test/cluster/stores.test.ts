@@ -97,7 +97,9 @@ async function conformance(base: string): Promise<{ failed: string[]; passed: nu
   return { failed: r.results.filter((c) => c.status === "failed").map((c) => c.name), passed: r.passed, tail: out.slice(-6_000) };
 }
 
-describe.each(STORES)("the %s store", (_name, make) => {
+// The conformance suite's full run on each durable store, one process each (the memory store's is npm test's
+// test/conformance/selftest.test.ts; two processes on PostgreSQL behind a proxy, compose.test.ts).
+describe.each(STORES.filter(([name]) => name !== "memory"))("the %s store, alone", (_name, make) => {
   it("passes the conformance suite with its simulation surface (--sim)", async () => {
     const srv = await make().start();
     try {
@@ -108,6 +110,9 @@ describe.each(STORES)("the %s store", (_name, make) => {
       await srv.close();
     }
   }, 240_000);
+});
+
+describe.each(STORES)("the %s store", (_name, make) => {
 
   it("keeps what the API changed: projects, webhooks, planted studies, interviews and their deliveries", async () => {
     const store = make();
