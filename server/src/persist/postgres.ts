@@ -128,8 +128,11 @@ export class PgJournal implements Journal {
     // Every table lives in the `sandbox` schema: a database shared with other things (a DATABASE_URL set for an app)
     // is not touched outside it.
     this.pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: `-c search_path=${SCHEMA}` });
-    // An idle connection dropped by the server must not crash the process; the next query reconnects.
+    // A connection dropped by the server (PostgreSQL stopped or restarted) must not crash the process: idle ones are
+    // the pool's "error"; one checked out between two queries emits "error" on itself, which without a listener
+    // would be an uncaught exception. The query in progress, if any, fails on its own and its caller answers.
     this.pool.on("error", (err) => options.logger?.warn({ err: err.message }, "database connection lost"));
+    this.pool.on("connect", (client) => client.on("error", (err) => options.logger?.warn({ err: err.message }, "database connection lost")));
   }
 
   /** Connects, migrates, and loads the state; throws StoreUnavailable with the reason when the database cannot be used. */

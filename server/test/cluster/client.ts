@@ -1,5 +1,5 @@
 /** HTTP against any base URL (a process, or the proxy in front of several), and the receivers the tests deliver to. */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, get as httpGet, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
@@ -25,6 +25,30 @@ export async function call(base: string, path: string, init: { key?: string; met
     body = undefined;
   }
   return { status: res.status, body, text, headers: res.headers };
+}
+
+/**
+ * A GET on a connection of its own (node:http, no agent): for probes whose point is the process's answer, never a
+ * kept-alive socket the pool reuses after the other side closed it.
+ */
+export function probe(url: string, key?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { agent: false, headers: key ? { authorization: `Bearer ${key}` } : {} }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => {
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, body, text, headers: new Headers(res.headers as Record<string, string>) });
+      });
+    });
+    req.on("error", reject);
+  });
 }
 
 /** `call` that insists on one status. */

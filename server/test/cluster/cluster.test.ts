@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
+import { ACME, GLOBEX, call, listen, ok, probe, receiver, sleep, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 import { ROOT, startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
 
@@ -200,15 +200,30 @@ describe("three processes on one PostgreSQL", () => {
     for (const s of streams) s.close();
   });
 
-  it("/readyz answers 503 in the envelope when the database is gone, while /healthz stays 200", async () => {
+  it("/readyz answers 503 in the envelope when the database is gone, while /healthz stays 200 and no process crashes", async () => {
+    // Work in progress when the database goes: writes, a stream, the claim loops.
+    const made = await ok(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: "gone" } }, 201);
+    const l = listen(procs.map((p) => p.base), made.api_key);
+    const writes = Promise.allSettled(Array.from({ length: 20 }, (_, i) => call(base(i), "/_sim/studies", { key: made.api_key, method: "POST", body: {} })));
     db.stop();
-    const origin = `http://127.0.0.1:${procs[0].port}`;
-    const r = await waitFor("a 503", async () => {
-      const res = await call(origin, "/readyz");
-      return res.status === 503 ? res : undefined;
-    });
-    expect(r.body.error.type).toBe("api_error");
-    expect(r.body.error.message).toMatch(/^Not ready: the database does not answer/);
-    expect((await call(origin, "/healthz")).status).toBe(200);
+    await writes;
+    for (const p of procs) {
+      // A connection per probe: the point is the process's answer, not a kept-alive socket's.
+      const origin = `http://127.0.0.1:${p.port}`;
+      const r = await waitFor("a 503", async () => {
+        const res = await probe(`${origin}/readyz`);
+        return res.status === 503 ? res : undefined;
+      });
+      expect(r.body.error.type).toBe("api_error");
+      expect(r.body.error.message).toMatch(/^Not ready: the database does not answer/);
+      expect((await probe(`${origin}/healthz`)).status).toBe(200);
+      // A read needs the database too: a 500 in the envelope, never a dropped connection.
+      const read = await probe(`${p.base}/v1/studies`, ACME);
+      expect(read.status).toBe(500);
+      expect(read.body.error.type).toBe("api_error");
+    }
+    l.stop();
+    await sleep(1_500);
+    expect(procs.map((p) => p.child.exitCode)).toEqual([null, null, null]);
   });
 });
