@@ -17,6 +17,13 @@ const int = (name: string) => (v: string) => {
   return n;
 };
 
+function capabilityList(v: string): Capability[] {
+  const names = v.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !ALL_CAPABILITIES.includes(n as Capability));
+  if (unknown.length) throw new InvalidArgumentError(`unknown capabilit${unknown.length === 1 ? "y" : "ies"}: ${unknown.join(", ")} (known: ${ALL_CAPABILITIES.join(", ")})`);
+  return names as Capability[];
+}
+
 const program = new Command("api-conformance")
   .description("Black-box, property-based conformance suite for the Project Data API")
   .requiredOption("--base-url <url>", "service address up to and including /api (Prism: http://127.0.0.1:4011)")
@@ -25,12 +32,8 @@ const program = new Command("api-conformance")
   .option("--public-key <key>", "the public SDK key: enables the participant check")
   .option("--sim", "allow writes: planting through the simulation surface (/_sim, the default states) and webhook configuration", false)
   .option("--states <file>", "a provider-states module (JavaScript or TypeScript) that plants data in your system instead of /_sim; implies --sim")
-  .addOption(new Option("--without <capabilities>", `capabilities to leave out of this run, comma-separated: ${ALL_CAPABILITIES.join(", ")}`).argParser((v) => {
-    const names = v.split(",").map((s) => s.trim()).filter(Boolean);
-    const unknown = names.filter((n) => !ALL_CAPABILITIES.includes(n as Capability));
-    if (unknown.length) throw new InvalidArgumentError(`unknown capabilit${unknown.length === 1 ? "y" : "ies"}: ${unknown.join(", ")} (known: ${ALL_CAPABILITIES.join(", ")})`);
-    return names as Capability[];
-  }))
+  .addOption(new Option("--without <capabilities>", `capabilities to leave out of this run, comma-separated: ${ALL_CAPABILITIES.join(", ")}`).argParser(capabilityList))
+  .addOption(new Option("--capabilities <capabilities>", "the capabilities the target offers, comma-separated (none: an empty list); replaces detection and a states module's capabilities()").argParser(capabilityList))
   .addOption(new Option("--level <level>", "seed: enforce only what the service description states (contract pins become warnings); contract: enforce both").choices(["seed", "contract"]).default("contract"))
   .option("--allow-untested", "exit 0 even when parts could not be exercised (they are still listed as NOT TESTED)", false)
   .option("--seed <n>", "fast-check seed, to replay a failure (default: random, printed in the summary)", int("--seed"))
@@ -77,6 +80,7 @@ const started = Date.now();
 const result = await runConformance({
   states: o.states,
   without: o.without,
+  capabilities: o.capabilities,
   propertyTimeMs: o.propertyTimeMs,
   baseUrl: o.baseUrl,
   apiKey: o.apiKey,

@@ -10,6 +10,7 @@ import fc from "fast-check";
 import type { Contract } from "./contract.ts";
 import { CheckFailure, type Http, type Reply } from "./http.ts";
 import type { Level, Rule } from "./rules.ts";
+import { statementsShownBy } from "./seed/scope.ts";
 import type { Capability } from "./states/capabilities.ts";
 import type { RunStates } from "./states/run-states.ts";
 
@@ -26,6 +27,8 @@ export interface RunOptions {
   states?: string;
   /** Capabilities to leave out of this run, whatever the target offers. */
   without?: Capability[];
+  /** The capabilities the target offers, instead of detecting them (or asking the states module's `capabilities()`). */
+  capabilities?: Capability[];
   seed: number;
   runs: number;
   only?: string[];
@@ -64,6 +67,13 @@ export const MAX_FAILURES = 20;
 
 /** A property's default time limit (--property-time-ms); past it no new case is drawn, and the report says so. */
 export const PROPERTY_TIME_MS = 20_000;
+
+/**
+ * The least share of its cases a property must complete to count: one that completed none, or that its time limit cut
+ * below half of the cases asked (rounded up), is NOT TESTED (exit 3), named with how to give it more time.
+ */
+export const PROPERTY_FLOOR = 0.5;
+export const propertyFloor = (asked: number) => Math.max(1, Math.ceil(asked * PROPERTY_FLOOR));
 
 export interface PropertyCount {
   label: string;
@@ -134,8 +144,11 @@ export function enforced(rule: Rule, options: RunOptions): boolean {
 export class Findings {
   readonly failures: Finding[] = [];
   readonly warnings: Finding[] = [];
-  /** Rules exercised, with whether they held. */
-  readonly exercised = new Map<string, { rule: Rule; failed: boolean }>();
+  /**
+   * Rules exercised, with whether they held, and the statements their holding showed: null for all they cite, or
+   * the ones the replies they held on could show (a rule judged on every reply: seed/scope.ts).
+   */
+  readonly exercised = new Map<string, { rule: Rule; failed: boolean; shown: Set<string> | null }>();
   readonly untested: Array<{ capability: string; reason: string }> = [];
   /** Seed statement id -> what reached it (model commands), beyond the rules that cite it. */
   readonly reached = new Map<string, Set<string>>();
@@ -146,10 +159,12 @@ export class Findings {
 
   constructor(readonly options: RunOptions) {}
 
-  record(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown): boolean {
-    const seen = this.exercised.get(rule.id);
-    if (!seen) this.exercised.set(rule.id, { rule, failed: !ok });
-    else if (!ok) seen.failed = true;
+  record(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown, shows?: string[]): boolean {
+    let seen = this.exercised.get(rule.id);
+    if (!seen) this.exercised.set(rule.id, (seen = { rule, failed: false, shown: new Set() }));
+    if (!ok) seen.failed = true;
+    else if (!shows) seen.shown = null;
+    else if (seen.shown) for (const s of shows) seen.shown.add(s);
     if (ok) return true;
     const finding: Finding = { rule: rule.id, level: rule.level, message, curl: reply?.curl, details };
     if (!enforced(rule, this.options)) {
@@ -215,8 +230,16 @@ async function holds<T>(options: RunOptions, findings: Findings, label: string, 
   // A case cut off by the time limit is not a failure (fast-check reports it without an error): the property was cut short.
   const cutOff = result.failed && result.interrupted && !lastFailure && result.errorInstance == null;
   // Honest counts: every property says how many cases it ran of how many were asked, and whether time cut it short.
-  findings.counts.push({ label, ran: result.numRuns, asked: runs, cut: result.interrupted && (!result.failed || cutOff), limitMs: timeLimitMs });
-  if (!result.failed || cutOff) return { runs: result.numRuns };
+  const cut = result.interrupted && (!result.failed || cutOff);
+  findings.counts.push({ label, ran: result.numRuns, asked: runs, cut, limitMs: timeLimitMs });
+  if (!result.failed || cutOff) {
+    // Too few cases to count: the property says nothing it could have failed on.
+    if (result.numRuns < propertyFloor(runs)) {
+      const why = result.numRuns === 0 ? "it completed no case" : `it completed ${result.numRuns} of ${runs} cases, under the floor of ${propertyFloor(runs)} (half of those asked)`;
+      findings.untested.push({ capability: `the property "${label}"`, reason: `${why} within its ${timeLimitMs / 1000} s limit (the target answered too slowly for it; ${label === "model-based run" ? "--model-budget-ms" : "--property-time-ms"} raises the limit)` });
+    }
+    return { runs: result.numRuns };
+  }
   const err = result.errorInstance as Error | undefined;
   // A capability found missing inside the property is NOT TESTED, not a failure.
   if (err instanceof NotTested || err instanceof NotApplicable) throw err;
@@ -248,10 +271,12 @@ export function assertions(findings: Findings, contract: Contract): Pick<Ctx, "e
     },
     conforms(reply, what) {
       const problems = contract.judge(reply);
-      // Every rule judge() knows is exercised; the ones with problems fail.
+      const operation = contract.match(reply.method, reply.path.split("?")[0])?.operationId;
+      // Every rule judge() knows is exercised; the ones with problems fail. Holding on this reply shows only the
+      // statements a reply of this operation can show.
       for (const rule of contract.judgedRules(reply)) {
         const mine = problems.filter((p) => p.rule === rule.id);
-        findings.record(rule, mine.length === 0, `${what}: ${mine.map((p) => p.message).join("; ")}`, reply);
+        findings.record(rule, mine.length === 0, `${what}: ${mine.map((p) => p.message).join("; ")}`, reply, undefined, statementsShownBy(rule.cites, operation));
       }
     },
     untested(capability, reason) {

@@ -18,7 +18,7 @@ import { statementVerdicts, type StatementVerdict } from "./seed/verdicts.ts";
 import { ALL_CAPABILITIES, describeCapability, OPERATION_CAPABILITY, type Capability } from "./states/capabilities.ts";
 import { HttpStates } from "./states/http.ts";
 import { loadStates } from "./states/load.ts";
-import { RunStates } from "./states/run-states.ts";
+import { RunStates, stateRules } from "./states/run-states.ts";
 import type { CreatedItem } from "./states/types.ts";
 
 export type { RunOptions } from "./check.ts";
@@ -46,8 +46,8 @@ export interface CheckResult {
   levels: Record<Level, { checked: number; failed: number }>;
   /** Every property it ran: cases run against cases asked, and whether time cut it short. */
   properties: PropertyCount[];
-  /** Every rule exercised, with whether it held (failed: an enforced failure or a warning). */
-  rules: Array<{ id: string; failed: boolean }>;
+  /** Every rule exercised, with whether it held (failed: an enforced failure or a warning), and the statements it showed when not all it cites. */
+  rules: Array<{ id: string; failed: boolean; statements?: string[] }>;
   /** Seed statement id -> the model commands (or other steps) that reached it. */
   reached: Record<string, string[]>;
   ranToEnd: boolean;
@@ -74,7 +74,7 @@ export interface Report {
   /** This run's id: what the run creates carries it in its name. */
   runId: string;
   /** How data was planted (the HTTP simulation surface, or a --states module) and which capabilities it offered. */
-  states: { source: string; capabilities: Array<{ capability: Capability; offered: boolean; why?: string }> };
+  states: { source: string; capabilities: Array<{ capability: Capability; offered: boolean; why?: string; decided?: string }> };
   /** Everything the run created, and whether it was removed afterwards. */
   created: Array<CreatedItem & { removed: boolean }>;
   /** Properties that ran fewer cases than asked because their time limit stopped them (a warning, not a failure). */
@@ -89,7 +89,7 @@ export const CHECK_NAMES = [...checks.map((c) => c.name), "coverage"];
 
 /** Every rule the suite can assert, for the generated README table. */
 export function allRules(): Rule[] {
-  return [...Object.values(responseRules), ...checks.flatMap((c) => Object.values(c.rules)), ...Object.values(coverageRules)];
+  return [...Object.values(responseRules), ...checks.flatMap((c) => Object.values(c.rules)), ...Object.values(coverageRules), ...Object.values(stateRules)];
 }
 
 /** Rule id -> the check that declares it (response rules belong to no check; coverage's to coverage). */
@@ -113,7 +113,7 @@ function missingNeeds(check: Check, o: RunOptions, states: RunStates): string | 
 /** Opens the run's provider states: a --states module, or the HTTP simulation surface (probed for what it offers). */
 async function openStates(options: RunOptions, http: Http, contract: Contract, runId: string): Promise<{ states: RunStates; viaHttp?: HttpStates }> {
   const project = { apiKey: options.apiKey };
-  const common = { runId, project, allowed: options.sim || !!options.states, removed: options.without };
+  const common = { runId, project, allowed: options.sim, given: options.capabilities, removed: options.without };
   if (options.states) {
     const provider = await loadStates(options.states, { baseUrl: http.baseUrl, apiKey: options.apiKey, otherKey: options.otherKey, runId });
     return { states: await RunStates.open(provider, { ...common, source: `the states module ${options.states}` }) };
@@ -122,7 +122,7 @@ async function openStates(options: RunOptions, http: Http, contract: Contract, r
   return { states: await RunStates.open(viaHttp, { ...common, source: "the simulation surface (/_sim)" }), viaHttp };
 }
 
-const exercisedRules = (exercised: Findings["exercised"]) => [...exercised.values()].map(({ rule, failed }) => ({ id: rule.id, failed }));
+const exercisedRules = (exercised: Findings["exercised"]) => [...exercised.values()].map(({ rule, failed, shown }) => ({ id: rule.id, failed, ...(shown ? { statements: [...shown].sort() } : {}) }));
 const reachedOf = (findings: Findings) => Object.fromEntries([...findings.reached].map(([id, by]) => [id, [...by]]));
 
 const byLevel = (exercised: Findings["exercised"]): CheckResult["levels"] => {
@@ -134,8 +134,10 @@ const byLevel = (exercised: Findings["exercised"]): CheckResult["levels"] => {
   return out;
 };
 
-export async function runConformance(options: RunOptions): Promise<Report> {
+export async function runConformance(given: RunOptions): Promise<Report> {
   const started = Date.now();
+  // A states module plants: it allows every write --sim allows, so nothing is gated on --sim alone.
+  const options: RunOptions = { ...given, sim: given.sim || !!given.states };
   const level = options.level ?? "contract";
   const contract = new Contract();
   const base = options.baseUrl.replace(/\/+$/, "");
@@ -234,7 +236,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const untested = results.flatMap((r) => r.untested.map((u) => `${r.name}: ${u.capability} (${u.reason})`));
   const failed = count("failed");
   return {
-    baseUrl: base, seed: options.seed, level, results, runId, states: { source: states.source, capabilities: states.caps.list() }, created, cutShort, statements: statementVerdicts(results, allRules(), { only: options.only, checkOfRule: ruleOwners() }), passed: count("passed"), failed, notTested: untested.length, notApplicable: count("not_applicable"),
+    baseUrl: base, seed: options.seed, level, results, runId, states: { source: states.source, capabilities: states.report() }, created, cutShort, statements: statementVerdicts(results, allRules(), { only: options.only, checkOfRule: ruleOwners() }), passed: count("passed"), failed, notTested: untested.length, notApplicable: count("not_applicable"),
     warnings: results.reduce((s, r) => s + r.warnings.length, 0), untested, levels,
     requests: http.count + (other?.count ?? 0), durationMs: Date.now() - started,
     exitCode: failed > 0 ? 1 : untested.length > 0 && !options.allowUntested ? 3 : 0,

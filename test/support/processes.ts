@@ -15,6 +15,15 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Ends `pid` when this test process is gone, even killed with -9 (no exit hook runs then): a watchdog outside it. It
+ * kills only a process whose command line still holds `mark`, never another one that took a reused pid.
+ */
+export function reapWhenGone(pid: number, mark: string): void {
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; if tr '\\0' ' ' < /proc/${pid}/cmdline 2>/dev/null | grep -qF -- '${mark}'; then kill -9 ${pid}; fi`;
+  spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
+}
+
 /** Resolves once `url` answers anything at all (a 401 counts); rejects after `timeoutMs` or if `child` exits. */
 export async function waitUntilUp(url: string, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;

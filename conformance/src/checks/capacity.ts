@@ -4,6 +4,7 @@
  * cap, `interview_count` counting completed interviews only, and paused studies.
  */
 import type { Check, Ctx } from "../check.ts";
+import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { contract, rules, seed } from "../rules.ts";
 import { refusal, type StateRefused } from "../states/types.ts";
 
@@ -24,6 +25,13 @@ async function study(ctx: Ctx, id: string): Promise<any | null> {
   ctx.must(r.listed, reply.status === 200, `GET /v1/studies/${id} of a planted study answered ${reply.status}`, reply);
   ctx.conforms(reply, `GET /v1/studies/${id}`);
   return reply.body;
+}
+
+/** The respondent finishes a held interview; it counts as completed once it reads so (after the service's processing). */
+async function complete(ctx: Ctx, id: string): Promise<void> {
+  await ctx.states.completeInterview(id);
+  const { reply, seen } = await untilCompleted(ctx.http, id, completionWaitMs(ctx.options));
+  ctx.must(r["interview-count"], reply.body?.status === "completed", `interview ${id} never read completed within ${completionWaitMs(ctx.options)} ms of its respondent finishing (statuses seen: ${seen.join(" -> ") || reply.status})`, reply);
 }
 
 /** A held interview in the study: its id, or how the service refused it (a study not accepting responses: 409 over /_sim). */
@@ -70,7 +78,7 @@ export const capacityCheck: Check = {
     if (!first.id) return ctx.untested("interviews in a planted study", `a held interview in it was refused: ${first.refused?.message}`);
     created++;
     await observe("one started interview");
-    await ctx.states.completeInterview(first.id);
+    await complete(ctx, first.id);
     completed++;
     await observe("one completed interview");
 
@@ -84,7 +92,7 @@ export const capacityCheck: Check = {
     if (!wasAccepting) ctx.expect(r["sim-at-cap"], third.refused?.reason === "not-accepting", `simulating an interview in a study not accepting responses ${third.id ? "created it" : `was refused as ${third.refused?.reason}: ${third.refused?.message}`}, not refused as not accepting (409)`);
     if (third.id) created++;
     for (const held of [second.id!, ...(third.id ? [third.id] : [])]) {
-      await ctx.states.completeInterview(held);
+      await complete(ctx, held);
       completed++;
     }
     // Two completed interviews reach the weekly cap of 2 whatever the server counts on start.
@@ -95,7 +103,7 @@ export const capacityCheck: Check = {
     const monthly = await ctx.states.plantStudy({ name: "Monthly cap probe", monthly_limit: 1, weekly_limit: null });
     const one = await simulate(ctx, monthly.id);
     if (one.id) {
-      await ctx.states.completeInterview(one.id);
+      await complete(ctx, one.id);
       const m = await study(ctx, monthly.id);
       ctx.expect(r["limits-echo"], m.limits.weekly.limit === null, `an unlimited weekly cap reads back as ${m.limits.weekly.limit}`);
       ctx.expect(r["accepting-at-cap"], m.accepting_responses === false, `with 1 completed interview against a monthly cap of 1, accepting_responses=${m.accepting_responses}`);

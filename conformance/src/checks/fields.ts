@@ -5,6 +5,7 @@
  * messages, chats ordered by creation however recently they were updated, and the interview's path from `started`
  * to `completed`. Without --sim the planted part is NOT TESTED.
  */
+import { completionWaitMs, untilCompleted as waitCompleted } from "../judge/completion.ts";
 import type { Check, Ctx } from "../check.ts";
 import { snapshot } from "../data.ts";
 import type { Reply } from "../http.ts";
@@ -31,7 +32,6 @@ const r = rules("fields", {
 });
 
 const isEnglish = (lang: unknown) => typeof lang === "string" && /^en(-|$)/i.test(lang);
-const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 /** Deep equality regardless of key order (an implementation may serialize fields in any order). */
 const same = (a: unknown, b: unknown): boolean => {
   if (a === b) return true;
@@ -91,14 +91,9 @@ async function serverData(ctx: Ctx): Promise<void> {
 
 /** Waits until a simulated interview reads `completed`, noting every status it passes through. */
 async function untilCompleted(ctx: Ctx, id: string, seen: Set<string>): Promise<Reply> {
-  let reply = await ctx.http.req(`/v1/interviews/${id}`);
-  for (let waited = 0; reply.status === 200 && reply.body?.status !== "completed" && waited < 40_000; waited += 100) {
-    seen.add(reply.body?.status);
-    await sleep(100);
-    reply = await ctx.http.req(`/v1/interviews/${id}`);
-  }
-  seen.add(reply.body?.status);
-  return reply;
+  const done = await waitCompleted(ctx.http, id, completionWaitMs(ctx.options));
+  for (const status of done.seen) seen.add(status);
+  return done.reply;
 }
 
 async function listedUnder(ctx: Ctx, status: string, studyId: string, id: string): Promise<boolean> {

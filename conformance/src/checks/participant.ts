@@ -4,10 +4,12 @@
  * are our contract's (the other rules).
  */
 import { randomUUID } from "node:crypto";
-import { wrongs, type Check, type Ctx } from "../check.ts";
+import { Lacking, wrongs, type Check, type Ctx } from "../check.ts";
+import type { Reply } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const r = rules("participant", {
+  eligible: seed("Participant endpoints: launches; invite lifecycle: pending invite, server returns webview or external_browser", "a launch the implementation accepts (its states module's launchRequest, or a launch token its trigger config carries) is decided webview or external_browser: a server that declines every launch fails it where its own module says the launch is eligible", ["participant.launches"]),
   decision: seed("Participant endpoints: paths under /v1, config, launches, prompt events", "with the public key, GET config answers 200 with a JSON object, a launch answers a decision whose mode is webview, external_browser or not_eligible, and a prompt event is recorded (2xx)", ["participant.paths", "participant.config", "participant.launches", "participant.prompt-events", "versioning.participant"]),
   config: contract("participant endpoints", "GET config answers 200 with trigger rules and a TTL"),
   launch: contract("participant endpoints", "a launch with a fresh token answers 200; a not_eligible launch has url null, the others a URL"),
@@ -37,7 +39,17 @@ export function triggerRules(ctx: Pick<Ctx, "contract">, config: any): FoundRule
   const ruleSchema = ctx.contract.resolve(schema.properties?.[rulesField]?.items);
   const tokenField = Object.keys(ruleSchema?.properties ?? {}).find((k) => /token$/i.test(k)) ?? "launchToken";
   const eventField = Object.keys(ruleSchema?.properties ?? {}).find((k) => /^event/i.test(k)) ?? "eventName";
-  const fieldLike = (o: any, pattern: RegExp, preferred: string) => (typeof o?.[preferred] === "string" ? preferred : Object.keys(o ?? {}).find((k) => pattern.test(k) && typeof o[k] === "string"));
+  // A string field whose name matches, at the top of the rule or one object down (`launch.token`).
+  const fieldLike = (o: any, pattern: RegExp, preferred: string): string | undefined => {
+    if (typeof o?.[preferred] === "string") return preferred;
+    const top = Object.keys(o ?? {}).find((k) => pattern.test(k) && typeof o[k] === "string");
+    if (top) return top;
+    for (const [k, v] of Object.entries(o ?? {})) {
+      const inner = v !== null && typeof v === "object" && !Array.isArray(v) ? Object.keys(v).find((kk) => pattern.test(kk) && typeof (v as any)[kk] === "string") : undefined;
+      if (inner) return `${k}.${inner}`;
+    }
+    return undefined;
+  };
   const candidates: Array<[string, any[]]> = [];
   const visit = (value: any, path: string, depth: number) => {
     if (depth > 3 || value === null || typeof value !== "object") return;
@@ -54,7 +66,7 @@ export function triggerRules(ctx: Pick<Ctx, "contract">, config: any): FoundRule
     const token = fieldLike(first, /token/i, tokenField);
     const event = fieldLike(first, /event/i, eventField);
     if (field === rulesField && list.length === 0) return { field, contractField: rulesField, rules: [], token: tokenField, event: eventField };
-    if (token && event) return { field, contractField: rulesField, rules: list.filter((x) => x && typeof x[token] === "string"), token, event };
+    if (token && event) return { field, contractField: rulesField, rules: list.filter((x) => x && typeof valueAt(x, token) === "string"), token, event };
   }
   // Rules without a token-like field (the seed shows none): any list of objects naming an event, launched with what they carry.
   for (const [field, list] of candidates) {
@@ -65,6 +77,9 @@ export function triggerRules(ctx: Pick<Ctx, "contract">, config: any): FoundRule
   return null;
 }
 
+/** The value at a dotted path of a rule (`launch.token`). */
+export const valueAt = (o: any, path: string): unknown => path.split(".").reduce((v, k) => (v === null || typeof v !== "object" ? undefined : v[k]), o);
+
 /**
  * The launch requests to try for a rule, in order: the contract's (token and event), the same in snake_case, then the
  * rule's own fields as they are (what an implementation's rules carry is what its launch takes), in both cases.
@@ -72,9 +87,9 @@ export function triggerRules(ctx: Pick<Ctx, "contract">, config: any): FoundRule
 export function launchBodies(found: FoundRules, rule: any): unknown[] {
   const carried = Object.fromEntries(Object.entries(rule).filter(([, v]) => v === null || typeof v !== "object"));
   const out: unknown[] = [];
-  if (found.token) out.push({ referenceId: "conformance_user", launchToken: rule[found.token], triggerEvent: rule[found.event] });
-  if (found.token?.includes("_")) out.push({ reference_id: "conformance_user", launch_token: rule[found.token], trigger_event: rule[found.event] });
-  out.push({ referenceId: "conformance_user", triggerEvent: rule[found.event], ...carried }, { reference_id: "conformance_user", trigger_event: rule[found.event], ...carried });
+  if (found.token) out.push({ referenceId: "conformance_user", launchToken: valueAt(rule, found.token), triggerEvent: valueAt(rule, found.event) });
+  if (found.token?.includes("_")) out.push({ reference_id: "conformance_user", launch_token: valueAt(rule, found.token), trigger_event: valueAt(rule, found.event) });
+  out.push({ referenceId: "conformance_user", triggerEvent: valueAt(rule, found.event), ...carried }, { reference_id: "conformance_user", trigger_event: valueAt(rule, found.event), ...carried });
   return out;
 }
 
@@ -97,21 +112,47 @@ export const participantCheck: Check = {
     if (found && found.field !== found.contractField) {
       ctx.expect(r.config, false, `the trigger rules are under "${found.field}", not the contract's "${found.contractField}" (the seed does not show the config's fields)`, config);
     }
+    const launch = (body: unknown) => ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body });
+    const decided = (reply: Reply) => (reply.status === 200 ? reply.body?.mode : undefined);
+    const modes: string[] = [];
     const rule = found?.rules[0];
     if (rule) {
       // The contract's request first, then what the rule carries: the seed shows no request fields, so none is assumed.
       const bodies = launchBodies(found, rule);
-      let launch = await ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body: bodies[0] });
-      for (const body of bodies.slice(1)) if (launch.status === 400) launch = await ctx.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body });
-      if (launch.status === 400) ctx.untested("participant launch decisions", `every launch request was refused with 400: the contract's fields and the rule's own (${Object.keys(rule).join(", ")}); the seed shows no request fields`);
+      let reply = await launch(bodies[0]);
+      for (const body of bodies.slice(1)) if (reply.status === 400) reply = await launch(body);
+      if (reply.status === 400) ctx.untested("participant launch decisions", `every launch request was refused with 400: the contract's fields and the rule's own (${Object.keys(rule).join(", ")}); the seed shows no request fields`);
       else {
-        const launchWrong = wrongs([launch.status !== 200, `POST /v1/interview-participant/launches answered ${launch.status}, not 200`], [!["webview", "external_browser", "not_eligible"].includes(launch.body?.mode), `the decision's mode is ${JSON.stringify(launch.body?.mode)}, not webview, external_browser or not_eligible`]);
-        ctx.expect(r.decision, !launchWrong, launchWrong, launch);
+        modes.push(decided(reply));
+        const launchWrong = wrongs([reply.status !== 200, `POST /v1/interview-participant/launches answered ${reply.status}, not 200`], [!["webview", "external_browser", "not_eligible"].includes(reply.body?.mode), `the decision's mode is ${JSON.stringify(reply.body?.mode)}, not webview, external_browser or not_eligible`]);
+        ctx.expect(r.decision, !launchWrong, launchWrong, reply);
+        // A launch from the config's own token that is decided eligible shows the eligible path; a declined one shows nothing.
+        if (["webview", "external_browser"].includes(reply.body?.mode)) ctx.expect(r.eligible, true, "");
       }
-      ctx.expect(r.launch, launch.status === 200, `POST launches with a fresh token answered ${launch.status}`, launch);
-      ctx.conforms(launch, "POST /v1/interview-participant/launches");
-      ctx.expect(r.launch, launch.body?.mode === "not_eligible" ? launch.body.url === null : typeof launch.body?.url === "string", `a ${launch.body?.mode} launch has url ${launch.body?.url}`, launch);
+      ctx.expect(r.launch, reply.status === 200, `POST launches with a fresh token answered ${reply.status}`, reply);
+      ctx.conforms(reply, "POST /v1/interview-participant/launches");
+      ctx.expect(r.launch, reply.body?.mode === "not_eligible" ? reply.body.url === null : typeof reply.body?.url === "string", `a ${reply.body?.mode} launch has url ${reply.body?.url}`, reply);
     } else ctx.untested("participant launches", found ? "the config has no trigger rule for the probe user" : `no list of trigger rules (objects naming an event) in the config: ${config.text.slice(0, 200)}`);
+    // What the implementation says it accepts: its decision must be eligible. (After the config's own rules, whose
+    // tokens an implementation may tie to the last config read.) Without such a launch, the config's tokens decide.
+    let claimed = false;
+    if (ctx.states.has("eligible-launch")) {
+      try {
+        const body = await ctx.states.launchRequest(ctx.options.publicKey!);
+        claimed = true;
+        const reply = await launch(body);
+        modes.push(decided(reply));
+        ctx.conforms(reply, "POST /v1/interview-participant/launches");
+        ctx.expect(r.eligible, reply.status === 200 && ["webview", "external_browser"].includes(reply.body?.mode), `a launch the states module says is eligible (${JSON.stringify(body).slice(0, 200)}) answered ${reply.status} with mode ${JSON.stringify(reply.body?.mode)}, not webview or external_browser`, reply);
+      } catch (err) {
+        if (!(err instanceof Lacking)) throw err;
+        ctx.note(`participant: no launch known to be eligible from the states: ${err.why}`);
+      }
+    }
+    // Declining everything is a decision too: without a launch known to be eligible, the eligible path was not shown.
+    if (!claimed && !modes.some((m) => m === "webview" || m === "external_browser")) {
+      ctx.untested("eligible launch decisions (webview, external_browser)", `every launch the suite could make was decided ${modes.length ? modes.map((m) => JSON.stringify(m ?? "no decision")).join(", ") : "nothing"}; a states module's launchRequest says which launch the implementation accepts`);
+    }
     const event = { eventId: randomUUID(), phase: "shown", referenceId: "conformance_user", occurredAt: new Date().toISOString() };
     const first = await ctx.http.req("/v1/interview-participant/prompt-events", { ...pk, method: "POST", body: event });
     ctx.conforms(first, "POST /v1/interview-participant/prompt-events");

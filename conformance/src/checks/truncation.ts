@@ -97,12 +97,21 @@ function verdicts(holder: any, field: string, what: string, original?: unknown):
   }
   if (value === null || value === undefined) return [];
   const size = bytes(value);
+  // Whole and unmarked within 256 bytes of the cap (32768 itself included): the data shows where the boundary is kept.
+  if (size <= LIMIT && size > LIMIT - 256) return [[r.kept, true, ""]];
   return [[r["over-cap"], size <= LIMIT, `${what} is ${size} bytes of JSON (over 32768) and not truncated`]];
 }
 
-async function observed(ctx: Ctx): Promise<number> {
+/** What the server's own data holds near the cap: values within 256 bytes of it (or marked), kept at exactly 32768 bytes, nulled and marked. */
+async function observed(ctx: Ctx): Promise<{ near: number; atLimit: number; truncated: number }> {
   const { chats } = await snapshot(ctx.http);
   let near = 0;
+  let atLimit = 0;
+  let truncated = 0;
+  const count = (holder: any, value: unknown) => {
+    if (holder.truncated === true && value === null) truncated++;
+    else if (value != null && holder.truncated === undefined && bytes(value) === LIMIT) atLimit++;
+  };
   for (const chat of chats) {
     const found: Verdict[] = [];
     for (const m of await messagesOf(ctx.http, chat.id)) {
@@ -113,17 +122,19 @@ async function observed(ctx: Ctx): Promise<number> {
         if (!field) return;
         found.push(...verdicts(p, field, `${where} parts[${i}] ${p.type}.${field}`));
         if (isNear(p, p[field])) near++;
+        count(p, p[field]);
       });
       (m.sources ?? []).forEach((s: any, i: number) => {
         found.push(...verdicts(s, "query", `${where} sources[${i}].query`));
         if (isNear(s, s.query)) near++;
+        count(s, s.query);
       });
     }
     // The curl of a failure replays the chat's first page of messages.
     const reply: Reply | undefined = found.some(([, ok]) => !ok) ? await ctx.http.req(`/v1/chats/${chat.id}/messages?limit=100`) : undefined;
     for (const [rule, ok, message] of found) ctx.expect(rule, ok, message, reply);
   }
-  return near;
+  return { near, atLimit, truncated };
 }
 
 async function planted(ctx: Ctx): Promise<void> {
@@ -178,14 +189,16 @@ export const truncationCheck: Check = {
   rules: r,
   operations: ["listChatMessages"],
   async run(ctx) {
-    const near = await observed(ctx);
-    ctx.note(`truncation: ${near} values in the server's data are truncated or within 256 bytes of the limit`);
+    const { near, atLimit, truncated } = await observed(ctx);
+    ctx.note(`truncation: ${near} values in the server's data are truncated or within 256 bytes of the limit (${atLimit} kept at exactly 32768 bytes, ${truncated} nulled and marked)`);
     if (ctx.states.has("plant-chat")) {
       await ctx.part("planted exact boundaries (32767/32768/32769 bytes, multi-byte)", () => planted(ctx));
       await ctx.part("several sources per message at the boundary", () => plantedSources(ctx));
       return;
     }
     const lacking = ctx.states.caps.lacking("plant-chat")!;
+    // The data has the boundary on both sides: a value kept at exactly the cap, and one nulled over it.
+    if (atLimit > 0 && truncated > 0) return ctx.note(`truncation: the boundary was judged on the server's own data (no message can be planted: ${lacking.why})`);
     if (near === 0) ctx.untested("values at the 32768-byte boundary (needs capability plant-chat)", `the server's data has nothing near 32 KB, and no message can be planted: ${lacking.why}`);
     else ctx.untested("planted exact boundaries (32767/32768/32769 bytes, multi-byte) (needs capability plant-chat)", `only the server's own data was judged: ${lacking.why}`);
   },

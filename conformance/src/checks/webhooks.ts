@@ -52,11 +52,12 @@ export function signed(secret: string, d: Delivery): boolean {
  * The seed's rules that hold for every attempt, retries included: method and headers, the signature, the payload's
  * shape and its deprecated aliases (equal to the fields they alias). Called on every delivery the receiver caught.
  */
-export function judgeAttempt(ctx: Ctx, secret: string, d: Delivery, label: string): void {
+export function judgeAttempt(ctx: Ctx, secret: string | string[], d: Delivery, label: string): void {
+  const keys = typeof secret === "string" ? [secret] : secret;
   ctx.expect(r.headers, d.method === "POST", `${label} came as ${d.method}, not POST`);
   ctx.expect(r.headers, String(d.headers["content-type"]).startsWith("application/json"), `${label}: Content-Type is ${JSON.stringify(d.headers["content-type"])}, not application/json`);
   ctx.expect(r.headers, d.headers["x-webhook-event"] === "interview.completed", `${label}: X-Webhook-Event is ${JSON.stringify(d.headers["x-webhook-event"])}, not interview.completed`);
-  ctx.expect(r.signature, signed(secret, d), `${label}: X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])} is not sha256=HMAC-SHA256(secret, raw body)`, undefined, { body: d.raw.toString("utf8").slice(0, 500) });
+  ctx.expect(r.signature, keys.some((k) => signed(k, d)), `${label}: X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])} is not sha256=HMAC-SHA256(secret, raw body)${keys.length > 1 ? ` with any of the ${keys.length} secrets issued before it arrived` : ""}`, undefined, { body: d.raw.toString("utf8").slice(0, 500) });
   let payload: any;
   try {
     payload = JSON.parse(d.raw.toString("utf8"));
@@ -117,13 +118,17 @@ export async function acceptingStudy(ctx: Ctx): Promise<any> {
   return studies.sort(byHeadroom)[0];
 }
 
-/** Holds every attempt the receiver caught to the per-attempt rules, each with the secret in force when it was sent. */
-export function judgeAll(ctx: Ctx, receiver: Receiver, secretOf: (interviewId: string | null) => string): void {
+/**
+ * Holds every attempt the receiver caught to the per-attempt rules, each with the secret in force when it was sent: the
+ * caller's one secret, or the secrets that may have been (an interview another check left running may have completed
+ * under an earlier webhook, whose secret a service may keep for that event's attempts).
+ */
+export function judgeAll(ctx: Ctx, receiver: Receiver, secretOf: (interviewId: string | null, at: number) => string | string[]): void {
   const count = new Map<string | null, number>();
   for (const attempt of receiver.deliveries) {
     const n = (count.get(attempt.interviewId) ?? 0) + 1;
     count.set(attempt.interviewId, n);
-    judgeAttempt(ctx, secretOf(attempt.interviewId), attempt, `attempt ${n} of the delivery of ${attempt.interviewId ?? "an unparseable body"}`);
+    judgeAttempt(ctx, secretOf(attempt.interviewId, attempt.at), attempt, `attempt ${n} of the delivery of ${attempt.interviewId ?? "an unparseable body"}`);
   }
 }
 
@@ -172,11 +177,14 @@ export const webhooksCheck: Check = {
     if (!registered) return;
     const { receiver, created } = registered;
     const secrets = new Map<string | null, string>();
+    /** Every secret this check was given, and when: what an attempt about an interview it did not plant may be signed with. */
+    const issued: Array<{ secret: string; at: number }> = [];
     try {
       const createWrong = wrongs([created.status !== 201, `the first PUT /v1/webhooks answered ${created.status}, not 201`], [typeof created.body?.signing_secret !== "string" || created.body.signing_secret.length === 0, `the creation answer carries no signing_secret (it has ${JSON.stringify(Object.keys(created.body ?? {}))})`]);
       ctx.must(r.create, !createWrong, createWrong, created);
       ctx.conforms(created, "PUT /v1/webhooks (create)");
       let secret: string = created.body.signing_secret;
+      issued.push({ secret, at: Date.now() });
       // One webhook per project: a second PUT with another url replaces the first.
       const second = `${receiver.url}${receiver.url.includes("?") ? "&" : "?"}second`;
       const updated = await ctx.http.req("/v1/webhooks", { method: "PUT", body: { url: second, events: ["interview.completed"] } });
@@ -270,13 +278,14 @@ export const webhooksCheck: Check = {
       const fresh = again.body?.signing_secret;
       if (ctx.expect(r.recreate, again.status === 201 && typeof fresh === "string" && fresh !== secret, `PUT after DELETE answered ${again.status} with ${fresh === secret ? "the old secret" : JSON.stringify(fresh)}: a new signing_secret must replace a lost one`, again)) {
         secret = fresh;
+        issued.push({ secret, at: Date.now() });
         const signedAnew = await trigger(ctx, study.id, "conformance_new_secret");
         secrets.set(signedAnew, secret);
         await receiver.waitFor("the delivery after re-creation", () => receiver.of(signedAnew).length > 0, firstDeliveryMs(ctx)).catch(() => undefined);
         const x = receiver.of(signedAnew)[0];
         ctx.expect(r.recreate, x !== undefined && signed(secret, x), `the delivery after re-creation ${x ? "is not signed with the new secret" : "never came"}`);
       }
-      judgeAll(ctx, receiver, (id) => secrets.get(id) ?? secret);
+      judgeAll(ctx, receiver, (id, at) => secrets.get(id) ?? issued.filter((x) => x.at <= at).map((x) => x.secret));
     } finally {
       await ctx.http.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
       await receiver.stop();

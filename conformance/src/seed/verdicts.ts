@@ -34,7 +34,7 @@ export interface CheckOutcome {
   reason?: string;
   failures: Array<{ rule: string; level: Level; message: string; curl?: string; details?: unknown }>;
   untested: Array<{ capability: string; reason: string }>;
-  rules: Array<{ id: string; failed: boolean }>;
+  rules: Array<{ id: string; failed: boolean; statements?: string[] }>;
   reached: Record<string, string[]>;
   notes?: string[];
 }
@@ -64,7 +64,17 @@ function missing(rules: Rule[], results: CheckOutcome[], options: VerdictOptions
 
 export function statementVerdicts(results: CheckOutcome[], rules: Rule[], options: VerdictOptions): StatementVerdict[] {
   const exercised = new Map<string, boolean>();
-  for (const r of results) for (const x of r.rules) exercised.set(x.id, (exercised.get(x.id) ?? false) || x.failed);
+  /** Rule id -> the statements its holding showed (null: every statement it cites). */
+  const shown = new Map<string, Set<string> | null>();
+  for (const r of results) {
+    for (const x of r.rules) {
+      exercised.set(x.id, (exercised.get(x.id) ?? false) || x.failed);
+      const before = shown.get(x.id);
+      if (before === null || !x.statements) shown.set(x.id, null);
+      else shown.set(x.id, new Set([...(before ?? []), ...x.statements]));
+    }
+  }
+  const showed = (rule: string, statement: string) => shown.get(rule) === null || !!shown.get(rule)?.has(statement);
   const failures = results.flatMap((r) => r.failures.filter((f) => f.level === "seed"));
   const reached = new Map<string, Set<string>>();
   for (const r of results) for (const [id, by] of Object.entries(r.reached)) for (const b of by) (reached.get(id) ?? reached.set(id, new Set()).get(id)!).add(b);
@@ -75,7 +85,9 @@ export function statementVerdicts(results: CheckOutcome[], rules: Rule[], option
     if (!citing.length) return { ...base, verdict: "excused" as const, reason: s.excuse ?? "no seed rule cites it", rules: [], failures: [] };
     const outcomes = citing.map((r) => {
       const failed = failures.some((f) => f.rule === r.id);
-      const outcome: "held" | "failed" | "not_reached" = failed ? "failed" : exercised.has(r.id) ? (exercised.get(r.id) ? "failed" : "held") : "not_reached";
+      // Held only where its evidence could have shown this statement (a rule judged on every reply holds for the
+      // statements of the replies it held on).
+      const outcome: "held" | "failed" | "not_reached" = failed ? "failed" : exercised.has(r.id) ? (exercised.get(r.id) ? "failed" : showed(r.id, s.id) ? "held" : "not_reached") : "not_reached";
       return { id: r.id, outcome };
     });
     const mine = failures.filter((f) => citing.some((r) => r.id === f.rule)).map(({ rule, message, curl, details }) => ({ rule, message, curl, details }));

@@ -3,16 +3,38 @@
  * loader when there is one, else through tsx when it is installed). Its default export is a function from StatesEnv
  * to ProviderStates, or the ProviderStates object itself.
  */
+import { existsSync } from "node:fs";
+import { register } from "node:module";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ProviderStates, StatesEnv } from "./types.ts";
 
-const FUNCTIONS = ["capabilities", "plantStudy", "plantInterview", "completeInterview", "abandonInterview", "plantChat", "createProject", "setFaults", "remove"];
+const FUNCTIONS = ["capabilities", "plantStudy", "plantInterview", "completeInterview", "abandonInterview", "plantChat", "createProject", "setFaults", "launchRequest", "remove"];
 
 export class StatesModuleError extends Error {}
 
+/** The states entry of this very suite: this folder's index in a checkout, `dist/states/index.js` in the package. */
+const ENTRY = import.meta.url.endsWith("/load.ts") ? new URL("./index.ts", import.meta.url) : new URL("./states/index.js", import.meta.url);
+let hooked = false;
+
+/**
+ * `import ... from "@service/api-conformance/states"` resolves, from a module anywhere (outside any project, in a
+ * checkout where the package is not built), to the entry of the suite that is loading it: a resolve hook for that one
+ * specifier. The module then gets the same errors and types as the run, whatever its own node_modules hold.
+ */
+function resolveStatesEntry(): void {
+  if (hooked || !existsSync(fileURLToPath(ENTRY))) return;
+  hooked = true;
+  const hook = `export async function resolve(specifier, context, next) {
+    if (specifier === "@service/api-conformance/states") return { url: ${JSON.stringify(ENTRY.href)}, shortCircuit: true };
+    return next(specifier, context);
+  }`;
+  register(`data:text/javascript,${encodeURIComponent(hook)}`);
+}
+
 async function importModule(file: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(resolve(file)).href;
+  resolveStatesEntry();
   try {
     return await import(url);
   } catch (err) {

@@ -4,9 +4,11 @@
  * capability), learns a capability is missing when the module says so mid-run, gives what it creates the run's
  * id in its name, and keeps the list of what was created for the report and for clean-up.
  */
+import { CheckFailure } from "../http.ts";
 import { Lacking } from "../outcomes.ts";
+import { rules, seed } from "../rules.ts";
 import { ALL_CAPABILITIES, CapabilitySet, type Capability } from "./capabilities.ts";
-import { chatCapabilities } from "./http.ts";
+import { chatCapabilities, HttpStates } from "./http.ts";
 import type { CreatedItem, CreatedProject, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedStudy, PlantInterviewInput, PlantStudyInput, ProjectRef, ProviderStates } from "./types.ts";
 
 /** The function behind each capability; a capability of an optional field needs its function too. */
@@ -14,7 +16,13 @@ const FUNCTION_OF: Record<Capability, keyof ProviderStates> = {
   "plant-study": "plantStudy", "plant-interview": "plantInterview", hold: "plantInterview", complete: "completeInterview", "plant-chat": "plantChat",
   abandon: "abandonInterview", "created-at": "plantInterview", "interview-link": "plantInterview", "respondent-id": "plantInterview",
   "hidden-messages": "plantChat", "recorded-parts": "plantChat", "chat-fields": "plantChat", "create-project": "createProject", faults: "setFaults",
+  "eligible-launch": "launchRequest",
 };
+
+/** Rules about the implementation that the planting itself shows. */
+export const stateRules = rules("states", {
+  lost: seed("Errors 1: 404 when the id does not exist", "an operation that worked earlier in the run keeps working: the implementation does not answer as a missing route, or 404, for what it made and still has", ["errors.retrieval-404", "errors.404"]),
+});
 
 const isUnsupported = (err: unknown): err is { capability: Capability; message: string } => (err as { code?: string })?.code === "STATE_UNSUPPORTED";
 
@@ -31,24 +39,47 @@ export class RunStates {
   readonly created: CreatedItem[] = [];
   /** The capabilities the run called on (the coverage check judges the simulation operations behind these only). */
   readonly used = new Set<Capability>();
+  /** The capabilities that worked at least once in this run. */
+  private readonly worked = new Set<Capability>();
 
   constructor(private readonly provider: ProviderStates, readonly caps: CapabilitySet, readonly runId: string, readonly project: ProjectRef, readonly source: string) {}
 
-  /** Asks the module what it offers; `removed` are taken away whatever it says (--without). */
-  static async open(provider: ProviderStates, options: { runId: string; project: ProjectRef; source: string; allowed: boolean; removed?: Capability[] }): Promise<RunStates> {
+  /**
+   * Asks the module what it offers; `given` (--capabilities) replaces what it says, and `removed` (--without) is taken
+   * away whatever it says. Each capability records how it was decided, for the report.
+   */
+  static async open(provider: ProviderStates, options: { runId: string; project: ProjectRef; source: string; allowed: boolean; given?: Capability[]; removed?: Capability[] }): Promise<RunStates> {
     const lacking: Array<[Capability, string]> = [];
+    const decided: Array<[Capability, string]> = [];
     if (!options.allowed) {
       for (const c of ALL_CAPABILITIES) lacking.push([c, "writes are not allowed in this run (--sim or --states allows them)"]);
-      return new RunStates(provider, new CapabilitySet(lacking), options.runId, options.project, options.source);
+      return new RunStates(provider, new CapabilitySet(lacking, ALL_CAPABILITIES.map((c) => [c, "no writes allowed in this run"])), options.runId, options.project, options.source);
     }
-    const said = provider.capabilities ? await provider.capabilities() : ALL_CAPABILITIES;
+    const said = options.given ?? (provider.capabilities ? await provider.capabilities() : ALL_CAPABILITIES);
     const claimed: Partial<Record<Capability, true | string>> = Array.isArray(said) ? Object.fromEntries(said.map((c) => [c, true])) : said;
+    const probed = provider instanceof HttpStates ? provider.decisions : undefined;
     for (const c of ALL_CAPABILITIES) {
-      if (options.removed?.includes(c)) lacking.push([c, "removed for this run (--without)"]);
-      else if (typeof provider[FUNCTION_OF[c]] !== "function") lacking.push([c, `${options.source} has no ${FUNCTION_OF[c]}`]);
-      else if (claimed[c] !== true) lacking.push([c, typeof claimed[c] === "string" ? claimed[c] : `${options.source} does not offer it`]);
+      if (options.removed?.includes(c)) {
+        lacking.push([c, "removed for this run (--without)"]);
+        decided.push([c, "--without"]);
+      } else if (typeof provider[FUNCTION_OF[c]] !== "function") {
+        lacking.push([c, `${options.source} has no ${FUNCTION_OF[c]}`]);
+        decided.push([c, `${options.source} has no ${FUNCTION_OF[c]}`]);
+      } else {
+        if (claimed[c] !== true) lacking.push([c, typeof claimed[c] === "string" ? claimed[c] : options.given ? "not in --capabilities" : `${options.source} does not offer it`]);
+        decided.push([c, options.given ? "--capabilities" : probed?.get(c) ? `probe: ${probed.get(c)!.how}` : provider.capabilities ? `${options.source}: its capabilities()` : `${options.source}: it defines ${FUNCTION_OF[c]}`]);
+      }
     }
-    return new RunStates(provider, new CapabilitySet(lacking), options.runId, options.project, options.source);
+    return new RunStates(provider, new CapabilitySet(lacking, decided), options.runId, options.project, options.source);
+  }
+
+  /** Every capability, offered or not, and how it was decided (a probe's first use included). */
+  report(): ReturnType<CapabilitySet["list"]> {
+    const probed = this.provider instanceof HttpStates ? this.provider.decisions : undefined;
+    return this.caps.list().map((c) => {
+      const d = probed?.get(c.capability);
+      return d && d.how.startsWith("settled at first use") && c.decided?.startsWith("probe") ? { ...c, decided: d.how } : c;
+    });
   }
 
   /** A name that carries the run's id, so what a run leaves can be found. */
@@ -63,16 +94,20 @@ export class RunStates {
   private async call<T>(needs: Capability[], fn: () => Promise<T> | undefined): Promise<T> {
     const missing = this.caps.lacking(...needs);
     if (missing) throw new Lacking(missing.capability, missing.why);
-    for (const c of needs) this.used.add(c);
     try {
       const result = await fn();
       if (result === undefined) throw new Lacking(needs[0], `${this.source} returned nothing`);
+      for (const c of needs) this.worked.add(c);
       return result;
     } catch (err) {
       if (!isUnsupported(err)) throw err;
       const cap = ALL_CAPABILITIES.includes(err.capability) ? err.capability : needs[needs.length - 1];
+      // It worked earlier in this run: the implementation lost what it made, which is its failure, not a missing capability.
+      if (this.worked.has(cap)) throw new CheckFailure(`${cap} worked earlier in this run and now does not: ${err.message}`, { rule: stateRules.lost });
       this.caps.lack(cap, err.message);
       throw new Lacking(cap, err.message);
+    } finally {
+      for (const c of needs) this.used.add(c);
     }
   }
 
@@ -117,6 +152,11 @@ export class RunStates {
   async setFaults(settings: FaultSettings | null, project = this.project): Promise<void> {
     await this.call(["faults"], async () => (await this.provider.setFaults?.(settings, project), true));
     if (settings !== null && !this.created.some((c) => c.kind === "faults" && c.project.apiKey === project.apiKey)) this.record({ kind: "faults", id: "fault settings", project });
+  }
+
+  /** A launch request the implementation accepts as eligible (for the run's public key). */
+  launchRequest(publicKey: string, project = this.project): Promise<Record<string, unknown>> {
+    return this.call(["eligible-launch"], () => this.provider.launchRequest?.({ ...project, publicKey }));
   }
 
   /** Notes a webhook the run configured (removed at the end through DELETE /v1/webhooks). */

@@ -88,6 +88,13 @@ export interface ProviderStates {
   plantChat?(input: PlantChatInput, project: ProjectRef): Promise<PlantedChat>;
   createProject?(input: CreateProjectInput, project: ProjectRef): Promise<CreatedProject>;
   setFaults?(settings: FaultSettings | null, project: ProjectRef): Promise<void>;
+  /**
+   * A body for `POST /v1/interview-participant/launches` that the implementation accepts as eligible: its decision must
+   * be `webview` or `external_browser`. Only the implementation knows its targeting and its request fields (the seed
+   * shows neither); without this function the suite tries the launch token its trigger config carries, and a run in
+   * which every launch was declined leaves the eligible path NOT TESTED. `publicKey` is the run's --public-key.
+   */
+  launchRequest?(project: ProjectRef & { publicKey: string }): Promise<Record<string, unknown>>;
   /** Removes something the run created, where the implementation allows it; true when removed. */
   remove?(item: CreatedItem): Promise<boolean>;
 }

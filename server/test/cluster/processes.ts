@@ -3,7 +3,6 @@
  * SIGTERM or killed with SIGKILL, and every one ended when the test file ends.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,25 +12,8 @@ process.on("exit", () => {
   for (const c of live) c.kill("SIGKILL");
 });
 
-/**
- * Ends `pid` when this test process is gone, even killed with -9 (no exit hook runs then): a watchdog outside it. It
- * kills only a process whose command line still holds `mark`, never another one that took a reused pid.
- */
-export function reapWhenGone(pid: number, mark: string): void {
-  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; if tr '\\0' ' ' < /proc/${pid}/cmdline 2>/dev/null | grep -qF -- '${mark}'; then kill -9 ${pid}; fi`;
-  spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort, reapWhenGone } from "../../../test/support/processes.ts";
+import { freePort, reapWhenGone } from "../../../test/support/processes.ts";
 
 export interface Sandbox {
   port: number;

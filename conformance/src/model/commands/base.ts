@@ -5,7 +5,8 @@
  */
 import type fc from "fast-check";
 import { judgeAttempt, signed, sleep } from "../../checks/webhooks.ts";
-import type { Capability } from "../../states/capabilities.ts";
+import { Lacking } from "../../outcomes.ts";
+import { describeCapability, type Capability } from "../../states/capabilities.ts";
 import { COMMAND_STATEMENTS, r } from "../rules.ts";
 import { logCommand, type Model, type ModelChat, type World } from "../world.ts";
 
@@ -101,8 +102,17 @@ export abstract class Command implements Cmd {
   }
   async run(m: Model, w: World): Promise<void> {
     logCommand(w, this.toString());
+    try {
+      await this.act(m, w);
+    } catch (err) {
+      // A capability found missing at its first use: this command, and every later one that needs it, does nothing
+      // (the run names it NOT TESTED); the sequence goes on with what the target offers.
+      if (!(err instanceof Lacking)) throw err;
+      w.ctx.untested(`model commands that need ${describeCapability(err.capability)}`, err.why);
+      w.log.push(`# ${this.toString()} not run: ${err.message}`);
+      return;
+    }
     w.judge.reached(COMMAND_STATEMENTS[this.name] ?? [], this.name);
-    await this.act(m, w);
     settle(m, w, this.toString());
   }
   protected abstract act(m: Model, w: World): Promise<void>;

@@ -7,6 +7,7 @@
 import { retryWindow, sleep } from "../../checks/webhooks.ts";
 import { monthStart, weekStart } from "../../checks/windows.ts";
 import type { Capability } from "../../states/capabilities.ts";
+import { completionWaitMs, untilCompleted } from "../../judge/completion.ts";
 import { refusal } from "../../states/types.ts";
 import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
@@ -83,10 +84,21 @@ export class StartBackdated extends Command {
   override toString = () => `startBackdated(${this.when})`;
 }
 
-/** Completes interview `id` now: the model expects its delivery where the webhook points at this moment. */
+/** The seed's interview statuses in their order: a status seen later never ranks lower. */
+const RANK: Record<string, number> = { started: 0, processing: 1, completed: 2 };
+
+/**
+ * The respondent finishes interview `id` now; the service processes it, and once it reads completed the model expects
+ * its delivery where the webhook points at that moment. The statuses read on the way must go forward.
+ */
 async function completeNow(m: Model, w: World, id: string): Promise<void> {
   const done = await w.ctx.states.completeInterview(id);
   w.judge.expect(r["interview-status"], done.status === undefined || done.status !== "started", `completing interview ${id} answered status ${JSON.stringify(done.status)}`);
+  const wait = completionWaitMs(w.ctx.options);
+  const { reply, seen } = await untilCompleted(w.http, id, wait);
+  const path = ["started", ...seen].filter((s, k, all) => s !== all[k - 1]);
+  const forward = path.every((s, k) => k === 0 || RANK[s] > RANK[path[k - 1]]);
+  w.judge.expect(r["interview-status"], reply.status === 200 && reply.body?.status === "completed" && forward, reply.status !== 200 ? `GET /v1/interviews/${id} after its respondent finished answered ${reply.status}` : !forward ? `after its respondent finished, interview ${id} went ${path.join(" -> ")}: not forward` : `interview ${id} still read ${JSON.stringify(reply.body?.status)} ${wait} ms after its respondent finished`, reply);
   completed(m, w, id);
 }
 
@@ -241,15 +253,14 @@ export class CompleteWhileReading extends Command {
       throw err;
     }
     m.interviews.set(id, { status: "started", created: Date.now(), reference });
-    const rank = { started: 0, processing: 1, completed: 2 } as Record<string, number>;
     const seen: string[] = [];
     const deadline = Date.now() + (w.ctx.options.webhookWaitMs ?? 35_000);
     for (;;) {
       const read = await w.http.req(`/v1/interviews/${id}`);
       const status = read.body?.status;
       if (read.status === 200 && seen[seen.length - 1] !== status) seen.push(status);
-      const back = seen.length > 1 && rank[seen[seen.length - 1]] < rank[seen[seen.length - 2]];
-      w.judge.expect(r["interview-status"], read.status === 200 && status in rank && !back, read.status !== 200 ? `GET /v1/interviews/${id} of a running interview answered ${read.status}` : back ? `the statuses went ${seen.join(" -> ")}: backwards` : `status ${JSON.stringify(status)} is not a seed status`, read);
+      const back = seen.length > 1 && RANK[seen[seen.length - 1]] < RANK[seen[seen.length - 2]];
+      w.judge.expect(r["interview-status"], read.status === 200 && status in RANK && !back, read.status !== 200 ? `GET /v1/interviews/${id} of a running interview answered ${read.status}` : back ? `the statuses went ${seen.join(" -> ")}: backwards` : `status ${JSON.stringify(status)} is not a seed status`, read);
       if (status === "completed" || read.status !== 200 || back || Date.now() > deadline) break;
       await sleep(15);
     }
@@ -416,7 +427,7 @@ export class ManyInterviews extends Command {
     m.interviews = new Map();
     for (let k = 0; k < this.count; k++) await start(m, w, false);
     const ids = openInterviews(m).map(([x]) => x).slice(3);
-    await inBatches(ids, 8, (x) => completeNow(m, w, x));
+    await inBatches(ids, 25, (x) => completeNow(m, w, x));
     await Promise.all(ids.filter((x) => m.expected.has(x)).map((x) => awaitDelivery(m, w, x, this.toString())));
     await judgeFiltered(m, w, "completed");
     await judgeFiltered(m, w, "started");

@@ -1,0 +1,28 @@
+/**
+ * What a completion is: the respondent finishes (a states module's `completeInterview`), then the service processes
+ * the interview, and only then is it `completed` (the seed: "typically 5 to 30 seconds after the respondent
+ * finishes"). A check or a model command that completes an interview waits for that read before it counts it as
+ * completed, so an implementation that processes for a while is judged on what it shows once it is done.
+ */
+import type { Http, Reply } from "../http.ts";
+
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+/** The longest wait for a completion: --webhook-wait-ms, or the seed's 30 s plus 5. */
+export const completionWaitMs = (options: { webhookWaitMs?: number }) => options.webhookWaitMs ?? 35_000;
+
+/**
+ * Reads the interview until it reads `completed`, answers other than 200, or `waitMs` runs out. Returns the last
+ * read and every status seen on the way, in order (repeats folded), for the caller to judge the path.
+ */
+export async function untilCompleted(http: Http, id: string, waitMs: number, pollMs = 25): Promise<{ reply: Reply; seen: string[] }> {
+  const seen: string[] = [];
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const reply = await http.req(`/v1/interviews/${id}`);
+    const status = reply.body?.status;
+    if (reply.status === 200 && seen[seen.length - 1] !== status) seen.push(status);
+    if (reply.status !== 200 || status === "completed" || Date.now() >= deadline) return { reply, seen };
+    await sleep(pollMs);
+  }
+}

@@ -1,0 +1,139 @@
+// The suite against an implementation it was not written alongside: ../shared/foreign, written from the seed alone,
+// with no /_sim, its own /testing API and conventions unlike ours (404 for malformed ids, 405 with Allow, 422 for its
+// validation, {status, message} errors, HTTPS-only webhooks). Through conformance/examples/foreign-states.ts the whole
+// suite runs at --level seed and passes; with data only, and with --sim (which it does not have), it fails nothing and
+// names what it could not test. Then the self-test's other shapes are made in that server's conventions: a /_sim
+// surface in front of it (test/conformance/foreign/sim-front.ts) with each capability removed in turn, the surface of
+// contract 2.0.0, and all of it.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runConformance, type Report, type RunOptions } from "../../conformance/src/run.ts";
+import { AFTER_2_0_0, ALL_CAPABILITIES, CAPABILITIES, type Capability } from "../../conformance/src/states/capabilities.ts";
+import { FOREIGN, startForeign, type RunningForeign } from "../support/foreign.ts";
+import { root } from "../support/processes.ts";
+import { ForeignSimFront } from "./foreign/sim-front.ts";
+
+const DELAYS = [300, 600, 900];
+const certDir = mkdtempSync(join(tmpdir(), "foreign-receiver-"));
+/** Its timings made short for a test; the rules are the same (its README's variables). */
+const FAST = { WEBHOOK_CA_FILE: join(certDir, "ca.pem"), WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(","), WEBHOOK_TIMEOUT_MS: "2000", SIM_TALK_MS: "50", SIM_PROCESSING_MS: "100" };
+const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
+
+const failures = (report: Report) => report.results.flatMap((r) => r.failures.map((f) => `${r.name}: ${f.rule}: ${f.message}`));
+const model = (report: Report) => report.results.find((r) => r.name === "model")!;
+const sequences = (report: Report) => model(report).properties.find((p) => p.label === "model-based run")?.ran ?? 0;
+
+const options = (baseUrl: string, extra: Partial<RunOptions> = {}): RunOptions => ({
+  baseUrl, apiKey: FOREIGN.acme, otherKey: FOREIGN.globex, publicKey: FOREIGN.publicKey, sim: false, seed: randomSeed(), runs: 6, level: "seed", receiver: "https",
+  webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 10_000, webhookWaitMs: 10_000, timeoutMs: 10_000, receiverCertDir: certDir, modelBudgetMs: 45_000, ...extra,
+});
+
+describe("the foreign implementation through its states module, as a user runs it", () => {
+  let foreign: RunningForeign;
+  beforeAll(async () => void (foreign = await startForeign(FAST)));
+  afterAll(() => foreign?.close());
+
+  it("exits 0 at --level seed: no failure, at least 20 sequences, nothing NOT TESTED but fault injection", async () => {
+    const report = join(certDir, "foreign-report.json");
+    const args = [
+      "--import", "tsx", "conformance/cli.ts", "--base-url", foreign.baseUrl, "--api-key", FOREIGN.acme, "--other-key", FOREIGN.globex, "--public-key", FOREIGN.publicKey,
+      "--receiver", "https", "--receiver-cert-dir", certDir, "--webhook-retry-delays-ms", DELAYS.join(","), "--webhook-timeout-ms", "2000",
+      "--states", "conformance/examples/foreign-states.ts", "--level", "seed", "--model-budget-ms", "90000", "--report", "json", report,
+    ];
+    const run = await promisify(execFile)(process.execPath, args, { cwd: root, maxBuffer: 64 << 20 }).catch((err) => err as { code: number; stdout: string; stderr: string });
+    const result = JSON.parse(readFileSync(report, "utf8")) as Report;
+    const said = `seed ${result.seed}\n${(run as { stdout: string }).stdout.slice(-3000)}`;
+    expect(failures(result), said).toEqual([]);
+    expect(result.untested, said).toEqual([]);
+    expect(result.exitCode, said).toBe(0);
+    expect((run as { code?: number }).code ?? 0).toBe(0);
+    expect(sequences(result), said).toBeGreaterThanOrEqual(20);
+    expect(result.states.capabilities.filter((c) => !c.offered).map((c) => c.capability)).toEqual(["faults"]);
+    expect(result.statements.filter((s) => s.verdict === "failed")).toEqual([]);
+  }, 240_000);
+
+  it("through the README's JavaScript example (studies and interviews only): no failure, the rest named NOT TESTED", async () => {
+    const report = await runConformance(options(foreign.baseUrl, { states: join(root, "conformance/examples/foreign-studies.mjs"), only: ["capacity", "fields", "webhooks", "model"], runs: 4 }));
+    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    const missing = report.states.capabilities.filter((c) => !c.offered);
+    expect(missing.map((c) => c.capability)).toEqual(expect.arrayContaining(["plant-chat", "create-project", "faults", "eligible-launch"]));
+    // The fields it cannot plant are found at their first use, named by the module's own words.
+    expect(missing.find((c) => c.capability === "interview-link")?.decided).toMatch(/^first use: this module does not plant interview_link/);
+    expect(report.states.capabilities.find((c) => c.capability === "complete")!.offered).toBe(true);
+    expect(report.untested.join("\n")).toMatch(/capability plant-chat/);
+    expect(report.exitCode).toBe(3);
+  }, 120_000);
+
+  it("with data only: no failure, every write named NOT TESTED (exit 3)", async () => {
+    const report = await runConformance(options(foreign.baseUrl, { runs: 4 }));
+    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(report.exitCode).toBe(3);
+    expect(report.untested.join("\n")).toMatch(/--sim or --states/);
+    // Nothing passes on evidence that could not have failed: no DELETE /v1/webhooks was sent, so it is not passed.
+    expect(report.statements.find((s) => s.id === "endpoints.delete-webhook")!.verdict).toBe("not_tested");
+  }, 120_000);
+
+  it("with --sim, which it does not have: no failure, every capability missing, each decided by its probe or first use", async () => {
+    const report = await runConformance(options(foreign.baseUrl, { sim: true, runs: 4 }));
+    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(report.states.capabilities.filter((c) => c.offered)).toEqual([]);
+    for (const c of report.states.capabilities) expect(c.decided, c.capability).toMatch(/^probe: |first use/);
+    expect(report.states.capabilities.find((c) => c.capability === "complete")!.why).toMatch(/as a path that surely does not exist does/);
+    expect(report.exitCode).toBe(3);
+  }, 120_000);
+});
+
+describe("a simulation surface in the foreign server's conventions", () => {
+  /** A run through the front, on a foreign server of its own (runs side by side must not share a project's webhook). */
+  async function through(without: Capability[], extra: Partial<RunOptions>): Promise<Report> {
+    // Its own receiver certificate too: each run's HTTPS receiver writes a new one.
+    const dir = mkdtempSync(join(tmpdir(), "foreign-front-"));
+    const foreign = await startForeign({ ...FAST, WEBHOOK_CA_FILE: join(dir, "ca.pem") });
+    const front = new ForeignSimFront(foreign.origin, without);
+    await front.start();
+    try {
+      return await runConformance(options(front.baseUrl, { sim: true, receiverCertDir: dir, ...extra }));
+    } finally {
+      await front.close();
+      await foreign.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("is found whole by its probes (its 404 for an id that does not exist is the service speaking), and passes", async () => {
+    const report = await through([], { only: ["auth", "capacity", "fields", "chats", "webhooks", "model"], runs: 6 });
+    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    const missing = report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability);
+    expect(missing).toEqual(["faults"]);
+    expect(report.states.capabilities.find((c) => c.capability === "complete")!.decided).toMatch(/^probe: .*unlike a path that surely does not exist/);
+    expect(sequences(report)).toBeGreaterThanOrEqual(3);
+  }, 150_000);
+
+  it("with the surface of contract 2.0.0: names every capability it lacks and runs the model", async () => {
+    const report = await through(AFTER_2_0_0, { only: ["model"], runs: 8 });
+    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability).sort()).toEqual([...AFTER_2_0_0].sort());
+    expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(4);
+  }, 150_000);
+
+  // Capabilities the surface offers by an HTTP operation or field (eligible-launch is read from the config, faults is absent).
+  const removable = ALL_CAPABILITIES.filter((c) => c !== "faults" && c !== "eligible-launch" && CAPABILITIES[c].http.includes("/_sim"));
+  describe.concurrent("each capability removed in turn, as that server would refuse it", () => {
+    for (const cap of removable) {
+      it(`finds ${cap} missing, names it, and still runs the model`, async () => {
+        // A link can only be probed by planting, so its first use settles it: the fields check opens one.
+        const report = await through([cap], { only: ["auth", ...(cap === "interview-link" ? ["fields"] : []), "model"], runs: 3 });
+        expect(failures(report), `seed ${report.seed}`).toEqual([]);
+        const found = report.states.capabilities.find((c) => c.capability === cap)!;
+        expect(found.offered, `seed ${report.seed}: ${found.decided}`).toBe(false);
+        expect(found.why).toMatch(/answered (404|405|422)|no (interviews|chats) can be planted/);
+        expect(model(report).status, `seed ${report.seed}: ${model(report).reason}`).toBe("passed");
+        expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(2);
+      }, 150_000);
+    }
+  });
+});
