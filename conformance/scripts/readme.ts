@@ -4,8 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { variants } from "../../test/conformance/broken/variants.ts";
-import { COMMAND_NEEDS } from "../src/model/commands/index.ts";
-import { COMMAND_DOCS, COMMAND_STATEMENTS, UNREACHABLE } from "../src/model/rules.ts";
+import { COMMAND_DOCS, COMMAND_NEEDS, COMMAND_STATEMENTS } from "../src/model/commands/index.ts";
+import { UNREACHABLE } from "../src/model/rules.ts";
 import { CAPABILITIES, type Capability } from "../src/states/capabilities.ts";
 import { allRules } from "../src/run.ts";
 import { withTable } from "../src/rules-table.ts";

@@ -39,13 +39,16 @@ export interface ReceiverOptions {
   certDir?: string;
 }
 
+/** A policy's answer that is no answer: the connection is closed (reset) as the attempt arrives. */
+export const RESET = -1;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class Receiver {
   readonly deliveries: Delivery[] = [];
   /** TLS handshakes that failed (the service did not trust the certificate, or spoke plain HTTP). */
   readonly tlsErrors: string[] = [];
-  /** Status to answer for the n-th (1-based) delivery about an interview; 200 by default. */
+  /** Status to answer for the n-th (1-based) delivery about an interview (RESET: close the connection); 200 by default. */
   policy: (interviewId: string | null, attempt: number) => number = () => 200;
   /** Read before an attempt is answered (e.g. the resource it names, through the REST API), kept as `observed`. */
   observe: ((d: Delivery) => Promise<unknown>) | null = null;
@@ -79,8 +82,10 @@ export class Receiver {
         const attempt = this.deliveries.filter((d) => d.interviewId === interviewId).length + 1;
         const answer = () => {
           if (res.destroyed) return;
-          res.statusCode = this.policy(interviewId, attempt);
+          const status = this.policy(interviewId, attempt);
           delivery.answeredAt = Date.now();
+          if (status === RESET) return void req.socket.destroy();
+          res.statusCode = status;
           res.end();
         };
         const wait = this.delay(interviewId, attempt);

@@ -54,6 +54,29 @@ describe("conformance module graph", () => {
     expect(named).toEqual([]);
   });
 
+  // The layers: judge/ (what checks and model share to judge) is low; the model and the judge import no check; no
+  // import climbs back up.
+  it("keeps its layers: judge/ imports no check and no model, model/ imports no check", () => {
+    const climbs = all.flatMap((f) => {
+      const from = relative(ROOT, f);
+      const banned = from.startsWith("src/judge/") ? ["src/checks/", "src/model/"] : from.startsWith("src/model/") ? ["src/checks/"] : [];
+      return (graph.get(f) ?? []).filter((i) => banned.some((b) => relative(ROOT, i).startsWith(b))).map((i) => `${from} imports ${relative(ROOT, i)}`);
+    });
+    expect(climbs).toEqual([]);
+  });
+
+  it("holds each model command in one file, listed once in the index", () => {
+    const dir = join(ROOT, "src/model/commands");
+    const commandFiles = readdirSync(dir).filter((f) => !["index.ts", "base.ts"].includes(f));
+    const index = readFileSync(join(dir, "index.ts"), "utf8");
+    for (const f of commandFiles) {
+      const text = readFileSync(join(dir, f), "utf8");
+      expect(text.match(/^export class \w+ extends Command/gm)?.length, f).toBe(1);
+      expect(text.match(/^export const \w+: CommandSpec = \{/gm)?.length, f).toBe(1);
+      expect(index, f).toContain(`from "./${f}"`);
+    }
+  });
+
   it("imports nothing from the reference server", () => {
     const leaks = all.flatMap((f) => importsOf(f).filter((i) => i.includes("/server/")).map((i) => `${relative(ROOT, f)} imports ${i}`));
     expect(leaks).toEqual([]);

@@ -106,7 +106,7 @@ describe("a renamed simulation surface driven through a states module", () => {
   it("catches a sequence variant through it", async () => {
     const variant = modelVariants().find((v) => v.rule === "model.credentials")!;
     const report = await against(compose("admin surface and case-insensitive keys", adminSurface, variant.mutation), { states, sim: false, only: ["model"], runs: 40, modelBudgetMs: 60_000 });
-    expect(model(report).failures.map((f) => f.rule), `seed ${report.seed}`).toContain("model.credentials");
+    expect(model(report).failures.map((f) => f.rule), `seed ${report.seed}: ${sequences(report)} sequences; ${model(report).notes.join("; ")}; untested ${report.untested.join("; ")}`).toContain("model.credentials");
   }, 120_000);
 });
 

@@ -10,74 +10,38 @@ import fc from "fast-check";
 import type { Check, Ctx } from "../check.ts";
 import { byHeadroom } from "../data.ts";
 import { Http } from "../http.ts";
-import {
-  AbandonInterview, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteWhileReading, CompleteWithAnswers, CreateProject, DeleteWebhook, ForgedKey, GetWebhook, KIND_NEEDS,
-  Launch, ListByReference, ListInterviews, ManyInterviews, TIMEOUT, ListMessages, MessageCursor, OtherProject, PlantChat, PlantStudy, PutWebhook, ReadChat, ReadExperiments, ReadInterview, ReadStudy, settle, StartBackdated, StartInterview,
-  WalkChats, WalkInterviews, type MessageKind,
-} from "../model/commands/index.ts";
+import { AbandonInterview, COMMANDS, COMMAND_STATEMENTS, KIND_NEEDS, PlantChat, settle, StartInterview, TIMEOUT, type DrawOptions, type MessageKind } from "../model/commands/index.ts";
 import { r } from "../model/rules.ts";
 import { EMPTY_BASE, newModel, type Judge, type Model, type World } from "../model/world.ts";
 import type { Receiver } from "../receiver.ts";
 import type { Capability, CapabilitySet } from "../states/capabilities.ts";
-import { register, sleep } from "./webhooks.ts";
+import { sleep } from "../judge/timing.ts";
+import { register } from "./webhooks.ts";
 
 type Arb = fc.Arbitrary<fc.AsyncCommand<Model, World>>;
 
-/** A retry schedule this long or shorter is watched inside a sequence (completeWithAnswers); a longer one is the retries check's. */
-export const SEQUENCE_RETRY_MS = 6_000;
-/** A receiver timeout this short or shorter is drawn as an answer inside a sequence (no answer in time). */
-export const SEQUENCE_TIMEOUT_MS = 3_000;
-
 /**
- * The command arbitraries the target's capabilities allow; repeats weight the mix toward the transitions that interact
- * (webhook changes and completions). Returns them with the commands left out and why.
+ * The command arbitraries this run draws from: every command whose capabilities the target offers, each as many times
+ * as its weight (toward the transitions that interact: webhook changes and completions). Returns them with the
+ * commands left out and why.
  */
-export function commandArbitraries(withOther: boolean, caps: CapabilitySet, retryDelaysMs: number[] = [], withPublicKey = false, receiverTimeoutMs = 10_000): { arbitraries: Arb[]; left: string[] } {
+export function commandArbitraries(o: DrawOptions): { arbitraries: Arb[]; left: string[] } {
   const left: string[] = [];
-  const out: Arb[] = [];
-  const add = (needs: Capability[], name: string, ...arbs: Arb[]) => {
-    const lacking = caps.lacking(...needs);
-    if (lacking) left.push(`${name} (needs capability ${lacking.capability}: ${lacking.why})`);
-    else out.push(...arbs);
-  };
-  // Mostly subscribed; `events: []` now and then (refused, or a webhook that must receive nothing).
-  const put = fc.tuple(fc.constantFrom<"change" | "same">("change", "change", "change", "same"), fc.constantFrom(true, true, true, false)).map(([t, s]) => new PutWebhook(t, s));
-  add([], "webhook", put, put, put, fc.constant(new GetWebhook()), fc.constant(new DeleteWebhook()), fc.constant(new DeleteWebhook()));
-  const viaLink = caps.has("interview-link") ? fc.constantFrom(false, false, true) : fc.constant(false);
-  add(StartInterview.needs, "startInterview", viaLink.map((l) => new StartInterview(l)), viaLink.map((l) => new StartInterview(l)), viaLink.map((l) => new StartInterview(l)));
-  const complete = fc.nat(7).map((n) => new CompleteInterview(n));
-  add(CompleteInterview.needs, "completeInterview", complete, complete, complete, complete);
-  add(StartBackdated.needs, "startBackdated", fc.constantFrom<"last week" | "this week" | "last month">("last week", "this week", "last month").map((x) => new StartBackdated(x)));
-  add(CompleteMany.needs, "completeMany", fc.integer({ min: 2, max: 3 }).map((n) => new CompleteMany(n)));
-  add(ManyInterviews.needs, "manyInterviews", fc.integer({ min: 101, max: 105 }).map((n) => new ManyInterviews(n)));
-  if (retryDelaysMs.reduce((a, b) => a + b, 0) <= SEQUENCE_RETRY_MS) {
-    // No answer within the receiver timeout is drawn too when that timeout is short enough for a sequence.
-    const statuses = [200, 204, 500, 503, 401, 404, ...(receiverTimeoutMs <= SEQUENCE_TIMEOUT_MS ? [TIMEOUT] : [])];
-    if (receiverTimeoutMs > SEQUENCE_TIMEOUT_MS) left.push(`no answer within the receiver timeout in completeWithAnswers (the ${receiverTimeoutMs} ms timeout, --webhook-timeout-ms, is too long for a sequence; the retries check observes it with --slow-receiver)`);
-    const answers = fc.array(fc.constantFrom(...statuses), { minLength: 1, maxLength: 4 });
-    add(CompleteWithAnswers.needs, "completeWithAnswers", answers.map((a) => new CompleteWithAnswers(a)));
-  } else left.push(`completeWithAnswers (the retry schedule ${retryDelaysMs.join(", ")} ms is too long for a sequence; the retries check watches it)`);
-  add(CompleteWhileReading.needs, "completeWhileReading", fc.constant(new CompleteWhileReading()));
-  add(AbandonInterview.needs, "abandonInterview", fc.nat(7).map((n) => new AbandonInterview(n)));
-  add(CompleteAbandoned.needs, "completeAbandoned", fc.nat(7).map((n) => new CompleteAbandoned(n)));
-  add([], "reads", fc.nat(7).map((n) => new ReadInterview(n)), fc.constantFrom<"completed" | "started" | null>("completed", "started", null).map((s) => new ListInterviews(s)), fc.nat(7).map((n) => new ListByReference(n)), fc.constant(new ReadStudy()), fc.constant(new ReadExperiments()));
-  add(WalkInterviews.needs, "walkInterviews", fc.tuple(fc.constantFrom<"started" | null>("started", null), fc.integer({ min: 1, max: 3 })).map(([s, l]) => new WalkInterviews(s, l)));
-  add(PlantStudy.needs, "plantStudy", fc.tuple(fc.constantFrom<"active" | "paused" | "draft">("active", "paused", "draft"), fc.constantFrom(null, 1, 2, 3)).map(([s, w]) => new PlantStudy(s, w)));
-  const kinds = (["visible", "visible", "hidden", "internal"] as MessageKind[]).filter((k) => caps.has(...KIND_NEEDS[k]));
-  const chat = fc.tuple(fc.constantFrom<"visible" | "internal" | "evaluation" | "release">("visible", "visible", "internal", "evaluation", "release"), fc.constantFrom("Model chat", null), fc.constantFrom("web", "analyst", "mcp", null), fc.array(fc.constantFrom(...kinds), { minLength: 1, maxLength: 5 })).map(([v, t, s, k]) => new PlantChat(v, t, s, k));
-  add(PlantChat.needs, "plantChat", chat, chat);
-  add(WalkChats.needs, "walkChats", fc.integer({ min: 2, max: 10 }).map((l) => new WalkChats(l)));
-  add([], "chat reads", fc.nat(7).map((n) => new ReadChat(n)), fc.tuple(fc.nat(7), fc.constantFrom(1, 2, 100)).map(([n, l]) => new ListMessages(n, l)), fc.tuple(fc.nat(7), fc.nat(7)).map(([c, x]) => new MessageCursor(c, x)));
-  add([], "forgedKey", fc.constantFrom<"changed" | "cut" | "longer" | "case" | "prefix">("changed", "cut", "longer", "case", "prefix").map((h) => new ForgedKey(h)));
-  if (withOther) add([], "otherProject", fc.boolean().map((b) => new OtherProject(b)));
-  else left.push("otherProject (needs --other-key)");
-  add(CreateProject.needs, "createProject", fc.constant(new CreateProject()));
-  if (withPublicKey) add([], "launch", fc.constant(new Launch()));
-  else left.push("launch (needs --public-key)");
-  if (!caps.has("hidden-messages")) left.push(`hidden-branch messages in planted chats (needs capability hidden-messages)`);
-  if (!caps.has("recorded-parts")) left.push(`internal-only messages in planted chats (needs capability recorded-parts)`);
-  if (!caps.has("interview-link")) left.push(`interviews started through the study's link (needs capability interview-link)`);
-  return { arbitraries: out, left };
+  const arbitraries: Arb[] = [];
+  for (const spec of COMMANDS) {
+    const lacking = o.caps.lacking(...spec.needs);
+    if (lacking) {
+      left.push(`${spec.name} (needs capability ${lacking.capability}: ${lacking.why})`);
+      continue;
+    }
+    const drawn = spec.draw(o, (l) => left.push(l));
+    if (typeof drawn === "string") left.push(`${spec.name} (${drawn})`);
+    else for (let k = 0; k < spec.weight; k++) arbitraries.push(drawn);
+  }
+  if (!o.caps.has("hidden-messages")) left.push(`hidden-branch messages in planted chats (needs capability hidden-messages)`);
+  if (!o.caps.has("recorded-parts")) left.push(`internal-only messages in planted chats (needs capability recorded-parts)`);
+  if (!o.caps.has("interview-link")) left.push(`interviews started through the study's link (needs capability interview-link)`);
+  return { arbitraries, left };
 }
 
 /** The model run's default time budget (--model-budget-ms), shrinking included: past it no new sequence is drawn. */
@@ -112,7 +76,7 @@ export const modelCheck: Check = {
     const live: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
     const wanted = sequencesFor(ctx.options.runs);
     const budget = ctx.options.modelBudgetMs ?? MODEL_BUDGET_MS;
-    const { arbitraries, left } = commandArbitraries(!!ctx.other, ctx.states.caps, ctx.options.webhookRetryDelaysMs, !!ctx.options.publicKey, ctx.options.webhookTimeoutMs);
+    const { arbitraries, left } = commandArbitraries({ caps: ctx.states.caps, retryDelaysMs: ctx.options.webhookRetryDelaysMs, receiverTimeoutMs: ctx.options.webhookTimeoutMs ?? 10_000, withOther: !!ctx.other, withPublicKey: !!ctx.options.publicKey });
     for (const l of left) ctx.note(`model: not drawn: ${l}`);
     const projectPool: string[] = [];
     const once = new Set<string>();
@@ -163,7 +127,7 @@ async function sequenceStudy(ctx: Ctx, m: Model): Promise<void> {
 async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge, started: (m: Model) => void, projectPool: string[], once: Set<string>): Promise<string[]> {
   const m = newModel(seq);
   started(m);
-  const w: World = { ctx, http: ctx.http, other: ctx.other, receiver, judge, log: [], completedAt: new Map(), projectPool, once };
+  const w: World = { ctx, http: ctx.http, other: ctx.other, receiver, judge, log: [], completedAt: new Map(), projectPool, once, statementsOf: (name) => COMMAND_STATEMENTS[name] ?? [] };
   ctx.http.tap = (curl) => w.log.push(curl);
   if (ctx.other) ctx.other.tap = (curl) => w.log.push(`${curl}   # the other project's key`);
   try {
@@ -178,7 +142,7 @@ async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iter
       await new PlantChat("visible", "Model chat", "web", kinds).run(m, w);
     }
     // And an interview whose respondent left: it must stay silent whatever the sequence does to the webhook.
-    if (m.study && ctx.states.has(...StartInterview.needs, ...AbandonInterview.needs)) {
+    if (m.study && ctx.states.has("plant-interview", "hold", "abandon")) {
       await new StartInterview().run(m, w);
       if ([...m.interviews.values()].some((i) => i.status !== "completed")) await new AbandonInterview(0).run(m, w);
     }

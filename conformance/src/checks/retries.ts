@@ -8,7 +8,8 @@
 import type { Check, Ctx } from "../check.ts";
 import type { Receiver } from "../receiver.ts";
 import { contract, rules, seed } from "../rules.ts";
-import { acceptingStudy, firstDeliveryMs, judgeAll, register, retryWindow, sleep, trigger } from "./webhooks.ts";
+import { retryWindow, sleep } from "../judge/timing.ts";
+import { acceptingStudy, firstDeliveryMs, judgeAll, register, trigger } from "./webhooks.ts";
 
 // Ids stay under `webhooks.`: these are the webhook rules that take time to observe.
 const r = rules("webhooks", {

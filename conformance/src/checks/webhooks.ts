@@ -6,71 +6,37 @@
  * stated tolerance, no more than configured, none after a 2xx; our contract's byte-identical retries and
  * cancellation on DELETE. Parts of the schedule beyond the budget are NOT TESTED, and said so.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Check, Ctx } from "../check.ts";
 import { NotTested, wrongs } from "../check.ts";
+import { attemptRules, judgeAttempt, signed } from "../judge/attempts.ts";
+import { sleep } from "../judge/timing.ts";
 import { errorMessage, type Reply } from "../http.ts";
 import { Receiver, type Delivery } from "../receiver.ts";
 import { contract, rules, seed, type Rule } from "../rules.ts";
 import { byHeadroom } from "../data.ts";
 import { refusal } from "../states/types.ts";
 
-/** How far a retry may land from its configured delay: early by max(100 ms, 10%), late by max(250 ms, 20%). */
-export const retryWindow = (delayMs: number): [number, number] => [delayMs - Math.max(100, delayMs * 0.1), delayMs + Math.max(250, delayMs * 0.2)];
-
-export const r = rules("webhooks", {
-  create: seed("Endpoints: PUT /v1/webhooks", "the first PUT answers 201 with url, events and a signing_secret", ["endpoints.put-webhook", "webhook-config.secret", "errors.201"]),
-  update: seed("Endpoints: PUT /v1/webhooks", "a PUT on an existing webhook answers 200 without the secret, and the one webhook now has the new url", ["endpoints.put-webhook", "webhook-config.secret", "webhook-config.one", "limits.one-webhook"]),
-  "secret-hidden": seed("Endpoints: GET /v1/webhooks (never the secret)", "GET /v1/webhooks answers {url, events} and never the secret", ["endpoints.get-webhook", "webhook-config.secret"]),
-  "delete-204": seed("Endpoints: DELETE /v1/webhooks", "DELETE answers 204 with an empty body, and GET answers 404 afterwards", ["endpoints.delete-webhook", "errors.204", "errors.webhook-404"]),
-  "required-fields": seed("Endpoints: PUT /v1/webhooks, url and events required", "a PUT without url or without events answers 400 and stores nothing", ["endpoints.put-webhook", "errors.400"]),
-  "url-validated": seed("Webhook configuration: url, HTTPS endpoint", "a url that is not an http(s) URL (no scheme, ftp:, javascript:) answers 400 and stores nothing", ["webhook-config.url"]),
-  "events-only": seed("Limits: webhook subscription only interview.completed", "events naming anything but interview.completed answers 400 and stores nothing", ["webhook-config.events", "limits.subscription"]),
-  "subscribed-only": seed("Events: sent only if interview.completed is in events", "a webhook whose events do not hold interview.completed (events: []) is refused with 400, or receives nothing", ["events.sent-to"]),
-  recreate: seed("Authentication 5: a lost secret is replaced by deleting the webhook and creating a new one", "after DELETE, PUT answers 201 with a new signing_secret, and deliveries are signed with it", ["auth.webhook-delete"]),
-  delivered: seed("Events: emitted by an interview finishing processing", "a completed interview is delivered to the webhook URL", ["events.emitted-by", "service.webhook", "events.sent-to"]),
-  "after-completion": seed("States and transitions: the webhook is sent with status completed after processing finishes", "an interview that has not completed is not delivered; it is once it completes", ["transitions.interview", "events.emitted-by"]),
-  "only-interviews": seed("Events: no other event types are sent; chats, releases and studies emit none", "planting a chat and a study sends nothing: every delivery is interview.completed about an interview that completed", ["events.only-interview"]),
-  headers: seed("Events: method, headers", "every attempt, retries included, is a POST with Content-Type application/json and X-Webhook-Event: interview.completed", ["events.method", "events.content-type", "events.event-header"]),
-  signature: seed("Events: X-Webhook-Signature", "every attempt's X-Webhook-Signature is sha256= and the lowercase hex HMAC-SHA256 of its raw body keyed with the signing secret", ["events.signature", "auth.signed-deliveries", "service.webhook"]),
-  payload: seed("Events: body", "every attempt's payload has the seed's fields and types, event interview.completed and status completed", ["payload.event", "payload.timestamp", "payload.interview-id", "payload.study-id", "payload.study-name", "payload.session-id", "payload.experiment-id", "payload.experiment-name", "payload.interview-link", "payload.status", "payload.started-at", "payload.completed-at", "payload.duration", "payload.quality-score", "payload.language", "payload.reference-id", "payload.respondent-email"]),
-  aliases: seed("Versioning 4: both forms are sent", "every attempt carries session_id, experiment_id and experiment_name, equal to interview_id, study_id and study_name", ["versioning.aliases", "payload.session-id", "payload.experiment-id", "payload.experiment-name"]),
-  "payload-matches": seed("Events: body; Endpoints note: interview :id equals interview_id", "the payload agrees with GET /v1/interviews/:id (ids, aliases, status completed, times, scores, language, reference, email)", ["endpoints.interview-id", "payload.interview-id", "payload.study-id", "payload.study-name", "payload.started-at", "payload.completed-at", "payload.duration", "payload.quality-score", "payload.language", "payload.reference-id", "payload.respondent-email", "transitions.interview"]),
-  "respondent-id": seed("Events: body, data.respondent_id set when triggered via a respondent-specific link", "an interview triggered through a respondent-specific link carries its respondent_id; one triggered otherwise carries null", ["payload.respondent-id"]),
-  timestamp: seed("Events: body, timestamp (when the event was sent)", "the payload's timestamp is not before the interview's completed_at (100 ms of slack) and not over 35 s after it: both the service's clock", ["payload.timestamp"]),
-});
-
-/** Whether the delivery carries sha256=HMAC-SHA256(secret, raw body), compared in constant time. */
-export function signed(secret: string, d: Delivery): boolean {
-  const header = d.headers["x-webhook-signature"];
-  const m = typeof header === "string" ? /^sha256=([0-9a-f]{64})$/.exec(header) : null;
-  if (!m) return false;
-  return timingSafeEqual(createHmac("sha256", secret).update(d.raw).digest(), Buffer.from(m[1], "hex"));
-}
-
-/**
- * The seed's rules that hold for every attempt, retries included: method and headers, the signature, the payload's
- * shape and its deprecated aliases (equal to the fields they alias). Called on every delivery the receiver caught.
- */
-export function judgeAttempt(ctx: Ctx, secret: string | string[], d: Delivery, label: string): void {
-  const keys = typeof secret === "string" ? [secret] : secret;
-  ctx.expect(r.headers, d.method === "POST", `${label} came as ${d.method}, not POST`);
-  ctx.expect(r.headers, String(d.headers["content-type"]).startsWith("application/json"), `${label}: Content-Type is ${JSON.stringify(d.headers["content-type"])}, not application/json`);
-  ctx.expect(r.headers, d.headers["x-webhook-event"] === "interview.completed", `${label}: X-Webhook-Event is ${JSON.stringify(d.headers["x-webhook-event"])}, not interview.completed`);
-  ctx.expect(r.signature, keys.some((k) => signed(k, d)), `${label}: X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])} is not sha256=HMAC-SHA256(secret, raw body)${keys.length > 1 ? ` with any of the ${keys.length} secrets issued before it arrived` : ""}`, undefined, { body: d.raw.toString("utf8").slice(0, 500) });
-  let payload: any;
-  try {
-    payload = JSON.parse(d.raw.toString("utf8"));
-  } catch {
-    payload = undefined;
-  }
-  const schema = ctx.contract.ajv.validator("#/webhooks/interview.completed/post/requestBody/content/application~1json/schema");
-  ctx.expect(r.payload, schema(payload), `${label}: the payload does not match the contract: ${JSON.stringify(schema.errors?.slice(0, 3))}`, undefined, payload);
-  ctx.expect(r.payload, payload?.event === "interview.completed" && payload?.data?.status === "completed", `${label}: event ${JSON.stringify(payload?.event)}, data.status ${JSON.stringify(payload?.data?.status)}`, undefined, payload);
-  for (const [alias, field] of [["session_id", "interview_id"], ["experiment_id", "study_id"], ["experiment_name", "study_name"]] as const) {
-    ctx.expect(r.aliases, payload?.data !== undefined && alias in payload.data && payload.data[alias] === payload.data[field], `${label}: data.${alias} is ${JSON.stringify(payload?.data?.[alias])}, but it must be sent and equal data.${field} (${JSON.stringify(payload?.data?.[field])})`, undefined, payload?.data);
-  }
-}
+/** The per-attempt rules (judge/attempts.ts) and the check's own. */
+export const r = {
+  ...attemptRules,
+  ...rules("webhooks", {
+    create: seed("Endpoints: PUT /v1/webhooks", "the first PUT answers 201 with url, events and a signing_secret", ["endpoints.put-webhook", "webhook-config.secret", "errors.201"]),
+    update: seed("Endpoints: PUT /v1/webhooks", "a PUT on an existing webhook answers 200 without the secret, and the one webhook now has the new url", ["endpoints.put-webhook", "webhook-config.secret", "webhook-config.one", "limits.one-webhook"]),
+    "secret-hidden": seed("Endpoints: GET /v1/webhooks (never the secret)", "GET /v1/webhooks answers {url, events} and never the secret", ["endpoints.get-webhook", "webhook-config.secret"]),
+    "delete-204": seed("Endpoints: DELETE /v1/webhooks", "DELETE answers 204 with an empty body, and GET answers 404 afterwards", ["endpoints.delete-webhook", "errors.204", "errors.webhook-404"]),
+    "required-fields": seed("Endpoints: PUT /v1/webhooks, url and events required", "a PUT without url or without events answers 400 and stores nothing", ["endpoints.put-webhook", "errors.400"]),
+    "url-validated": seed("Webhook configuration: url, HTTPS endpoint", "a url that is not an http(s) URL (no scheme, ftp:, javascript:) answers 400 and stores nothing", ["webhook-config.url"]),
+    "events-only": seed("Limits: webhook subscription only interview.completed", "events naming anything but interview.completed answers 400 and stores nothing", ["webhook-config.events", "limits.subscription"]),
+    "subscribed-only": seed("Events: sent only if interview.completed is in events", "a webhook whose events do not hold interview.completed (events: []) is refused with 400, or receives nothing", ["events.sent-to"]),
+    recreate: seed("Authentication 5: a lost secret is replaced by deleting the webhook and creating a new one", "after DELETE, PUT answers 201 with a new signing_secret, and deliveries are signed with it", ["auth.webhook-delete"]),
+    delivered: seed("Events: emitted by an interview finishing processing", "a completed interview is delivered to the webhook URL", ["events.emitted-by", "service.webhook", "events.sent-to"]),
+    "after-completion": seed("States and transitions: the webhook is sent with status completed after processing finishes", "an interview that has not completed is not delivered; it is once it completes", ["transitions.interview", "events.emitted-by"]),
+    "only-interviews": seed("Events: no other event types are sent; chats, releases and studies emit none", "planting a chat and a study sends nothing: every delivery is interview.completed about an interview that completed", ["events.only-interview"]),
+    "payload-matches": seed("Events: body; Endpoints note: interview :id equals interview_id", "the payload agrees with GET /v1/interviews/:id (ids, aliases, status completed, times, scores, language, reference, email)", ["endpoints.interview-id", "payload.interview-id", "payload.study-id", "payload.study-name", "payload.started-at", "payload.completed-at", "payload.duration", "payload.quality-score", "payload.language", "payload.reference-id", "payload.respondent-email", "transitions.interview"]),
+    "respondent-id": seed("Events: body, data.respondent_id set when triggered via a respondent-specific link", "an interview triggered through a respondent-specific link carries its respondent_id; one triggered otherwise carries null", ["payload.respondent-id"]),
+    timestamp: seed("Events: body, timestamp (when the event was sent)", "the payload's timestamp is not before the interview's completed_at (100 ms of slack) and not over 35 s after it: both the service's clock", ["payload.timestamp"]),
+  }),
+};
 
 /** Plants an interview (held `started` with `hold`) in the study and returns its id; one that cannot be planted ends the check. */
 export async function trigger(ctx: Ctx, studyId: string, reference: string, hold = false): Promise<string> {
@@ -82,7 +48,6 @@ export async function trigger(ctx: Ctx, studyId: string, reference: string, hold
   }
 }
 
-export const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 /** First delivery deadline: the seed says 5 to 30 s after the respondent finishes. */
 export const FIRST_DELIVERY_MS = 35_000;
 /** The longest wait for a first delivery: --webhook-wait-ms, or the seed's 30 s plus 5. */
@@ -231,7 +196,11 @@ export const webhooksCheck: Check = {
         ["completed_at", rest.body?.completed_at], ["duration_secs", rest.body?.duration_secs], ["quality_score", rest.body?.quality_score],
         ["language", rest.body?.language], ["reference_id", rest.body?.reference_id], ["respondent_email", rest.body?.respondent_email],
       ];
-      for (const [field, want] of same) ctx.expect(r["payload-matches"], payload?.data?.[field] === want, `payload data.${field} is ${JSON.stringify(payload?.data?.[field])} but the REST resource says ${JSON.stringify(want)}`, rest);
+      // Every attempt of it (a duplicate too: Events 4) agrees with the resource, not only the first.
+      for (const [k, attempt] of receiver.of(first).entries()) {
+        const data = parse(attempt)?.data;
+        for (const [field, want] of same) ctx.expect(r["payload-matches"], data?.[field] === want, `attempt ${k + 1}: payload data.${field} is ${JSON.stringify(data?.[field])} but the REST resource says ${JSON.stringify(want)}`, rest);
+      }
       const sentAt = Date.parse(payload?.timestamp);
       const completedAt = Date.parse(rest.body?.completed_at);
       // Both instants are the service's clock, so no skew: sent after completion (100 ms of slack), within the seed's 30 s (+5).

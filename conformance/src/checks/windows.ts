@@ -13,6 +13,7 @@ import { wrongs, type Check, type Ctx } from "../check.ts";
 import type { Reply } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
 import type { PlantStudyInput } from "../states/types.ts";
+import { monthStart, weekStart } from "../judge/windows.ts";
 
 const r = rules("windows", {
   weekly: seed("Study: limits.weekly.used, interviews used this week (Monday to Sunday, UTC); Limits: weekly window Monday to Sunday UTC", "an interview created at the last millisecond of last week does not count in limits.weekly.used; one created at the first millisecond of this week does", ["study.weekly-used", "limits.caps"]),
@@ -26,15 +27,6 @@ const r = rules("windows", {
 
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-/** Monday 00:00 UTC of the week holding `ms`. */
-export const weekStart = (ms: number) => {
-  const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - ((d.getUTCDay() + 6) % 7) * DAY;
-};
-export const monthStart = (ms: number) => {
-  const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-};
 
 /** The server's clock, from its Date header (seconds), or this machine's when it sends none. */
 function serverNow(reply: Reply): number {

@@ -111,6 +111,8 @@ export interface World {
   projectPool: string[];
   /** Commands drawn at most once per run (what is costly and changes nothing when repeated), by name. */
   once: Set<string>;
+  /** The seed statements a command (by name) can reach, for the per-statement report. */
+  statementsOf: (command: string) => string[];
 }
 
 export const hookPath = (m: Model, name: string) => `/hook/m${m.seq}/${name}`;

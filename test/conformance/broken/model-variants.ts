@@ -21,8 +21,10 @@ const keyOf = (ex: { requestHeaders: Record<string, string> }) => ex.requestHead
 
 export function modelVariants(): Variant[] {
   return [
-    // DELETE is answered, the webhook reads as gone, but the server keeps it: later completions are still delivered.
-    model("model.none-without-webhook", ["events.sent-to", "endpoints.delete-webhook"], "a deleted webhook keeps receiving deliveries", {
+    // DELETE is answered, the webhook reads as gone, but the server keeps it: later completions are still delivered,
+    // and a PUT after it "creates" the webhook with the secret that still signs. Either is the same fault: the model
+    // may see the deliveries first, or the old secret shown again (recreateWithRetry) first.
+    { ...model("model.none-without-webhook", ["events.sent-to", "endpoints.delete-webhook"], "a deleted webhook keeps receiving deliveries", {
       request(ex, proxy) {
         if (!isWebhook(ex)) return;
         const key = keyOf(ex);
@@ -48,7 +50,7 @@ export function modelVariants(): Variant[] {
         }
         if (ex.method === "PUT" && ex.status === 201 && ex.body?.signing_secret) proxy.memory.set(`secret ${key}`, ex.body.signing_secret);
       },
-    }),
+    }), rules: ["model.none-without-webhook", "model.webhook-state"] },
     // A URL change is answered and read back, but deliveries keep going to the first URL.
     // The lie must hold in every read (GET answers the last URL a PUT was answered for), or the model may catch it
     // first as a webhook-state difference; either catch is accepted, since both see the same fault.

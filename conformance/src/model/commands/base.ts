@@ -4,13 +4,40 @@
  * the provider-states capabilities it needs; the run draws only the commands whose capabilities the target offers.
  */
 import type fc from "fast-check";
-import { judgeAttempt, signed, sleep } from "../../checks/webhooks.ts";
+import { judgeAttempt, signed } from "../../judge/attempts.ts";
+import { sleep } from "../../judge/timing.ts";
 import { Lacking } from "../../outcomes.ts";
 import { describeCapability, type Capability } from "../../states/capabilities.ts";
-import { COMMAND_STATEMENTS, r } from "../rules.ts";
+import type { CapabilitySet } from "../../states/capabilities.ts";
+import { r } from "../rules.ts";
 import { logCommand, type Model, type ModelChat, type World } from "../world.ts";
 
 export type Cmd = fc.AsyncCommand<Model, World>;
+
+/** What decides whether a command is drawn in this run, and how. */
+export interface DrawOptions {
+  caps: CapabilitySet;
+  /** The retry delays the service is configured with (--webhook-retry-delays-ms). */
+  retryDelaysMs: number[];
+  /** The receiver timeout the service is configured with (--webhook-timeout-ms). */
+  receiverTimeoutMs: number;
+  withOther: boolean;
+  withPublicKey: boolean;
+}
+
+/**
+ * A model command whole: its name, what it does (the README's command table), the seed statements it can reach, the
+ * provider-states capabilities it needs (without them it is never drawn), how often it stands in the mix, and its
+ * arbitrary for this run (or why it is not drawn; `note` says what part of it is left out).
+ */
+export interface CommandSpec {
+  name: string;
+  doc: string;
+  statements: string[];
+  needs: Capability[];
+  weight: number;
+  draw(o: DrawOptions, note: (left: string) => void): fc.Arbitrary<Cmd> | string;
+}
 
 /** Fields of the payload that must equal the REST resource at the moment of delivery. */
 const SAME_AS_REST = [["interview_id", "id"], ["study_id", "study_id"], ["status", "status"], ["started_at", "started_at"], ["completed_at", "completed_at"], ["reference_id", "reference_id"], ["respondent_email", "respondent_email"], ["language", "language"], ["quality_score", "quality_score"], ["duration_secs", "duration_secs"]] as const;
@@ -95,8 +122,6 @@ export const openInterviews = (m: Readonly<Model>) => [...m.interviews].filter((
 
 export abstract class Command implements Cmd {
   abstract readonly name: string;
-  /** The provider-states capabilities it needs; without them it is never drawn. */
-  static needs: Capability[] = [];
   check(_m: Readonly<Model>): boolean {
     return true;
   }
@@ -112,7 +137,7 @@ export abstract class Command implements Cmd {
       w.log.push(`# ${this.toString()} not run: ${err.message}`);
       return;
     }
-    w.judge.reached(COMMAND_STATEMENTS[this.name] ?? [], this.name);
+    w.judge.reached(w.statementsOf(this.name), this.name);
     settle(m, w, this.toString());
   }
   protected abstract act(m: Model, w: World): Promise<void>;

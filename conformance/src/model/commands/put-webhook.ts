@@ -1,7 +1,8 @@
-/** Model commands on the project's one webhook: PUT (create, change URL, unsubscribe), GET and DELETE. */
+/** `putWebhook`: PUT /v1/webhooks to the other of two receiver URLs (a URL change when one is set) or the same one, subscribed or with `events: []`. */
+import fc from "fast-check";
 import { r } from "../rules.ts";
 import { hookPath, type Model, type World } from "../world.ts";
-import { Command } from "./base.ts";
+import { Command, type CommandSpec } from "./base.ts";
 
 export class PutWebhook extends Command {
   readonly name = "putWebhook";
@@ -30,31 +31,11 @@ export class PutWebhook extends Command {
   override toString = () => `putWebhook(${this.target === "change" ? "a new URL" : "the same URL"}${this.subscribed ? "" : ", events []"})`;
 }
 
-export class GetWebhook extends Command {
-  readonly name = "getWebhook";
-  protected async act(m: Model, w: World) {
-    const reply = await w.http.req("/v1/webhooks");
-    w.judge.conforms(reply, "GET /v1/webhooks");
-    if (!m.webhook) {
-      w.judge.expect(r["webhook-state"], reply.status === 404, `GET /v1/webhooks with no webhook configured (never, or deleted) answered ${reply.status}, not 404`, reply);
-      return;
-    }
-    const url = reply.body?.url ? new URL(reply.body.url).pathname : undefined;
-    const wrong = reply.status !== 200 ? `GET /v1/webhooks of a configured webhook answered ${reply.status}`
-      : url !== m.webhook.path ? `GET /v1/webhooks shows the url ${reply.body?.url}, not the last PUT's (path ${m.webhook.path})`
-      : "signing_secret" in (reply.body ?? {}) || (m.webhook.secret && reply.text.includes(m.webhook.secret)) ? "GET /v1/webhooks showed the signing secret"
-      : "";
-    w.judge.expect(r["webhook-state"], !wrong, wrong, reply);
-  }
-}
-
-export class DeleteWebhook extends Command {
-  readonly name = "deleteWebhook";
-  protected async act(m: Model, w: World) {
-    const reply = await w.http.req("/v1/webhooks", { method: "DELETE" });
-    w.judge.conforms(reply, "DELETE /v1/webhooks");
-    // With none configured the seed says nothing of DELETE's answer; with one it is 204, empty.
-    if (m.webhook) w.judge.expect(r["webhook-state"], reply.status === 204 && reply.text === "", `DELETE /v1/webhooks of a configured webhook answered ${reply.status}${reply.text ? ` with a body ${reply.text.slice(0, 80)}` : ""}, not 204 with an empty body`, reply);
-    if (reply.status < 300) m.webhook = null;
-  }
-}
+export const putWebhook: CommandSpec = {
+  name: "putWebhook",
+  doc: "PUT /v1/webhooks to the other of two receiver URLs (a URL change when one is set) or the same one, subscribed or with `events: []`",
+  statements: ["endpoints.put-webhook", "webhook-config.secret", "webhook-config.one", "limits.one-webhook", "errors.201", "events.sent-to", "webhook-config.events", "limits.subscription"],
+  needs: [],
+  weight: 3,
+  draw: () => fc.tuple(fc.constantFrom<"change" | "same">("change", "change", "change", "same"), fc.constantFrom(true, true, true, false)).map(([t, s]) => new PutWebhook(t, s)),
+};

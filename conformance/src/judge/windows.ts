@@ -1,0 +1,15 @@
+/** The seed's usage windows (Limits: weekly Monday to Sunday UTC; the billing period as the calendar month, UTC). */
+
+const DAY = 86_400_000;
+
+/** Monday 00:00 UTC of the week holding `ms`. */
+export const weekStart = (ms: number) => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - ((d.getUTCDay() + 6) % 7) * DAY;
+};
+
+/** The first instant of the UTC calendar month holding `ms`. */
+export const monthStart = (ms: number) => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+};

@@ -1,0 +1,36 @@
+/** `readExperiments`: GET /v1/experiments twice: Deprecation and Sunset each time, the sequence's study listed exactly when active, with its retrieval's limits and accepting_responses. */
+import fc from "fast-check";
+import { r } from "../rules.ts";
+import type { Model, World } from "../world.ts";
+import { Command, type CommandSpec } from "./base.ts";
+
+/** The deprecated report, read twice: its headers every time, and the sequence's study as its retrieval shows it. */
+export class ReadExperiments extends Command {
+  readonly name = "readExperiments";
+  override check = (m: Readonly<Model>) => m.study !== null;
+  protected async act(m: Model, w: World) {
+    const study = await w.http.req(`/v1/studies/${m.study!.id}`);
+    for (const read of [1, 2]) {
+      const reply = await w.http.req("/v1/experiments");
+      w.judge.conforms(reply, "GET /v1/experiments");
+      const headers = ["deprecation", "sunset"].filter((h) => !reply.headers.get(h));
+      w.judge.expect(r.experiments, reply.status === 200 && headers.length === 0, `read ${read} of GET /v1/experiments answered ${reply.status}${headers.length ? ` without ${headers.join(" and ")}` : ""}`, reply);
+      if (reply.status !== 200 || !Array.isArray(reply.body?.data)) return;
+      const entries = reply.body.data.filter((e: any) => e.id === m.study!.id);
+      const active = study.body?.status === "active";
+      w.judge.expect(r.experiments, entries.length === (active ? 1 : 0), `read ${read}: the sequence's ${study.body?.status} study is listed ${entries.length} times by GET /v1/experiments (all active experiments)`, reply);
+      if (entries[0]) w.judge.expect(r.experiments, JSON.stringify(entries[0].limits) === JSON.stringify(study.body?.limits) && entries[0].accepting_responses === study.body?.accepting_responses, `read ${read}: GET /v1/experiments shows the study with limits ${JSON.stringify(entries[0].limits)} and accepting_responses ${entries[0].accepting_responses}; its retrieval shows ${JSON.stringify(study.body?.limits)} and ${study.body?.accepting_responses}`, reply);
+      const inactive = reply.body.data.filter((e: any) => m.inactiveStudies.includes(e.id));
+      w.judge.expect(r.experiments, inactive.length === 0, `read ${read}: GET /v1/experiments lists paused or draft studies planted by the sequence: ${inactive.map((e: any) => e.id).join(", ")}`, reply);
+    }
+  }
+}
+
+export const readExperiments: CommandSpec = {
+  name: "readExperiments",
+  doc: "GET /v1/experiments twice: Deprecation and Sunset each time, the sequence's study listed exactly when active, with its retrieval's limits and accepting_responses",
+  statements: ["endpoints.experiments", "versioning.deprecated"],
+  needs: [],
+  weight: 1,
+  draw: () => fc.constant(new ReadExperiments()),
+};
