@@ -1,17 +1,5 @@
-import { defineConfig } from "vitest/config";
+// `npm run test:cluster`: its files, what it proves and what it needs are in test/layers.ts (and the README's table).
+import { LAYERS } from "./test/layers.ts";
+import { layerConfig } from "./vitest.layer.ts";
 
-// Several sandbox processes on one PostgreSQL (`npm run test:cluster`): Debian's PostgreSQL and nginx, installed by
-// scripts/deploy/install-postgresql.sh when missing, started by each test in a temporary directory. The shared
-// behaviour tests of the three stores, the processes behind the compose file's proxy, and the 5-minute kill -9 run.
-// .ci/run runs it beside the install matrices, whose time is mostly npm's downloads.
-export default defineConfig({
-  test: {
-    include: ["server/test/cluster/**/*.test.ts"],
-    exclude: ["**/node_modules/**"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    maxWorkers: 1,
-    fileParallelism: false,
-    globalSetup: ["test/support/temp-root.ts"],
-  },
-});
+export default layerConfig({ include: LAYERS.cluster.files, testTimeout: 60_000, hookTimeout: 120_000, maxWorkers: 1, fileParallelism: false });

@@ -6,6 +6,7 @@ import { startServer, type RunningServer } from "../../server/src/testing.ts";
 // The packaged build, as an app gets it (`npm test` builds dist/ first).
 import { createInterviewClient, type InterviewClient } from "../dist/core/index.js";
 import type { Diagnostic, InterviewClientOptions, LaunchMode } from "../src/core/types.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 export const PK = "pk_live_acme_0123456789abcdef0123456789abcdef";
 /** Shorter than the defaults (15 min, 300 s) so clock jumps stay small; the token still outlives the config. */
@@ -75,7 +76,7 @@ export function makeClient(baseUrl: string, clock: { now(): number }, extra: Par
 }
 
 /** Lets fire-and-forget work (prompt events) reach the server. */
-export const settle = () => new Promise((r) => setTimeout(r, 30));
+export const settle = () => sleep(30);
 
 export interface FixtureFacts {
   /** Event name -> what accepting its invite resolves to, for a fresh user. */

@@ -13,6 +13,7 @@ import { root } from "../../test/support/processes.ts";
 import { systemClock } from "../src/clock.ts";
 import { ACME, startApi, type Api } from "./helpers.ts";
 import { acceptingStudy, answer, closedPort, deliveries, registerHook, simulate, startReceiver, waitFor, waitForAttempts, type Receiver } from "./webhooks-helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 let api: Api;
 const children: ChildProcess[] = [];
@@ -208,7 +209,7 @@ describe("api-sandbox listen --forward-to", () => {
     const result = await listener.done;
     expect(result.code, result.err).toBe(0);
     await waitFor("both delivered", () => (local.requests.length >= 2 ? true : undefined), 10_000);
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect(local.requests.map((q) => interviewOf(q.body)).sort()).toEqual([...made].sort());
   }, 60_000);
 

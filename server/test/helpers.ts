@@ -2,6 +2,7 @@
 import { readDataset } from "../src/store/dataset.ts";
 import { startServer, type RunningServer } from "../src/testing.ts";
 import type { AppOptions } from "../src/app.ts";
+import { call, type Reply } from "../../test/support/http.ts";
 
 export const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
 export const GLOBEX = "svc_live_globex_0123456789abcdef0123456789abcdef";
@@ -17,12 +18,7 @@ export function fixedClock(ms = ANCHOR_MS) {
   return { now: () => now, set: (t: number) => void (now = t), advance: (d: number) => void (now += d) };
 }
 
-export interface Reply<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type { Reply } from "../../test/support/http.ts";
 
 export interface Api {
   server: RunningServer;
@@ -35,25 +31,7 @@ export async function startApi(options: AppOptions = {}): Promise<Api> {
   const server = await startServer({ clock: fixedClock(), ...options });
   const api: Api = {
     server,
-    async req(path, init = {}) {
-      const headers: Record<string, string> = { ...init.headers };
-      const key = init.key === undefined ? ACME : init.key;
-      if (key !== null) headers.authorization ??= `Bearer ${key}`;
-      let body: string | undefined = init.rawBody;
-      if (init.body !== undefined) {
-        body = JSON.stringify(init.body);
-        headers["content-type"] ??= "application/json";
-      }
-      const res = await fetch(`${server.baseUrl}${path}`, { method: init.method ?? "GET", headers, body });
-      const text = await res.text();
-      let parsed: unknown = undefined;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, headers: res.headers, body: parsed as any, text };
-    },
+    req: (path, init = {}) => call(server.baseUrl, path, { ...init, key: init.key === undefined ? ACME : init.key }),
     async walk(path, limit, key = ACME) {
       const items: any[] = [];
       const pages: Reply[] = [];

@@ -7,6 +7,7 @@ import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
 import { ACME } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 const children: Array<ReturnType<typeof spawn>> = [];
 afterEach(() => {
@@ -52,7 +53,7 @@ describe("log levels", () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     expect(await get(port, "/v1/studies", {}, agent)).toBe(200);
     const held = get(port, "/v1/studies", { prefer: "delay=1500" }, false);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     child.kill("SIGTERM");
     await logged("shutting down");
     expect(await get(port, "/_sim/events", {}, agent)).toBe(503);

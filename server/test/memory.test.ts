@@ -9,6 +9,7 @@ import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
 import { ACME } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 let server: ChildProcess | undefined;
 let receiver: Server | undefined;
@@ -51,7 +52,7 @@ describe("bounded memory", () => {
         s.pause();
       });
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     const before = rssMb(server.pid!);
     // Each resend is one more stream event (~2 KB on the wire): 15,000 of them, about 30 MB per listener unbounded.
     let sent = 0;

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 const run = promisify(execFile);
 const README = readFileSync(join(root, "README.md"), "utf8");
@@ -62,7 +63,7 @@ beforeAll(async () => {
   await waitUntilUp(`http://127.0.0.1:${ports.sandbox}/api/v1/studies`, 60_000, sandbox.child);
   await waitUntilUp(`http://127.0.0.1:${ports.mock}/api/v1/studies`, 60_000, mock.child);
   // The mock's front answers 503 until Prism behind it has loaded the contract.
-  for (const t = Date.now(); Date.now() - t < 60_000; await new Promise((r) => setTimeout(r, 200))) {
+  for (const t = Date.now(); Date.now() - t < 60_000; await sleep(200)) {
     const res = await fetch(`http://127.0.0.1:${ports.mock}/api/v1/studies`, { headers: { authorization: `Bearer ${KEY}` } });
     await res.arrayBuffer();
     if (res.status !== 503) break;
@@ -106,7 +107,7 @@ describe("the README's examples, run as written", () => {
     const interview = JSON.parse(await sh(simulate.replace("<study id>", study.id)));
     expect(interview.id).toMatch(/^[0-9a-f-]{36}$/);
     const deadline = Date.now() + 20_000;
-    while (!receiver.out().includes(`interview.completed interview ${interview.id}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!receiver.out().includes(`interview.completed interview ${interview.id}`) && Date.now() < deadline) await sleep(100);
     expect(receiver.out()).toContain(`interview.completed interview ${interview.id}`);
     expect(receiver.out()).not.toContain("rejected delivery");
   }, 90_000);

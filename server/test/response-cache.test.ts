@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResponseCache } from "../src/http/response-cache.ts";
 import { ACME, startApi, type Api } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 let cached: Api;
 let fresh: Api;
@@ -52,7 +53,7 @@ describe("response cache", () => {
     expect(list.body.data[0].id).toBe(created.body.id);
     const after = await cached.req(`/v1/studies/${study.id}`);
     expect(after.body.limits.weekly.used).toBe(before.body.limits.weekly.used + 1);
-    for (let i = 0; i < 100 && (await cached.req(`/v1/interviews/${created.body.id}`)).body.status !== "completed"; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && (await cached.req(`/v1/interviews/${created.body.id}`)).body.status !== "completed"; i++) await sleep(20);
     expect((await cached.req(`/v1/interviews/${created.body.id}`)).body.status).toBe("completed");
     expect((await cached.req("/v1/interviews?limit=1")).body.data[0].status).toBe("completed");
   });

@@ -13,6 +13,7 @@ import { SqliteJournal } from "../src/persist/state-db.ts";
 import { signWebhookBody } from "../src/webhooks/signing.ts";
 import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
 import { ACME, ACME_PK, GLOBEX } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 interface Sandbox {
   child: ChildProcess;
@@ -118,7 +119,7 @@ const until = async (what: () => boolean | Promise<boolean>, ms = 15_000) => {
   const end = Date.now() + ms;
   while (!(await what())) {
     if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 };
 
@@ -194,7 +195,7 @@ describe("restart with --data-dir after kill -9", () => {
       return i.id as string;
     };
     const live = readStream(first.base, undefined, 6_000, (f) => f.length >= 2);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const early = [await complete(first.base), await complete(first.base)];
     const all = await live;
     expect(all.map((f) => JSON.parse(f.data).interview_id)).toEqual(early);
@@ -288,7 +289,7 @@ describe("restart without --data-dir after kill -9", () => {
     const study = (await call(first.base, "/_sim/studies", { method: "POST", body: {} })).body;
     const i = (await call(first.base, "/_sim/interviews", { method: "POST", body: { study_id: study.id, hold: true } })).body;
     const live = readStream(first.base, undefined, 5_000, (f) => f.length >= 1);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     await call(first.base, `/_sim/interviews/${i.id}/complete`, { method: "POST" });
     const oldId = (await live)[0].id!;
     await kill9(first);
@@ -300,7 +301,7 @@ describe("restart without --data-dir after kill -9", () => {
     const study2 = (await call(second.base, "/_sim/studies", { method: "POST", body: {} })).body;
     const j = (await call(second.base, "/_sim/interviews", { method: "POST", body: { study_id: study2.id, hold: true } })).body;
     const frames = readStream(second.base, oldId, 4_000, (f) => f.length >= 2);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     await call(second.base, `/_sim/interviews/${j.id}/complete`, { method: "POST" });
     const got = await frames;
     expect(got[0].event).toBe("reset");

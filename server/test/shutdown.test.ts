@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { freePort, groupGone, groupMembers, root, waitUntilUp } from "../../test/support/processes.ts";
 import { ACME } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 async function start(command: "node" | "npm" | "cli", env: Record<string, string>): Promise<{ child: ChildProcess; exited: Promise<number | null>; base: string; port: number }> {
   const port = await freePort();
@@ -64,7 +65,7 @@ describe("shutdown", () => {
       req.write(body.slice(0, 10));
       setTimeout(() => req.end(body.slice(10)), 900);
     });
-    await new Promise((r) => setTimeout(r, 400));
+    await sleep(400);
     child.kill("SIGTERM");
     await Promise.all(loops);
     agent.destroy();
@@ -81,7 +82,7 @@ describe("shutdown", () => {
     await new Promise((r) => socket.once("connect", r));
     socket.write(`PUT /api/v1/webhooks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ACME}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"url"`);
     socket.on("error", () => undefined);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     const t = Date.now();
     child.kill("SIGTERM");
     expect(await exited).toBe(1);
@@ -98,7 +99,7 @@ describe("shutdown", () => {
     });
     const connected = async () => ((await (await fetch(`${base}/_sim/listener`, { headers: { authorization: `Bearer ${ACME}` } })).json()) as { listeners: number }).listeners;
     const deadline = Date.now() + 20_000;
-    while ((await connected()) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while ((await connected()) < 2 && Date.now() < deadline) await sleep(100);
     expect(await connected()).toBe(2);
     const t = Date.now();
     child.kill(signal);
@@ -135,7 +136,7 @@ describe("shutdown", () => {
     const child = spawn("npm", ["run", "sandbox", "--", "listen", "--forward-to", "http://127.0.0.1:9/hook", "--base-url", base], { cwd: root, detached: true, env: { ...process.env, API_SANDBOX_CONFIG_DIR: config }, stdio: "ignore" });
     spawned.push(child);
     const listeners = async () => ((await (await fetch(`${base}/_sim/listener`, { headers: { authorization: `Bearer ${ACME}` } })).json()) as { listeners: number }).listeners;
-    for (const t = Date.now(); (await listeners()) < 1 && Date.now() - t < 30_000; ) await new Promise((r) => setTimeout(r, 100));
+    for (const t = Date.now(); (await listeners()) < 1 && Date.now() - t < 30_000; ) await sleep(100);
     expect(await listeners()).toBe(1);
     child.kill("SIGTERM");
     const took = await groupGone(child.pid!);
@@ -150,9 +151,9 @@ describe("shutdown", () => {
     await new Promise((r) => socket.once("connect", r));
     socket.on("error", () => undefined);
     socket.write(`PUT /api/v1/webhooks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ACME}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"url"`);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     child.kill("SIGINT");
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(child.exitCode).toBeNull();
     const t = Date.now();
     child.kill("SIGINT");
@@ -167,7 +168,7 @@ describe("shutdown", () => {
     child.kill("SIGTERM");
     await exited;
     const deadline = Date.now() + 5_000;
-    while ((await portOpen(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while ((await portOpen(port)) && Date.now() < deadline) await sleep(100);
     expect(await portOpen(port)).toBe(false);
   }, 60_000);
 
@@ -181,13 +182,13 @@ describe("shutdown", () => {
     try {
       await waitUntilUp(`http://127.0.0.1:${port}/api/v1/studies`, 30_000);
       // The watchdog this replaces stopped the server about 0.5 s after its parent script exited.
-      await new Promise((r) => setTimeout(r, 2_500));
+      await sleep(2_500);
       expect(await portOpen(port)).toBe(true);
     } finally {
       process.kill(npmPid, "SIGTERM");
     }
     const deadline = Date.now() + 5_000;
-    while ((await portOpen(port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while ((await portOpen(port)) && Date.now() < deadline) await sleep(100);
     expect(await portOpen(port), "SIGTERM to the detached npm still stops the server").toBe(false);
   }, 60_000);
 
@@ -196,7 +197,7 @@ describe("shutdown", () => {
     const child = spawn("npm", ["run", "mock"], { cwd: root, env: { ...process.env, MOCK_PORT: String(port), MOCK_QUIET: "1" }, stdio: "ignore" });
     const url = `http://127.0.0.1:${port}/api/v1/studies`;
     await waitUntilUp(url, 60_000, child);
-    for (let i = 0; i < 150 && (await fetch(url)).status === 503; i++) await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 150 && (await fetch(url)).status === 503; i++) await sleep(200);
     // Every process under npm (the runner and Prism), found before the signal.
     const childrenOf = (pid: number): number[] => {
       try {
@@ -218,7 +219,7 @@ describe("shutdown", () => {
       }
     };
     const deadline = Date.now() + 10_000;
-    while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (pids.some(alive) && Date.now() < deadline) await sleep(200);
     expect(pids.filter(alive), "processes still alive 10 s after SIGTERM to npm").toEqual([]);
   }, 90_000);
 });

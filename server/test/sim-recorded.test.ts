@@ -3,6 +3,7 @@
 // webhook), and parts in their recorded form (raw tool transports, transient states, internal runtime parts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type Api } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 let api: Api;
 let key = "";
@@ -45,7 +46,7 @@ describe("interviews opened through a link", () => {
         const log = await api.req(`/_sim/webhook-deliveries?interview_id=${id}`, { key });
         const attempt = log.body.data[0];
         if (attempt) return JSON.parse((await api.req(`/_sim/webhook-deliveries/${attempt.id}/request`, { key })).body.body).data;
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
       }
       throw new Error(`no delivery of ${id}`);
     };

@@ -10,6 +10,7 @@ import { connect, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
 import { ACME } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 const ATTACKERS = 1_500;
 const ATTACK_MS = 20_000;
@@ -64,14 +65,14 @@ async function attackAndProbe(addresses: string[]): Promise<void> {
 
   const latencies: number[] = [];
   const failures: string[] = [];
-  await new Promise((r) => setTimeout(r, 1_000));
+  await sleep(1_000);
   while (Date.now() < end) {
     try {
       latencies.push(await probe(port));
     } catch (err) {
       failures.push((err as Error).message);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   for (const s of sockets) s.destroy();
   server.kill("SIGKILL");
@@ -124,7 +125,7 @@ describe("descriptors held by streams and delays", () => {
     }
     await Promise.all(held);
     // The refused delays answer at once; give them a moment to be counted.
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     // Streams answer 200 at once (up to the tenant's 32) or 429; the rest is refused.
     expect(statuses.get("200")).toBe(32);
     const latencies: number[] = [];

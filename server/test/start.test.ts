@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { freePort, root } from "../../test/support/processes.ts";
 import { ACME, GLOBEX } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 async function startMain(env: Record<string, string>) {
   const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "server/src/main.ts"], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
@@ -15,7 +16,7 @@ async function startMain(env: Record<string, string>) {
   const deadline = Date.now() + 20_000;
   while (!out.includes("Try: curl") && Date.now() < deadline) {
     if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   return { child, exited, output: () => out, errors: () => err };
 }
@@ -34,7 +35,7 @@ describe("npm start", () => {
         const res = await fetch(`${base}/v1/chats`, { headers: { authorization: `Bearer ${ACME}` } });
         expect(res.status).toBe(200);
         expect((await res.json()).object).toBe("list");
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
         const logLine = output().split("\n").find((l) => l.startsWith("{") && l.includes("/api/v1/chats"));
         expect(logLine, "a JSON request log line").toBeTruthy();
         expect(JSON.parse(logLine!).res.statusCode).toBe(200);

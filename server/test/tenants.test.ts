@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../src/clock.ts";
 import { ACME, GLOBEX, startApi, type Api } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 const apis: Api[] = [];
 const servers: Server[] = [];
@@ -145,7 +146,7 @@ describe("things open at once are capped per tenant and per address (429)", () =
   it("caps a tenant's requests held by Prefer: delay, leaving the other tenant's answered at once", async () => {
     const a = await api({ tenantLimits: { held: 2 } });
     const slow = [0, 1].map(() => a.req("/v1/studies?limit=1", { key: ACME, headers: { prefer: "delay=1500" } }));
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     const over = await a.req("/v1/studies?limit=1", { key: ACME, headers: { prefer: "delay=1500" } });
     expect(over.status).toBe(429);
     expect(over.body.error.message).toContain("--max-held");
@@ -161,7 +162,7 @@ describe("things open at once are capped per tenant and per address (429)", () =
   it("caps held requests per source address across tenants", async () => {
     const a = await api({ tenantLimits: { heldPerAddress: 2 } });
     const slow = [ACME, GLOBEX].map((key) => a.req("/v1/studies?limit=1", { key, headers: { prefer: "delay=1000" } }));
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     const over = await a.req("/v1/studies?limit=1", { key: ACME, headers: { prefer: "delay=1000" } });
     expect(over.status).toBe(429);
     expect(over.body.error.message).toContain("--max-held-per-address");

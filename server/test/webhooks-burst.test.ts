@@ -10,6 +10,7 @@ import { createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
 import { ACME } from "./helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 /** GET /v1/studies on a connection of its own; resolves with the status once the body is read. */
 function probeOnce(port: number): Promise<number> {
@@ -64,7 +65,7 @@ describe("webhook delivery under a burst with a hanging receiver", () => {
           const status = await probeOnce(port);
           latencies.push(performance.now() - t);
           expect(status).toBe(200);
-          await new Promise((r) => setTimeout(r, 20));
+          await sleep(20);
         }
       })();
       let created = 0;
@@ -76,7 +77,7 @@ describe("webhook delivery under a burst with a hanging receiver", () => {
         }
       }
       // Let the completions fire and the deliveries queue up behind the hanging ones.
-      await new Promise((r) => setTimeout(r, 1_000));
+      await sleep(1_000);
       bursting = false;
       await probe;
 

@@ -8,6 +8,7 @@ import {
   acceptingStudy, answer, assertValid, contract, deliveries, registerHook, simulate, startReceiver, waitFor, waitForAttempts,
   WEBHOOK_BODY, type Receiver,
 } from "./webhooks-helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 let api: Api;
 let receiver: Receiver;
@@ -134,7 +135,7 @@ describe("interview.completed delivery", () => {
     const before = receiver.requests.length;
     const created = await simulate(api, globexStudy.id, {}, GLOBEX);
     await waitFor("completion", async () => ((await api.req(`/v1/interviews/${created.id}`, { key: GLOBEX })).body.status === "completed" ? true : undefined));
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     expect(receiver.requests.length).toBe(before);
     expect(await deliveries(api, created.id, GLOBEX)).toEqual([]);
   });

@@ -7,6 +7,7 @@ import { classifyAddress, resolveReceiver, urlProblem } from "../src/webhooks/ad
 import { postWebhook } from "../src/webhooks/delivery.ts";
 import { ACME, startApi } from "./helpers.ts";
 import { answer, startReceiver } from "./webhooks-helpers.ts";
+import { sleep } from "../../test/support/wait.ts";
 
 describe("address policy", () => {
   it.each([
@@ -45,7 +46,7 @@ describe("address policy", () => {
       await api.req("/_sim/interviews", { method: "POST", key: ACME, body: { study_id: study.id, hold: true } }).then((r) => api.req(`/_sim/interviews/${r.body.id}/complete`, { method: "POST" }));
       let log: any[] = [];
       for (let i = 0; i < 100 && !log.some((d) => d.status === "failed"); i++) {
-        await new Promise((r) => setTimeout(r, 20));
+        await sleep(20);
         log = (await api.req("/_sim/webhook-deliveries?limit=100")).body.data;
       }
       const failed = log.find((d) => d.status === "failed");

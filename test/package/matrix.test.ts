@@ -17,6 +17,7 @@ import { freePort, groupGone, groupMembers, root, waitUntilUp } from "../support
 import { verifyWebhookSignature } from "../../receiver/src/index.ts";
 import { createServer, type IncomingMessage } from "node:http";
 import { CONSUMERS } from "./consumers.ts";
+import { sleep } from "../support/wait.ts";
 
 const run = promisify(execFile);
 const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
@@ -316,7 +317,7 @@ describe("consumers run under Node, and the commands run from fresh installs", (
       children.push(listener);
       let err = "";
       listener.stderr!.on("data", (d) => (err += d));
-      for (const t = Date.now(); !err.includes("listening on") && Date.now() - t < 30_000; ) await new Promise((r) => setTimeout(r, 100));
+      for (const t = Date.now(); !err.includes("listening on") && Date.now() - t < 30_000; ) await sleep(100);
       expect(err).toContain(`Your listener signing secret is ${secret}`);
 
       const trigger = await sh(lines[1]);
@@ -355,7 +356,7 @@ describe("consumers run under Node, and the commands run from fresh installs", (
       if (command === "api-sandbox") {
         start(project("server"), "api-sandbox", ["listen", "--forward-to", "http://127.0.0.1:9/hook", "--base-url", api], { API_SANDBOX_CONFIG_DIR: mkdtempSync(join(base, "config-")) });
         let listeners = 0;
-        for (const t = Date.now(); listeners < 1 && Date.now() - t < 30_000; await new Promise((r) => setTimeout(r, 100))) {
+        for (const t = Date.now(); listeners < 1 && Date.now() - t < 30_000; await sleep(100)) {
           listeners = (await (await fetch(`${api}/_sim/listener`, { headers: { authorization: `Bearer ${ACME}` } })).json()).listeners;
         }
         expect(listeners).toBe(1);
@@ -377,7 +378,7 @@ describe("consumers run under Node, and the commands run from fresh installs", (
     let status = 503;
     for (let i = 0; i < 100 && status === 503; i++) {
       status = (await fetch(url, { headers: { authorization: `Bearer ${ACME}` } })).status;
-      if (status === 503) await new Promise((r) => setTimeout(r, 200));
+      if (status === 503) await sleep(200);
     }
     expect(status).toBe(200);
   }, 120_000);

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContractAjv, describeErrors } from "../../../lib/openapi-ajv.ts";
 import { freePort, root, waitUntilUp } from "../../../test/support/processes.ts";
+import { sleep } from "../../../test/support/wait.ts";
 
 const contract = createContractAjv();
 const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -19,7 +20,7 @@ beforeAll(async () => {
   // Up means Prism answers through the front door (a 503 envelope while Prism starts).
   const deadline = Date.now() + 60_000;
   await waitUntilUp(`${base}/v1/studies`, 60_000, mock);
-  while ((await fetch(`${base}/v1/studies`)).status === 503 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  while ((await fetch(`${base}/v1/studies`)).status === 503 && Date.now() < deadline) await sleep(200);
   startupMs = Date.now() - started;
 }, 90_000);
 afterAll(() => void mock?.kill("SIGTERM"));

@@ -1,31 +1,13 @@
 /** HTTP against any base URL (a process, or the proxy in front of several), and the receivers the tests deliver to. */
-import { createServer, get as httpGet, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { call, type Reply } from "../../../test/support/http.ts";
+import { startReceiver, type Receiver as TestReceiver } from "../../../test/support/receiver.ts";
+import { sleep, waitFor as waitUntil } from "../../../test/support/wait.ts";
+import { get as httpGet } from "node:http";
 
 export const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
 export const GLOBEX = "svc_live_globex_0123456789abcdef0123456789abcdef";
 
-export interface Reply {
-  status: number;
-  body: any;
-  text: string;
-  headers: Headers;
-}
-
-export async function call(base: string, path: string, init: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  if (init.body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${base}${path}`, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, body, text, headers: res.headers };
-}
+export { call, type Reply } from "../../../test/support/http.ts";
 
 /**
  * A GET on a connection of its own (node:http, no agent): for probes whose point is the process's answer, never a
@@ -76,56 +58,34 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A webhook receiver: `behaviour` says what to answer to the n-th request (after an optional delay). */
+/** A webhook receiver: `behaviour` says what to answer to the n-th request (after an optional delay, or never). */
 export async function receiver(behaviour: (n: number, eventId: string) => { status: number; delayMs?: number; hang?: boolean }): Promise<Receiver> {
   const received: Received[] = [];
   let open = 0;
   let maxOpen = 0;
-  let n = 0;
-  const sockets = new Set<import("node:net").Socket>();
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      open++;
-      maxOpen = Math.max(maxOpen, open);
-      // The body carries no event id: one event per completed interview, so the interview names it.
-      let event: { data?: { interview_id?: string } } = {};
-      try {
-        event = JSON.parse(body);
-      } catch {
-        /* counted with an empty id */
-      }
-      const interviewId = String(event.data?.interview_id ?? "");
-      const entry: Received = { at: Date.now(), eventId: interviewId, interviewId, status: 0, answeredAt: null };
-      received.push(entry);
-      const plan = behaviour(++n, entry.eventId);
-      res.on("close", () => open--);
-      if (plan.hang) return;
-      setTimeout(() => {
-        entry.status = plan.status;
-        res.on("finish", () => (entry.answeredAt = Date.now()));
-        res.writeHead(plan.status).end();
-      }, plan.delayMs ?? 0);
-    });
+  const r: TestReceiver = await startReceiver((n, _req, res) => {
+    open++;
+    maxOpen = Math.max(maxOpen, open);
+    // The body carries no event id: one event per completed interview, so the interview names it.
+    let event: { data?: { interview_id?: string } } = {};
+    try {
+      event = JSON.parse(r.requests[n - 1].body.toString("utf8"));
+    } catch {
+      /* counted with an empty id */
+    }
+    const interviewId = String(event.data?.interview_id ?? "");
+    const entry: Received = { at: Date.now(), eventId: interviewId, interviewId, status: 0, answeredAt: null };
+    received.push(entry);
+    const plan = behaviour(n, entry.eventId);
+    res.on("close", () => open--);
+    if (plan.hang) return;
+    setTimeout(() => {
+      entry.status = plan.status;
+      res.on("finish", () => (entry.answeredAt = Date.now()));
+      res.writeHead(plan.status).end();
+    }, plan.delayMs ?? 0);
   });
-  server.on("connection", (s) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    open: () => open,
-    maxOpen: () => maxOpen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: r.url, received, open: () => open, maxOpen: () => maxOpen, close: r.close };
 }
 
 export interface StreamEvent {
@@ -177,7 +137,7 @@ export function listen(bases: string[], key: string): { events: StreamEvent[]; r
       }
       if (stopped) return;
       reconnects++;
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
     }
   };
   void loop();
@@ -192,14 +152,6 @@ export function listen(bases: string[], key: string): { events: StreamEvent[]; r
   };
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, stepMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(stepMs);
-  }
-}
+/** The cluster's processes take longer to answer than one in-process app: 10 s and 50 ms steps by default. */
+export const waitFor = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, stepMs = 50): Promise<T> => waitUntil(what, probe, timeoutMs, stepMs);
+export { sleep };

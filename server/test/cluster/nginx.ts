@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, reapWhenGone } from "./processes.ts";
+import { sleep } from "../../../test/support/wait.ts";
 
 export interface Proxy {
   port: number;
@@ -44,7 +45,7 @@ export async function startNginx(confFile: string, upstreams: Record<string, num
       break;
     } catch {
       if (Date.now() > until) throw new Error(`nginx not listening: ${err}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   }
   return {
@@ -53,7 +54,7 @@ export async function startNginx(confFile: string, upstreams: Record<string, num
     async stop() {
       if (child.exitCode === null) {
         child.kill("SIGQUIT");
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
+        await Promise.race([exited, sleep(3_000)]);
         if (child.exitCode === null) child.kill("SIGKILL");
       }
       rmSync(dir, { recursive: true, force: true });

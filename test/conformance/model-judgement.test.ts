@@ -1,0 +1,75 @@
+// The model's judgement of deliveries (model/commands/base.ts settle), without a server: each delivery a receiver
+// could get after a sequence's steps, and the one rule it must break or keep. A change to how the model judges shows
+// here first, deterministically.
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { Contract } from "../../conformance/src/contract.ts";
+import { settle } from "../../conformance/src/model/commands/base.ts";
+import { newModel, type Judge, type Model, type World } from "../../conformance/src/model/world.ts";
+import type { Delivery } from "../../conformance/src/receiver.ts";
+import type { Rule } from "../../conformance/src/rules.ts";
+
+const contract = new Contract();
+const ID = "3f6c1c3e-2b8a-4c55-9d0e-6a1b2c3d4e5f";
+const STUDY = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d";
+const at = "2026-11-27T10:00:00.000Z";
+
+function payload(id = ID) {
+  return {
+    event: "interview.completed", timestamp: at,
+    data: {
+      interview_id: id, study_id: STUDY, study_name: "Study", session_id: id, experiment_id: STUDY, experiment_name: "Study",
+      interview_link: "https://i.example.com/i/x", status: "completed", started_at: at, completed_at: at, duration_secs: 60,
+      quality_score: "successful", language: "en", reference_id: "r", respondent_email: null, respondent_id: null,
+    },
+  };
+}
+
+function delivery(path: string, secret: string, body = payload()): Delivery {
+  const raw = Buffer.from(JSON.stringify(body));
+  const rest = { status: 200, body: { id: body.data.interview_id, study_id: STUDY, status: "completed", started_at: at, completed_at: at, reference_id: "r", respondent_email: null, language: "en", quality_score: "successful", duration_secs: 60 } };
+  return {
+    at: Date.now(), path, method: "POST", raw, interviewId: body.data.interview_id, sessionId: body.data.session_id, observed: rest,
+    headers: { "content-type": "application/json", "x-webhook-event": "interview.completed", "x-webhook-signature": `sha256=${createHmac("sha256", secret).update(raw).digest("hex")}` },
+  };
+}
+
+/** Judges `deliveries` after the model `setup` made; returns the rules that failed. */
+function judged(setup: (m: Model) => void, deliveries: Delivery[]): string[] {
+  const failed: string[] = [];
+  const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
+  const m = newModel(1);
+  setup(m);
+  const w = { ctx: { contract, expect: judge.expect }, judge, receiver: { deliveries }, completedAt: new Map() } as unknown as World;
+  settle(m, w, "the test");
+  return failed;
+}
+
+const expectedAt = (path: string, secret: string) => (m: Model) => void m.expected.set(ID, { path, secret });
+
+describe("the model's judgement of deliveries", () => {
+  it("keeps a delivery to the webhook of the completion, signed with its secret, that agrees with the resource", () => {
+    expect(judged(expectedAt("/hook/m1/a", "s1"), [delivery("/hook/m1/a", "s1")])).toEqual([]);
+  });
+
+  it("fails one to an earlier URL (sent-to-current), one signed with another secret (current-secret)", () => {
+    expect(judged(expectedAt("/hook/m1/b", "s1"), [delivery("/hook/m1/a", "s1")])).toEqual(["model.sent-to-current"]);
+    expect(judged(expectedAt("/hook/m1/a", "s2"), [delivery("/hook/m1/a", "s1")])).toEqual(expect.arrayContaining(["model.current-secret"]));
+  });
+
+  it("fails any delivery of an interview that completed with no webhook, or was abandoned", () => {
+    expect(judged((m) => void m.forbidden.add(ID), [delivery("/hook/m1/a", "s1")])).toEqual(["model.none-without-webhook"]);
+    expect(judged((m) => void m.interviews.set(ID, { status: "started", created: 0, reference: "r", abandoned: true }), [delivery("/hook/m1/a", "s1")])).toEqual(["model.abandoned-silent"]);
+  });
+
+  it("fails a delivery whose payload differs from the resource read when it arrived (rest-at-delivery)", () => {
+    const body = payload();
+    body.data.reference_id = "another";
+    expect(judged(expectedAt("/hook/m1/a", "s1"), [delivery("/hook/m1/a", "s1", body)])).toEqual(["model.rest-at-delivery"]);
+  });
+
+  it("leaves another sequence's deliveries alone, and fails this project's interview at another project's webhook", () => {
+    expect(judged(() => undefined, [delivery("/hook/m2/a", "s1")])).toEqual([]);
+    expect(judged((m) => void (m.otherWebhook = { path: "/hook/m1/other" }), [delivery("/hook/m1/other", "s1")])).toEqual(["model.isolation"]);
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * The test layers, each named for what it proves. `npm test` is every test file not named here: the type check, unit
+ * tests and tests that talk HTTP to one in-process app, in minutes. Each named layer is a vitest config of its own
+ * (vitest.<layer>.config.ts) and a script (`npm run test:<layer>`); `npm run test:all` runs them all, one after another,
+ * and .ci/run runs test:all. A test file belongs to exactly one layer (test/layers.test.ts holds it to that).
+ */
+export interface Layer {
+  /** The files it runs (globs from the repository root). */
+  files: string[];
+  /** What it proves, for the README's table. */
+  proves: string;
+  /** What it needs beyond `npm install`, installed by the project's own scripts. */
+  needs: string;
+}
+
+export const LAYERS = {
+  processes: {
+    files: [
+      "server/test/slowloris.test.ts", "server/test/restart.test.ts", "server/test/shutdown.test.ts", "server/test/client-loop.test.ts", "server/test/memory.test.ts",
+      "server/test/start.test.ts", "server/test/webhooks-burst.test.ts", "server/test/readme-examples.test.ts", "server/test/log-levels.test.ts", "server/mock/test/mock.test.ts",
+      "sdk/test/sdk.test.ts", "docs/test/docs.test.ts", "mobile/test/web-browser.test.ts", "mobile/test/timeout-under-gc.test.ts", "receiver/test/web.test.ts",
+      "metrics/test/metrics-cli.test.ts", "metrics/test/metrics-cli-numbers.test.ts", "test/conformance/prism.test.ts",
+    ],
+    proves: "the commands as people run them, as real processes: the sandbox's start, signals, restarts with kill -9, slow clients and memory under load; Prism; the API reference page and the web client in Chromium; the receiver's examples; the metrics command on every kind of input",
+    needs: "Chromium (Debian's, installed by scripts/docs/install-chromium.sh)",
+  },
+  conformance: {
+    files: ["test/conformance/selftest.test.ts", "test/conformance/no-litter.test.ts", "test/conformance/surfaces.test.ts", "test/conformance/foreign.test.ts", "test/conformance/variants-*.test.ts"],
+    proves: "the conformance suite judges servers it was not written alongside: the reference server, every broken variant against the rule that must catch it, simulation surfaces of several ages and none, and ../shared/foreign (an implementation from the seed alone) through its states module",
+    needs: "../shared/foreign beside the repository",
+  },
+  packages: {
+    files: ["test/package/**/*.test.ts"],
+    proves: "every tarball installed alone in a fresh project with strict types, fresh React Native apps, and the typed client on Node 20, 22, 24 and 26 under forced garbage collection",
+    needs: "the npm registry",
+  },
+  stores: {
+    files: ["server/test/cluster/stores.test.ts"],
+    proves: "the same behaviour tests and the conformance suite's full run over every store: memory, SQLite and PostgreSQL",
+    needs: "PostgreSQL (Debian's, installed by scripts/deploy/install-postgresql.sh)",
+  },
+  cluster: {
+    files: ["server/test/cluster/cluster.test.ts", "server/test/cluster/compose.test.ts", "server/test/cluster/soak.test.ts"],
+    proves: "several sandbox processes on one PostgreSQL: reads across processes, one delivery per event, the compose file's services behind nginx, and five minutes of kill -9 under load with two tenants",
+    needs: "PostgreSQL and nginx (Debian's, installed by scripts/deploy/install-postgresql.sh)",
+  },
+} satisfies Record<string, Layer>;
+
+export type LayerName = keyof typeof LAYERS;
+
+/** Every file a named layer runs: what `npm test` leaves out. */
+export const NAMED = Object.values(LAYERS).flatMap((l) => l.files);

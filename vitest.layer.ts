@@ -1,0 +1,21 @@
+/**
+ * The vitest settings every layer shares: real servers on free loopback ports with two workers (the 2-core CI
+ * machine), one temporary root per run removed at its end, and the states entry's name resolved to its source.
+ */
+import { defineConfig } from "vitest/config";
+
+export function layerConfig(test: { include: string[]; exclude?: string[]; testTimeout?: number; hookTimeout?: number; maxWorkers?: number; fileParallelism?: boolean }) {
+  return defineConfig({
+    // A states module imports the suite's states entry by its package name; in this checkout that is the source.
+    resolve: { alias: { "@service/api-conformance/states": new URL("./conformance/src/states/index.ts", import.meta.url).pathname } },
+    test: {
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      maxWorkers: 2,
+      ...test,
+      exclude: ["**/node_modules/**", ...(test.exclude ?? [])],
+      // One temporary root per run, removed at its end even when tests fail (test/support/temp-root.ts).
+      globalSetup: ["test/support/temp-root.ts"],
+    },
+  });
+}
