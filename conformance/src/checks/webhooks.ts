@@ -25,7 +25,7 @@ export const r = {
     "secret-hidden": seed("Endpoints: GET /v1/webhooks (never the secret)", "GET /v1/webhooks answers {url, events} and never the secret", ["endpoints.get-webhook", "webhook-config.secret"]),
     "delete-204": seed("Endpoints: DELETE /v1/webhooks", "DELETE answers 204 with an empty body, and GET answers 404 afterwards", ["endpoints.delete-webhook", "errors.204", "errors.webhook-404"]),
     "required-fields": seed("Endpoints: PUT /v1/webhooks, url and events required", "a PUT without url or without events answers 400 and stores nothing", ["endpoints.put-webhook", "errors.400"]),
-    "url-validated": seed("Webhook configuration: url, HTTPS endpoint", "a url that is not an http(s) URL (no scheme, ftp:, javascript:) answers 400 and stores nothing", ["webhook-config.url"]),
+    "url-validated": seed("Webhook configuration: url, HTTPS endpoint", "a url that is not HTTPS (plain http:// to another host, no scheme, ftp:, javascript:) answers 400 and stores nothing", ["webhook-config.url"]),
     "events-only": seed("Limits: webhook subscription only interview.completed", "events naming anything but interview.completed answers 400 and stores nothing", ["webhook-config.events", "limits.subscription"]),
     "subscribed-only": seed("Events: sent only if interview.completed is in events", "a webhook whose events do not hold interview.completed (events: []) is refused with 400, or receives nothing", ["events.sent-to"]),
     recreate: seed("Authentication 5: a lost secret is replaced by deleting the webhook and creating a new one", "after DELETE, PUT answers 201 with a new signing_secret, and deliveries are signed with it", ["auth.webhook-delete"]),
@@ -111,6 +111,9 @@ async function refusals(ctx: Ctx): Promise<void> {
     [r["required-fields"], "no url", { events: ["interview.completed"] }],
     [r["required-fields"], "no events", { url: "https://hooks.example.com/a" }],
     [r["url-validated"], "a url without a scheme", { url: "hooks.example.com/a", events: ["interview.completed"] }],
+    // The seed's url is an HTTPS endpoint. (Plain http:// to this machine is a sandbox's choice for laptops; to
+    // another host it is never HTTPS.)
+    [r["url-validated"], "a plain http: url to another host", { url: "http://hooks.example.com/a", events: ["interview.completed"] }],
     [r["url-validated"], "an ftp: url", { url: "ftp://hooks.example.com/a", events: ["interview.completed"] }],
     [r["url-validated"], "a javascript: url", { url: "javascript:alert(1)", events: ["interview.completed"] }],
     [r["events-only"], "an event type the seed does not send", { url: "https://hooks.example.com/a", events: ["chat.created"] }],

@@ -131,6 +131,9 @@ function deliveryVariants(): Variant[] {
   out.push(variant("webhooks", "webhooks.url-validated", ["webhook-config.url"], "an ftp: webhook url accepted", {
     request(ex) { if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && String(ex.requestBody?.url).startsWith("ftp:")) ex.requestBody = { ...ex.requestBody, url: "https://hooks.example.com/a" }; },
   }));
+  out.push(variant("webhooks", "webhooks.url-validated", ["webhook-config.url"], "plain http: webhook urls to any host accepted", {
+    request(ex) { if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && String(ex.requestBody?.url).startsWith("http://hooks.example.com")) ex.requestBody = { ...ex.requestBody, url: "https://hooks.example.com/a" }; },
+  }));
   out.push(variant("webhooks", "webhooks.events-only", ["webhook-config.events", "limits.subscription"], "unknown event types accepted in events", {
     request(ex) { if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && Array.isArray(ex.requestBody?.events) && ex.requestBody.events.some((e: string) => e !== "interview.completed")) ex.requestBody = { ...ex.requestBody, events: ["interview.completed"] }; },
   }));
@@ -417,6 +420,7 @@ function otherVariants(): Variant[] {
     variant("participant", "participant.eligible", ["participant.launches"], "every launch declined, the eligible one too", { response(ex) { if (ex.path === "/api/v1/interview-participant/launches" && ex.status === 200) Object.assign(ex.body, { mode: "not_eligible", url: null, expiresAt: null, reason: "not_accepting_responses" }); } }),
     variant("deprecated", "deprecated.sunset", ["versioning.deprecated"], "Sunset a year late", { response(ex) { if (ex.path === "/api/v1/experiments") ex.headers.sunset = "Wed, 01 Jul 2027 00:00:00 GMT"; } }),
     variant("deprecated", "deprecated.headers", ["endpoints.experiments"], "no Deprecation header", { response(ex) { if (ex.path === "/api/v1/experiments") delete ex.headers.deprecation; } }),
+    variant("deprecated", "deprecated.only-deprecated", ["versioning.deprecated"], "every endpoint announces Deprecation and Sunset", { response(ex) { if (ex.path.startsWith("/api/v1/")) Object.assign(ex.headers, { deprecation: "Thu, 01 Jan 2026 00:00:00 GMT", sunset: "Wed, 01 Jul 2026 23:59:59 GMT" }); } }),
     variant("deprecated", "deprecated.answers", ["endpoints.experiments", "errors.200"], "the deprecated endpoint already removed", { response(ex) { if (ex.path === "/api/v1/experiments" && ex.status === 200) Object.assign(ex, { status: 404, body: { error: { type: "not_found_error", message: "Gone" } } }); } }),
   ];
 }
