@@ -11,6 +11,8 @@ import { buildPage, DOCS, sri } from "../../scripts/docs/build.ts";
 const doc = loadOpenApi();
 const summaries = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).map((op) => op.summary as string));
 const tags = (doc.tags as Array<{ name: string }>).map((t) => t.name);
+/** The summaries a tag's menu shows once it is open. */
+const summariesOf = (tag: string) => Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).filter((op) => op.tags?.[0] === tag).map((op) => op.summary as string));
 let server: RunningServer;
 beforeAll(async () => void (server = await startServer()));
 afterAll(() => server.close());
@@ -42,6 +44,9 @@ describe("API reference page", () => {
       let text = await page.locator("body").innerText();
       for (const tag of tags) {
         await page.locator('li[data-testid="menu-item-label"]', { hasText: tag }).first().click();
+        // The accordion opens as the browser gets to it (later on a loaded machine): its summaries are waited for,
+        // and whatever is missing after 15 s fails below with its name.
+        await page.waitForFunction((want: string[]) => want.every((s) => document.body.innerText.includes(s)), summariesOf(tag), { timeout: 15_000 }).catch(() => undefined);
         text += await page.locator("body").innerText();
       }
       for (const s of summaries) expect(text, `summary "${s}" is not on the page`).toContain(s);

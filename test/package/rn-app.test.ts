@@ -14,7 +14,6 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sleep } from "../support/wait.ts";
 
 const root = resolve(fileURLToPath(import.meta.url), "../../..");
 const npmEnv = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
@@ -143,7 +142,7 @@ test("the real client keeps its config in AsyncStorage (the library's own Jest m
   const fetch = jest.fn(async () => ({ ok: true, status: 200, text: async () => JSON.stringify(config) }));
   const client = createInterviewClient({ publicKey: "pk_live_x", baseUrl: "https://api.example.com/api", linkHosts: ["interviews.example.com"], storage: AsyncStorage, fetch });
   await client.ready();
-  await sleep(0);
+  await new Promise((r) => setTimeout(r, 0));
   expect(JSON.parse(await AsyncStorage.getItem("interviews.participant-config.v2|https://api.example.com/api|pk_live_x")).config).toEqual(config);
   const again = createInterviewClient({ publicKey: "pk_live_x", baseUrl: "https://api.example.com/api", storage: AsyncStorage, fetch });
   await again.ready();
