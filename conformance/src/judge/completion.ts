@@ -5,8 +5,7 @@
  * completed, so an implementation that processes for a while is judged on what it shows once it is done.
  */
 import type { Http, Reply } from "../http.ts";
-
-const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+import { sleep } from "./timing.ts";
 
 /** The longest wait for a completion: --webhook-wait-ms, or the seed's 30 s plus 5. */
 export const completionWaitMs = (options: { webhookWaitMs?: number }) => options.webhookWaitMs ?? 35_000;

@@ -57,11 +57,6 @@ export class CapabilitySet {
     this.how.set(c, `first use: ${why}`);
   }
 
-  /** How `c` was decided (a probe, the first use, the states module, an option), when it was said. */
-  decide(c: Capability, how: string): void {
-    this.how.set(c, how);
-  }
-
   /** Every capability, offered or not (with why), and how it was decided, for the report. */
   list(): Array<{ capability: Capability; offered: boolean; why?: string; decided?: string }> {
     return ALL_CAPABILITIES.map((c) => ({ capability: c, offered: !this.missing.has(c), ...(this.missing.has(c) ? { why: this.missing.get(c) } : {}), ...(this.how.has(c) ? { decided: this.how.get(c) } : {}) }));

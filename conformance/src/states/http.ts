@@ -25,9 +25,10 @@ const names = (field: string) => (a: Answer) => {
   } catch {
     body = a.text;
   }
-  const fields = field.split("|");
-  const message = errorMessage(body) ?? (typeof body === "string" ? body : "") ?? "";
-  return fields.some((f) => (errorDetails(body) ?? []).some((d) => issueNames(d, f)) || new RegExp(`\\b${f}\\b`).test(message) || (Array.isArray((body as { problems?: unknown })?.problems) && new RegExp(`\\b${f}\\b`).test(String((body as { problems: unknown[] }).problems))));
+  const message = errorMessage(body) ?? (typeof body === "string" ? body : "");
+  const problems = (body as { problems?: unknown })?.problems;
+  const words = Array.isArray(problems) ? `${message} ${problems.join(" ")}` : message;
+  return field.split("|").some((f) => (errorDetails(body) ?? []).some((d) => issueNames(d, f)) || new RegExp(`\\b${f}\\b`).test(words));
 };
 
 /** Optional interview fields and the capability each one is. */
