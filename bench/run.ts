@@ -11,6 +11,7 @@
  *     engines alone on data already in memory or in a DuckDB table.
  *  5. list cost at 1,000,000 interviews: every list endpoint and the filters that could walk an index, against the
  *     fixtures' size (O(page): target <= 2x).
+ *  6. one team's flood and another team's requests on one process, with fair admission and without (bench/fairness.ts).
  * Writes BENCHMARKS.md. Options: ROUNDS (default 5: a median robust to two disturbed rounds on a shared machine), SECONDS per round (default 3), SKIP_SCALE=1, BENCH_ONLY=sandbox.
  */
 import { spawnSync } from "node:child_process";
@@ -20,6 +21,7 @@ import { generateDataset } from "../fixtures/generate.ts";
 import { compare, median } from "./load.ts";
 import { root, startCeiling, startPrism, startReference } from "./servers.ts";
 import { clusterSection } from "./cluster.ts";
+import { fairnessSection } from "./fairness.ts";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const SECONDS = Number(process.env.SECONDS ?? 3);
@@ -249,6 +251,7 @@ async function main(): Promise<void> {
   // BENCH_ONLY=sandbox runs the server's sections only (throughput, pagination and list cost at scale).
   const only = process.env.BENCH_ONLY;
   await throughput();
+  await fairnessSection(say);
   if (process.env.SKIP_SCALE !== "1") {
     await scaling();
     await listCosts();

@@ -1,8 +1,9 @@
 /**
  * The test layers, each named for what it proves. `npm test` is every test file not named here: the type check, unit
  * tests and tests that talk HTTP to one in-process app, in minutes. Each named layer is a vitest config of its own
- * (vitest.<layer>.config.ts) and a script (`npm run test:<layer>`); `npm run test:all` runs them all, one after another,
- * and .ci/run runs test:all. A test file belongs to exactly one layer (test/layers.test.ts holds it to that).
+ * (vitest.<layer>.config.ts) and a script (`npm run test:<layer>`); `npm run test:all` runs them all
+ * (scripts/test/all.sh says which run alone and which side by side), and .ci/run runs test:all. A test file belongs to
+ * exactly one layer (test/layers.test.ts holds it to that).
  */
 export interface Layer {
   /** The files it runs (globs from the repository root). */

@@ -29,6 +29,7 @@ import { webhooksHandlers } from "./handlers/webhooks.ts";
 import { isCorruptEncoding } from "./http/body.ts";
 import { cors } from "./http/cors.ts";
 import { HeldRequests } from "./http/faults.ts";
+import { FairAdmission } from "./http/fair-admission.ts";
 import { routeMethods } from "./http/route-methods.ts";
 import { ApiError } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
@@ -219,6 +220,7 @@ export function createApp(options: AppOptions = {}): App {
     timeoutHoldMs: options.faultTimeoutHoldMs ?? 30_000,
     held,
     journal,
+    admission: new FairAdmission({ slots: limits.requestSlots, queuedPerTenant: limits.queuedPerTenant }),
   });
 
   const app = express();

@@ -42,6 +42,8 @@ const TENANT_LIMIT_FLAGS: Array<[keyof TenantLimits, string, string]> = [
   ["heldPerAddress", "max-held-per-address", "requests held by a delay per source address"],
   ["streamBufferBytes", "stream-buffer-bytes", "unread bytes a stream may buffer before its listener is dropped"],
   ["deliveriesPerTenant", "max-deliveries-per-tenant", "webhook attempts on the wire at once per organisation"],
+  ["requestSlots", "max-active-requests", "API requests one process works on at once (past it, each organisation waits in its own queue)"],
+  ["queuedPerTenant", "max-queued-per-tenant", "API requests one organisation may have waiting for this process (past it, 429)"],
 ];
 const list = (v: string) => v.split(",").map((s) => s.trim()).filter(Boolean);
 

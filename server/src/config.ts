@@ -12,6 +12,8 @@ export const TENANT_LIMIT_ENV: Record<keyof TenantLimits, string> = {
   heldPerAddress: "MAX_HELD_PER_ADDRESS",
   streamBufferBytes: "STREAM_BUFFER_BYTES",
   deliveriesPerTenant: "WEBHOOK_MAX_CONCURRENT_PER_TENANT",
+  requestSlots: "MAX_ACTIVE_REQUESTS",
+  queuedPerTenant: "MAX_QUEUED_PER_TENANT",
 };
 
 /** Environment of `npm start`, parsed once with clear errors instead of NaN surprises. */

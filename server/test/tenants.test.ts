@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../src/clock.ts";
 import { ACME, GLOBEX, startApi, type Api } from "./helpers.ts";
-import { sleep } from "../../test/support/wait.ts";
+import { sleep, waitFor } from "../../test/support/wait.ts";
 
 const apis: Api[] = [];
 const servers: Server[] = [];
@@ -167,5 +167,45 @@ describe("things open at once are capped per tenant and per address (429)", () =
     expect(over.status).toBe(429);
     expect(over.body.error.message).toContain("--max-held-per-address");
     await Promise.all(slow);
+  });
+
+  it("shares the process's work: past its slots a flood waits in its own queue, another team goes first, and a full queue is a 429", async () => {
+    // Requests to GET /v1/releases stay at work until the test lets them finish, so slots and queues are seen exactly.
+    const gates: Array<{ key: string; open: () => void }> = [];
+    const a = await api({
+      tenantLimits: { requestSlots: 2, queuedPerTenant: 3 },
+      validateResponses: false,
+      handlers: {
+        listReleases: ({ req }) =>
+          new Promise((resolve) => gates.push({ key: String(req.headers.authorization), open: () => resolve({ status: 200, body: { object: "list", data: [], has_more: false } }) })),
+      },
+    });
+    const started = () => gates.map((g) => (g.key.includes("acme") ? "acme" : "globex"));
+    // Each URL its own (an identical one would be answered from the response cache once the first is done).
+    const acme = Array.from({ length: 5 }, (_, n) => a.req(`/v1/releases?limit=${n + 1}`, { key: ACME }));
+    await waitFor("two at work, three queued", () => (gates.length === 2 ? true : undefined));
+    // Acme's queue is full: its next request is refused at once, in the envelope, with Retry-After.
+    const over = await a.req("/v1/releases", { key: ACME });
+    expect(over.status).toBe(429);
+    expect(over.headers.get("retry-after")).toBe("1");
+    expect(over.body.error.message).toContain("--max-queued-per-tenant");
+    // Globex queues behind nobody of its own: the first slot freed is its.
+    const globex = a.req("/v1/releases", { key: GLOBEX });
+    await sleep(100);
+    expect(started()).toEqual(["acme", "acme"]);
+    gates[0].open();
+    await waitFor("the freed slot taken", () => (gates.length === 3 ? true : undefined));
+    expect(started()).toEqual(["acme", "acme", "globex"]);
+    gates[2].open();
+    expect((await globex).status).toBe(200);
+    // Acme's backlog drains through the slots as they free: each of its five requests is answered.
+    let opened = 3;
+    gates[1].open();
+    while (opened < 6) {
+      await waitFor("the next of Acme's backlog at work", () => (gates.length > opened ? true : undefined));
+      gates[opened++].open();
+    }
+    expect((await Promise.all(acme)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(started()).toEqual(["acme", "acme", "globex", "acme", "acme", "acme"]);
   });
 });

@@ -11,6 +11,7 @@ import { projectFromBearer, projectFromPublicKey } from "./auth.ts";
 import { readJson } from "./body.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import { applyFaults, type HeldRequests, Unanswered } from "./faults.ts";
+import type { FairAdmission } from "./fair-admission.ts";
 import { ApiError } from "./errors.ts";
 import { ResponseCache } from "./response-cache.ts";
 import { ResponseWriter, sendJson } from "./respond.ts";
@@ -36,7 +37,12 @@ export interface RouterOptions {
   held: HeldRequests;
   /** The store: with a shared one, each request first applies other processes' changes, and a change runs under its lock. */
   journal: Journal;
+  /** Fair shares of the process's work between organisations (fair-admission.ts). */
+  admission: FairAdmission;
 }
+
+/** Operations that hold their response open for as long as the client listens: never counted as work in progress. */
+const LONG_LIVED = new Set(["simStreamEvents"]);
 
 /** Reads that write (the listener secret is made on first use). */
 const WRITING_READS = new Set(["simGetListener"]);
@@ -88,6 +94,8 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         const query = validate.query(req.query as Record<string, unknown>);
         const body = route.requestBody ? validate.body(await readJson(req, res, options.maxBodyBytes)) : undefined;
         await applyFaults(req, route, project, options.faults, options.timeoutHoldMs, options.held);
+        // Work starts here (a delay above is held, not worked on): in the organisation's own queue when the process is busy.
+        if (!LONG_LIVED.has(route.operationId) && !(await options.admission.enter(project.tenant, res))) return;
         let key: string | null = null;
         if (options.cache && CACHEABLE.has(route.operationId)) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.

@@ -6,7 +6,8 @@
  * transitions fold into its creation (or, for a fixture interview, into its first change); only the project's last
  * forwards are kept (the store keeps no more). Creations (projects, planted studies, interviews and chats) and
  * abandons stay as they are. Positions are kept, so everything a change depends on (its project, its study) still
- * comes before it. The result replays to the same state (tested op by op against the original log).
+ * comes before it. A folded webhook change carries the version the changes it stands for reached (events are bound to
+ * it). The result replays to the same state (server/test/compaction.test.ts: every prefix of random logs, op by op).
  */
 import type { Op } from "./journal.ts";
 import { FORWARDS_KEPT } from "../store/project.ts";
@@ -51,6 +52,10 @@ function fold(first: Op, later: Op): Op {
   if (later.kind === "interview.changed") {
     if (first.kind === "interview.created") return { ...first, interview: { ...first.interview, ...later.change } };
     if (first.kind === "interview.changed") return { ...first, change: { ...first.change, ...later.change } };
+  }
+  // Each webhook change bumps its version (events are bound to it): the folded one carries the version reached.
+  if ((later.kind === "webhook.set" || later.kind === "webhook.deleted") && (first.kind === "webhook.set" || first.kind === "webhook.deleted")) {
+    return { ...later, version: later.version ?? (first.version ?? 1) + 1 };
   }
   return later;
 }

@@ -13,8 +13,12 @@ type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 
 export type Op =
   | { kind: "project.created"; project: { id: string; name: string; api_key: string; public_key: string; tenant: string; created_at: string } }
-  | { kind: "webhook.set"; project_id: string; url: string; events: Array<"interview.completed">; secret: string }
-  | { kind: "webhook.deleted"; project_id: string }
+  /**
+   * `version`: the webhook's version after the change, written by compaction only (a folded change stands for several,
+   * each of which counted one); absent, the change counts one.
+   */
+  | { kind: "webhook.set"; project_id: string; url: string; events: Array<"interview.completed">; secret: string; version?: number }
+  | { kind: "webhook.deleted"; project_id: string; version?: number }
   | { kind: "study.planted"; study: StoredStudy }
   /** `processing_at` / `completes_at`: when the simulated interview's timers fire (null: held, or already done). */
   | { kind: "interview.created"; interview: StoredInterview; processing_at: number | null; completes_at: number | null }

@@ -45,10 +45,10 @@ export function applyOp(op: Op, { store, faults, quotas }: ReplayTargets, runnin
       break;
     }
     case "webhook.set":
-      project?.setWebhook(op.url, op.events, op.secret);
+      project?.setWebhook(op.url, op.events, op.secret, op.version);
       break;
     case "webhook.deleted":
-      project?.deleteWebhook();
+      project?.deleteWebhook(op.version);
       break;
     case "study.planted":
       if (!project) return false;

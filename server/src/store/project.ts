@@ -228,8 +228,10 @@ export class Project {
     for (const list of this.messagesByChat.values()) list.sort(messageOrder);
   }
 
-  setWebhook(url: string, events: Array<"interview.completed">, secret: string): WebhookSetting {
-    this.webhook = { url, events, signing_secret: secret, version: ++this.webhookVersion };
+  /** `version`: the version a compacted change restores (else the next one). */
+  setWebhook(url: string, events: Array<"interview.completed">, secret: string, version?: number): WebhookSetting {
+    this.webhookVersion = version ?? this.webhookVersion + 1;
+    this.webhook = { url, events, signing_secret: secret, version: this.webhookVersion };
     return this.webhook;
   }
 
@@ -238,9 +240,9 @@ export class Project {
     if (this.forwards.length > FORWARDS_KEPT) this.forwards.splice(0, this.forwards.length - FORWARDS_KEPT);
   }
 
-  deleteWebhook(): void {
+  deleteWebhook(version?: number): void {
     this.webhook = null;
-    this.webhookVersion++;
+    this.webhookVersion = version ?? this.webhookVersion + 1;
   }
 
   static group<T extends { project_id: string }>(items: T[]): Map<string, T[]> {

@@ -25,6 +25,13 @@ export interface TenantLimits {
   streamBufferBytes: number;
   /** Webhook attempts on the wire at once per tenant (then per project, then overall). */
   deliveriesPerTenant: number;
+  /**
+   * API requests one process works on at once; past it, each tenant's requests wait in the tenant's own queue and a
+   * freed slot goes to the tenant with the fewest at work (http/fair-admission.ts).
+   */
+  requestSlots: number;
+  /** API requests one tenant may have waiting for a slot; past it, 429 with Retry-After. */
+  queuedPerTenant: number;
 }
 
 export const DEFAULT_TENANT_LIMITS: TenantLimits = {
@@ -37,6 +44,8 @@ export const DEFAULT_TENANT_LIMITS: TenantLimits = {
   heldPerAddress: 32,
   streamBufferBytes: 1024 * 1024,
   deliveriesPerTenant: 16,
+  requestSlots: 8,
+  queuedPerTenant: 256,
 };
 
 export const tooMany = (message: string, retryAfterS = 1) => new ApiError(429, "api_error", message, undefined, { "Retry-After": String(retryAfterS) });

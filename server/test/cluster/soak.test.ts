@@ -75,7 +75,9 @@ async function anywhere(path: string, init: Parameters<typeof call>[2] = {}): Pr
 }
 
 describe("three processes on one PostgreSQL, killed with -9 over five minutes", () => {
-  it("measures throughput and p99 of one process against three, in one run", async () => {
+  // The speed figures (one process against three, medians over rounds) are the bench's: bench/cluster.ts. Here, 3 s of
+  // load on each, printed for the record, and no error.
+  it("answers 32 connections of reads without an error on one process and on three", async () => {
     procs.push(await startSandbox({ DATABASE_URL: url, ...ENV }));
     const one = await load([procs[0].base]);
     procs.push(await startSandbox({ DATABASE_URL: url, ...ENV }), await startSandbox({ DATABASE_URL: url, ...ENV }));
@@ -257,7 +259,7 @@ const SEED_SEND_MS = 30_000;
 async function load(targets: string[]): Promise<{ rps: number; p99: number; errors: number }> {
   const runs = await Promise.all(
     targets.map((b) =>
-      autocannon({ url: `${b}/v1/interviews?limit=10`, headers: { authorization: `Bearer ${ACME}` }, connections: Math.round(32 / targets.length), duration: 8 }),
+      autocannon({ url: `${b}/v1/interviews?limit=10`, headers: { authorization: `Bearer ${ACME}` }, connections: Math.round(32 / targets.length), duration: 3 }),
     ),
   );
   return {

@@ -1,0 +1,100 @@
+/**
+ * One team's flood against another team's requests, on one sandbox process (memory store), measured side by side in
+ * one run (`npm run bench`, or alone: `npx tsx bench/fairness.ts`). Globex plants a study and reads its list, one
+ * after the other; Acme floods writes (PUT /_sim/faults) over 24 connections. The same sandbox is started with fair
+ * admission as it ships (http/fair-admission.ts, `--max-active-requests 8`; FAIR_SLOTS=n measures another value) and
+ * with it out of the way (`--max-active-requests 1000000`), rounds alternating; figures are medians over rounds.
+ */
+import autocannon from "autocannon";
+import { median } from "./load.ts";
+import { startReference, type Proc } from "./servers.ts";
+
+const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
+const GLOBEX = "svc_live_globex_0123456789abcdef0123456789abcdef";
+const ROUNDS = Number(process.env.FAIRNESS_ROUNDS ?? 3);
+const SECONDS = Number(process.env.FAIRNESS_SECONDS ?? 8);
+
+interface Round {
+  aloneP50: number;
+  aloneP99: number;
+  floodP50: number;
+  floodP99: number;
+  floodWrites: number;
+  refused: number;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+/** Globex's loop for `ms`: plant a study, read the studies list; each pair's time. */
+async function globexLoop(base: string, ms: number): Promise<number[]> {
+  const times: number[] = [];
+  const end = performance.now() + ms;
+  const headers = { authorization: `Bearer ${GLOBEX}`, "content-type": "application/json" };
+  while (performance.now() < end) {
+    const t = performance.now();
+    const planted = await fetch(`${base}/_sim/studies`, { method: "POST", headers, body: "{}" });
+    await planted.arrayBuffer();
+    const list = await fetch(`${base}/v1/studies?limit=10`, { headers });
+    await list.arrayBuffer();
+    if (planted.status !== 201 || list.status !== 200) throw new Error(`Globex answered ${planted.status} / ${list.status}`);
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+
+async function round(proc: Proc): Promise<Round> {
+  const alone = await globexLoop(proc.baseUrl, SECONDS * 500);
+  const flood = autocannon({
+    url: `${proc.baseUrl}/_sim/faults`,
+    method: "PUT",
+    headers: { authorization: `Bearer ${ACME}`, "content-type": "application/json" },
+    body: JSON.stringify({ latency_ms: 0 }),
+    connections: 24,
+    duration: SECONDS,
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  const during = await globexLoop(proc.baseUrl, (SECONDS - 1.5) * 1000);
+  const r = await flood;
+  return {
+    aloneP50: pct(alone, 50),
+    aloneP99: pct(alone, 99),
+    floodP50: pct(during, 50),
+    floodP99: pct(during, 99),
+    floodWrites: r.requests.average,
+    refused: r.non2xx,
+  };
+}
+
+export async function fairnessSection(say: (line?: string) => void): Promise<void> {
+  const procs = { fair: await startReference(process.env.FAIR_SLOTS ? { MAX_ACTIVE_REQUESTS: process.env.FAIR_SLOTS } : {}), unfair: await startReference({ MAX_ACTIVE_REQUESTS: "1000000" }) };
+  const rounds: Record<keyof typeof procs, Round[]> = { fair: [], unfair: [] };
+  try {
+    for (let i = 0; i < ROUNDS; i++) for (const name of ["fair", "unfair"] as const) rounds[name].push(await round(procs[name]));
+  } finally {
+    await Promise.all(Object.values(procs).map((p) => p.stop()));
+  }
+  const m = (name: keyof typeof procs, k: keyof Round) => median(rounds[name].map((r) => r[k]));
+  const f2 = (n: number) => n.toFixed(1);
+  say("## One team's flood and another team's requests");
+  say();
+  say(`One process, memory store. Globex plants a study and reads its list, one after the other; Acme floods PUT /_sim/faults over 24 connections. Medians of ${ROUNDS} alternating rounds of ${SECONDS} s; times are Globex's plant-and-list pairs (ms).`);
+  say();
+  say("| admission | Globex alone p50 / p99 | Globex under the flood p50 / p99 | p99 under flood / alone | Acme's writes/s | Acme refused |");
+  say("|---|---:|---:|---:|---:|---:|");
+  for (const [name, label] of [["fair", `fair (${process.env.FAIR_SLOTS ?? "8, the default"} slots)`], ["unfair", "none (1,000,000 slots)"]] as const) {
+    say(`| ${label} | ${f2(m(name, "aloneP50"))} / ${f2(m(name, "aloneP99"))} | ${f2(m(name, "floodP50"))} / ${f2(m(name, "floodP99"))} | ${f2(m(name, "floodP99") / m(name, "aloneP99"))}x | ${Math.round(m(name, "floodWrites"))} | ${m(name, "refused")} |`);
+  }
+  say();
+  say(`Globex's p99 under the flood, fair against none: **${(m("fair", "floodP99") / m("unfair", "floodP99")).toFixed(2)}x**; Acme's writes/s, fair against none: **${(m("fair", "floodWrites") / m("unfair", "floodWrites")).toFixed(2)}x**.`);
+  say();
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  fairnessSection((line = "") => console.log(line)).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

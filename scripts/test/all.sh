@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `npm run test:all` and .ci/run: every test layer of test/layers.ts. `npm test`, the processes and the timing-
+# sensitive layers (the conformance self-test, the cluster and its soak) each run alone. The install matrices
+# (packages), which mostly wait on the npm registry and on installs, run beside the store matrix (the same behaviour
+# tests on each store, from the sources: neither reads what the other builds). Each layer's output is kept in a log
+# and printed whole when the layer ends (never interleaved); the end repeats each layer's time and its failed tests,
+# so the last lines of a long log say what failed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+SECONDS=0
+status=0
+summary=""
+
+# Runs `npm run <layer>` into its log, shown as it runs (`live`) or kept for report to print whole (`quiet`: a layer
+# beside another); records its exit code, time and start in $logs/<layer>.status.
+run_layer() {
+  local layer=$1 mode=$2 start=$SECONDS code=0
+  echo "----- npm run $layer: started at $start s -----"
+  if [ "$mode" = live ]; then
+    npm run "$layer" 2>&1 | tee "$logs/$layer.log" || code=$?
+  else
+    npm run "$layer" > "$logs/$layer.log" 2>&1 || code=$?
+  fi
+  echo "$code $((SECONDS - start)) $start $mode" > "$logs/$layer.status"
+}
+
+# Prints a kept log, the layer's verdict, and adds it to the summary.
+report() {
+  local layer=$1 code took started mode verdict
+  read -r code took started mode < "$logs/$layer.status"
+  [ "$mode" = live ] || cat "$logs/$layer.log"
+  [ "$code" = 0 ] && verdict=passed || { verdict=FAILED; status=1; }
+  echo "----- npm run $layer: $verdict in $took s (started at $started s; now $SECONDS s) -----"
+  summary+="npm run $layer: $verdict in $took s"$'\n'
+  # vitest marks a failed test with × and a failed file with FAIL; jest with ✕; colours are stripped.
+  [ "$code" = 0 ] || summary+="$(sed 's/\x1b\[[0-9;]*m//g' "$logs/$layer.log" | grep -E '^ *(×|✕|FAIL) ' | sort -u | head -40)"$'\n'
+}
+
+run_layer test live; report test
+run_layer test:processes live; report test:processes
+run_layer test:packages quiet &
+packages=$!
+run_layer test:stores live
+wait "$packages"
+report test:stores
+report test:packages
+for layer in test:conformance test:cluster; do
+  run_layer "$layer" live; report "$layer"
+done
+echo "===== summary after ${SECONDS} s ====="
+printf '%s' "$summary"
+exit "$status"

@@ -1,0 +1,120 @@
+/**
+ * Fair shares of one process's work between organisations (tenants). A request holds a slot from the moment its
+ * handler starts until its response is done (or its connection is gone). While slots are free, every request starts
+ * at once: a team alone gets the whole process. Once they are all taken, a request waits in its organisation's own
+ * queue, and each freed slot goes to the waiting organisation with the fewest requests at work (among equals, the one
+ * served longest ago), so a flood from one team waits behind itself while another team's request goes first. A queue
+ * past its bound answers 429 with Retry-After, naming the option that raises it.
+ *
+ * A freed slot is handed on only after the event loop's next poll for input: on a store that answers in microseconds,
+ * a slot freed at once would never be waited for, and the requests read in one poll would simply run in the order
+ * their sockets were read (bench/fairness.ts measures the difference).
+ */
+import { tooMany } from "../store/tenant-limits.ts";
+
+export interface AdmissionLimits {
+  /** Requests the process works on at once (`--max-active-requests`). */
+  slots: number;
+  /** Requests one organisation may have waiting for a slot (`--max-queued-per-tenant`). */
+  queuedPerTenant: number;
+}
+
+type Waiting = () => void;
+
+export class FairAdmission {
+  private activeTotal = 0;
+  private readonly active = new Map<string, number>();
+  private readonly queues = new Map<string, Waiting[]>();
+  private queued = 0;
+  /** When each organisation with work or a queue was last given a slot (a counter, not a time). */
+  private readonly served = new Map<string, number>();
+  private turn = 0;
+
+  constructor(private readonly limits: AdmissionLimits) {}
+
+  /** Requests at work now, and waiting (the bench and `/readyz`-style figures). */
+  get load(): { active: number; queued: number } {
+    return { active: this.activeTotal, queued: this.queued };
+  }
+
+  /**
+   * Takes a slot for `tenant`: null when it was free (the request starts now), else a promise that resolves when a
+   * slot is given to it. Throws the 429 when the tenant's queue is full. Each admission is released exactly once.
+   */
+  admit(tenant: string): Promise<void> | null {
+    if (this.activeTotal < this.limits.slots && this.queued === 0) {
+      this.take(tenant);
+      return null;
+    }
+    let queue = this.queues.get(tenant);
+    if ((queue?.length ?? 0) >= this.limits.queuedPerTenant) {
+      throw tooMany(`This organisation already has ${this.limits.queuedPerTenant} requests waiting for this sandbox process (--max-queued-per-tenant); other organisations' requests go first while it is busy`);
+    }
+    if (!queue) this.queues.set(tenant, (queue = []));
+    this.queued++;
+    return new Promise<void>((resolve) => queue.push(resolve));
+  }
+
+  /** Gives back `tenant`'s slot, and hands free slots to the waiting organisations with the fewest at work. */
+  release(tenant: string): void {
+    this.activeTotal--;
+    const left = (this.active.get(tenant) ?? 1) - 1;
+    if (left > 0) this.active.set(tenant, left);
+    else {
+      this.active.delete(tenant);
+      if (!this.queues.has(tenant)) this.served.delete(tenant);
+    }
+    while (this.activeTotal < this.limits.slots && this.queued > 0) this.next();
+  }
+
+  /**
+   * Admits the request behind `res` for `tenant` and releases its slot when its response is done or its connection is
+   * gone; false when the client left while it waited (its slot is given back at once, the handler should not run).
+   */
+  async enter(tenant: string, res: { once(event: "close", fn: () => void): unknown }): Promise<boolean> {
+    const wait = this.admit(tenant);
+    let admitted = wait === null;
+    let gone = false;
+    res.once("close", () => {
+      gone = true;
+      // Released after the poll phase: requests that arrived meanwhile are in their queues when the slot is handed out.
+      if (admitted) setImmediate(() => this.release(tenant));
+    });
+    if (wait === null) return true;
+    await wait;
+    admitted = true;
+    if (gone) this.release(tenant);
+    return !gone;
+  }
+
+  private take(tenant: string): void {
+    this.activeTotal++;
+    this.active.set(tenant, (this.active.get(tenant) ?? 0) + 1);
+    this.served.set(tenant, this.turn++);
+  }
+
+  /**
+   * Starts the head of the queue of the waiting organisation with the fewest requests at work, the one served longest
+   * ago among equals (never served first; then the queue that formed first, as the map keeps insertion order).
+   */
+  private next(): void {
+    let best: string | null = null;
+    let bestActive = Infinity;
+    let bestServed = Infinity;
+    for (const tenant of this.queues.keys()) {
+      const at = this.active.get(tenant) ?? 0;
+      const served = this.served.get(tenant) ?? -1;
+      if (at < bestActive || (at === bestActive && served < bestServed)) {
+        best = tenant;
+        bestActive = at;
+        bestServed = served;
+      }
+    }
+    const queue = this.queues.get(best!)!;
+    const admit = queue.shift()!;
+    if (queue.length === 0) this.queues.delete(best!);
+    this.queued--;
+    this.take(best!);
+    admit();
+  }
+}

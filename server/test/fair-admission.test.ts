@@ -1,0 +1,112 @@
+// Fair shares of a process's work (http/fair-admission.ts), slot by slot: free slots are taken at once, a busy process
+// queues each organisation apart, a freed slot goes to the organisation with the fewest at work (served longest ago
+// among equals), a full queue is a 429 with Retry-After, and a client that leaves while waiting gives its slot back.
+import { EventEmitter } from "node:events";
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../src/http/errors.ts";
+import { FairAdmission } from "../src/http/fair-admission.ts";
+
+/** Admits `tenant` and records when its request starts; `done()` ends it (its response closes). */
+function request(fair: FairAdmission, tenant: string, started: string[], name = tenant) {
+  const res = new EventEmitter();
+  const entered = fair.enter(tenant, res as never).then((ok) => {
+    if (ok) started.push(name);
+    return ok;
+  });
+  return { entered, done: () => res.emit("close") };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+describe("fair admission", () => {
+  it("gives a team alone every slot, and queues past them in arrival order", async () => {
+    const fair = new FairAdmission({ slots: 3, queuedPerTenant: 10 });
+    const started: string[] = [];
+    const rs = Array.from({ length: 5 }, (_, i) => request(fair, "acme", started, `a${i}`));
+    await flush();
+    expect(started).toEqual(["a0", "a1", "a2"]);
+    expect(fair.load).toEqual({ active: 3, queued: 2 });
+    rs[1].done();
+    await flush();
+    expect(started).toEqual(["a0", "a1", "a2", "a3"]);
+    rs[0].done();
+    rs[2].done();
+    await flush();
+    expect(started).toEqual(["a0", "a1", "a2", "a3", "a4"]);
+    expect(fair.load).toEqual({ active: 2, queued: 0 });
+  });
+
+  it("hands a freed slot to the waiting team with the fewest at work, before a flood's backlog", async () => {
+    const fair = new FairAdmission({ slots: 2, queuedPerTenant: 100 });
+    const started: string[] = [];
+    const flood = Array.from({ length: 6 }, (_, i) => request(fair, "acme", started, `a${i}`));
+    const g = [request(fair, "globex", started, "g0"), request(fair, "globex", started, "g1")];
+    const i = request(fair, "initech", started, "i0");
+    await flush();
+    expect(started).toEqual(["a0", "a1"]);
+    flood[0].done();
+    await flush();
+    // Globex and Initech have none at work and were never served; Globex's queue formed first.
+    expect(started.slice(2)).toEqual(["g0"]);
+    flood[1].done();
+    await flush();
+    // Acme has none at work now either, but it was served, Initech never: Initech goes before Acme's older backlog.
+    expect(started.slice(3)).toEqual(["i0"]);
+    g[0].done();
+    await flush();
+    // Acme and Globex none at work: Acme was served longest ago.
+    expect(started.slice(4)).toEqual(["a2"]);
+    i.done();
+    await flush();
+    // Acme one at work, Globex none.
+    expect(started.slice(5)).toEqual(["g1"]);
+    flood[2].done();
+    await flush();
+    expect(started.slice(6)).toEqual(["a3"]);
+    for (const r of [...flood, ...g]) r.done();
+    await flush();
+    expect(fair.load.queued).toBe(0);
+  });
+
+  it("answers 429 with Retry-After once a team's queue is full, and only that team's", async () => {
+    const fair = new FairAdmission({ slots: 1, queuedPerTenant: 2 });
+    const started: string[] = [];
+    const first = request(fair, "acme", started);
+    request(fair, "acme", started);
+    request(fair, "acme", started);
+    let refusal: unknown;
+    try {
+      fair.admit("acme");
+    } catch (err) {
+      refusal = err;
+    }
+    expect(refusal).toBeInstanceOf(ApiError);
+    expect((refusal as ApiError).status).toBe(429);
+    expect((refusal as ApiError).headers).toEqual({ "Retry-After": "1" });
+    expect((refusal as ApiError).message).toContain("--max-queued-per-tenant");
+    // Another team still queues.
+    expect(fair.admit("globex")).toBeInstanceOf(Promise);
+    first.done();
+    await flush();
+    expect(fair.load).toEqual({ active: 1, queued: 2 });
+  });
+
+  it("gives the slot back when a client leaves while it waits, and never runs its handler", async () => {
+    const fair = new FairAdmission({ slots: 1, queuedPerTenant: 10 });
+    const started: string[] = [];
+    const first = request(fair, "acme", started, "first");
+    const leaving = request(fair, "globex", started, "leaving");
+    const next = request(fair, "acme", started, "next");
+    leaving.done();
+    first.done();
+    expect(await leaving.entered).toBe(false);
+    await next.entered;
+    expect(started).toEqual(["first", "next"]);
+    expect(fair.load).toEqual({ active: 1, queued: 0 });
+    next.done();
+    // A response closed twice releases once.
+    next.done();
+    await flush();
+    expect(fair.load).toEqual({ active: 0, queued: 0 });
+  });
+});
