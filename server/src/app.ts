@@ -42,6 +42,7 @@ import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { MemoryJournal, type Journal } from "./persist/journal.ts";
 import { applyOp, replay, resumeRunning, type Running } from "./persist/restore.ts";
 import { PgJournal } from "./persist/postgres.ts";
+import { PgFaultCounters } from "./persist/fault-counters.ts";
 import { SharedSlots } from "./persist/shared-slots.ts";
 import { createPgDispatcher } from "./webhooks/pg-dispatcher.ts";
 import { health } from "./http/health.ts";
@@ -135,6 +136,8 @@ export function createApp(options: AppOptions = {}): App {
   const addressPolicy = { allowLoopback: options.webhookAllowLoopback ?? true };
   const streams = new EventStreams(journal, { limits });
   const faults = new FaultRegistry((projectId, settings) => journal.append({ kind: "faults.set", project_id: projectId, settings }));
+  // Several processes: the counters are rows, consumed exactly once whichever process answers.
+  if (journal instanceof PgJournal) faults.share(new PgFaultCounters(journal));
   const quotas = new Quotas(limits);
   // The same rules either way; with several processes on one PostgreSQL, attempts are claimed from the database.
   const delivery = {

@@ -68,12 +68,26 @@ describe("fair admission", () => {
     expect(fair.load.queued).toBe(0);
   });
 
-  it("answers 429 with Retry-After once a team's queue is full, and only that team's", async () => {
+  it("never refuses a team alone: past the bound its requests still wait their turn", async () => {
+    const fair = new FairAdmission({ slots: 1, queuedPerTenant: 2 });
+    const started: string[] = [];
+    const rs = Array.from({ length: 6 }, (_, i) => request(fair, "acme", started, `a${i}`));
+    expect(fair.load).toEqual({ active: 1, queued: 5 });
+    for (const r of rs) {
+      r.done();
+      await flush();
+    }
+    expect(started).toEqual(["a0", "a1", "a2", "a3", "a4", "a5"]);
+  });
+
+  it("answers 429 with Retry-After once a team's queue is full while another team wants the process, and only that team's", async () => {
     const fair = new FairAdmission({ slots: 1, queuedPerTenant: 2 });
     const started: string[] = [];
     const first = request(fair, "acme", started);
     request(fair, "acme", started);
     request(fair, "acme", started);
+    // Globex waits too: Acme is now past its share with others waiting.
+    request(fair, "globex", started);
     let refusal: unknown;
     try {
       fair.admit("acme");
@@ -85,10 +99,24 @@ describe("fair admission", () => {
     expect((refusal as ApiError).headers).toEqual({ "Retry-After": "1" });
     expect((refusal as ApiError).message).toContain("--max-queued-per-tenant");
     // Another team still queues.
-    expect(fair.admit("globex")).toBeInstanceOf(Promise);
+    expect(fair.admit("initech")).toBeInstanceOf(Promise);
     first.done();
     await flush();
-    expect(fair.load).toEqual({ active: 1, queued: 2 });
+    // The freed slot went to Globex (none at work, never served), ahead of Acme's queue.
+    expect(started).toEqual(["acme", "globex"]);
+    expect(fair.load).toEqual({ active: 1, queued: 3 });
+  });
+
+  it("takes no slot for a client that left before its request reached admission", async () => {
+    // The counterexample of the cluster soak: autocannon's sockets closed while requests awaited the store's catch-up,
+    // their "close" already emitted, and every slot leaked until all requests hung.
+    const fair = new FairAdmission({ slots: 1, queuedPerTenant: 10 });
+    const left = Object.assign(new EventEmitter(), { closed: true });
+    expect(await fair.enter("acme", left as never)).toBe(false);
+    expect(fair.load).toEqual({ active: 0, queued: 0 });
+    const started: string[] = [];
+    await request(fair, "acme", started, "next").entered;
+    expect(started).toEqual(["next"]);
   });
 
   it("gives the slot back when a client leaves while it waits, and never runs its handler", async () => {

@@ -112,7 +112,8 @@ describe("shutdown", () => {
     const project = [...own.server.app.store.projects.values()].find((p) => p.webhook !== null)!;
     const t0 = performance.now();
     await own.server.close();
-    expect(performance.now() - t0).toBeLessThan(1_000);
+    // At once, not after the 60 s timeout or the 60 s retry (the bound leaves a loaded machine its spread).
+    expect(performance.now() - t0).toBeLessThan(10_000);
     await waitFor("the hanging socket to close", () => (hanging.requests[0].closedAt !== null ? true : undefined), 2_000);
     const attempts = await own.server.app.webhooks.attempts(project);
     // The first event was cut off by the re-registration (it was in flight) and then by the shutdown.

@@ -157,11 +157,12 @@ describe("postWebhook", () => {
     const hanging = await startReceiver(() => {});
     try {
       const controller = new AbortController();
-      const pending = postWebhook({ url: hanging.url, body, headers: {}, timeoutMs: 5_000, signal: controller.signal });
+      const pending = postWebhook({ url: hanging.url, body, headers: {}, timeoutMs: 60_000, signal: controller.signal });
       setTimeout(() => controller.abort(), 50);
       const t0 = performance.now();
       expect(await pending).toEqual({ kind: "aborted" });
-      expect(performance.now() - t0).toBeLessThan(1_000);
+      // Ended by the abort, long before the 60 s timeout.
+      expect(performance.now() - t0).toBeLessThan(10_000);
     } finally {
       await hanging.close();
     }
@@ -173,7 +174,8 @@ describe("postWebhook", () => {
       const t0 = performance.now();
       expect(await postWebhook({ url: hanging.url, body, headers: {}, timeoutMs: 150 })).toEqual({ kind: "timeout" });
       expect(performance.now() - t0).toBeGreaterThanOrEqual(145);
-      expect(performance.now() - t0).toBeLessThan(1_000);
+      // Given up, not left waiting (the bound leaves a loaded machine its spread).
+      expect(performance.now() - t0).toBeLessThan(5_000);
     } finally {
       await hanging.close();
     }

@@ -9,7 +9,7 @@ type Ops = "simGetFaults" | "simPutFaults" | "simDeleteFaults";
 export function simFaultsHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
   const { faults } = deps;
   return {
-    simGetFaults: ({ project }) => ({ status: 200, body: faults.get(project.id) }),
+    simGetFaults: async ({ project }) => ({ status: 200, body: await faults.current(project.id) }),
     simPutFaults: ({ project, body }) => ({ status: 200, body: faults.set(project.id, body) }),
     simDeleteFaults: ({ project }) => {
       faults.clear(project.id);

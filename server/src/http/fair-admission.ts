@@ -3,8 +3,9 @@
  * handler starts until its response is done (or its connection is gone). While slots are free, every request starts
  * at once: a team alone gets the whole process. Once they are all taken, a request waits in its organisation's own
  * queue, and each freed slot goes to the waiting organisation with the fewest requests at work (among equals, the one
- * served longest ago), so a flood from one team waits behind itself while another team's request goes first. A queue
- * past its bound answers 429 with Retry-After, naming the option that raises it.
+ * served longest ago), so a flood from one team waits behind itself while another team's request goes first. While
+ * another team has requests at work or waiting, a queue past its bound answers 429 with Retry-After, naming the option
+ * that raises it.
  *
  * A freed slot is handed on only after the event loop's next poll for input: on a store that answers in microseconds,
  * a slot freed at once would never be waited for, and the requests read in one poll would simply run in the order
@@ -47,7 +48,9 @@ export class FairAdmission {
       return null;
     }
     let queue = this.queues.get(tenant);
-    if ((queue?.length ?? 0) >= this.limits.queuedPerTenant) {
+    // The bound is on a team past its share while others want the process too; a team alone waits only on itself
+    // (its connections are capped anyway: http/connection-limits.ts).
+    if ((queue?.length ?? 0) >= this.limits.queuedPerTenant && this.othersThan(tenant)) {
       throw tooMany(`This organisation already has ${this.limits.queuedPerTenant} requests waiting for this sandbox process (--max-queued-per-tenant); other organisations' requests go first while it is busy`);
     }
     if (!queue) this.queues.set(tenant, (queue = []));
@@ -71,7 +74,10 @@ export class FairAdmission {
    * Admits the request behind `res` for `tenant` and releases its slot when its response is done or its connection is
    * gone; false when the client left while it waited (its slot is given back at once, the handler should not run).
    */
-  async enter(tenant: string, res: { once(event: "close", fn: () => void): unknown }): Promise<boolean> {
+  async enter(tenant: string, res: { once(event: "close", fn: () => void): unknown; readonly closed?: boolean }): Promise<boolean> {
+    // The client left before the request got here (during a delay, its body, the store's catch-up): its "close" has
+    // been emitted already and would never give a slot back.
+    if (res.closed) return false;
     const wait = this.admit(tenant);
     let admitted = wait === null;
     let gone = false;
@@ -85,6 +91,13 @@ export class FairAdmission {
     admitted = true;
     if (gone) this.release(tenant);
     return !gone;
+  }
+
+  /** Whether another organisation has requests at work or waiting. */
+  private othersThan(tenant: string): boolean {
+    for (const t of this.active.keys()) if (t !== tenant) return true;
+    for (const t of this.queues.keys()) if (t !== tenant) return true;
+    return false;
   }
 
   private take(tenant: string): void {

@@ -53,7 +53,7 @@ export async function applyFaults(req: Request, route: RouteDef, project: Projec
   if (EXEMPT.has(route.operationId)) return;
   const asked = preferredFaults(req.headers.prefer);
   if ("error" in asked) throw badRequest(asked.error);
-  const set = registry.plan(project.id, route.operationId, route.path.startsWith("/v1/"));
+  const set = await registry.plan(project.id, route.operationId, route.path.startsWith("/v1/"));
   const plan: FaultPlan = { delayMs: asked.delayMs + set.delayMs, kind: asked.kind ?? set.kind };
   if (plan.delayMs > 0) await held.hold(project.tenant, req.socket.remoteAddress ?? "unknown", plan.delayMs);
   switch (plan.kind) {

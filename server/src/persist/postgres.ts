@@ -264,11 +264,23 @@ export class PgJournal implements Journal {
       // Another catch-up, or this process's own change, got there first.
       if (seq <= this.mark) continue;
       this.mark = seq;
-      if (r.kind === "op") {
-        this.sinceCompaction++;
-        this.follower?.op(JSON.parse(r.body) as Op);
-      } else this.follower?.streamEvent({ project_id: r.project_id!, event: JSON.parse(r.body) });
+      try {
+        if (r.kind === "op") {
+          this.sinceCompaction++;
+          this.follower?.op(JSON.parse(r.body) as Op);
+        } else this.follower?.streamEvent({ project_id: r.project_id!, event: JSON.parse(r.body) });
+      } catch (err) {
+        // A change this process cannot apply is one it will never have: it no longer matches the others.
+        this.diverge(`change ${seq} could not be applied (${(err as Error).message})`);
+      }
     }
+  }
+
+  /** From now on /readyz says this process is not ready (a balancer stops sending it requests), with why. */
+  private diverge(why: string): void {
+    if (this.diverged) return;
+    this.diverged = `${why}; restart this process`;
+    this.options.logger?.error({ why }, "this process no longer matches the database and reports not ready");
   }
 
   write<T>(fn: () => T): T | Promise<Awaited<T>> {
@@ -281,6 +293,9 @@ export class PgJournal implements Journal {
     if (this.closed) throw new StoreUnavailable("the store is closed");
     const client = await this.pool.connect();
     let began = false;
+    // Set once the handler recorded a change: this process's memory holds it from then on, so a change that is not
+    // committed after that leaves memory ahead of the database.
+    let inMemory = false;
     try {
       await client.query("BEGIN");
       began = true;
@@ -292,6 +307,7 @@ export class PgJournal implements Journal {
         out = await this.scopes.run(scope, fn);
       } finally {
         scope.open = false;
+        inMemory = scope.statements.length > 0;
       }
       if (scope.statements.length > 0) {
         if (compactionDue(this.sinceCompaction, this.keptByCompaction)) scope.statements.push(...(await this.compactionStatements(client)));
@@ -301,20 +317,13 @@ export class PgJournal implements Journal {
         // Everything up to here is this process's own or was applied in catchUp (the lock kept others out). Marked
         // before the commit: a catch-up answered right after it must not apply this process's own changes again.
         this.mark = Math.max(this.mark, Number(rows[0].m ?? 0));
-        try {
-          await client.query("COMMIT");
-        } catch (err) {
-          // The change is in this process's memory and not in the database: nothing here can be trusted any more.
-          this.diverged = `a change could not be committed (${(err as Error).message}); restart this process`;
-          this.options.logger?.error({ err: (err as Error).message }, "commit failed: this process no longer matches the database and reports not ready");
-          throw err;
-        }
-      } else {
-        await client.query("COMMIT");
       }
+      await client.query("COMMIT");
       return out as Awaited<T>;
     } catch (err) {
       if (began) await client.query("ROLLBACK").catch(() => {});
+      // Whether the handler, a statement or the commit failed: what memory holds, the database does not.
+      if (inMemory) this.diverge(`a change could not be committed (${(err as Error).message})`);
       throw err;
     } finally {
       client.release();
@@ -418,13 +427,12 @@ export class PgJournal implements Journal {
   async ready(): Promise<string | null> {
     if (this.closed) return "the store is closed";
     if (!this.migrated) return "migrations have not run";
-    if (this.diverged) return this.diverged;
     try {
       await this.pool.query("SELECT 1 FROM sandbox_migrations LIMIT 1");
-      return null;
     } catch (err) {
-      return `the database does not answer: ${(err as Error).message}`;
+      return `the database does not answer: ${(err as Error).message}${this.diverged ? `; and ${this.diverged}` : ""}`;
     }
+    return this.diverged;
   }
 
   close(): void {

@@ -118,7 +118,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const { ev } = a;
     records.update(a, { status: "in_flight", sent_at: iso(nowMs) });
     // An injected endpoint failure: recorded as the endpoint's answer, nothing sent, retried like a real one.
-    const injected = options.faults?.takeWebhookFailure(ev.project.id) ?? null;
+    const taken = options.faults?.takeWebhookFailure(ev.project.id) ?? null;
+    // This dispatcher serves one process, whose fault counters are its own (shared ones go with pg-dispatcher.ts).
+    if (taken instanceof Promise) throw new Error("shared fault counters need the PostgreSQL dispatcher");
+    const injected = taken;
     if (injected !== null) {
       finish(a, { kind: "answered", status: injected });
       if (a.record.status === "failed") records.update(a, { error: `http_${injected} (simulated: /_sim/faults webhook_failures)` });

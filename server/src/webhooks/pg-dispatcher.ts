@@ -236,8 +236,8 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     const ev = row.url === stored.url ? stored : { ...stored, url: row.url };
     const stale = row.trigger === "resend" ? null : staleReason(ev);
     if (stale) return void (await finish({ status: "cancelled", response_status: null, error: stale }));
-    // An injected endpoint failure: taken in a change, so two processes never take the same one.
-    const injected = (o.faults?.get(ev.project.id).webhook_failures ?? 0) > 0 ? await journal.write(() => o.faults!.takeWebhookFailure(ev.project.id)) : null;
+    // An injected endpoint failure: consumed by one UPDATE where the counters are kept, so two processes never take the same one.
+    const injected = (await o.faults?.takeWebhookFailure(ev.project.id)) ?? null;
     const outcome = injected !== null
       ? { kind: "answered" as const, status: injected }
       : await postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs: o.timeoutMs, signal: controller.signal, extraCa: readCa(o.caFile), addressPolicy: o.addressPolicy });

@@ -69,6 +69,25 @@ describe("three processes on one PostgreSQL", () => {
     }
   });
 
+  it("consumes fault counters exactly once over every process, and a consumption never undoes a newer PUT", async () => {
+    const made = await ok(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: "counters" } }, 201);
+    const key = made.api_key;
+    await ok(base(0), "/_sim/faults", { key, method: "PUT", body: { fail_next: 2, fail_next_kind: "503" } });
+    // Six reads at once, two on each process: exactly two fail, whichever processes they reach.
+    const statuses = (await Promise.all(Array.from({ length: 6 }, (_, n) => call(base(n), "/v1/studies?limit=1", { key })))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 503)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(4);
+    for (let i = 0; i < 3; i++) expect((await ok(base(i), "/_sim/faults", { key })).fail_next).toBe(0);
+    // A new PUT through one process after consumptions on the others counts from its own value.
+    await ok(base(1), "/_sim/faults", { key, method: "PUT", body: { fail_next: 1, webhook_failures: 0 } });
+    expect((await call(base(2), "/v1/studies?limit=1", { key })).status).toBe(503);
+    expect((await call(base(0), "/v1/studies?limit=1", { key })).status).toBe(200);
+    await ok(base(2), "/_sim/faults", { key, method: "PUT", body: { fail_next: 3 } });
+    for (let i = 0; i < 3; i++) expect((await ok(base(i), "/_sim/faults", { key })).fail_next).toBe(3);
+    await ok(base(0), "/_sim/faults", { key, method: "DELETE" }, 204);
+    expect((await Promise.all([0, 1, 2].map((i) => call(base(i), "/v1/studies?limit=1", { key })))).map((r) => r.status)).toEqual([200, 200, 200]);
+  });
+
   it("a write acknowledged by any process is read on every other at once", async () => {
     for (let n = 0; n < 30; n++) {
       const w = n % 3;
@@ -202,6 +221,36 @@ describe("three processes on one PostgreSQL", () => {
     }, 5_000, 100);
     again.close();
     for (const s of streams) s.close();
+  });
+
+  it("a process whose change failed after its handler ran reports itself not ready, and the change is nowhere", async () => {
+    const made = await ok(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: "diverge" } }, 201);
+    // The database refuses one change's statements (a trigger), after the handler has changed process 0's memory.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`CREATE FUNCTION sandbox.refuse_marked() RETURNS trigger AS $$ BEGIN
+        IF NEW.op LIKE '%refuse-this-change%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await client.query("CREATE TRIGGER refuse_marked BEFORE INSERT ON sandbox.ops FOR EACH ROW EXECUTE FUNCTION sandbox.refuse_marked()");
+      const refused = await call(base(0), "/_sim/studies", { key: made.api_key, method: "POST", body: { name: "refuse-this-change" } });
+      expect(refused.status).toBe(500);
+      const ready = await probe(`http://127.0.0.1:${procs[0].port}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(ready.body.error.message).toMatch(/^Not ready: a change could not be committed \(refused by the test\); restart this process/);
+      for (const i of [1, 2]) {
+        expect((await probe(`http://127.0.0.1:${procs[i].port}/readyz`)).status).toBe(200);
+        expect((await ok(base(i), "/v1/studies?limit=100", { key: made.api_key })).data.map((x: { name: string }) => x.name)).not.toContain("refuse-this-change");
+      }
+    } finally {
+      await client.query("DROP TRIGGER IF EXISTS refuse_marked ON sandbox.ops").catch(() => {});
+      await client.query("DROP FUNCTION IF EXISTS sandbox.refuse_marked()").catch(() => {});
+      await client.end();
+    }
+    // A restart reads the database again and is ready.
+    await stopSandbox(procs[0], "SIGKILL");
+    procs[0] = await start();
+    expect((await probe(`http://127.0.0.1:${procs[0].port}/readyz`)).status).toBe(200);
+    expect((await ok(base(0), "/v1/studies?limit=100", { key: made.api_key })).data.map((x: { name: string }) => x.name)).not.toContain("refuse-this-change");
   });
 
   it("/readyz answers 503 in the envelope when the database is gone, while /healthz stays 200 and no process crashes", async () => {
