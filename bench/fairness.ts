@@ -4,8 +4,12 @@
  * after the other; Acme floods writes (PUT /_sim/faults) over 24 connections. The same sandbox is started with fair
  * admission as it ships (http/fair-admission.ts, `--max-active-requests 8`; FAIR_SLOTS=n measures another value) and
  * with it out of the way (`--max-active-requests 1000000`), rounds alternating; figures are medians over rounds.
+ * Then what fair admission costs a team alone: reads/s and p99 of `GET /v1/interviews?limit=10` over 32 connections,
+ * fair against none, on the memory store and on one process over PostgreSQL (whose requests first ask the database
+ * for changes, so many become ready at once).
  */
 import autocannon from "autocannon";
+import { startPostgres } from "../server/test/cluster/postgres.ts";
 import { median } from "./load.ts";
 import { startReference, type Proc } from "./servers.ts";
 
@@ -68,6 +72,32 @@ async function round(proc: Proc): Promise<Round> {
   };
 }
 
+/** Reads/s and p99 of one team alone over 32 connections, `SECONDS` long. */
+async function alone(proc: Proc): Promise<{ rps: number; p99: number; errors: number }> {
+  const r = await autocannon({ url: `${proc.baseUrl}/v1/interviews?limit=10`, headers: { authorization: `Bearer ${ACME}` }, connections: 32, duration: SECONDS });
+  return { rps: r.requests.average, p99: r.latency.p99, errors: r.non2xx };
+}
+
+/** Fair against none for a team alone, on `store` (extra environment), rounds alternating; medians. */
+async function aloneCost(env: Record<string, string>): Promise<{ fair: { rps: number; p99: number }; none: { rps: number; p99: number } }> {
+  const procs = { fair: await startReference({ ...env, ...(process.env.FAIR_SLOTS ? { MAX_ACTIVE_REQUESTS: process.env.FAIR_SLOTS } : {}) }), none: await startReference({ ...env, MAX_ACTIVE_REQUESTS: "1000000" }) };
+  const runs: Record<keyof typeof procs, Array<{ rps: number; p99: number }>> = { fair: [], none: [] };
+  try {
+    for (const name of ["fair", "none"] as const) await alone(procs[name]); // warm-up
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const name of ["fair", "none"] as const) {
+        const r = await alone(procs[name]);
+        if (r.errors > 0) throw new Error(`${r.errors} errors from the ${name} sandbox`);
+        runs[name].push(r);
+      }
+    }
+  } finally {
+    await Promise.all(Object.values(procs).map((p) => p.stop()));
+  }
+  const m = (name: keyof typeof procs) => ({ rps: median(runs[name].map((r) => r.rps)), p99: median(runs[name].map((r) => r.p99)) });
+  return { fair: m("fair"), none: m("none") };
+}
+
 export async function fairnessSection(say: (line?: string) => void): Promise<void> {
   const procs = { fair: await startReference(process.env.FAIR_SLOTS ? { MAX_ACTIVE_REQUESTS: process.env.FAIR_SLOTS } : {}), unfair: await startReference({ MAX_ACTIVE_REQUESTS: "1000000" }) };
   const rounds: Record<keyof typeof procs, Round[]> = { fair: [], unfair: [] };
@@ -89,6 +119,22 @@ export async function fairnessSection(say: (line?: string) => void): Promise<voi
   }
   say();
   say(`Globex's p99 under the flood, fair against none: **${(m("fair", "floodP99") / m("unfair", "floodP99")).toFixed(2)}x**; Acme's writes/s, fair against none: **${(m("fair", "floodWrites") / m("unfair", "floodWrites")).toFixed(2)}x**.`);
+  say();
+  const memory = await aloneCost({});
+  const pg = await startPostgres();
+  let shared: Awaited<ReturnType<typeof aloneCost>>;
+  try {
+    shared = await aloneCost({ DATABASE_URL: pg.database("fairness") });
+  } finally {
+    pg.stop();
+  }
+  say(`What it costs a team alone: GET /v1/interviews?limit=10 over 32 connections, medians of ${ROUNDS} alternating rounds of ${SECONDS} s.`);
+  say();
+  say("| store | fair: reads/s, p99 (ms) | none: reads/s, p99 (ms) | reads/s fair / none |");
+  say("|---|---:|---:|---:|");
+  for (const [label, r] of [["memory", memory], ["PostgreSQL, one process", shared]] as const) {
+    say(`| ${label} | ${Math.round(r.fair.rps)}, ${r.fair.p99} | ${Math.round(r.none.rps)}, ${r.none.p99} | ${(r.fair.rps / r.none.rps).toFixed(2)}x |`);
+  }
   say();
 }
 
