@@ -21,7 +21,10 @@ const certDir = mkdtempSync(join(tmpdir(), "surfaces-receiver-"));
 const serverOptions = { webhookRetryDelaysMs: DELAYS, simProcessingMs: 50, webhookTimeoutMs: 2000, validateResponses: true, webhookCaFile: join(certDir, "ca.pem") };
 const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
 
-/** Runs the suite against its own reference server behind `mutation`. */
+/**
+ * Runs the suite against its own reference server behind `mutation`. The model's budget is a cap, never the measure:
+ * the sequences asked (`runs`) are; on a loaded machine a 12 s budget ran 1 of 6 and left the model NOT TESTED.
+ */
 async function against(mutation: Mutation, extra: Partial<RunOptions>): Promise<Report> {
   const server = await startServer(serverOptions);
   const proxy = new BrokenProxy(server.origin, mutation);
@@ -29,7 +32,7 @@ async function against(mutation: Mutation, extra: Partial<RunOptions>): Promise<
   try {
     return await runConformance({
       baseUrl: proxy.baseUrl, apiKey: ACME, otherKey: GLOBEX, publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: true, seed: randomSeed(), runs: 6, level: "seed",
-      webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, webhookWaitMs: 5_000, timeoutMs: 10_000, receiverCertDir: certDir, modelBudgetMs: 12_000, ...extra,
+      webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, webhookWaitMs: 5_000, timeoutMs: 10_000, receiverCertDir: certDir, modelBudgetMs: 60_000, ...extra,
     });
   } finally {
     await proxy.close();
@@ -64,7 +67,7 @@ describe.concurrent("each simulation capability removed in turn", () => {
       expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(3);
       // A probe never created anything: only the model's own plantings are listed (each carries the run's id).
       for (const c of report.created.filter((x) => x.name && x.kind === "study")) expect(c.name).toContain(report.runId);
-    }, 90_000);
+    }, 180_000);
   }
 });
 
@@ -87,7 +90,7 @@ describe("the simulation surface of contract 2.0.0", () => {
         const caught = model(report);
         const rules = variant.rules ?? [variant.rule!];
         expect(caught.failures.some((f) => rules.includes(f.rule)), `seed ${report.seed}: ${JSON.stringify(caught.failures.map((f) => f.rule))} ${caught.reason ?? ""}`).toBe(true);
-      }, 120_000);
+      }, 180_000);
     }
   });
 });
@@ -103,13 +106,13 @@ describe("a renamed simulation surface driven through a states module", () => {
     expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability)).toEqual(["eligible-launch"]);
     expect(report.untested).toEqual([]);
     expect(sequences(report)).toBeGreaterThanOrEqual(3);
-  }, 120_000);
+  }, 180_000);
 
   it("catches a sequence variant through it", async () => {
     const variant = modelVariants().find((v) => v.rule === "model.credentials")!;
     const report = await against(compose("admin surface and case-insensitive keys", adminSurface, variant.mutation), { states, sim: false, only: ["model"], runs: 40, modelBudgetMs: 60_000 });
     expect(model(report).failures.map((f) => f.rule), `seed ${report.seed}: ${sequences(report)} sequences; ${model(report).notes.join("; ")}; untested ${report.untested.join("; ")}`).toContain("model.credentials");
-  }, 120_000);
+  }, 180_000);
 });
 
 describe("no simulation surface at all", () => {
