@@ -27,6 +27,38 @@ export interface Delivery {
   observed?: unknown;
   /** When the receiver answered it (a retry's delay runs from the answer that failed). */
   answeredAt?: number;
+  /**
+   * How late this process may have read it: the longest stall of the suite's own event loop since the delivery before
+   * (ms). A time read here can be late by that much through no fault of the service (the suite, its receiver and, in
+   * a self-test, the server share the machine), so timing judgements allow for it.
+   */
+  lagMs: number;
+}
+
+/** The longest stall of this process's event loop between two reads (a tick every 10 ms that comes late). */
+class LoopStalls {
+  private worst = 0;
+  private last = performance.now();
+  private readonly timer = setInterval(() => {
+    const now = performance.now();
+    this.worst = Math.max(this.worst, now - this.last - 10);
+    this.last = now;
+  }, 10);
+
+  constructor() {
+    this.timer.unref();
+  }
+
+  /** The longest stall since the previous read, the one in progress included. */
+  read(): number {
+    const worst = Math.max(this.worst, performance.now() - this.last - 10, 0);
+    this.worst = 0;
+    return Math.round(worst);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
 }
 
 export interface ReceiverOptions {
@@ -58,10 +90,12 @@ export class Receiver {
   /** PEM file of the certificate (its own CA) when TLS is on. */
   caFile: string | undefined;
   private server!: Server;
+  private stalls: LoopStalls | null = null;
 
   constructor(readonly options: ReceiverOptions) {}
 
   async start(): Promise<void> {
+    const stalls = (this.stalls = new LoopStalls());
     const handler = (req: IncomingMessage, res: ServerResponse) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
@@ -78,7 +112,7 @@ export class Receiver {
         } catch {
           interviewId = null;
         }
-        const delivery: Delivery = { at: Date.now(), path: req.url ?? "", method: req.method ?? "", headers: req.headers, raw, interviewId, sessionId };
+        const delivery: Delivery = { at: Date.now(), path: req.url ?? "", method: req.method ?? "", headers: req.headers, raw, interviewId, sessionId, lagMs: stalls.read() };
         const attempt = this.deliveries.filter((d) => d.interviewId === interviewId).length + 1;
         const answer = () => {
           if (res.destroyed) return;
@@ -148,6 +182,7 @@ export class Receiver {
   }
 
   stop(): Promise<void> {
+    this.stalls?.stop();
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }

@@ -5,6 +5,7 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Contract } from "../../conformance/src/contract.ts";
 import { settle } from "../../conformance/src/model/commands/base.ts";
+import { TIMEOUT, watchSchedule } from "../../conformance/src/model/interview-steps.ts";
 import { newModel, type Judge, type Model, type World } from "../../conformance/src/model/world.ts";
 import type { Delivery } from "../../conformance/src/receiver.ts";
 import type { Rule } from "../../conformance/src/rules.ts";
@@ -29,7 +30,7 @@ function delivery(path: string, secret: string, body = payload()): Delivery {
   const raw = Buffer.from(JSON.stringify(body));
   const rest = { status: 200, body: { id: body.data.interview_id, study_id: STUDY, status: "completed", started_at: at, completed_at: at, reference_id: "r", respondent_email: null, language: "en", quality_score: "successful", duration_secs: 60 } };
   return {
-    at: Date.now(), path, method: "POST", raw, interviewId: body.data.interview_id, sessionId: body.data.session_id, observed: rest,
+    at: Date.now(), path, method: "POST", raw, interviewId: body.data.interview_id, sessionId: body.data.session_id, observed: rest, lagMs: 0,
     headers: { "content-type": "application/json", "x-webhook-event": "interview.completed", "x-webhook-signature": `sha256=${createHmac("sha256", secret).update(raw).digest("hex")}` },
   };
 }
@@ -71,5 +72,22 @@ describe("the model's judgement of deliveries", () => {
   it("leaves another sequence's deliveries alone, and fails this project's interview at another project's webhook", () => {
     expect(judged(() => undefined, [delivery("/hook/m2/a", "s1")])).toEqual([]);
     expect(judged((m) => void (m.otherWebhook = { path: "/hook/m1/other" }), [delivery("/hook/m1/other", "s1")])).toEqual(["model.isolation"]);
+  });
+
+  it("allows a retry's timing the suite's own event-loop stall, and no more", async () => {
+    // An attempt left unanswered (the 2000 ms receiver timeout), its retry 181 ms after the timeout: 119 ms before the
+    // window for a 300 ms delay opens. Read by a receiver that stalled 150 ms, that is the suite's doing; without a
+    // stall, the service retried early.
+    const run = async (lagMs: number) => {
+      const failed: string[] = [];
+      const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
+      const first = { ...delivery("/hook/m1/a", "s1"), at: 1_000_000, lagMs };
+      const retry = { ...delivery("/hook/m1/a", "s1"), at: 1_000_000 + 2_000 + 181, lagMs: 0 };
+      const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, receiver: { deliveries: [first, retry] } } as unknown as World;
+      await watchSchedule(newModel(1), w, ID, [TIMEOUT]);
+      return failed;
+    };
+    expect(await run(0)).toEqual(["model.timeout-retried"]);
+    expect(await run(150)).toEqual([]);
   });
 });
