@@ -48,7 +48,7 @@ describe("conformance self-test", () => {
     expect(report.results.map((r) => r.name)).toEqual(["schema", "auth", "pagination", "isolation", "filters", "chats", "fields", "truncation", "capacity", "windows", "webhooks", "retries", "model", "parameters", "deprecated", "participant", "metrics", "coverage"]);
     expect(report.levels.seed.checked).toBeGreaterThan(40);
     expect(report.levels.contract.checked).toBeGreaterThan(20);
-  }, 180_000);
+  }, 300_000);
 
   it("passes the model run against the reference server at a random seed, at both levels", async () => {
     for (const level of ["seed", "contract"] as const) {
@@ -57,7 +57,7 @@ describe("conformance self-test", () => {
       expect(report.results[0].levels.seed.checked).toBeGreaterThan(10);
       expect(report.warnings, `seed ${report.seed}`).toBe(0);
     }
-  }, 180_000);
+  }, 300_000);
 
   it("passes again on a server its own writes changed (pagination creates interviews before filters runs)", async () => {
     for (const seed of [1, 2, 3]) {
@@ -92,7 +92,7 @@ describe("conformance self-test", () => {
     const report = await runConformance(options(server.baseUrl, { only: ["metrics"], metricsEngine: "metrics/src/sql/index.ts" }));
     expect(problems(report)).toEqual([]);
     expect(report.levels.seed.checked + report.levels.contract.checked).toBe(6);
-  }, 180_000);
+  }, 300_000);
 
   it("reports webhooks as NOT TESTED, not green, when the service refuses every receiver URL", async () => {
     const refuseAll: Mutation = { name: "refuses every webhook URL", response(ex) { if (ex.method === "PUT" && ex.path === "/api/v1/webhooks") Object.assign(ex, { status: 400, body: { error: { type: "invalid_request_error", message: "Invalid parameters" } } }); } };
@@ -112,7 +112,7 @@ describe("conformance self-test", () => {
     expect(report.results.find((r) => r.name === "capacity")!.reason).toMatch(/capability plant-study .*404/);
     expect(report.statements.filter((s) => s.verdict === "not_tested").map((s) => s.reason).join("\n")).toMatch(/capability plant-study/);
     expect(report.exitCode).toBe(3);
-  }, 180_000);
+  }, 300_000);
 
   it("passes a server that follows only the seed at --level seed (HTTPS receiver included), and fails it only on contract rules at --level contract", async () => {
     const seedLevel = await throughProxy(seedOnly, server, (baseUrl) => runConformance(options(baseUrl, { level: "seed", seed: randomSeed() })));
@@ -129,5 +129,5 @@ describe("conformance self-test", () => {
     // participant: its config names the trigger rules trigger_rules, not the contract's triggerRules. (The delivery
     // stream passes through the proxy as it comes, so webhooks and coverage pass.)
     expect(new Set(failures.map((f) => f.rule.split(".")[0]))).toEqual(new Set(["response", "schema", "pagination", "parameters", "deprecated", "participant"]));
-  }, 180_000);
+  }, 300_000);
 });

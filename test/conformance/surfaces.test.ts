@@ -67,7 +67,7 @@ describe.concurrent("each simulation capability removed in turn", () => {
       expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(3);
       // A probe never created anything: only the model's own plantings are listed (each carries the run's id).
       for (const c of report.created.filter((x) => x.name && x.kind === "study")) expect(c.name).toContain(report.runId);
-    }, 180_000);
+    }, 240_000);
   }
 });
 
@@ -80,17 +80,17 @@ describe("the simulation surface of contract 2.0.0", () => {
     expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability).sort()).toEqual([...AFTER_2_0_0].sort());
     expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(15);
     expect(model(report).notes.join("\n")).toMatch(/not drawn: abandonInterview \(needs capability abandon/);
-  }, 180_000);
+  }, 240_000);
 
   describe.concurrent("catches every model variant whose capabilities remain", () => {
     const offered = ALL_CAPABILITIES.filter((c) => !AFTER_2_0_0.includes(c));
     for (const variant of modelVariants().filter((v) => (VARIANT_NEEDS[v.rule!] ?? ["unknown"]).every((c) => offered.includes(c)))) {
       it(`catches "${variant.mutation.name}" on a 2.0.0 surface at --level seed and a random --seed`, async () => {
-        const report = await against(compose(`2.0.0 and ${variant.mutation.name}`, surface200(), variant.mutation), { only: ["model"], runs: 40, modelBudgetMs: 60_000 });
+        const report = await against(compose(`2.0.0 and ${variant.mutation.name}`, surface200(), variant.mutation), { only: ["model"], runs: 40, modelBudgetMs: 150_000 });
         const caught = model(report);
         const rules = variant.rules ?? [variant.rule!];
         expect(caught.failures.some((f) => rules.includes(f.rule)), `seed ${report.seed}: ${JSON.stringify(caught.failures.map((f) => f.rule))} ${caught.reason ?? ""}`).toBe(true);
-      }, 180_000);
+      }, 240_000);
     }
   });
 });
@@ -106,13 +106,13 @@ describe("a renamed simulation surface driven through a states module", () => {
     expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability)).toEqual(["eligible-launch"]);
     expect(report.untested).toEqual([]);
     expect(sequences(report)).toBeGreaterThanOrEqual(3);
-  }, 180_000);
+  }, 240_000);
 
   it("catches a sequence variant through it", async () => {
     const variant = modelVariants().find((v) => v.rule === "model.credentials")!;
-    const report = await against(compose("admin surface and case-insensitive keys", adminSurface, variant.mutation), { states, sim: false, only: ["model"], runs: 40, modelBudgetMs: 60_000 });
+    const report = await against(compose("admin surface and case-insensitive keys", adminSurface, variant.mutation), { states, sim: false, only: ["model"], runs: 40, modelBudgetMs: 150_000 });
     expect(model(report).failures.map((f) => f.rule), `seed ${report.seed}: ${sequences(report)} sequences; ${model(report).notes.join("; ")}; untested ${report.untested.join("; ")}`).toContain("model.credentials");
-  }, 180_000);
+  }, 240_000);
 });
 
 describe("no simulation surface at all", () => {

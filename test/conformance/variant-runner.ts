@@ -55,7 +55,7 @@ export function describeVariants(title: string, list: Variant[], concurrent = fa
           await variant.relay?.close();
           if (upstream !== server) await upstream.close();
         }
-      }, 90_000);
+      }, 200_000);
     }
   });
 }
