@@ -86,7 +86,7 @@ describe("the simulation surface of contract 2.0.0", () => {
     const offered = ALL_CAPABILITIES.filter((c) => !AFTER_2_0_0.includes(c));
     for (const variant of modelVariants().filter((v) => (VARIANT_NEEDS[v.rule!] ?? ["unknown"]).every((c) => offered.includes(c)))) {
       it(`catches "${variant.mutation.name}" on a 2.0.0 surface at --level seed and a random --seed`, async () => {
-        const report = await against(compose(`2.0.0 and ${variant.mutation.name}`, surface200(), variant.mutation), { only: ["model"], runs: 40, modelBudgetMs: 150_000 });
+        const report = await against(compose(`2.0.0 and ${variant.mutation.name}`, surface200(), variant.mutation), { only: ["model"], runs: 100, modelBudgetMs: 150_000 });
         const caught = model(report);
         const rules = variant.rules ?? [variant.rule!];
         expect(caught.failures.some((f) => rules.includes(f.rule)), `seed ${report.seed}: ${JSON.stringify(caught.failures.map((f) => f.rule))} ${caught.reason ?? ""}`).toBe(true);
@@ -110,7 +110,7 @@ describe("a renamed simulation surface driven through a states module", () => {
 
   it("catches a sequence variant through it", async () => {
     const variant = modelVariants().find((v) => v.rule === "model.credentials")!;
-    const report = await against(compose("admin surface and case-insensitive keys", adminSurface, variant.mutation), { states, sim: false, only: ["model"], runs: 40, modelBudgetMs: 150_000 });
+    const report = await against(compose("admin surface and case-insensitive keys", adminSurface, variant.mutation), { states, sim: false, only: ["model"], runs: 100, modelBudgetMs: 150_000 });
     expect(model(report).failures.map((f) => f.rule), `seed ${report.seed}: ${sequences(report)} sequences; ${model(report).notes.join("; ")}; untested ${report.untested.join("; ")}`).toContain("model.credentials");
   }, 240_000);
 });

@@ -23,7 +23,8 @@ export function describeVariants(title: string, list: Variant[], concurrent = fa
   let server: RunningServer;
   beforeAll(async () => void (server = await startServer(serverOptions)));
   afterAll(() => server.close());
-  const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
+  // VARIANT_SEED=n replays a failure's seed (each failure prints it).
+  const randomSeed = () => Number(process.env.VARIANT_SEED) || Math.floor(Math.random() * 2_147_483_647);
 
   (concurrent ? describe.concurrent : describe)(title, () => {
     for (const variant of list) {
