@@ -41,8 +41,8 @@ export const LAYERS = {
     needs: "PostgreSQL (Debian's, installed by scripts/deploy/install-postgresql.sh)",
   },
   cluster: {
-    files: ["server/test/cluster/cluster.test.ts", "server/test/cluster/compose.test.ts", "server/test/cluster/soak.test.ts"],
-    proves: "several sandbox processes on one PostgreSQL: reads across processes, one delivery per event, the compose file's services behind nginx, and five minutes of kill -9 under load with two tenants",
+    files: ["server/test/cluster/cluster.test.ts", "server/test/cluster/database.test.ts", "server/test/cluster/compose.test.ts", "server/test/cluster/soak.test.ts"],
+    proves: "several sandbox processes on one PostgreSQL: reads across processes, one delivery per event, PostgreSQL crashed and restarted under writes, ten processes within its default connection limit, the compose file's services behind nginx, and five minutes of kill -9 under load with two tenants",
     needs: "PostgreSQL and nginx (Debian's, installed by scripts/deploy/install-postgresql.sh)",
   },
 } satisfies Record<string, Layer>;

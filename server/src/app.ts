@@ -41,7 +41,7 @@ import type { Project } from "./store/project.ts";
 import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { MemoryJournal, type Journal } from "./persist/journal.ts";
 import { applyOp, replay, resumeRunning, type Running } from "./persist/restore.ts";
-import { PgJournal } from "./persist/postgres.ts";
+import { PgJournal, StoreUnavailable } from "./persist/postgres.ts";
 import { PgFaultCounters } from "./persist/fault-counters.ts";
 import { SharedSlots } from "./persist/shared-slots.ts";
 import { createPgDispatcher } from "./webhooks/pg-dispatcher.ts";
@@ -299,6 +299,9 @@ function errorHandler(logger?: Logger): ErrorRequestHandler {
     else if (err?.type === "request.aborted") e = new ApiError(400, "invalid_request_error", "Request aborted");
     else if (isCorruptEncoding(err)) e = new ApiError(400, "invalid_request_error", "Corrupt or truncated compressed body");
     else if (err instanceof URIError) e = new ApiError(400, "invalid_request_error", "Malformed URL encoding");
+    // PostgreSQL stopped or restarting: try again shortly. (A change cut during its commit may still have been made;
+    // the process then reloads its state from the database, see main.ts.)
+    else if (err instanceof StoreUnavailable) e = new ApiError(503, "api_error", `Service unavailable: ${err.message}`, undefined, { "Retry-After": "1" }).loggedAs("warn", "store unavailable");
     else {
       logger?.error({ err, path: req.path }, "unhandled error");
       e = new ApiError(500, "api_error", "Internal server error");

@@ -11,7 +11,7 @@ import { faults, type FaultFlags } from "./cli/faults.ts";
 import { listen } from "./cli/listen.ts";
 import { CliError, LOCAL_BASE, remote } from "./cli/remote.ts";
 import { trigger } from "./cli/trigger.ts";
-import { TENANT_LIMIT_ENV } from "./config.ts";
+import { DEFAULT_DATABASE_POOL_SIZE, TENANT_LIMIT_ENV } from "./config.ts";
 import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "./store/tenant-limits.ts";
 
 const port = (v: string) => {
@@ -75,7 +75,8 @@ const start = program
   .option("--host <host>", "address to listen on (env HOST, default 127.0.0.1)")
   .option("--cors-origin <origins>", "origins a browser app may call from: * (env CORS_ORIGIN, the default), none, or a comma-separated list")
   .option("--data-dir <dir>", "keep projects, webhooks, planted data, faults, events and pending deliveries in DIR across restarts (env SANDBOX_DATA_DIR; default: memory only)")
-  .option("--database-url <url>", "keep the state in PostgreSQL, shared by every sandbox process started with the same URL (env DATABASE_URL; migrated at start-up)");
+  .option("--database-url <url>", "keep the state in PostgreSQL, shared by every sandbox process started with the same URL (env DATABASE_URL; migrated at start-up)")
+  .option("--database-pool-size <n>", `pooled PostgreSQL connections per process, plus 2 that listen (env DATABASE_POOL_SIZE, default ${DEFAULT_DATABASE_POOL_SIZE})`, positive);
 for (const [key, flag, what] of TENANT_LIMIT_FLAGS) {
   start.option(`--${flag} <n>`, `${what} (env ${TENANT_LIMIT_ENV[key]}, default ${DEFAULT_TENANT_LIMITS[key]})`, positive);
 }
@@ -85,6 +86,7 @@ start.action(async (o: Record<string, string | number | undefined>) => {
   if (o.corsOrigin !== undefined) process.env.CORS_ORIGIN = String(o.corsOrigin);
   if (o.dataDir !== undefined) process.env.SANDBOX_DATA_DIR = String(o.dataDir);
   if (o.databaseUrl !== undefined) process.env.DATABASE_URL = String(o.databaseUrl);
+  if (o.databasePoolSize !== undefined) process.env.DATABASE_POOL_SIZE = String(o.databasePoolSize);
   for (const [key, flag] of TENANT_LIMIT_FLAGS) {
     const value = o[flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
     if (value !== undefined) process.env[TENANT_LIMIT_ENV[key]] = String(value);

@@ -47,8 +47,16 @@ export interface ServerEnv {
   dataDir: string | undefined;
   /** PostgreSQL shared by several processes (`DATABASE_URL`); exclusive with dataDir. */
   databaseUrl: string | undefined;
+  /**
+   * Pooled connections per process (`DATABASE_POOL_SIZE`, default 6). Each process opens two more, which only
+   * listen (changes, and attempts due): 8 per process, so ten fit within PostgreSQL's default max_connections of 100.
+   */
+  databasePoolSize: number;
   tenantLimits: TenantLimits;
 }
+
+/** See ServerEnv.databasePoolSize. */
+export const DEFAULT_DATABASE_POOL_SIZE = 6;
 
 function int(name: string, raw: string | undefined, fallback: number, min = 0): number {
   if (raw === undefined || raw === "") return fallback;
@@ -83,6 +91,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): ServerEnv {
     corsOrigins: parseCorsOrigins(env.CORS_ORIGIN),
     dataDir: env.SANDBOX_DATA_DIR || undefined,
     databaseUrl: env.DATABASE_URL || undefined,
+    databasePoolSize: int("DATABASE_POOL_SIZE", env.DATABASE_POOL_SIZE, DEFAULT_DATABASE_POOL_SIZE, 1),
     tenantLimits: Object.fromEntries(
       Object.entries(TENANT_LIMIT_ENV).map(([key, name]) => [key, int(name, env[name], DEFAULT_TENANT_LIMITS[key as keyof TenantLimits], 1)]),
     ) as unknown as TenantLimits,

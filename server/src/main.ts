@@ -13,6 +13,7 @@ import { readDataset } from "./store/dataset.ts";
 import { randomBytes } from "node:crypto";
 import { readEnv } from "./config.ts";
 import { stopWhenNpmParentExits } from "./parent-watch.ts";
+import { ReloadingApp } from "./reloading-app.ts";
 
 const KEYS = [
   ["Acme", "svc_live_acme_0123456789abcdef0123456789abcdef", "pk_live_acme_0123456789abcdef0123456789abcdef"],
@@ -30,38 +31,27 @@ async function main(): Promise<void> {
   // Keys never reach the logs.
   const logger = pino({ level: env.logLevel, redact: ["req.headers.authorization", 'req.headers["x-public-key"]'] });
   const started = performance.now();
-  let dataset: FixtureDataset | undefined;
-  if (env.fixturesScale !== null) {
+  // Generated data is anchored at (about) now: shifting a million rows would cost seconds.
+  const freshDataset = async (): Promise<FixtureDataset | undefined> => {
+    if (env.fixturesScale === null) return env.databaseUrl ? readDataset() : undefined;
     const { generateDataset } = await import("../../fixtures/generate.ts");
-    // Anchored at now: a million rows need no time shift at load.
-    dataset = generateDataset({ scale: env.fixturesScale, anchorMs: Date.now() });
-  }
-  let journal: Journal | undefined;
-  if (env.databaseUrl) {
-    const data = dataset ?? readDataset();
-    dataset = data;
-    try {
-      journal = await PgJournal.open(env.databaseUrl, {
-        logger,
-        // Written by the first process only; every later one (and every restart) uses the stored values.
-        initialMeta: {
-          time_shift_ms: String(env.fixturesScale === null ? Date.now() - Date.parse(data.anchor) : 0),
-          stream_epoch: randomBytes(5).toString("hex"),
-          launch_token_secret: randomBytes(32).toString("hex"),
-        },
-      });
-    } catch (err) {
-      if (!(err instanceof StoreUnavailable)) throw err;
-      console.error(err.message);
-      process.exit(2);
-    }
-  }
-  let app;
-  try {
-    app = createApp({
+    return generateDataset({ scale: env.fixturesScale, anchorMs: Date.now() });
+  };
+  const openJournal = async (data: FixtureDataset): Promise<Journal> =>
+    PgJournal.open(env.databaseUrl!, {
+      logger,
+      poolSize: env.databasePoolSize,
+      // Written by the first process only; every later one (and every restart) uses the stored values.
+      initialMeta: {
+        time_shift_ms: String(env.fixturesScale === null ? Date.now() - Date.parse(data.anchor) : 0),
+        stream_epoch: randomBytes(5).toString("hex"),
+        launch_token_secret: randomBytes(32).toString("hex"),
+      },
+    });
+  const build = (dataset: FixtureDataset | undefined, journal: Journal | undefined) =>
+    createApp({
       journal,
       dataset,
-      // Generated data is already anchored at (about) now; shifting a million rows would cost seconds.
       shiftTime: env.fixturesScale === null,
       logger,
       validateResponses: env.validateResponses,
@@ -77,12 +67,31 @@ async function main(): Promise<void> {
       dataDir: env.dataDir,
       tenantLimits: env.tenantLimits,
     });
+  const dataset = await freshDataset();
+  let journal: Journal | undefined;
+  if (env.databaseUrl) {
+    try {
+      journal = await openJournal(dataset!);
+    } catch (err) {
+      if (!(err instanceof StoreUnavailable)) throw err;
+      console.error(err.message);
+      process.exit(2);
+    }
+  }
+  let first;
+  try {
+    first = build(dataset, journal);
   } catch (err) {
     if (!(err instanceof DataDirLocked)) throw err;
     console.error(err.message);
     process.exit(2);
   }
-  const server = createHttpServer(app.app, limitsOf(env));
+  // A shared store: a process whose memory may differ from the database reads it again (reloading-app.ts).
+  const served = new ReloadingApp(first, async () => {
+    const data = (await freshDataset())!;
+    return build(data, await openJournal(data));
+  }, logger);
+  const server = createHttpServer(served.listener, limitsOf(env));
   server.listen(env.port, env.host, () => {
     const base = `http://${env.host.includes(":") ? `[${env.host}]` : env.host}:${env.port}/api`;
     const loadMs = Math.round(performance.now() - started);
@@ -90,11 +99,11 @@ async function main(): Promise<void> {
     console.log(`API reference: ${base.replace(/\/api$/, "/docs")}`);
     for (const [name, key, pk] of KEYS) console.log(`  ${name.padEnd(7)} API key ${key}   public key ${pk}`);
     console.log(`Try: curl -H "Authorization: Bearer ${KEYS[0][1]}" ${base}/v1/chats`);
-    if (app.journal.shared) {
-      console.log(`State: shared in PostgreSQL ${app.journal.dir} (${app.restoredChanges} changes restored); health: /healthz, /readyz`);
-    } else if (app.journal.durable) {
-      const p = app.webhooks.pending();
-      console.log(`State: kept in ${app.journal.dir} (${app.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
+    if (first.journal.shared) {
+      console.log(`State: shared in PostgreSQL ${first.journal.dir} (${first.restoredChanges} changes restored); health: /healthz, /readyz`);
+    } else if (first.journal.durable) {
+      const p = first.webhooks.pending();
+      console.log(`State: kept in ${first.journal.dir} (${first.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
     } else {
       console.log("State: in memory only; it is lost when the sandbox stops. Keep it with --data-dir DIR (or SANDBOX_DATA_DIR)");
     }
@@ -123,6 +132,8 @@ async function main(): Promise<void> {
       process.exit(130);
     }
     stopping = true;
+    served.stop();
+    const app = served.current;
     logger.info({ signal, in_flight: pending.size }, "shutting down");
     const p = app.webhooks.pending();
     const deliveries = p.waiting + p.queued + p.inFlight;

@@ -24,7 +24,7 @@ export class PgFaultCounters implements SharedFaultCounters {
 
   async take(projectId: string, counter: FaultCounter): Promise<number | null> {
     const column = COLUMNS[counter];
-    const { rows } = await this.journal.pool.query<{ left: number }>(
+    const { rows } = await this.journal.query<{ left: number }>(
       `UPDATE fault_counters SET ${column} = ${column} - 1 WHERE project_id = $1 AND ${column} > 0 RETURNING ${column} AS left`,
       [projectId],
     );
@@ -32,7 +32,7 @@ export class PgFaultCounters implements SharedFaultCounters {
   }
 
   async read(projectId: string): Promise<Record<FaultCounter, number>> {
-    const { rows } = await this.journal.pool.query<Record<FaultCounter, number>>("SELECT fail_next, webhook_failures FROM fault_counters WHERE project_id = $1", [projectId]);
+    const { rows } = await this.journal.query<Record<FaultCounter, number>>("SELECT fail_next, webhook_failures FROM fault_counters WHERE project_id = $1", [projectId]);
     return rows[0] ?? { fail_next: 0, webhook_failures: 0 };
   }
 }

@@ -78,6 +78,11 @@ export interface Journal {
    * applying every other change, and committed before the promise resolves, so the caller acknowledges nothing lost.
    */
   write<T>(fn: () => T): T | Promise<Awaited<T>>;
+  /**
+   * Runs `fn` once the change in progress is committed (at once outside a change, and on a store of one process):
+   * what leaves the process (a stream frame) must never show a change the database then refuses.
+   */
+  afterCommit(fn: () => void): void;
   /** null when the store answers and is migrated; else why not (`/readyz`). */
   ready(): Promise<string | null>;
   /** Where other processes' changes are applied (shared stores only). */
@@ -110,6 +115,9 @@ export class MemoryJournal implements Journal {
   }
   write<T>(fn: () => T): T {
     return fn();
+  }
+  afterCommit(fn: () => void): void {
+    fn();
   }
   ready(): Promise<string | null> {
     return Promise.resolve(null);

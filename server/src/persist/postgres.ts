@@ -39,9 +39,21 @@ interface Scope {
   statements: Statement[];
   /** False once committed or rolled back: a timer armed inside a change inherits its async context, not the change. */
   open: boolean;
+  /** What runs once the change is committed (never when it is not). */
+  committed: Array<() => void>;
 }
 
+/** The database cannot be used now (stopped, restarting, unreachable): the request is answered 503 with Retry-After. */
 export class StoreUnavailable extends Error {}
+
+/** This process closed its store (a shutdown, or a reload that replaced it): nothing more is written through it. */
+export class StoreClosed extends StoreUnavailable {}
+
+/** A failure of the database itself, as StoreUnavailable; any other error (a handler's 404) as it is. */
+export function unavailable(err: unknown): Error {
+  if (err instanceof StoreUnavailable) return err;
+  return new StoreUnavailable(`the database is unavailable: ${(err as Error)?.message ?? String(err)}`);
+}
 
 const APPEND_OP = "INSERT INTO ops (seq, op) VALUES (nextval('change_seq'), $1)";
 
@@ -82,7 +94,7 @@ export interface PgJournalOptions {
   /** Values written at the first start only (the fixtures' time shift, the stream epoch, the token key). */
   initialMeta: Record<string, string>;
   logger?: Logger;
-  /** Connections per process (default 10). */
+  /** Pooled connections per process (default 6; two more only listen: see config.ts). */
   poolSize?: number;
   /** How often an idle process looks for changes when no notification came (default 1 s). */
   pollMs?: number;
@@ -111,6 +123,8 @@ export class PgJournal implements Journal {
   private migrated = false;
   /** Set when memory and database may differ (a failed commit): /readyz says so from then on. */
   private diverged: string | null = null;
+  /** Told once when this process's memory may differ from the database (main.ts reloads the state from it). */
+  private divergedListener: ((why: string) => void) | null = null;
   /** Writes made outside any change (a fault counter a read consumed): written in order, one at a time. */
   private detachedChain: Promise<void> = Promise.resolve();
 
@@ -127,7 +141,7 @@ export class PgJournal implements Journal {
     this.dir = redactUrl(url);
     // Every table lives in the `sandbox` schema: a database shared with other things (a DATABASE_URL set for an app)
     // is not touched outside it.
-    this.pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: `-c search_path=${SCHEMA}` });
+    this.pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 6, options: `-c search_path=${SCHEMA}` });
     // A connection dropped by the server (PostgreSQL stopped or restarted) must not crash the process: idle ones are
     // the pool's "error"; one checked out between two queries emits "error" on itself, which without a listener
     // would be an uncaught exception. The query in progress, if any, fails on its own and its caller answers.
@@ -232,6 +246,7 @@ export class PgJournal implements Journal {
    * running one, which may have read before their caller's write was acknowledged elsewhere).
    */
   sync(): Promise<void> {
+    if (this.closed) return Promise.reject(new StoreClosed("the store is closed"));
     if (this.queued) return this.queued;
     if (this.running) {
       this.queued = this.running.catch(() => {}).then(() => {
@@ -244,7 +259,9 @@ export class PgJournal implements Journal {
   }
 
   private startSync(): Promise<void> {
-    const run = this.catchUp(this.pool).finally(() => {
+    const run = this.catchUp(this.pool).catch((err) => {
+      throw unavailable(err);
+    }).finally(() => {
       if (this.running === run) this.running = null;
     });
     this.running = run;
@@ -279,8 +296,21 @@ export class PgJournal implements Journal {
   /** From now on /readyz says this process is not ready (a balancer stops sending it requests), with why. */
   private diverge(why: string): void {
     if (this.diverged) return;
-    this.diverged = `${why}; restart this process`;
+    this.diverged = `${why}; this process's memory may differ from the database until it reads it again`;
     this.options.logger?.error({ why }, "this process no longer matches the database and reports not ready");
+    this.divergedListener?.(why);
+  }
+
+  /** `fn` is told (once) when this process's memory may no longer match the database. */
+  onDiverged(fn: (why: string) => void): void {
+    this.divergedListener = fn;
+    if (this.diverged) fn(this.diverged);
+  }
+
+  afterCommit(fn: () => void): void {
+    const scope = this.current();
+    if (scope) scope.committed.push(fn);
+    else fn();
   }
 
   write<T>(fn: () => T): T | Promise<Awaited<T>> {
@@ -290,9 +320,20 @@ export class PgJournal implements Journal {
   }
 
   private async change<T>(fn: () => T): Promise<Awaited<T>> {
-    if (this.closed) throw new StoreUnavailable("the store is closed");
-    const client = await this.pool.connect();
+    if (this.closed) throw new StoreClosed("the store is closed");
+    // Memory may hold what the database does not (a phantom interview whose timers still fire): nothing more is
+    // written from it. The app built on the state read again writes instead.
+    if (this.diverged) throw new StoreClosed(`this process reads its state again: ${this.diverged}`);
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw unavailable(err);
+    }
     let began = false;
+    // What the handler throws is its own answer (a 404); anything else that fails is the database.
+    let handlerFailed = false;
+    let committed: Array<() => void> = [];
     // Set once the handler recorded a change: this process's memory holds it from then on, so a change that is not
     // committed after that leaves memory ahead of the database.
     let inMemory = false;
@@ -301,10 +342,13 @@ export class PgJournal implements Journal {
       began = true;
       await client.query("SELECT pg_advisory_xact_lock($1)", [LOG_LOCK]);
       await this.catchUp(client);
-      const scope: Scope = { client, statements: [], open: true };
+      const scope: Scope = { client, statements: [], open: true, committed: [] };
       let out: T;
       try {
         out = await this.scopes.run(scope, fn);
+      } catch (err) {
+        handlerFailed = true;
+        throw err;
       } finally {
         scope.open = false;
         inMemory = scope.statements.length > 0;
@@ -319,21 +363,33 @@ export class PgJournal implements Journal {
         this.mark = Math.max(this.mark, Number(rows[0].m ?? 0));
       }
       await client.query("COMMIT");
+      committed = scope.committed;
       return out as Awaited<T>;
     } catch (err) {
-      if (began) await client.query("ROLLBACK").catch(() => {});
-      // Whether the handler, a statement or the commit failed: what memory holds, the database does not.
+      // Whether the handler, a statement or the commit failed: what memory holds, the database does not. Said before
+      // anything else can run (a catch-up would apply others' stream events over this change's numbers).
       if (inMemory) this.diverge(`a change could not be committed (${(err as Error).message})`);
-      throw err;
+      if (began) await client.query("ROLLBACK").catch(() => {});
+      throw handlerFailed ? err : unavailable(err);
     } finally {
       client.release();
+      // Outside the try: what runs after the commit can no longer make the change look failed.
+      for (const fn of committed) {
+        try {
+          fn();
+        } catch (err) {
+          this.options.logger?.error({ err: (err as Error).message }, "an action after a commit failed");
+        }
+      }
     }
   }
 
   /** Runs a query now: inside the change in progress (its transaction, its lock) when there is one. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     const scope = this.current();
-    return scope ? scope.client.query<R>(text, values) : this.pool.query<R>(text, values);
+    return (scope ? scope.client.query<R>(text, values) : this.pool.query<R>(text, values)).catch((err) => {
+      throw unavailable(err);
+    });
   }
 
   /** Adds a statement to the change in progress; outside one, writes it on its own (see `detached`). */

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type pg from "pg";
 import type { Logger } from "pino";
+import { unavailable } from "./postgres.ts";
 
 const BEAT_MS = 5_000;
 const STALE_MS = 15_000;
@@ -48,7 +49,12 @@ export class SharedSlots implements SharedCounter {
   }
 
   async take(kind: string, tenant: string, cap: number): Promise<boolean> {
-    const client = await this.pool.connect();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw unavailable(err);
+    }
     try {
       await client.query("BEGIN");
       await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`slots ${kind} ${tenant}`]);
@@ -68,7 +74,7 @@ export class SharedSlots implements SharedCounter {
       return ok;
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {});
-      throw err;
+      throw unavailable(err);
     } finally {
       client.release();
     }

@@ -125,6 +125,11 @@ export class SqliteJournal implements Journal {
     return fn();
   }
 
+  /** Each statement is written as it is made (see `atomically`): nothing waits for a later commit. */
+  afterCommit(fn: () => void): void {
+    fn();
+  }
+
   ready(): Promise<string | null> {
     return Promise.resolve(this.db.isOpen ? null : "the data dir's database is closed");
   }

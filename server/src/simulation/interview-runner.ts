@@ -8,6 +8,7 @@ import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
 import { iso, schedule, type Clock } from "../clock.ts";
 import type { Logger } from "pino";
 import type { Journal } from "../persist/journal.ts";
+import { StoreClosed, StoreUnavailable } from "../persist/postgres.ts";
 import type { Project } from "../store/project.ts";
 import { forget } from "../views/memo.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
@@ -41,6 +42,9 @@ function completion(study: StoredStudy, i: StoredInterview, nowMs: number): Part
   };
 }
 
+/** How soon a transition the database could not take is tried again. */
+const TRANSITION_RETRY_MS = 1_000;
+
 export class InterviewRunner {
   constructor(
     private readonly clock: Clock,
@@ -72,7 +76,18 @@ export class InterviewRunner {
   private transition(fn: () => void): void {
     try {
       const out = this.journal.write(fn);
-      if (out instanceof Promise) out.catch((err) => this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition could not be written; another process's timer will make it"));
+      if (out instanceof Promise) {
+        out.catch((err) => {
+          // The database is down or restarting: try again (a transition made meanwhile elsewhere is found made), so
+          // an outage of every process's database never leaves an interview running for good.
+          if (err instanceof StoreUnavailable && !(err instanceof StoreClosed)) {
+            this.logger?.warn({ err: (err as Error).message }, "a simulated interview's transition waits for the database");
+            schedule(this.clock, () => this.transition(fn), TRANSITION_RETRY_MS);
+            return;
+          }
+          this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition could not be written; another process's timer will make it");
+        });
+      }
     } catch (err) {
       this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition failed");
     }

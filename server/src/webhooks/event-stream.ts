@@ -81,6 +81,11 @@ export class EventStreams {
 
   /** Writes to one listener, or drops it when it has stopped reading (its buffer is past the bound). */
   private write(p: ProjectStream, res: ServerResponse, text: string): void {
+    // Ended (endStreams) and not yet closed: a write after the end would be an error event on the response.
+    if (res.writableEnded || res.destroyed) {
+      p.listeners.delete(res);
+      return;
+    }
     if (res.writableLength > this.limits.streamBufferBytes) {
       p.listeners.delete(res);
       res.destroy();
@@ -101,7 +106,11 @@ export class EventStreams {
       this.journal.dropStreamEvents(projectId, gone[gone.length - 1].seq);
     }
     const text = frame(e);
-    for (const res of p.listeners) this.write(p, res, text);
+    // Sent once the change is committed: a listener never holds a frame the database then refuses (its number
+    // would come again).
+    this.journal.afterCommit(() => {
+      for (const res of p.listeners) this.write(p, res, text);
+    });
     return e;
   }
 

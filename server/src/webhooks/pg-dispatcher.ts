@@ -124,7 +124,11 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       return ticking;
     }
     ticking = claimAndSend()
-      .catch((err) => logger?.warn({ err: (err as Error).message }, "webhook claim failed; retrying"))
+      .catch((err) => {
+        logger?.warn({ err: (err as Error).message }, "webhook claim failed; retrying");
+        // The database is away: look again after a poll's pause (a notification may never come).
+        wake(clock.now() + pollMs);
+      })
       .finally(() => {
         ticking = null;
         if (again) {

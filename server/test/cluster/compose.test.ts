@@ -70,7 +70,11 @@ describe("the compose file, started without Docker", () => {
     for (const [, s] of sandboxes) {
       expect(s.depends_on?.postgres?.condition).toBe("service_healthy");
       expect(s.environment?.DATABASE_URL).toMatch(/^postgres:\/\//);
+      // Scaled to ten replicas, each one's pool and its two listening connections fit PostgreSQL's default limit
+      // (100, less 3 kept for superusers), and no PostgreSQL setting in the file says otherwise.
+      expect(10 * (Number(s.environment?.DATABASE_POOL_SIZE) + 2)).toBeLessThanOrEqual(97);
     }
+    expect(JSON.stringify(compose.services.postgres)).not.toMatch(/max_connections/);
     expect(compose.services.proxy.ports).toEqual(["4010:80"]);
     expect(Object.keys(compose.services.proxy.depends_on ?? {})).toEqual(["sandbox-1", "sandbox-2"]);
   });

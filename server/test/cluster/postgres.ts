@@ -14,7 +14,21 @@ export interface Postgres {
   port: number;
   /** A fresh empty database on this server; returns its URL. */
   database(name: string): string;
+  /** Stops the server as a crash would (`-m immediate`: no checkpoint, every connection cut), then starts it again. */
+  restart(downMs: number): Promise<void>;
+  /** Connections open now (pg_stat_activity, every database), not counting the one that asks. */
+  connections(): number;
   stop(): void;
+}
+
+export interface PostgresOptions {
+  /** PostgreSQL's own default is 100; the tests' server has 200 unless a test asks for the default. */
+  maxConnections?: number;
+  /**
+   * Off by default (a test server's speed). On for a test that crashes the server and counts what was acknowledged:
+   * off, a commit is acknowledged before its WAL is written, and an immediate stop may lose it by design.
+   */
+  synchronousCommit?: boolean;
 }
 
 function binDir(): string {
@@ -29,7 +43,7 @@ function binDir(): string {
 const asRoot = process.getuid?.() === 0;
 const asRootTmp = () => (asRoot ? "/tmp" : tmpdir());
 
-export async function startPostgres(): Promise<Postgres> {
+export async function startPostgres(options: PostgresOptions = {}): Promise<Postgres> {
   const bin = binDir();
   // Under /tmp itself: the run's temp root is private to this user, and the server runs as `postgres`.
   const dir = mkdtempSync(join(asRootTmp(), "sandbox-pg-"));
@@ -43,6 +57,8 @@ export async function startPostgres(): Promise<Postgres> {
   const data = join(dir, "data");
   const port = await freePort();
   let started = false;
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${options.synchronousCommit ? "on" : "off"} -c max_connections=${options.maxConnections ?? 200}`;
+  const pgStart = () => run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-o", settings, "start"]);
   process.once("exit", () => stop());
   const stop = () => {
     if (started) {
@@ -58,7 +74,7 @@ export async function startPostgres(): Promise<Postgres> {
   try {
     run("initdb", ["-D", data, "-U", "sandbox", "--auth=trust", "-E", "UTF8", "--no-sync"]);
     // fsync off: a test server whose files are thrown away; max_connections for three processes and their pools.
-    run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200`, "start"]);
+    pgStart();
     started = true;
     // A watchdog outside this process: when the test process is gone (even killed with -9, so no exit hook ran), it
     // stops the server and removes its directory.
@@ -77,6 +93,14 @@ export async function startPostgres(): Promise<Postgres> {
     database(name) {
       psql("postgres", `CREATE DATABASE "${name}"`);
       return urlOf(name);
+    },
+    async restart(downMs) {
+      run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      await new Promise((r) => setTimeout(r, downMs));
+      pgStart();
+    },
+    connections() {
+      return Number(run("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "sandbox", "-d", "postgres", "-tAc", "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"]).trim());
     },
     stop,
   };
