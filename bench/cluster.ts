@@ -124,9 +124,16 @@ export interface ClusterLoad {
   rps: number;
   p99: number;
   errors: number;
+  /** Planted studies per second, their p99, and non-2xx answers. */
+  writes: number;
+  writeP99: number;
+  writeErrors: number;
 }
 
-/** req/s and p99 of `GET /v1/interviews?limit=10` against one process, then three, on one PostgreSQL (median of 3 rounds of 5 s). */
+/**
+ * Reads (`GET /v1/interviews?limit=10`) and writes (`POST /_sim/studies`) against one, two and three processes on one
+ * PostgreSQL, 32 connections spread over them (median of 3 rounds of 5 s each).
+ */
 export async function benchProcesses(): Promise<ClusterLoad[]> {
   const pg = await startPostgres();
   const { startSandbox, stopSandbox } = await import("../server/test/cluster/processes.ts");
@@ -135,13 +142,26 @@ export async function benchProcesses(): Promise<ClusterLoad[]> {
     const url = pg.database("processes");
     for (let i = 0; i < 3; i++) procs.push(await startSandbox({ DATABASE_URL: url }));
     const out: ClusterLoad[] = [];
-    for (const n of [1, 3]) {
+    const load = async (n: number, write: boolean) => {
       const rounds = [];
       for (let r = 0; r < 3; r++) {
-        const runs = await Promise.all(procs.slice(0, n).map((p) => autocannon({ url: `${p.base}/v1/interviews?limit=10`, headers: { authorization: `Bearer ${ACME}` }, connections: Math.round(32 / n), duration: 5 })));
+        const runs = await Promise.all(
+          procs.slice(0, n).map((p) =>
+            autocannon(
+              write
+                ? { url: `${p.base}/_sim/studies`, method: "POST", headers: { authorization: `Bearer ${ACME}`, "content-type": "application/json" }, body: JSON.stringify({ name: "bench" }), connections: Math.round(32 / n), duration: 5 }
+                : { url: `${p.base}/v1/interviews?limit=10`, headers: { authorization: `Bearer ${ACME}` }, connections: Math.round(32 / n), duration: 5 },
+            ),
+          ),
+        );
         rounds.push({ rps: runs.reduce((a, x) => a + x.requests.average, 0), p99: Math.max(...runs.map((x) => x.latency.p99)), errors: runs.reduce((a, x) => a + x.non2xx, 0) });
       }
-      out.push({ processes: n, rps: median(rounds.map((x) => x.rps)), p99: median(rounds.map((x) => x.p99)), errors: rounds.reduce((a, x) => a + x.errors, 0) });
+      return { rps: median(rounds.map((x) => x.rps)), p99: median(rounds.map((x) => x.p99)), errors: rounds.reduce((a, x) => a + x.errors, 0) };
+    };
+    for (const n of [1, 2, 3]) {
+      const reads = await load(n, false);
+      const writes = await load(n, true);
+      out.push({ processes: n, rps: reads.rps, p99: reads.p99, errors: reads.errors, writes: writes.rps, writeP99: writes.p99, writeErrors: writes.errors });
     }
     return out;
   } finally {
@@ -165,19 +185,27 @@ export async function clusterSection(say: (s?: string) => void): Promise<void> {
     say(`| ${r.store} | ${fmt(r.changes)} | ${fmt(r.restored)} | ${fmt(r.startMs)} ms | ${fmt(r.startMs / base.startMs, 2)}x |`);
   }
   say();
-  const load = await benchProcesses();
-  say("One process against three on one PostgreSQL (`GET /v1/interviews?limit=10`, 32 connections spread over the processes, autocannon in the bench process, median of 3 rounds of 5 s):");
-  say();
-  say("| processes | req/s | p99 ms | non-2xx |");
-  say("|---:|---:|---:|---:|");
-  for (const l of load) say(`| ${l.processes} | ${fmt(l.rps)} | ${fmt(l.p99)} | ${l.errors} |`);
-  say();
-  say(`Three against one: throughput ${fmt(load[1].rps / load[0].rps, 2)}x, p99 ${fmt(load[1].p99 / Math.max(1, load[0].p99), 2)}x. Every read asks PostgreSQL for changes first (read-your-writes across processes), and the processes, PostgreSQL and the load generator share ${"the machine's cores"}: more processes add availability here, not throughput.`);
-  say();
+  say(processesTable(await benchProcesses()));
+}
+
+/** The table of 1, 2 and 3 processes (printed alone by `npx tsx bench/cluster.ts processes`). */
+export function processesTable(load: ClusterLoad[]): string {
+  const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+  const lines = [
+    "One, two and three processes on one PostgreSQL: reads (`GET /v1/interviews?limit=10`) and writes (`POST /_sim/studies`), 32 connections spread over the processes, autocannon in the bench process, median of 3 rounds of 5 s:",
+    "",
+    "| processes | reads/s | read p99 ms | writes/s | write p99 ms | non-2xx |",
+    "|---:|---:|---:|---:|---:|---:|",
+    ...load.map((l) => `| ${l.processes} | ${fmt(l.rps)} | ${fmt(l.p99)} | ${fmt(l.writes)} | ${fmt(l.writeP99)} | ${l.errors + l.writeErrors} |`),
+    "",
+    `Three against one: reads ${fmt(load[2].rps / load[0].rps, 2)}x, writes ${fmt(load[2].writes / load[0].writes, 2)}x. Every read asks PostgreSQL for changes first (read-your-writes across processes) and every change runs under one lock, while the processes, PostgreSQL and the load generator share the machine's cores: more processes add availability here, not throughput.`,
+    "",
+  ];
+  return lines.join("\n");
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  clusterSection((s = "") => console.log(s)).catch((err) => {
+  (process.argv[2] === "processes" ? benchProcesses().then((l) => console.log(processesTable(l))) : clusterSection((s = "") => console.log(s))).catch((err) => {
     console.error(err);
     process.exit(1);
   });

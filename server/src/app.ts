@@ -48,6 +48,7 @@ import { createPgDispatcher } from "./webhooks/pg-dispatcher.ts";
 import { health } from "./http/health.ts";
 import { SqliteJournal } from "./persist/state-db.ts";
 import { InterviewRunner } from "./simulation/interview-runner.ts";
+import { PgTimers } from "./simulation/pg-timers.ts";
 import { listenerSecret } from "./webhooks/listener.ts";
 import { simListenerHandlers } from "./handlers/sim-listener.ts";
 import { DEFAULT_TENANT_LIMITS, Quotas, type TenantLimits } from "./store/tenant-limits.ts";
@@ -159,17 +160,20 @@ export function createApp(options: AppOptions = {}): App {
     options.webhooks ??
     (journal instanceof PgJournal ? createPgDispatcher({ ...delivery, journal, projects: store.projects }) : createWebhookDispatcher({ ...delivery, journal }));
   const runner = new InterviewRunner(clock, webhooks, journal, options.simProcessingMs ?? 1_000, options.logger || undefined);
-  const restoredChanges = replay(journal, { store, faults, runner, quotas });
-  // Other processes' changes (a shared store): applied in the log's order, their timers armed here too (whichever
-  // process fires first makes the transition; the others find it made).
+  // Several processes: interview timers are rows, each transition made by the one process that claims it.
+  const timerRows = journal instanceof PgJournal ? new PgTimers(journal, clock, store.projects, (p, i, kind) => runner.make(p, i, kind), options.logger || undefined) : null;
+  if (timerRows) runner.useRows(timerRows);
+  const restoredChanges = replay(journal, { store, faults, runner, quotas }, { armTimers: !timerRows });
+  // Other processes' changes (a shared store): applied in the log's order.
   journal.follow({
     op: (op) => {
       const running: Running = new Map();
       applyOp(op, { store, faults, runner, quotas }, running);
-      resumeRunning(running, runner);
+      if (!timerRows) resumeRunning(running, runner);
     },
     streamEvent: (s) => streams.receive(s),
   });
+  timerRows?.start();
   webhooks.restore(store.projects);
   // Launch tokens stay valid across restarts with a data dir: their key is kept there.
   let tokenKey = journal.getMeta("launch_token_secret");
@@ -268,6 +272,7 @@ export function createApp(options: AppOptions = {}): App {
     restoredChanges,
     endStreams: (final = false) => streams.closeAll(final),
     close: async () => {
+      timerRows?.close();
       streams.dispose();
       await webhooks.close();
       await sharedSlots?.close();

@@ -12,7 +12,9 @@
  * - the delivery stream's events are numbered under the same lock and kept in `stream`, so a listener on any process
  *   gets every event, ids never repeat, and `Last-Event-ID` resumes anywhere;
  * - webhook events and attempts are rows (`events`, `attempts`) that webhooks/pg-dispatcher.ts claims with
- *   `FOR UPDATE SKIP LOCKED`.
+ *   `FOR UPDATE SKIP LOCKED`, and so are the simulated interviews' timers (`timers`, simulation/pg-timers.ts);
+ * - a change whose commit fails after its handler changed memory leaves this process unsure of its state: it stops
+ *   writing, and main.ts builds the app again from the database (reloading-app.ts).
  * The log is compacted as it grows (compaction.ts), so a start reads about as many changes as the state holds.
  * Migrations (server/migrations, node-pg-migrate) run at start-up under node-pg-migrate's advisory lock: processes
  * starting together wait for the first one's. Every table is in the `sandbox` schema, created if missing.

@@ -20,11 +20,12 @@ export interface ReplayTargets {
 }
 
 /** Replays every recorded change; returns how many were applied (the start-up banner says so). */
-export function replay(journal: Journal, targets: ReplayTargets): number {
+export function replay(journal: Journal, targets: ReplayTargets, { armTimers = true } = {}): number {
   const running: Running = new Map();
   let applied = 0;
   for (const op of journal.ops()) if (applyOp(op, targets, running)) applied++;
-  resumeRunning(running, targets.runner);
+  // Timers kept as rows (PostgreSQL) are claimed from the database, not armed again here.
+  if (armTimers) resumeRunning(running, targets.runner);
   return applied;
 }
 

@@ -9,6 +9,7 @@ import { iso, schedule, type Clock } from "../clock.ts";
 import type { Logger } from "pino";
 import type { Journal } from "../persist/journal.ts";
 import { StoreClosed, StoreUnavailable } from "../persist/postgres.ts";
+import type { PgTimers, TimerKind } from "./pg-timers.ts";
 import type { Project } from "../store/project.ts";
 import { forget } from "../views/memo.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
@@ -55,13 +56,28 @@ export class InterviewRunner {
     private readonly logger?: Logger,
   ) {}
 
+  /** Several processes on one PostgreSQL: timers are rows one process claims (pg-timers.ts), never armed here. */
+  private rows: PgTimers | null = null;
+
+  useRows(rows: PgTimers): void {
+    this.rows = rows;
+  }
+
   /** A new interview, recorded with when its timers fire (none when held or already history). */
   created(project: Project, interview: StoredInterview, timed: boolean): void {
     const now = this.clock.now();
     const processingAt = timed ? now + Math.floor(this.processingMs / 2) : null;
     const completesAt = timed ? now + this.processingMs : null;
     this.journal.append({ kind: "interview.created", interview, processing_at: processingAt, completes_at: completesAt });
-    if (timed) this.resume(project, interview, processingAt!, completesAt!);
+    if (!timed) return;
+    if (this.rows) this.rows.add(project, interview, processingAt!, completesAt!);
+    else this.resume(project, interview, processingAt!, completesAt!);
+  }
+
+  /** A due timer's transition (a claimed row, inside the change that claimed it). */
+  make(project: Project, interview: StoredInterview, kind: TimerKind): void {
+    if (kind === "processing") this.toProcessing(project, interview);
+    else this.toCompleted(project, interview);
   }
 
   /** Arms the timers of a running interview (at its creation, or after a restart: late ones fire at once). */

@@ -223,6 +223,37 @@ describe("three processes on one PostgreSQL", () => {
     for (const s of streams) s.close();
   });
 
+  it("makes each simulated interview's transitions once, from rows: a process killed before its interviews' timers are due leaves them to the others", async () => {
+    const made = await ok(base(0), "/_sim/projects", { key: GLOBEX, method: "POST", body: { name: "timers" } }, 201);
+    const study = await plantStudy(base(0), made.api_key);
+    const r = await receiver(() => ({ status: 200 }));
+    receivers.push(r);
+    await hook(base(0), made.api_key, r.url);
+    // Created through process 0, which is killed before any is due (200 ms to processing, 400 ms to completion).
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push((await ok(base(0), "/_sim/interviews", { key: made.api_key, method: "POST", body: { study_id: study } }, 201)).id);
+    await stopSandbox(procs[0], "SIGKILL");
+    try {
+      await waitFor("every interview completed on the others", async () => {
+        const list = await ok(base(1), "/v1/interviews?limit=100", { key: made.api_key });
+        return ids.every((id) => list.data.find((i: { id: string; status: string }) => i.id === id)?.status === "completed") ? true : undefined;
+      });
+      await waitFor("every completion delivered", () => (ids.every((id) => r.received.some((x) => x.interviewId === id)) ? true : undefined));
+      // One event per interview, whichever process claimed its rows, and no row left.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query("SELECT interview_id, count(*)::int AS n FROM sandbox.events WHERE interview_id = ANY($1) GROUP BY interview_id", [ids]);
+        expect(rows.map((x) => x.n)).toEqual(ids.map(() => 1));
+        expect((await client.query("SELECT count(*)::int AS n FROM sandbox.timers WHERE interview_id = ANY($1)", [ids])).rows[0].n).toBe(0);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      procs[0] = await start();
+    }
+  });
+
   it("a process whose change failed after its handler ran reads its state again from the database, and the change is nowhere", async () => {
     const made = await ok(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: "diverge" } }, 201);
     // The database refuses one change's statements (a trigger), after the handler has changed process 0's memory.
