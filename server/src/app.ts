@@ -35,23 +35,23 @@ import { ApiError } from "./http/errors.ts";
 import { ResponseCache } from "./http/response-cache.ts";
 import { buildRouter } from "./http/router.ts";
 import type { Handlers } from "./http/types.ts";
-import { readDataset, shiftDataset } from "./store/dataset.ts";
-import { Store } from "./store/store.ts";
-import type { Project } from "./store/project.ts";
+import { readDataset, shiftDataset } from "./model/dataset.ts";
+import { Store } from "./model/store.ts";
+import type { Project } from "./model/project.ts";
 import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
-import { MemoryJournal, type Journal } from "./persist/journal.ts";
-import { applyOp, replay, resumeRunning, type Running } from "./persist/restore.ts";
-import { PgJournal, StoreUnavailable } from "./persist/postgres.ts";
-import { PgFaultCounters } from "./persist/fault-counters.ts";
-import { SharedSlots } from "./persist/shared-slots.ts";
-import { createPgDispatcher } from "./webhooks/pg-dispatcher.ts";
+import type { Journal } from "./stores/journal.ts";
+import { openLocalStore } from "./stores/open.ts";
+import { applyOp, replay, resumeRunning, type Running } from "./stores/restore.ts";
+import { PgJournal, StoreUnavailable } from "./stores/postgres/journal.ts";
+import { PgFaultCounters } from "./stores/postgres/fault-counters.ts";
+import { SharedSlots } from "./stores/postgres/shared-slots.ts";
+import { createPgDispatcher } from "./stores/postgres/dispatcher.ts";
 import { health } from "./http/health.ts";
-import { SqliteJournal } from "./persist/state-db.ts";
 import { InterviewRunner } from "./simulation/interview-runner.ts";
-import { PgTimers } from "./simulation/pg-timers.ts";
+import { PgTimers } from "./stores/postgres/timers.ts";
 import { listenerSecret } from "./webhooks/listener.ts";
 import { simListenerHandlers } from "./handlers/sim-listener.ts";
-import { DEFAULT_TENANT_LIMITS, Quotas, type TenantLimits } from "./store/tenant-limits.ts";
+import { DEFAULT_TENANT_LIMITS, Quotas, type TenantLimits } from "./model/tenant-limits.ts";
 import type { WebhookDispatcher } from "./webhooks/types.ts";
 
 export interface AppOptions {
@@ -92,11 +92,11 @@ export interface AppOptions {
    * faults, events, the delivery log and pending deliveries, which resume at the next start. Absent: memory only.
    */
   dataDir?: string;
-  /** Per-tenant limits (store/tenant-limits.ts); each one defaults to DEFAULT_TENANT_LIMITS. */
+  /** Per-tenant limits (model/tenant-limits.ts); each one defaults to DEFAULT_TENANT_LIMITS. */
   tenantLimits?: Partial<TenantLimits>;
   /**
    * A store already opened (PostgreSQL: `PgJournal.open`, which is asynchronous); it wins over `dataDir`. With a
-   * shared store, webhook attempts are claimed from the database (webhooks/pg-dispatcher.ts).
+   * shared store, webhook attempts are claimed from the database (stores/postgres/dispatcher.ts).
    */
   journal?: Journal;
 }
@@ -122,7 +122,7 @@ const DOCS = assetPath("docs/");
 
 export function createApp(options: AppOptions = {}): App {
   const clock = options.clock ?? systemClock;
-  const journal: Journal = options.journal ?? (options.dataDir ? new SqliteJournal(options.dataDir) : new MemoryJournal());
+  const journal: Journal = options.journal ?? openLocalStore(options.dataDir);
   const limits: TenantLimits = { ...DEFAULT_TENANT_LIMITS, ...options.tenantLimits };
   const dataset = options.dataset ?? readDataset();
   if (options.shiftTime !== false) {

@@ -12,7 +12,7 @@ import { listen } from "./cli/listen.ts";
 import { CliError, LOCAL_BASE, remote } from "./cli/remote.ts";
 import { trigger } from "./cli/trigger.ts";
 import { DEFAULT_DATABASE_POOL_SIZE, TENANT_LIMIT_ENV } from "./config.ts";
-import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "./store/tenant-limits.ts";
+import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "./model/tenant-limits.ts";
 
 const port = (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) > 65535) throw new InvalidArgumentError("must be a port number (0-65535)");

@@ -1,5 +1,5 @@
 import { parseCorsOrigins } from "./http/cors.ts";
-import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "./store/tenant-limits.ts";
+import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "./model/tenant-limits.ts";
 
 /** Each per-tenant limit's environment variable (the `start` command's options set them). */
 export const TENANT_LIMIT_ENV: Record<keyof TenantLimits, string> = {

@@ -6,10 +6,11 @@ import type { FixtureDataset } from "../../fixtures/types.ts";
 import { Server as NetServer } from "node:net";
 import { createHttpServer, idleConnections, limitsOf } from "./http/connection-limits.ts";
 import { createApp } from "./app.ts";
-import { DataDirLocked } from "./persist/state-db.ts";
-import { PgJournal, StoreUnavailable } from "./persist/postgres.ts";
-import type { Journal } from "./persist/journal.ts";
-import { readDataset } from "./store/dataset.ts";
+import { DataDirLocked } from "./stores/sqlite/journal.ts";
+import { StoreUnavailable } from "./stores/postgres/journal.ts";
+import { openStore } from "./stores/open.ts";
+import type { Journal } from "./stores/journal.ts";
+import { readDataset } from "./model/dataset.ts";
 import { randomBytes } from "node:crypto";
 import { readEnv } from "./config.ts";
 import { stopWhenNpmParentExits } from "./parent-watch.ts";
@@ -38,14 +39,17 @@ async function main(): Promise<void> {
     return generateDataset({ scale: env.fixturesScale, anchorMs: Date.now() });
   };
   const openJournal = async (data: FixtureDataset): Promise<Journal> =>
-    PgJournal.open(env.databaseUrl!, {
-      logger,
-      poolSize: env.databasePoolSize,
-      // Written by the first process only; every later one (and every restart) uses the stored values.
-      initialMeta: {
-        time_shift_ms: String(env.fixturesScale === null ? Date.now() - Date.parse(data.anchor) : 0),
-        stream_epoch: randomBytes(5).toString("hex"),
-        launch_token_secret: randomBytes(32).toString("hex"),
+    openStore({
+      databaseUrl: env.databaseUrl,
+      postgres: {
+        logger,
+        poolSize: env.databasePoolSize,
+        // Written by the first process only; every later one (and every restart) uses the stored values.
+        initialMeta: {
+          time_shift_ms: String(env.fixturesScale === null ? Date.now() - Date.parse(data.anchor) : 0),
+          stream_epoch: randomBytes(5).toString("hex"),
+          launch_token_secret: randomBytes(32).toString("hex"),
+        },
       },
     });
   const build = (dataset: FixtureDataset | undefined, journal: Journal | undefined) =>

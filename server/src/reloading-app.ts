@@ -7,7 +7,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { App } from "./app.ts";
-import { PgJournal } from "./persist/postgres.ts";
+import { PgJournal } from "./stores/postgres/journal.ts";
 
 /** A new app over a newly opened store (main.ts: the same options as at start-up, fresh fixtures). */
 export type Build = () => Promise<App>;

@@ -1,4 +1,4 @@
-// Compaction of the change log (persist/compaction.ts), op by op against the original log: random logs of every kind of
+// Compaction of the change log (stores/compaction.ts), op by op against the original log: random logs of every kind of
 // change are replayed twice through the replay's own applyOp, once as written and once compacted, and the two states
 // must be the same, down to the webhook's version (events are bound to it), each interview's indexes and counts, the
 // timers a restart re-arms and the forwards kept. Every prefix of a log is checked, as a compaction may run after any
@@ -7,14 +7,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../fixtures/types.ts";
 import { FaultRegistry, NO_FAULTS } from "../src/faults/settings.ts";
-import { compact, type LoggedOp } from "../src/persist/compaction.ts";
-import type { Op } from "../src/persist/journal.ts";
-import { applyOp, type ReplayTargets, type Running } from "../src/persist/restore.ts";
+import { compact, type LoggedOp } from "../src/stores/compaction.ts";
+import type { Op } from "../src/stores/journal.ts";
+import { applyOp, type ReplayTargets, type Running } from "../src/stores/restore.ts";
 import type { InterviewRunner } from "../src/simulation/interview-runner.ts";
-import { readDataset } from "../src/store/dataset.ts";
-import { FORWARDS_KEPT } from "../src/store/project.ts";
-import { Store } from "../src/store/store.ts";
-import { DEFAULT_TENANT_LIMITS, Quotas } from "../src/store/tenant-limits.ts";
+import { readDataset } from "../src/model/dataset.ts";
+import { FORWARDS_KEPT } from "../src/model/project.ts";
+import { Store } from "../src/model/store.ts";
+import { DEFAULT_TENANT_LIMITS, Quotas } from "../src/model/tenant-limits.ts";
 
 // The fixtures cut to one project, a study, three interviews and two chats: replayed thousands of times.
 const FULL = readDataset();

@@ -1,5 +1,5 @@
 /** Shared test plumbing: the real server on a free port, a frozen clock at the fixtures' anchor, and an HTTP helper. */
-import { readDataset } from "../src/store/dataset.ts";
+import { readDataset } from "../src/model/dataset.ts";
 import { startServer, type RunningServer } from "../src/testing.ts";
 import type { AppOptions } from "../src/app.ts";
 import { call, type Reply } from "../../test/support/http.ts";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createParser } from "eventsource-parser";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteJournal } from "../src/persist/state-db.ts";
+import { SqliteJournal } from "../src/stores/sqlite/journal.ts";
 import { signWebhookBody } from "../src/webhooks/signing.ts";
 import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
 import { ACME, ACME_PK, GLOBEX } from "./helpers.ts";

@@ -1,7 +1,7 @@
 // Projects on demand (POST /_sim/projects): empty, with their own keys, isolated from every other project, in the
 // states that exist only before anything was configured.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_TENANT_LIMITS } from "../src/store/tenant-limits.ts";
+import { DEFAULT_TENANT_LIMITS } from "../src/model/tenant-limits.ts";
 const MAX_CREATED_PROJECTS = DEFAULT_TENANT_LIMITS.projects;
 import { ACME, startApi, type Api } from "./helpers.ts";
 

@@ -2,7 +2,7 @@
 // against the study's limits, and is refused (409) once the study stops accepting responses; another project's
 // study is a 404 exactly like one that never existed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readDataset } from "../src/store/dataset.ts";
+import { readDataset } from "../src/model/dataset.ts";
 import { ACME, ANCHOR_MS, GLOBEX, NEVER, startApi, type Api } from "./helpers.ts";
 import { assertValid, deliveries, manualClock } from "./webhooks-helpers.ts";
 

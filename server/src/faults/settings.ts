@@ -39,7 +39,7 @@ export interface FaultPlan {
 export type FaultCounter = "fail_next" | "webhook_failures";
 
 /**
- * Counters kept where several processes share them (PostgreSQL: persist/fault-counters.ts): written with each change
+ * Counters kept where several processes share them (PostgreSQL: stores/postgres/fault-counters.ts): written with each change
  * of the settings, consumed exactly once over every process.
  */
 export interface SharedFaultCounters {

@@ -1,7 +1,7 @@
 /** Chats: only customer-visible chats exist here; hidden ones answer exactly like ids that never existed. */
 import { notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import { chatOrder } from "../store/project.ts";
+import { chatOrder } from "../model/project.ts";
 import { chatDetail, chatSummary } from "../views/chats.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";

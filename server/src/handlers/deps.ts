@@ -1,13 +1,13 @@
 /** What handlers depend on besides the request: injected by app.ts so tests can replace any of it. */
 import type { Clock } from "../clock.ts";
-import type { Store } from "../store/store.ts";
+import type { Store } from "../model/store.ts";
 import type { AddressPolicy } from "../webhooks/address-policy.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
 import type { EventStreams } from "../webhooks/event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
-import type { Journal } from "../persist/journal.ts";
+import type { Journal } from "../stores/journal.ts";
 import type { InterviewRunner } from "../simulation/interview-runner.ts";
-import type { Quotas } from "../store/tenant-limits.ts";
+import type { Quotas } from "../model/tenant-limits.ts";
 
 export interface HandlerDeps {
   store: Store;

@@ -5,7 +5,7 @@
  */
 import type { components } from "../../../generated/schema.d.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import { createdSince, monthStart, weekStart } from "../store/windows.ts";
+import { createdSince, monthStart, weekStart } from "../model/windows.ts";
 import { studyUsage } from "../views/studies.ts";
 import { DEPRECATION_HEADERS } from "../http/router.ts";
 import type { HandlerDeps } from "./deps.ts";

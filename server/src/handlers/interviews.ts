@@ -5,7 +5,7 @@
 import type { StoredInterview } from "../../../fixtures/types.ts";
 import { notFound } from "../http/errors.ts";
 import type { HandlerGroup, Query } from "../http/types.ts";
-import { comboKey, interviewOrder, type Project } from "../store/project.ts";
+import { comboKey, interviewOrder, type Project } from "../model/project.ts";
 import { interviewDetail, interviewSummary } from "../views/interviews.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";

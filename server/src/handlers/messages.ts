@@ -1,7 +1,7 @@
 /** A chat's visible messages, oldest first. The chat is checked (404) before the cursor (400). */
 import { notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import { messageOrder } from "../store/project.ts";
+import { messageOrder } from "../model/project.ts";
 import { messageView } from "../views/messages.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";

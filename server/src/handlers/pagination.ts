@@ -4,7 +4,7 @@
  * never existed, so another project's ids cannot be probed.
  */
 import { badRequest } from "../http/errors.ts";
-import { pageAfter, pageAfterMerged, type Compare, type Page } from "../store/sorted.ts";
+import { pageAfter, pageAfterMerged, type Compare, type Page } from "../model/sorted.ts";
 
 export interface ListRequest<T> {
   sorted: readonly T[];

@@ -9,7 +9,7 @@ import type { StoredStudy } from "../../../fixtures/types.ts";
 import { iso } from "../clock.ts";
 import { ApiError, badRequest, gone } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import type { Project } from "../store/project.ts";
+import type { Project } from "../model/project.ts";
 import { studyUsage } from "../views/studies.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { readLaunchToken, signLaunchToken } from "./launch-tokens.ts";

@@ -1,7 +1,7 @@
 /** Releases: newest `merged_at` first, optional status filter. */
 import { notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import { releaseOrder } from "../store/project.ts";
+import { releaseOrder } from "../model/project.ts";
 import { releaseDetail, releaseSummary } from "../views/releases.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";

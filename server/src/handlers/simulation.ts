@@ -10,7 +10,7 @@ import type { RawPart, StoredChat, StoredInterview, StoredMessage, StoredStudy }
 import { iso } from "../clock.ts";
 import { conflict, invalidParameters, notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import { ascBy } from "../store/sorted.ts";
+import { ascBy } from "../model/sorted.ts";
 import { interviewDetail } from "../views/interviews.ts";
 import { publicPart } from "../views/messages.ts";
 import { studyDetail, studyUsage } from "../views/studies.ts";

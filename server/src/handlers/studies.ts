@@ -1,7 +1,7 @@
 /** Studies: the list shows active studies; retrieval shows any study of the project. */
 import { notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import { studyOrder } from "../store/project.ts";
+import { studyOrder } from "../model/project.ts";
 import { studyDetail, studySummary } from "../views/studies.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";

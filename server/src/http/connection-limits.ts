@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
 import type { Socket } from "node:net";
 import type { ServerEnv } from "../config.ts";
-import { Counter } from "../store/tenant-limits.ts";
+import { Counter } from "../model/tenant-limits.ts";
 import { envelopeClientErrors } from "./client-errors.ts";
 
 export interface ConnectionLimits {

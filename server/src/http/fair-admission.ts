@@ -11,7 +11,7 @@
  * a slot freed at once would never be waited for, and the requests read in one poll would simply run in the order
  * their sockets were read (bench/fairness.ts measures the difference).
  */
-import { tooMany } from "../store/tenant-limits.ts";
+import { tooMany } from "../model/tenant-limits.ts";
 
 export interface AdmissionLimits {
   /** Requests the process works on at once (`--max-active-requests`). */

@@ -8,10 +8,10 @@
 import type { Request } from "express";
 import type { RouteDef } from "../../../generated/routes.ts";
 import { preferredFaults, type FaultPlan, type FaultRegistry } from "../faults/settings.ts";
-import type { Project } from "../store/project.ts";
-import { OpenSlots, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
+import type { Project } from "../model/project.ts";
+import { OpenSlots, tooMany, type TenantLimits } from "../model/tenant-limits.ts";
 import { ApiError, badRequest } from "./errors.ts";
-import type { SharedCounter } from "../persist/shared-slots.ts";
+import type { SharedCounter } from "../stores/postgres/shared-slots.ts";
 
 const EXEMPT = new Set(["simGetFaults", "simPutFaults", "simDeleteFaults"]);
 

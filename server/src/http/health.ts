@@ -4,7 +4,7 @@
  * is migrated). Neither needs a key; neither says more than the store's kind and, when not ready, why.
  */
 import type { RequestHandler } from "express";
-import type { Journal } from "../persist/journal.ts";
+import type { Journal } from "../stores/journal.ts";
 import { ApiError } from "./errors.ts";
 
 export function health(journal: Journal): RequestHandler {

@@ -6,7 +6,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { routes, type OperationId, type RouteDef } from "../../../generated/routes.ts";
 import type { OpenApiDoc } from "../../../lib/openapi-ajv.ts";
-import type { Store } from "../store/store.ts";
+import type { Store } from "../model/store.ts";
 import { projectFromBearer, projectFromPublicKey } from "./auth.ts";
 import { readJson } from "./body.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
@@ -16,7 +16,7 @@ import { ApiError } from "./errors.ts";
 import { ResponseCache } from "./response-cache.ts";
 import { ResponseWriter, sendJson } from "./respond.ts";
 import type { Ctx, Handlers } from "./types.ts";
-import type { Journal } from "../persist/journal.ts";
+import type { Journal } from "../stores/journal.ts";
 import { ValidatorFactory } from "./validate.ts";
 
 export interface RouterOptions {

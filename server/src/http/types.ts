@@ -6,7 +6,7 @@
 import type { Request } from "express";
 import type { operations } from "../../../generated/schema.d.ts";
 import type { OperationId } from "../../../generated/routes.ts";
-import type { Project } from "../store/project.ts";
+import type { Project } from "../model/project.ts";
 
 type Op<Id extends OperationId> = operations[Id];
 type Responses<Id extends OperationId> = Op<Id>["responses"];

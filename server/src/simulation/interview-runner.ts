@@ -7,10 +7,10 @@
 import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
 import { iso, schedule, type Clock } from "../clock.ts";
 import type { Logger } from "pino";
-import type { Journal } from "../persist/journal.ts";
-import { StoreClosed, StoreUnavailable } from "../persist/postgres.ts";
-import type { PgTimers, TimerKind } from "./pg-timers.ts";
-import type { Project } from "../store/project.ts";
+import type { Journal } from "../stores/journal.ts";
+import { StoreClosed, StoreUnavailable } from "../stores/postgres/journal.ts";
+import type { PgTimers, TimerKind } from "../stores/postgres/timers.ts";
+import type { Project } from "../model/project.ts";
 import { forget } from "../views/memo.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
 
@@ -56,7 +56,7 @@ export class InterviewRunner {
     private readonly logger?: Logger,
   ) {}
 
-  /** Several processes on one PostgreSQL: timers are rows one process claims (pg-timers.ts), never armed here. */
+  /** Several processes on one PostgreSQL: timers are rows one process claims (timers.ts in stores/postgres), never armed here. */
   private rows: PgTimers | null = null;
 
   useRows(rows: PgTimers): void {

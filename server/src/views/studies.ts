@@ -4,8 +4,8 @@
  */
 import type { components } from "../../../generated/schema.d.ts";
 import type { StoredStudy } from "../../../fixtures/types.ts";
-import type { Project } from "../store/project.ts";
-import { createdSince, monthStart, weekStart } from "../store/windows.ts";
+import type { Project } from "../model/project.ts";
+import { createdSince, monthStart, weekStart } from "../model/windows.ts";
 
 type S = components["schemas"];
 

@@ -7,7 +7,7 @@
  * the old one's place. The response serializer caches each list item's JSON text by object identity
  * (http/serialize.ts), so a record changed in place would keep being listed with its old status.
  */
-import { ascBy, insertSorted, lowerBound } from "../store/sorted.ts";
+import { ascBy, insertSorted, lowerBound } from "../model/sorted.ts";
 import type { WebhookDelivery } from "./types.ts";
 
 export const DEFAULT_ATTEMPTS_PER_PROJECT = 1000;

@@ -1,9 +1,9 @@
 /**
- * What both dispatchers (one process: dispatcher.ts; several on PostgreSQL: pg-dispatcher.ts) decide the same way:
+ * What both dispatchers (one process: dispatcher.ts; several on PostgreSQL: stores/postgres/dispatcher.ts) decide the same way:
  * whether an attempt's webhook setting is still the current one, and what an attempt's outcome records.
  */
 import { readFileSync } from "node:fs";
-import type { Project } from "../store/project.ts";
+import type { Project } from "../model/project.ts";
 import type { PostOutcome } from "./delivery.ts";
 import { INTERVIEW_COMPLETED } from "./payload.ts";
 import type { WebhookDelivery } from "./types.ts";

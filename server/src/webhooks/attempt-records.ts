@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { iso } from "../clock.ts";
-import type { Journal } from "../persist/journal.ts";
+import type { Journal } from "../stores/journal.ts";
 import { AttemptLog, type AttemptChange } from "./attempt-log.ts";
 import type { EventDelivery } from "./attempt-outcome.ts";
 import { INTERVIEW_COMPLETED } from "./payload.ts";

@@ -12,11 +12,11 @@
  * This file only wires the parts, each in a file named for its job: the events with their retention
  * (event-store.ts), the record of attempts in the list and the journal (attempt-records.ts), the slots and the fair
  * line for them (fair-queue.ts), the retries waiting on the clock (attempt-schedule.ts, with schedule.ts's delays), the send itself (delivery.ts) and
- * what an outcome records (attempt-outcome.ts). Several processes on one PostgreSQL use pg-dispatcher.ts instead.
+ * what an outcome records (attempt-outcome.ts). Several processes on one PostgreSQL use stores/postgres/dispatcher.ts instead.
  */
 import type { Logger } from "pino";
 import { iso, type Clock } from "../clock.ts";
-import type { Project } from "../store/project.ts";
+import type { Project } from "../model/project.ts";
 import type { AddressPolicy } from "./address-policy.ts";
 import { AttemptRecords, type Attempt } from "./attempt-records.ts";
 import { EventStore } from "./event-store.ts";
@@ -31,7 +31,8 @@ import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
 import type { EventStreams } from "./event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import { ApiError, conflict, notFound } from "../http/errors.ts";
-import { MemoryJournal, type Journal } from "../persist/journal.ts";
+import type { Journal } from "../stores/journal.ts";
+import { MemoryJournal } from "../stores/memory/journal.ts";
 
 /** Events kept for resends and request lookups, per tenant (the oldest are forgotten first). */
 const EVENTS_KEPT_PER_TENANT = 10_000;
@@ -119,7 +120,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     records.update(a, { status: "in_flight", sent_at: iso(nowMs) });
     // An injected endpoint failure: recorded as the endpoint's answer, nothing sent, retried like a real one.
     const taken = options.faults?.takeWebhookFailure(ev.project.id) ?? null;
-    // This dispatcher serves one process, whose fault counters are its own (shared ones go with pg-dispatcher.ts).
+    // This dispatcher serves one process, whose fault counters are its own (shared ones go with stores/postgres/dispatcher.ts).
     if (taken instanceof Promise) throw new Error("shared fault counters need the PostgreSQL dispatcher");
     const injected = taken;
     if (injected !== null) {

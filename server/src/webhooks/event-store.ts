@@ -3,8 +3,8 @@
  * made for, by id, for retries, resends and request lookups; written to the journal, and kept per tenant up to a
  * bound (the oldest are forgotten first, in memory and in the journal alike).
  */
-import type { Journal, StoredEvent } from "../persist/journal.ts";
-import type { Project } from "../store/project.ts";
+import type { Journal, StoredEvent } from "../stores/journal.ts";
+import type { Project } from "../model/project.ts";
 import type { EventDelivery } from "./attempt-outcome.ts";
 
 export class EventStore {

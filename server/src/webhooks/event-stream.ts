@@ -17,11 +17,11 @@
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { components } from "../../../generated/schema.d.ts";
-import type { Journal } from "../persist/journal.ts";
-import type { SharedCounter } from "../persist/shared-slots.ts";
-import type { Project } from "../store/project.ts";
+import type { Journal } from "../stores/journal.ts";
+import type { SharedCounter } from "../stores/postgres/shared-slots.ts";
+import type { Project } from "../model/project.ts";
 import { ApiError } from "../http/errors.ts";
-import { DEFAULT_TENANT_LIMITS, OpenSlots, tooMany, type TenantLimits } from "../store/tenant-limits.ts";
+import { DEFAULT_TENANT_LIMITS, OpenSlots, tooMany, type TenantLimits } from "../model/tenant-limits.ts";
 
 export type StreamEvent = components["schemas"]["SimStreamEvent"];
 

@@ -4,7 +4,7 @@
  * project; attempts due while their caps are full wait here, per tenant, then per project, oldest first. Slots go
  * round the tenants, then round each tenant's projects, so a tenant whose receivers never answer holds at most its own
  * share and no project waits behind a sibling's burst. (Over several processes the same rule is one query:
- * pg-dispatcher.ts.)
+ * stores/postgres/dispatcher.ts.)
  */
 export interface Caps {
   total: number;

@@ -5,8 +5,8 @@
  * with a data dir.
  */
 import { randomBytes } from "node:crypto";
-import type { Journal } from "../persist/journal.ts";
-import type { Project } from "../store/project.ts";
+import type { Journal } from "../stores/journal.ts";
+import type { Project } from "../model/project.ts";
 
 export function listenerSecret(project: Project, journal: Journal): string {
   if (project.listenerSecret) return project.listenerSecret;

@@ -1,5 +1,5 @@
 /**
- * An interview completed: the `interview.completed` event both dispatchers make (dispatcher.ts, pg-dispatcher.ts).
+ * An interview completed: the `interview.completed` event both dispatchers make (dispatcher.ts, stores/postgres/dispatcher.ts).
  * The body is built and serialised once, now, so every retry carries these very bytes and `timestamp` is the send
  * time of the first attempt. Without a webhook subscribed to it there is nothing to deliver, but listeners still get
  * the event, signed with the project's listener secret.
@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
 import { iso } from "../clock.ts";
-import type { Project } from "../store/project.ts";
+import type { Project } from "../model/project.ts";
 import type { EventDelivery } from "./attempt-outcome.ts";
 import type { EventStreams } from "./event-stream.ts";
 import { INTERVIEW_COMPLETED, interviewCompletedEvent, serializeEvent } from "./payload.ts";

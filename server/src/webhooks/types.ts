@@ -1,11 +1,11 @@
 /**
  * What the rest of the server needs from webhook delivery (one process: dispatcher.ts; several sharing a
- * PostgreSQL: pg-dispatcher.ts, whose lists are read from the database, hence the promises). The dispatcher owns signing, the retry
+ * PostgreSQL: stores/postgres/dispatcher.ts, whose lists are read from the database, hence the promises). The dispatcher owns signing, the retry
  * schedule, timeouts and the record of attempts; handlers only tell it what happened.
  */
 import type { components } from "../../../generated/schema.d.ts";
 import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
-import type { Project } from "../store/project.ts";
+import type { Project } from "../model/project.ts";
 
 export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 

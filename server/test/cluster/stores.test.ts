@@ -1,5 +1,5 @@
 /**
- * The same behaviour over each store behind the one store interface (persist/journal.ts): memory (the default),
+ * The same behaviour over each store behind the one store interface (stores/journal.ts): memory (the default),
  * SQLite (`--data-dir`) and PostgreSQL (`--database-url`). Each case runs the real app on a free port and talks HTTP
  * to it; a restart closes the app and opens a new one on the same data dir or database.
  */
@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppOptions } from "../../src/app.ts";
-import type { Journal } from "../../src/persist/journal.ts";
-import { PgJournal } from "../../src/persist/postgres.ts";
-import { readDataset } from "../../src/store/dataset.ts";
+import type { Journal } from "../../src/stores/journal.ts";
+import { PgJournal } from "../../src/stores/postgres/journal.ts";
+import { readDataset } from "../../src/model/dataset.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
 import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
 import { ROOT } from "./processes.ts";

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type pg from "pg";
 import type { Logger } from "pino";
-import { unavailable } from "./postgres.ts";
+import { unavailable } from "./journal.ts";
 
 const BEAT_MS = 5_000;
 const STALE_MS = 15_000;

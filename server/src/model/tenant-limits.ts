@@ -6,7 +6,7 @@
  */
 import { ApiError, conflict } from "../http/errors.ts";
 import type { Project } from "./project.ts";
-import type { SharedCounter } from "../persist/shared-slots.ts";
+import type { SharedCounter } from "../stores/postgres/shared-slots.ts";
 
 export interface TenantLimits {
   /** Projects a tenant may create through `POST /_sim/projects`. */
@@ -82,7 +82,7 @@ export class Counter {
 export class OpenSlots {
   private readonly perTenant: Counter;
   private readonly perAddress: Counter;
-  /** With several processes on one PostgreSQL: the tenant cap counted over all of them (persist/shared-slots.ts). */
+  /** With several processes on one PostgreSQL: the tenant cap counted over all of them (stores/postgres/shared-slots.ts). */
   private shared: { counter: SharedCounter; kind: string } | null = null;
 
   constructor(

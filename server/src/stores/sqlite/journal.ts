@@ -19,8 +19,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import sqlite from "node-sqlite3-wasm";
-import { compact, compactionDue } from "./compaction.ts";
-import type { Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "./journal.ts";
+import { compact, compactionDue } from "../compaction.ts";
+import type { Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

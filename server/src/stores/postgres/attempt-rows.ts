@@ -1,11 +1,11 @@
 /**
- * The rows of pg-dispatcher.ts: attempts and events as PostgreSQL holds them (server/migrations), the delivery record
+ * The rows of dispatcher.ts: attempts and events as PostgreSQL holds them (server/migrations), the delivery record
  * an attempt row answers as, and the two statements that make the queue: a new attempt, and the fair claim.
  */
-import { iso } from "../clock.ts";
-import { INTERVIEW_COMPLETED } from "./payload.ts";
-import type { WebhookDelivery } from "./types.ts";
-import type { StoredEvent } from "../persist/journal.ts";
+import { iso } from "../../clock.ts";
+import { INTERVIEW_COMPLETED } from "../../webhooks/payload.ts";
+import type { WebhookDelivery } from "../../webhooks/types.ts";
+import type { StoredEvent } from "../journal.ts";
 
 export interface AttemptRow {
   id: string;

@@ -6,9 +6,9 @@
 import type { StoredInterview } from "../../../fixtures/types.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import type { InterviewRunner } from "../simulation/interview-runner.ts";
-import type { Project } from "../store/project.ts";
-import type { Store } from "../store/store.ts";
-import type { Quotas } from "../store/tenant-limits.ts";
+import type { Project } from "../model/project.ts";
+import type { Store } from "../model/store.ts";
+import type { Quotas } from "../model/tenant-limits.ts";
 import type { Journal, Op } from "./journal.ts";
 import { forget } from "../views/memo.ts";
 

@@ -3,8 +3,8 @@
  * them in its own change, and each is consumed by one conditional UPDATE, so a counter of 2 fails exactly 2 requests
  * over every process, and a consumption never writes stale settings back over a newer PUT made elsewhere.
  */
-import type { FaultCounter, FaultSettings, SharedFaultCounters } from "../faults/settings.ts";
-import type { PgJournal } from "./postgres.ts";
+import type { FaultCounter, FaultSettings, SharedFaultCounters } from "../../faults/settings.ts";
+import type { PgJournal } from "./journal.ts";
 
 // Column names are only ever these two (never from input).
 const COLUMNS: Record<FaultCounter, string> = { fail_next: "fail_next", webhook_failures: "webhook_failures" };

@@ -10,7 +10,7 @@
  * it). The result replays to the same state (server/test/compaction.test.ts: every prefix of random logs, op by op).
  */
 import type { Op } from "./journal.ts";
-import { FORWARDS_KEPT } from "../store/project.ts";
+import { FORWARDS_KEPT } from "../model/project.ts";
 
 export interface LoggedOp {
   seq: number;

@@ -11,8 +11,8 @@
  *   follow at once;
  * - the delivery stream's events are numbered under the same lock and kept in `stream`, so a listener on any process
  *   gets every event, ids never repeat, and `Last-Event-ID` resumes anywhere;
- * - webhook events and attempts are rows (`events`, `attempts`) that webhooks/pg-dispatcher.ts claims with
- *   `FOR UPDATE SKIP LOCKED`, and so are the simulated interviews' timers (`timers`, simulation/pg-timers.ts);
+ * - webhook events and attempts are rows (`events`, `attempts`) that stores/postgres/dispatcher.ts claims with
+ *   `FOR UPDATE SKIP LOCKED`, and so are the simulated interviews' timers (`timers`, stores/postgres/timers.ts);
  * - a change whose commit fails after its handler changed memory leaves this process unsure of its state: it stops
  *   writing, and main.ts builds the app again from the database (reloading-app.ts).
  * The log is compacted as it grows (compaction.ts), so a start reads about as many changes as the state holds.
@@ -23,9 +23,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import { runner } from "node-pg-migrate";
 import type { Logger } from "pino";
-import { assetPath } from "../../../lib/assets.ts";
-import { compact, compactionDue } from "./compaction.ts";
-import type { Follower, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "./journal.ts";
+import { assetPath } from "../../../../lib/assets.ts";
+import { compact, compactionDue } from "../compaction.ts";
+import type { Follower, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
 
 /** Where the sandbox's tables are, in the database the URL names. */
 export const SCHEMA = "sandbox";
@@ -451,7 +451,7 @@ export class PgJournal implements Journal {
     this.enqueue("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value]);
   }
 
-  // Webhook events and attempts are the dispatcher's own rows (webhooks/pg-dispatcher.ts).
+  // Webhook events and attempts are the dispatcher's own rows (stores/postgres/dispatcher.ts).
   putEvent(_e: StoredEvent): void {}
   dropEvent(_id: string): void {}
   events(): StoredEvent[] {

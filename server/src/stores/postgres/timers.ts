@@ -6,10 +6,10 @@
  * A process wakes at the due time of the rows it wrote, and every second looks for rows others left (a killed process).
  */
 import type { Logger } from "pino";
-import type { StoredInterview } from "../../../fixtures/types.ts";
-import { schedule, type Clock } from "../clock.ts";
-import { StoreClosed, type PgJournal } from "../persist/postgres.ts";
-import type { Project } from "../store/project.ts";
+import type { StoredInterview } from "../../../../fixtures/types.ts";
+import { schedule, type Clock } from "../../clock.ts";
+import { StoreClosed, type PgJournal } from "./journal.ts";
+import type { Project } from "../../model/project.ts";
 
 export type TimerKind = "processing" | "completed";
 
