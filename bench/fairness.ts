@@ -72,6 +72,57 @@ async function round(proc: Proc): Promise<Round> {
   };
 }
 
+/**
+ * The same flood on three processes over one PostgreSQL: Acme's 24 connections spread over the three, Globex's loop
+ * going round them (each request to the next process), alone and then under the flood, `ROUNDS` times.
+ */
+async function sharedRounds(): Promise<{ rounds: Round[] }> {
+  const db = await startPostgres();
+  const url = db.database("flood");
+  const procs: Proc[] = [];
+  try {
+    for (let i = 0; i < 3; i++) procs.push(await startReference({ DATABASE_URL: url }));
+    const rounds: Round[] = [];
+    const loop = async (ms: number) => {
+      const times: number[] = [];
+      const end = performance.now() + ms;
+      const headers = { authorization: `Bearer ${GLOBEX}`, "content-type": "application/json" };
+      for (let i = 0; performance.now() < end; i += 2) {
+        const t = performance.now();
+        const planted = await fetch(`${procs[i % 3].baseUrl}/_sim/studies`, { method: "POST", headers, body: "{}" });
+        await planted.arrayBuffer();
+        const list = await fetch(`${procs[(i + 1) % 3].baseUrl}/v1/studies?limit=10`, { headers });
+        await list.arrayBuffer();
+        if (planted.status !== 201 || list.status !== 200) throw new Error(`Globex answered ${planted.status} / ${list.status}`);
+        times.push(performance.now() - t);
+      }
+      return times;
+    };
+    await loop(1_000); // warm-up
+    for (let r = 0; r < ROUNDS; r++) {
+      const alone = await loop(SECONDS * 500);
+      const floods = procs.map((p) =>
+        autocannon({ url: `${p.baseUrl}/_sim/faults`, method: "PUT", headers: { authorization: `Bearer ${ACME}`, "content-type": "application/json" }, body: JSON.stringify({ latency_ms: 0 }), connections: 8, duration: SECONDS }),
+      );
+      await new Promise((res) => setTimeout(res, 500));
+      const during = await loop((SECONDS - 1.5) * 1000);
+      const results = await Promise.all(floods);
+      rounds.push({
+        aloneP50: pct(alone, 50),
+        aloneP99: pct(alone, 99),
+        floodP50: pct(during, 50),
+        floodP99: pct(during, 99),
+        floodWrites: results.reduce((a, x) => a + x.requests.average, 0),
+        refused: results.reduce((a, x) => a + x.non2xx, 0),
+      });
+    }
+    return { rounds };
+  } finally {
+    await Promise.all(procs.map((p) => p.stop()));
+    db.stop();
+  }
+}
+
 /** Reads/s and p99 of one team alone over 32 connections, `SECONDS` long. */
 async function alone(proc: Proc): Promise<{ rps: number; p99: number; errors: number }> {
   const r = await autocannon({ url: `${proc.baseUrl}/v1/interviews?limit=10`, headers: { authorization: `Bearer ${ACME}` }, connections: 32, duration: SECONDS });
@@ -98,6 +149,19 @@ async function aloneCost(env: Record<string, string>): Promise<{ fair: { rps: nu
   return { fair: m("fair"), none: m("none") };
 }
 
+/** The flood on three processes over one PostgreSQL (alone: `npx tsx bench/fairness.ts shared`). */
+export async function sharedSection(say: (line?: string) => void): Promise<void> {
+  const f2 = (n: number) => n.toFixed(1);
+  const { rounds: shared3 } = await sharedRounds();
+  const s3 = (k: keyof Round) => median(shared3.map((r) => r[k]));
+  say(`Three processes on one PostgreSQL, fair admission as it ships: the same flood spread over the three (8 connections each), Globex going round them. Medians of ${ROUNDS} rounds of ${SECONDS} s.`);
+  say();
+  say("| Globex alone p50 / p99 | Globex under the flood p50 / p99 | p99 under flood / alone | Acme's writes/s | Acme refused |");
+  say("|---:|---:|---:|---:|---:|");
+  say(`| ${f2(s3("aloneP50"))} / ${f2(s3("aloneP99"))} | ${f2(s3("floodP50"))} / ${f2(s3("floodP99"))} | ${f2(s3("floodP99") / s3("aloneP99"))}x | ${Math.round(s3("floodWrites"))} | ${s3("refused")} |`);
+  say();
+}
+
 export async function fairnessSection(say: (line?: string) => void): Promise<void> {
   const procs = { fair: await startReference(process.env.FAIR_SLOTS ? { MAX_ACTIVE_REQUESTS: process.env.FAIR_SLOTS } : {}), unfair: await startReference({ MAX_ACTIVE_REQUESTS: "1000000" }) };
   const rounds: Record<keyof typeof procs, Round[]> = { fair: [], unfair: [] };
@@ -120,6 +184,7 @@ export async function fairnessSection(say: (line?: string) => void): Promise<voi
   say();
   say(`Globex's p99 under the flood, fair against none: **${(m("fair", "floodP99") / m("unfair", "floodP99")).toFixed(2)}x**; Acme's writes/s, fair against none: **${(m("fair", "floodWrites") / m("unfair", "floodWrites")).toFixed(2)}x**.`);
   say();
+  await sharedSection(say);
   const memory = await aloneCost({});
   const pg = await startPostgres();
   let shared: Awaited<ReturnType<typeof aloneCost>>;
@@ -139,7 +204,7 @@ export async function fairnessSection(say: (line?: string) => void): Promise<voi
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  fairnessSection((line = "") => console.log(line)).catch((err) => {
+  (process.argv[2] === "shared" ? sharedSection : fairnessSection)((line = "") => console.log(line)).catch((err) => {
     console.error(err);
     process.exit(1);
   });

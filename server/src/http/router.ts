@@ -105,7 +105,8 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
           if (hit) return sendJson(res, hit.status, hit.body);
         }
         const ctx = { project, path, query, body, req } as unknown as Ctx<OperationId>;
-        const result = writes ? await journal.write(() => handler(ctx)) : await handler(ctx);
+        // A request changes its own organisation's state only: on a shared store, other organisations' changes run beside it.
+        const result = writes ? await journal.write(() => handler(ctx), project.tenant) : await handler(ctx);
         // A handler that answered itself (the event stream) is not answered again.
         if (res.headersSent) return;
         const sent = writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });

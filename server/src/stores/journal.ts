@@ -74,10 +74,11 @@ export interface Journal {
   /** Applies every change other processes acknowledged before this call (nothing to do on a store of one process). */
   sync(): Promise<void>;
   /**
-   * Runs a change. On a store of one process, at once (synchronously). On a shared one: under the log's lock, after
-   * applying every other change, and committed before the promise resolves, so the caller acknowledges nothing lost.
+   * Runs a change. On a store of one process, at once (synchronously). On a shared one: under `tenant`'s lock (none
+   * given: the whole log's), after applying every other change, and committed before the promise resolves, so the
+   * caller acknowledges nothing lost. A change with a tenant reads and writes that tenant's state only.
    */
-  write<T>(fn: () => T): T | Promise<Awaited<T>>;
+  write<T>(fn: () => T, tenant?: string): T | Promise<Awaited<T>>;
   /**
    * Runs `fn` once the change in progress is committed (at once outside a change, and on a store of one process):
    * what leaves the process (a stream frame) must never show a change the database then refuses.

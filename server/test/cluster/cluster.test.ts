@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACME, GLOBEX, call, listen, ok, probe, receiver, sleep, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 import { ROOT, startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
+import { readDataset } from "../../src/model/dataset.ts";
 
 let db: Postgres;
 let url: string;
@@ -221,6 +222,25 @@ describe("three processes on one PostgreSQL", () => {
     }, 5_000, 100);
     again.close();
     for (const s of streams) s.close();
+  });
+
+  it("runs each tenant's changes under its own lock: with Acme's held, Globex's writes go through on every process and Acme's waits", async () => {
+    const acmeTenant = readDataset().projects.find((p) => p.api_key === ACME)!.id;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Held from outside, as a long change of Acme's would hold it.
+      await client.query("SELECT pg_advisory_lock(hashtextextended('sandbox tenant ' || $1, 0))", [acmeTenant]);
+      let acmeAnswered = false;
+      const acme = call(base(0), "/_sim/studies", { key: ACME, method: "POST", body: { name: "waits-for-its-lock" } }).finally(() => (acmeAnswered = true));
+      for (let i = 0; i < 3; i++) await ok(base(i), "/_sim/studies", { key: GLOBEX, method: "POST", body: { name: `beside-${i}` } }, 201);
+      expect((await ok(base(2), "/v1/studies?limit=100", { key: GLOBEX })).data.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(["beside-0", "beside-1", "beside-2"]));
+      expect(acmeAnswered).toBe(false);
+      await client.query("SELECT pg_advisory_unlock(hashtextextended('sandbox tenant ' || $1, 0))", [acmeTenant]);
+      expect((await acme).status).toBe(201);
+    } finally {
+      await client.end();
+    }
   });
 
   it("makes each simulated interview's transitions once, from rows: a process killed before its interviews' timers are due leaves them to the others", async () => {

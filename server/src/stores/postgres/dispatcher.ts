@@ -234,7 +234,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
         ]);
         // No row: the lease ran out and another process already counted this attempt failed and retried it.
         if (done.rowCount === 1) then?.(now);
-      });
+      }, row.tenant);
     if (!stored) return void (await finish({ status: "cancelled", response_status: null, error: "cancelled: project unknown to this process" }));
     // A resend goes to the URL it was made for; other attempts to the event's own.
     const ev = row.url === stored.url ? stored : { ...stored, url: row.url };

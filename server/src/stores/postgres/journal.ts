@@ -3,14 +3,17 @@
  * any load balancer.
  *
  * Every process holds the whole store in memory, as with the other stores, and keeps it equal to the database's:
- * - a change runs under one transaction-scoped advisory lock (`write`): the process applies every change it has not
- *   seen, runs the change, writes it with the next `change_seq` number and commits before the caller answers, so
- *   numbers are committed in order and two processes never decide from different states (quotas, ids);
- * - a read first applies what other processes committed (`sync`: one indexed query), so a read on any process sees
- *   every write any process acknowledged; `LISTEN`/`NOTIFY` wakes idle processes, so their timers and event streams
- *   follow at once;
- * - the delivery stream's events are numbered under the same lock and kept in `stream`, so a listener on any process
- *   gets every event, ids never repeat, and `Last-Event-ID` resumes anywhere;
+ * - a request's change runs under its tenant's transaction-scoped advisory lock (`write`; the log's lock held shared):
+ *   the process applies every change it has not seen, runs the change, writes it and commits before the caller
+ *   answers, so two processes never decide one tenant's quotas or ids from different states, and tenants never wait
+ *   for each other. A change over several tenants (due timers, compaction) holds the log's lock alone;
+ * - changes of different tenants commit in any order, so a catch-up goes by transaction id: it reads the rows of
+ *   transactions from its horizon (`pg_snapshot_xmin`: every id below is finished) on, skips those it applied, and
+ *   moves the horizon to its snapshot's (one indexed statement);
+ * - a read first applies what other processes committed (`sync`), so a read on any process sees every write any
+ *   process acknowledged; `LISTEN`/`NOTIFY` wakes idle processes, so their event streams follow at once;
+ * - the delivery stream's events are numbered per project under that project's tenant lock and kept in `stream`, so
+ *   a listener on any process gets every event, ids never repeat, and `Last-Event-ID` resumes anywhere;
  * - webhook events and attempts are rows (`events`, `attempts`) that stores/postgres/dispatcher.ts claims with
  *   `FOR UPDATE SKIP LOCKED`, and so are the simulated interviews' timers (`timers`, stores/postgres/timers.ts);
  * - a change whose commit fails after its handler changed memory leaves this process unsure of its state: it stops
@@ -29,8 +32,12 @@ import type { Follower, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEve
 
 /** Where the sandbox's tables are, in the database the URL names. */
 export const SCHEMA = "sandbox";
-/** The advisory lock every change of the log is written under. */
+/**
+ * The log's advisory lock: a tenant's change holds it shared (with that tenant's own lock, exclusive), so tenants never
+ * wait for each other; a change over several tenants (a batch of due timers, compaction) holds it exclusive.
+ */
 const LOG_LOCK = 7_724_120_001;
+const TENANT_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('sandbox tenant ' || $1, 0))";
 const CHANNEL = "sandbox_changes";
 
 type Statement = { text: string; values: unknown[] };
@@ -112,8 +119,12 @@ export class PgJournal implements Journal {
   private readonly meta = new Map<string, string>();
   private loadedOps: Op[] = [];
   private loadedStream: StoredStreamEvent[] = [];
-  /** The last change number this process has applied (or written). */
-  private mark = 0;
+  /**
+   * Catch-up by transaction id: every transaction below `horizon` is finished and applied here; `appliedAbove` holds
+   * the ids at or above it already applied (or written by this process), whose rows a catch-up skips.
+   */
+  private horizon = "0";
+  private readonly appliedAbove = new Set<string>();
   private follower: Follower | null = null;
   private listener: pg.Client | null = null;
   private poll: NodeJS.Timeout | null = null;
@@ -197,13 +208,15 @@ export class PgJournal implements Journal {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
-      const ops = await client.query<{ seq: string; op: string }>("SELECT seq, op FROM ops ORDER BY seq");
-      const stream = await client.query<{ seq: string; project_id: string; event: string }>("SELECT seq, project_id, event FROM stream ORDER BY seq");
-      const head = await client.query<{ m: string | null }>("SELECT GREATEST((SELECT MAX(seq) FROM ops), (SELECT MAX(seq) FROM stream)) AS m");
+      const head = await client.query<{ xmin: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin");
+      const ops = await client.query<{ seq: string; op: string; xid: string }>("SELECT seq, op, xid::text AS xid FROM ops ORDER BY seq");
+      const stream = await client.query<{ seq: string; project_id: string; event: string; xid: string }>("SELECT seq, project_id, event, xid::text AS xid FROM stream ORDER BY seq");
       await client.query("COMMIT");
       this.loadedOps = ops.rows.map((r) => JSON.parse(r.op) as Op);
       this.loadedStream = stream.rows.map((r) => ({ project_id: r.project_id, event: JSON.parse(r.event) }));
-      this.mark = Number(head.rows[0].m ?? 0);
+      // What the snapshot saw of transactions at or above its horizon is applied; the rest of them come later.
+      this.horizon = head.rows[0].xmin;
+      for (const r of [...ops.rows, ...stream.rows]) if (BigInt(r.xid) >= BigInt(this.horizon)) this.appliedAbove.add(r.xid);
       this.sinceCompaction = ops.rows.length;
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {});
@@ -270,28 +283,46 @@ export class PgJournal implements Journal {
     return run;
   }
 
-  /** Reads and applies the changes past `mark` (through `db`: the pool, or a change's own connection). */
+  /**
+   * Reads and applies the changes of transactions from the horizon on that this process has not applied (through
+   * `db`: the pool, or a change's own connection), in their numbers' order; then moves the horizon to the snapshot's.
+   * One statement, so the rows and the horizon come from one snapshot.
+   */
   private async catchUp(db: pg.Pool | pg.PoolClient): Promise<void> {
-    const from = this.mark;
-    const { rows } = await db.query<{ seq: string; kind: "op" | "stream"; project_id: string | null; body: string }>(
-      `SELECT seq, 'op' AS kind, NULL AS project_id, op AS body FROM ops WHERE seq > $1
-       UNION ALL SELECT seq, 'stream', project_id, event FROM stream WHERE seq > $1 ORDER BY seq`,
+    const from = this.horizon;
+    const { rows } = await db.query<{ xmin: string; seq: string | null; kind: "op" | "stream" | null; project_id: string | null; body: string | null; xid: string | null }>(
+      `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin),
+            r AS (SELECT seq, 'op' AS kind, NULL AS project_id, op AS body, xid::text AS xid FROM ops WHERE xid >= $1::xid8
+                  UNION ALL SELECT seq, 'stream', project_id, event, xid::text FROM stream WHERE xid >= $1::xid8)
+       SELECT h.xmin, r.* FROM h LEFT JOIN r ON true ORDER BY r.seq`,
       [from],
     );
+    // Synchronous from here: no other catch-up of this process runs between the check and the apply.
+    const fresh = new Set<string>();
+    const horizon = BigInt(this.horizon);
     for (const r of rows) {
-      const seq = Number(r.seq);
-      // Another catch-up, or this process's own change, got there first.
-      if (seq <= this.mark) continue;
-      this.mark = seq;
+      if (r.seq === null || r.xid === null) continue;
+      // Below the horizon another catch-up reached meanwhile: applied by it (its ids no longer listed).
+      if (BigInt(r.xid) < horizon) continue;
+      if (this.appliedAbove.has(r.xid) && !fresh.has(r.xid)) continue;
+      if (!this.appliedAbove.has(r.xid)) {
+        this.appliedAbove.add(r.xid);
+        fresh.add(r.xid);
+      }
       try {
         if (r.kind === "op") {
           this.sinceCompaction++;
-          this.follower?.op(JSON.parse(r.body) as Op);
-        } else this.follower?.streamEvent({ project_id: r.project_id!, event: JSON.parse(r.body) });
+          this.follower?.op(JSON.parse(r.body!) as Op);
+        } else this.follower?.streamEvent({ project_id: r.project_id!, event: JSON.parse(r.body!) });
       } catch (err) {
         // A change this process cannot apply is one it will never have: it no longer matches the others.
-        this.diverge(`change ${seq} could not be applied (${(err as Error).message})`);
+        this.diverge(`change ${r.seq} could not be applied (${(err as Error).message})`);
       }
+    }
+    const xmin = rows[0]?.xmin;
+    if (xmin && BigInt(xmin) > BigInt(this.horizon)) {
+      this.horizon = xmin;
+      for (const x of this.appliedAbove) if (BigInt(x) < BigInt(xmin)) this.appliedAbove.delete(x);
     }
   }
 
@@ -315,13 +346,14 @@ export class PgJournal implements Journal {
     else fn();
   }
 
-  write<T>(fn: () => T): T | Promise<Awaited<T>> {
+  write<T>(fn: () => T, tenant?: string): T | Promise<Awaited<T>> {
     // A change inside a change (a completion a request asked for) is part of it.
     if (this.current()) return fn();
-    return this.change(fn);
+    return this.change(fn, tenant ?? null);
   }
 
-  private async change<T>(fn: () => T): Promise<Awaited<T>> {
+  /** `tenant`: the one tenant whose state the change reads and writes (its lock only); null: any (the log's lock). */
+  private async change<T>(fn: () => T, tenant: string | null, compactNow = false): Promise<Awaited<T>> {
     if (this.closed) throw new StoreClosed("the store is closed");
     // Memory may hold what the database does not (a phantom interview whose timers still fire): nothing more is
     // written from it. The app built on the state read again writes instead.
@@ -342,7 +374,11 @@ export class PgJournal implements Journal {
     try {
       await client.query("BEGIN");
       began = true;
-      await client.query("SELECT pg_advisory_xact_lock($1)", [LOG_LOCK]);
+      if (tenant === null) await client.query("SELECT pg_advisory_xact_lock($1)", [LOG_LOCK]);
+      else {
+        await client.query("SELECT pg_advisory_xact_lock_shared($1)", [LOG_LOCK]);
+        await client.query(TENANT_LOCK, [tenant]);
+      }
       await this.catchUp(client);
       const scope: Scope = { client, statements: [], open: true, committed: [] };
       let out: T;
@@ -355,17 +391,21 @@ export class PgJournal implements Journal {
         scope.open = false;
         inMemory = scope.statements.length > 0;
       }
-      if (scope.statements.length > 0) {
-        if (compactionDue(this.sinceCompaction, this.keptByCompaction)) scope.statements.push(...(await this.compactionStatements(client)));
+      // Compaction rewrites every tenant's changes: only under the log's lock held alone.
+      const compacting = tenant === null && (compactNow || compactionDue(this.sinceCompaction, this.keptByCompaction));
+      if (scope.statements.length > 0 || compacting) {
+        // This change's rows are this process's own: marked applied before the commit, so a catch-up answered right
+        // after it never applies them again.
+        const { rows } = await client.query<{ xid: string }>("SELECT pg_current_xact_id()::text AS xid");
+        this.appliedAbove.add(rows[0].xid);
+        if (compacting) scope.statements.push(...(await this.compactionStatements(client)));
         for (const s of batched(scope.statements)) await client.query(s.text, s.values);
         await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
-        const { rows } = await client.query<{ m: string | null }>("SELECT GREATEST((SELECT MAX(seq) FROM ops), (SELECT MAX(seq) FROM stream)) AS m");
-        // Everything up to here is this process's own or was applied in catchUp (the lock kept others out). Marked
-        // before the commit: a catch-up answered right after it must not apply this process's own changes again.
-        this.mark = Math.max(this.mark, Number(rows[0].m ?? 0));
       }
       await client.query("COMMIT");
       committed = scope.committed;
+      // A tenant's change cannot compact: one change under the log's own lock does, soon after.
+      if (tenant !== null && compactionDue(this.sinceCompaction, this.keptByCompaction)) this.compactSoon();
       return out as Awaited<T>;
     } catch (err) {
       // Whether the handler, a statement or the commit failed: what memory holds, the database does not. Said before
@@ -411,9 +451,18 @@ export class PgJournal implements Journal {
         this.change(() => {
           this.current()!.statements.push(statement);
           if (op) this.follower?.op(op);
-        }),
+        }, null),
       )
       .catch((err) => this.options.logger?.error({ err: (err as Error).message }, "a change could not be written to the database"));
+  }
+
+  private compacting: Promise<unknown> | null = null;
+
+  private compactSoon(): void {
+    if (this.compacting || this.closed) return;
+    this.compacting = this.change(() => {}, null, true)
+      .catch((err) => this.options.logger?.warn({ err: (err as Error).message }, "the change log could not be compacted; trying at a later change"))
+      .finally(() => (this.compacting = null));
   }
 
   /** The statements of a compaction, run in the change that found it due (the lock is held). */
