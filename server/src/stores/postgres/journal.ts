@@ -353,7 +353,29 @@ export class PgJournal implements Journal {
   }
 
   /** `tenant`: the one tenant whose state the change reads and writes (its lock only); null: any (the log's lock). */
-  private async change<T>(fn: () => T, tenant: string | null, compactNow = false): Promise<Awaited<T>> {
+  private change<T>(fn: () => T, tenant: string | null, compactNow = false): Promise<Awaited<T>> {
+    if (tenant === null) return this.changeNow(fn, null, compactNow);
+    return this.inTurn(tenant, () => this.changeNow(fn, tenant, compactNow));
+  }
+
+  /** Per tenant, the end of the last change this process queued. */
+  private readonly turns = new Map<string, Promise<unknown>>();
+
+  /**
+   * One change per tenant at a time in this process: two would wait on the tenant's lock anyway, each holding a
+   * pooled connection, and a flood of one tenant's writes would take every connection another tenant's change needs.
+   */
+  private inTurn<R>(tenant: string, run: () => Promise<R>): Promise<R> {
+    const mine = (this.turns.get(tenant) ?? Promise.resolve()).then(run);
+    const tail = mine.catch(() => {});
+    this.turns.set(tenant, tail);
+    void tail.then(() => {
+      if (this.turns.get(tenant) === tail) this.turns.delete(tenant);
+    });
+    return mine;
+  }
+
+  private async changeNow<T>(fn: () => T, tenant: string | null, compactNow: boolean): Promise<Awaited<T>> {
     if (this.closed) throw new StoreClosed("the store is closed");
     // Memory may hold what the database does not (a phantom interview whose timers still fire): nothing more is
     // written from it. The app built on the state read again writes instead.
