@@ -15,7 +15,7 @@ export type Build = () => Promise<App>;
 export class ReloadingApp {
   private reloading = false;
   private stopped = false;
-  /** How many times the state was read again (logged, and read by tests through the log). */
+  /** How many times the state was read again (logged). */
   reloads = 0;
 
   constructor(

@@ -8,7 +8,6 @@ import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
 import { iso, schedule, type Clock } from "../clock.ts";
 import type { Logger } from "pino";
 import type { Journal } from "../stores/journal.ts";
-import { StoreClosed, StoreUnavailable } from "../stores/postgres/journal.ts";
 import type { PgTimers, TimerKind } from "../stores/postgres/timers.ts";
 import type { Project } from "../model/project.ts";
 import { forget } from "../views/memo.ts";
@@ -42,9 +41,6 @@ function completion(study: StoredStudy, i: StoredInterview, nowMs: number): Part
     })),
   };
 }
-
-/** How soon a transition the database could not take is tried again. */
-const TRANSITION_RETRY_MS = 1_000;
 
 export class InterviewRunner {
   constructor(
@@ -83,8 +79,7 @@ export class InterviewRunner {
   /** Arms the timers of a running interview (at its creation, or after a restart: late ones fire at once). */
   resume(project: Project, interview: StoredInterview, processingAtMs: number, completesAtMs: number): void {
     const now = this.clock.now();
-    // A transition is a change: on a shared store it runs under the log's lock after every other process's changes,
-    // so of the processes whose timers fire, the first makes it and the others find it made.
+    // Stores of one process only (memory, SQLite); with several processes the timers are rows (PgTimers).
     schedule(this.clock, () => this.transition(() => this.toProcessing(project, interview)), Math.max(0, processingAtMs - now));
     schedule(this.clock, () => this.transition(() => void this.toCompleted(project, interview)), Math.max(0, completesAtMs - now));
   }
@@ -92,18 +87,8 @@ export class InterviewRunner {
   private transition(fn: () => void): void {
     try {
       const out = this.journal.write(fn);
-      if (out instanceof Promise) {
-        out.catch((err) => {
-          // The database is down or restarting: try again (a transition made meanwhile elsewhere is found made), so
-          // an outage of every process's database never leaves an interview running for good.
-          if (err instanceof StoreUnavailable && !(err instanceof StoreClosed)) {
-            this.logger?.warn({ err: (err as Error).message }, "a simulated interview's transition waits for the database");
-            schedule(this.clock, () => this.transition(fn), TRANSITION_RETRY_MS);
-            return;
-          }
-          this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition could not be written; another process's timer will make it");
-        });
-      }
+      // Timers are armed only on stores of one process, whose changes run at once; PostgreSQL's are rows (PgTimers).
+      if (out instanceof Promise) out.catch((err) => this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition could not be written"));
     } catch (err) {
       this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition failed");
     }
