@@ -9,6 +9,7 @@ import { getWebhook } from "./get-webhook.ts";
 import { deleteWebhook } from "./delete-webhook.ts";
 import { startInterview } from "./start-interview.ts";
 import { completeInterview } from "./complete-interview.ts";
+import { changeUrlThenComplete } from "./change-url-then-complete.ts";
 import { startBackdated } from "./start-backdated.ts";
 import { completeMany } from "./complete-many.ts";
 import { manyInterviews } from "./many-interviews.ts";
@@ -36,7 +37,7 @@ import { otherProject } from "./other-project.ts";
 import { createProject } from "./create-project.ts";
 import { launch } from "./launch.ts";
 
-export const COMMANDS: CommandSpec[] = [putWebhook, getWebhook, deleteWebhook, startInterview, completeInterview, startBackdated, completeMany, manyInterviews, completeWithAnswers, completeSeries, recreateWithRetry, completeWhileReading, abandonInterview, completeAbandoned, readInterview, listInterviews, listByReference, readStudy, readExperiments, walkInterviews, plantStudy, plantChat, walkChats, walkWhileOthersRead, readChat, listMessages, messageCursor, forgedKey, otherProject, createProject, launch];
+export const COMMANDS: CommandSpec[] = [putWebhook, getWebhook, deleteWebhook, startInterview, completeInterview, changeUrlThenComplete, startBackdated, completeMany, manyInterviews, completeWithAnswers, completeSeries, recreateWithRetry, completeWhileReading, abandonInterview, completeAbandoned, readInterview, listInterviews, listByReference, readStudy, readExperiments, walkInterviews, plantStudy, plantChat, walkChats, walkWhileOthersRead, readChat, listMessages, messageCursor, forgedKey, otherProject, createProject, launch];
 
 export { settle, type CommandSpec, type DrawOptions } from "./base.ts";
 export { KIND_NEEDS, type MessageKind } from "./plant-chat.ts";
@@ -47,6 +48,7 @@ export { GetWebhook } from "./get-webhook.ts";
 export { DeleteWebhook } from "./delete-webhook.ts";
 export { StartInterview } from "./start-interview.ts";
 export { CompleteInterview } from "./complete-interview.ts";
+export { ChangeUrlThenComplete } from "./change-url-then-complete.ts";
 export { StartBackdated } from "./start-backdated.ts";
 export { CompleteMany } from "./complete-many.ts";
 export { ManyInterviews } from "./many-interviews.ts";
