@@ -49,13 +49,25 @@ const MAP_LIMIT = 2 ** 24;
 const BYTES_PER_USER = 400;
 
 /**
- * The most users this process can hold: within the Map's limit and three quarters of the heap still free (the data a
- * library caller already holds is not counted against it twice). Past it the engine refuses with a message (run with
- * --engine sql) instead of crashing with an out-of-memory abort.
+ * V8's heap limit counts the young generation as well, where entries kept for the whole run never stay: three
+ * semi-spaces, 16 MB each on 64-bit unless `--max-semi-space-size` says otherwise (so `--max-old-space-size=64` reads as
+ * 112 MB). Counted as room, it let a 64 MB heap take 180,000 users, more than it holds, and abort out of memory (CI,
+ * 2026-11-28).
+ */
+export function youngGeneration(flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)]): number {
+  const set = flags.map((f) => /^--max[-_]semi[-_]space[-_]size=(\d+)$/.exec(f)?.[1]).filter((x) => x !== undefined).pop();
+  return 3 * (set === undefined ? 16 : Number(set)) * 2 ** 20;
+}
+
+/**
+ * The most users this process can hold: within the Map's limit and three quarters of the old generation still free
+ * (the data a library caller already holds is not counted against it twice). Past it the engine refuses with a message
+ * (run with --engine sql) instead of crashing with an out-of-memory abort.
  */
 export function memoryUserLimit(): number {
   const heap = getHeapStatistics();
-  return Math.max(0, Math.min(MAP_LIMIT - 1, Math.floor(((heap.heap_size_limit - heap.used_heap_size) * 0.75) / BYTES_PER_USER)));
+  const old = heap.heap_size_limit - youngGeneration();
+  return Math.max(0, Math.min(MAP_LIMIT - 1, Math.floor(((old - heap.used_heap_size) * 0.75) / BYTES_PER_USER)));
 }
 
 const TOO_MANY = (what: string) => `${what}, more than the in-memory engine holds in this process (one entry per exposed user): run with --engine sql, which keeps them in DuckDB`;
