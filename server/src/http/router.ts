@@ -95,7 +95,13 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         const body = route.requestBody ? validate.body(await readJson(req, res, options.maxBodyBytes)) : undefined;
         await applyFaults(req, route, project, options.faults, options.timeoutHoldMs, options.held);
         // Work starts here (a delay above is held, not worked on): in the organisation's own queue when the process is busy.
-        if (!LONG_LIVED.has(route.operationId) && !(await options.admission.enter(project.tenant, res))) return;
+        const admit = async () => {
+          if (!(await options.admission.enter(project.tenant, res))) throw new Unanswered();
+        };
+        const admitted = LONG_LIVED.has(route.operationId) ? undefined : admit;
+        // A write on a shared store is admitted once its turn among its organisation's changes has come (stores/journal.ts).
+        const admitInTurn = writes && journal.shared ? admitted : undefined;
+        if (admitted && !admitInTurn) await admitted();
         let key: string | null = null;
         if (options.cache && CACHEABLE.has(route.operationId)) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.
@@ -106,7 +112,7 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         }
         const ctx = { project, path, query, body, req } as unknown as Ctx<OperationId>;
         // A request changes its own organisation's state only: on a shared store, other organisations' changes run beside it.
-        const result = writes ? await journal.write(() => handler(ctx), project.tenant) : await handler(ctx);
+        const result = writes ? await journal.write(() => handler(ctx), project.tenant, admitInTurn) : await handler(ctx);
         // A handler that answered itself (the event stream) is not answered again.
         if (res.headersSent) return;
         const sent = writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });

@@ -77,8 +77,11 @@ export interface Journal {
    * Runs a change. On a store of one process, at once (synchronously). On a shared one: under `tenant`'s lock (none
    * given: the whole log's), after applying every other change, and committed before the promise resolves, so the
    * caller acknowledges nothing lost. A change with a tenant reads and writes that tenant's state only.
+   * `admit` (shared stores): awaited once the change's turn has come, before it takes a connection; what it throws is
+   * thrown. The router takes the request's admission slot there, so a change waiting behind its tenant's earlier ones
+   * holds no slot another organisation could use.
    */
-  write<T>(fn: () => T, tenant?: string): T | Promise<Awaited<T>>;
+  write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>): T | Promise<Awaited<T>>;
   /**
    * Runs `fn` once the change in progress is committed (at once outside a change, and on a store of one process):
    * what leaves the process (a stream frame) must never show a change the database then refuses.

@@ -346,16 +346,21 @@ export class PgJournal implements Journal {
     else fn();
   }
 
-  write<T>(fn: () => T, tenant?: string): T | Promise<Awaited<T>> {
+  write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>): T | Promise<Awaited<T>> {
     // A change inside a change (a completion a request asked for) is part of it.
     if (this.current()) return fn();
-    return this.change(fn, tenant ?? null);
+    return this.change(fn, tenant ?? null, false, admit);
   }
 
   /** `tenant`: the one tenant whose state the change reads and writes (its lock only); null: any (the log's lock). */
-  private change<T>(fn: () => T, tenant: string | null, compactNow = false): Promise<Awaited<T>> {
-    if (tenant === null) return this.changeNow(fn, null, compactNow);
-    return this.inTurn(tenant, () => this.changeNow(fn, tenant, compactNow));
+  private change<T>(fn: () => T, tenant: string | null, compactNow = false, admit?: () => Promise<void>): Promise<Awaited<T>> {
+    if (tenant === null) return admit ? this.afterAdmit(admit, () => this.changeNow(fn, null, compactNow)) : this.changeNow(fn, null, compactNow);
+    return this.inTurn(tenant, () => (admit ? this.afterAdmit(admit, () => this.changeNow(fn, tenant, compactNow)) : this.changeNow(fn, tenant, compactNow)));
+  }
+
+  private async afterAdmit<R>(admit: () => Promise<void>, run: () => Promise<R>): Promise<R> {
+    await admit();
+    return run();
   }
 
   /** Per tenant, the end of the last change this process queued. */
