@@ -95,13 +95,12 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         const body = route.requestBody ? validate.body(await readJson(req, res, options.maxBodyBytes)) : undefined;
         await applyFaults(req, route, project, options.faults, options.timeoutHoldMs, options.held);
         // Work starts here (a delay above is held, not worked on): in the organisation's own queue when the process is busy.
-        const admit = async () => {
+        const admit = LONG_LIVED.has(route.operationId) ? undefined : async () => {
           if (!(await options.admission.enter(project.tenant, res))) throw new Unanswered();
         };
-        const admitted = LONG_LIVED.has(route.operationId) ? undefined : admit;
         // A write on a shared store is admitted once its turn among its organisation's changes has come (stores/journal.ts).
-        const admitInTurn = writes && journal.shared ? admitted : undefined;
-        if (admitted && !admitInTurn) await admitted();
+        const admitInTurn = writes && journal.shared ? admit : undefined;
+        if (admit && !admitInTurn) await admit();
         let key: string | null = null;
         if (options.cache && CACHEABLE.has(route.operationId)) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.

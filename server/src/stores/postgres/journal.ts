@@ -354,13 +354,9 @@ export class PgJournal implements Journal {
 
   /** `tenant`: the one tenant whose state the change reads and writes (its lock only); null: any (the log's lock). */
   private change<T>(fn: () => T, tenant: string | null, compactNow = false, admit?: () => Promise<void>): Promise<Awaited<T>> {
-    if (tenant === null) return admit ? this.afterAdmit(admit, () => this.changeNow(fn, null, compactNow)) : this.changeNow(fn, null, compactNow);
-    return this.inTurn(tenant, () => (admit ? this.afterAdmit(admit, () => this.changeNow(fn, tenant, compactNow)) : this.changeNow(fn, tenant, compactNow)));
-  }
-
-  private async afterAdmit<R>(admit: () => Promise<void>, run: () => Promise<R>): Promise<R> {
-    await admit();
-    return run();
+    const now = () => this.changeNow(fn, tenant, compactNow);
+    const run = admit ? () => admit().then(now) : now;
+    return tenant === null ? run() : this.inTurn(tenant, run);
   }
 
   /** Per tenant, the end of the last change this process queued. */
