@@ -39,7 +39,7 @@ import { readDataset, shiftDataset } from "./model/dataset.ts";
 import { Store } from "./model/store.ts";
 import type { Project } from "./model/project.ts";
 import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
-import type { Journal } from "./stores/journal.ts";
+import { isLocal, type Journal } from "./stores/journal.ts";
 import { openLocalStore } from "./stores/open.ts";
 import { applyOp, replay, resumeRunning, type Running } from "./stores/restore.ts";
 import { PgJournal, StoreUnavailable } from "./stores/postgres/journal.ts";
@@ -49,6 +49,20 @@ import { createPgDispatcher } from "./stores/postgres/dispatcher.ts";
 import { health } from "./http/health.ts";
 import { InterviewRunner } from "./simulation/interview-runner.ts";
 import { PgTimers } from "./stores/postgres/timers.ts";
+import { PgInterviews } from "./stores/postgres/interviews.ts";
+import { PgStudies } from "./stores/postgres/studies.ts";
+import { seedFixtures } from "./stores/postgres/fixtures.ts";
+import { MemoryStudies } from "./stores/memory/studies.ts";
+import type { Studies } from "./stores/studies.ts";
+import type { Chats } from "./stores/chats.ts";
+import { MemoryChats } from "./stores/memory/chats.ts";
+import { PgChats } from "./stores/postgres/chats.ts";
+import type { PromptEvents } from "./stores/prompt-events.ts";
+import { MemoryPromptEvents } from "./stores/memory/prompt-events.ts";
+import { PgPromptEvents } from "./stores/postgres/prompt-events.ts";
+import { PgPlanted } from "./stores/postgres/planted.ts";
+import { MemoryInterviews } from "./stores/memory/interviews.ts";
+import type { Interviews } from "./stores/interviews.ts";
 import { listenerSecret } from "./webhooks/listener.ts";
 import { simListenerHandlers } from "./handlers/sim-listener.ts";
 import { DEFAULT_TENANT_LIMITS, Quotas, type TenantLimits } from "./model/tenant-limits.ts";
@@ -108,6 +122,11 @@ export interface App {
   streams: EventStreams;
   /** Where state is kept: durable with a data dir, else memory. */
   journal: Journal;
+  /**
+   * Settles once the store is ready for requests (a shared store: the fixtures' studies, interviews and chats written to their tables);
+   * requests that come first wait for it. Rejects when the database cannot be used.
+   */
+  ready(): Promise<void>;
   /** Store changes replayed from the data dir at start-up (0 without one, or on a fresh one). */
   restoredChanges: number;
   /**
@@ -132,7 +151,13 @@ export function createApp(options: AppOptions = {}): App {
     if (kept === undefined) journal.setMeta("time_shift_ms", String(shift));
     shiftDataset(dataset, shift);
   }
-  const store = new Store(dataset);
+  // Several processes on one PostgreSQL: studies, interviews, chats and messages live in its tables (stores/postgres/).
+  const pg = journal instanceof PgJournal ? journal : null;
+  const store = new Store(pg ? { ...dataset, studies: [], interviews: [], chats: [], messages: [] } : dataset);
+  const interviews: Interviews = pg ? new PgInterviews(pg) : new MemoryInterviews(journal);
+  const studies: Studies = pg ? new PgStudies(pg) : new MemoryStudies(journal);
+  const chats: Chats = pg ? new PgChats(pg) : new MemoryChats(journal);
+  const promptEvents: PromptEvents = pg ? new PgPromptEvents(pg) : new MemoryPromptEvents(journal);
   const doc = loadOpenApi();
   const addressPolicy = { allowLoopback: options.webhookAllowLoopback ?? true };
   const streams = new EventStreams(journal, { limits });
@@ -140,6 +165,7 @@ export function createApp(options: AppOptions = {}): App {
   // Several processes: the counters are rows, consumed exactly once whichever process answers.
   if (journal instanceof PgJournal) faults.share(new PgFaultCounters(journal));
   const quotas = new Quotas(limits);
+  if (pg) quotas.share(new PgPlanted(pg));
   // The same rules either way; with several processes on one PostgreSQL, attempts are claimed from the database.
   const delivery = {
     streams,
@@ -158,22 +184,31 @@ export function createApp(options: AppOptions = {}): App {
   };
   const webhooks =
     options.webhooks ??
-    (journal instanceof PgJournal ? createPgDispatcher({ ...delivery, journal, projects: store.projects }) : createWebhookDispatcher({ ...delivery, journal }));
-  const runner = new InterviewRunner(clock, webhooks, journal, options.simProcessingMs ?? 1_000, options.logger || undefined);
+    (isLocal(journal) ? createWebhookDispatcher({ ...delivery, journal }) : createPgDispatcher({ ...delivery, journal: pg!, projects: store.projects }));
+  const runner = new InterviewRunner(clock, webhooks, journal, interviews, studies, options.simProcessingMs ?? 1_000, options.logger || undefined);
   // Several processes: interview timers are rows, each transition made by the one process that claims it.
-  const timerRows = journal instanceof PgJournal ? new PgTimers(journal, clock, store.projects, (p, i, kind) => runner.make(p, i, kind), options.logger || undefined) : null;
+  const timerRows = pg ? new PgTimers(pg, clock, store.projects, (p, id, kind) => runner.make(p, id, kind), options.logger || undefined) : null;
   if (timerRows) runner.useRows(timerRows);
-  const restoredChanges = replay(journal, { store, faults, runner, quotas }, { armTimers: !timerRows });
+  const restoredChanges = replay(journal, { store, faults, runner, quotas, inTables: pg !== null }, { armTimers: !timerRows });
   // Other processes' changes (a shared store): applied in the log's order.
   journal.follow({
     op: (op) => {
       const running: Running = new Map();
-      applyOp(op, { store, faults, runner, quotas }, running);
+      applyOp(op, { store, faults, runner, quotas, inTables: pg !== null }, running);
       if (!timerRows) resumeRunning(running, runner);
     },
     streamEvent: (s) => streams.receive(s),
   });
-  timerRows?.start();
+  // The fixtures' studies, interviews and chats are written to their tables first (by every start, those already there
+  // kept); requests, and the claims of due timers, wait for it. A failure (the database away) is tried again by the next request.
+  let seeding: Promise<void> | null = null;
+  const ready = pg
+    ? () => (seeding ??= seedFixtures(pg, dataset).then(() => timerRows?.start(), (err) => {
+        seeding = null;
+        throw err;
+      }))
+    : undefined;
+  ready?.().catch((err) => options.logger && options.logger.warn({ err: (err as Error).message }, "the fixtures could not be written to the database yet"));
   webhooks.restore(store.projects);
   // Launch tokens stay valid across restarts with a data dir: their key is kept there.
   let tokenKey = journal.getMeta("launch_token_secret");
@@ -186,6 +221,10 @@ export function createApp(options: AppOptions = {}): App {
     faults,
     addressPolicy,
     runner,
+    interviews,
+    studies,
+    chats,
+    promptEvents,
     journal,
     quotas,
     launchTokenSecret: Buffer.from(tokenKey, "hex"),
@@ -227,6 +266,7 @@ export function createApp(options: AppOptions = {}): App {
     timeoutHoldMs: options.faultTimeoutHoldMs ?? 30_000,
     held,
     journal,
+    ready,
     admission: new FairAdmission({ slots: limits.requestSlots, queuedPerTenant: limits.queuedPerTenant }),
   });
 
@@ -270,6 +310,7 @@ export function createApp(options: AppOptions = {}): App {
     streams,
     journal,
     restoredChanges,
+    ready: ready ?? (() => Promise.resolve()),
     endStreams: (final = false) => streams.closeAll(final),
     close: async () => {
       timerRows?.close();

@@ -90,10 +90,24 @@ async function main(): Promise<void> {
     console.error(err.message);
     process.exit(2);
   }
+  try {
+    await first.ready();
+  } catch (err) {
+    console.error(`Cannot use the database at ${first.journal.dir}: ${(err as Error).message}`);
+    await first.close().catch(() => {});
+    process.exit(2);
+  }
   // A shared store: a process whose memory may differ from the database reads it again (reloading-app.ts).
   const served = new ReloadingApp(first, async () => {
     const data = (await freshDataset())!;
-    return build(data, await openJournal(data));
+    const app = build(data, await openJournal(data));
+    try {
+      await app.ready();
+    } catch (err) {
+      await app.close().catch(() => {});
+      throw err;
+    }
+    return app;
   }, logger);
   const server = createHttpServer(served.listener, limitsOf(env));
   server.listen(env.port, env.host, () => {

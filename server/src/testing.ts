@@ -16,6 +16,7 @@ export interface RunningServer {
 
 export async function startServer(options: AppOptions = {}): Promise<RunningServer> {
   const app = createApp(options);
+  await app.ready();
   // The connection limits `npm start` has by default.
   const server = createHttpServer(app.app, limitsOf(readEnv({}))).listen(0, "127.0.0.1");
   await new Promise<void>((resolve, reject) => {

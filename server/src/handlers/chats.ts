@@ -1,29 +1,20 @@
 /** Chats: only customer-visible chats exist here; hidden ones answer exactly like ids that never existed. */
 import { notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import { chatOrder } from "../model/project.ts";
 import { chatDetail, chatSummary } from "../views/chats.ts";
 import type { HandlerDeps } from "./deps.ts";
-import { envelope, listPage } from "./pagination.ts";
+import { envelope } from "./pagination.ts";
 
-export function chatsHandlers(_deps: HandlerDeps): HandlerGroup<"listChats" | "getChat"> {
+export function chatsHandlers({ chats }: HandlerDeps): HandlerGroup<"listChats" | "getChat"> {
   return {
-    listChats({ project, query }) {
-      const page = listPage({
-        sorted: project.chatList,
-        order: chatOrder,
-        limit: query.limit,
-        startingAfter: query.starting_after,
-        lookup: (id) => project.chats.get(id),
-        noun: "chat",
-      });
-      return { status: 200, body: envelope(page, chatSummary) };
+    async listChats({ project, query }) {
+      return { status: 200, body: envelope(await chats.list(project, query), chatSummary) };
     },
 
-    getChat({ project, path }) {
-      const chat = project.chats.get(path.id);
-      if (!chat) throw notFound(`No such chat: ${path.id}`);
-      return { status: 200, body: chatDetail(chat, project.messagesByChat.get(chat.id)?.length ?? 0) };
+    async getChat({ project, path }) {
+      const found = await chats.get(project, path.id);
+      if (!found) throw notFound(`No such chat: ${path.id}`);
+      return { status: 200, body: chatDetail(found.chat, found.messages) };
     },
   };
 }

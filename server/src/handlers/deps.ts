@@ -8,6 +8,10 @@ import type { FaultRegistry } from "../faults/settings.ts";
 import type { Journal } from "../stores/journal.ts";
 import type { InterviewRunner } from "../simulation/interview-runner.ts";
 import type { Quotas } from "../model/tenant-limits.ts";
+import type { Interviews } from "../stores/interviews.ts";
+import type { Studies } from "../stores/studies.ts";
+import type { Chats } from "../stores/chats.ts";
+import type { PromptEvents } from "../stores/prompt-events.ts";
 
 export interface HandlerDeps {
   store: Store;
@@ -19,6 +23,14 @@ export interface HandlerDeps {
   faults: FaultRegistry;
   /** Which webhook receiver addresses are allowed. */
   addressPolicy: AddressPolicy;
+  /** The projects' interviews (in the process, or in PostgreSQL's table). */
+  interviews: Interviews;
+  /** The projects' studies (in the process, or in PostgreSQL's table). */
+  studies: Studies;
+  /** The projects' visible chats and their messages (in the process, or in PostgreSQL's tables). */
+  chats: Chats;
+  /** The participant prompt events each project received (in the process, or in PostgreSQL's table). */
+  promptEvents: PromptEvents;
   /** Simulated interviews over time (timers, transitions, completion events). */
   runner: InterviewRunner;
   /** Where changes are written down (`--data-dir`), or nowhere. */

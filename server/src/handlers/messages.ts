@@ -1,25 +1,15 @@
 /** A chat's visible messages, oldest first. The chat is checked (404) before the cursor (400). */
 import { notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
-import { messageOrder } from "../model/project.ts";
 import { messageView } from "../views/messages.ts";
 import type { HandlerDeps } from "./deps.ts";
-import { envelope, listPage } from "./pagination.ts";
+import { envelope } from "./pagination.ts";
 
-export function messagesHandlers(_deps: HandlerDeps): HandlerGroup<"listChatMessages"> {
+export function messagesHandlers({ chats }: HandlerDeps): HandlerGroup<"listChatMessages"> {
   return {
-    listChatMessages({ project, path, query }) {
-      const messages = project.messagesByChat.get(path.id);
-      if (!messages) throw notFound(`No such chat: ${path.id}`);
-      const page = listPage({
-        sorted: messages,
-        order: messageOrder,
-        limit: query.limit,
-        startingAfter: query.starting_after,
-        lookup: (id) => project.messages.get(id),
-        filter: (m) => m.chat_id === path.id,
-        noun: "message",
-      });
+    async listChatMessages({ project, path, query }) {
+      const page = await chats.messages(project, path.id, query);
+      if (!page) throw notFound(`No such chat: ${path.id}`);
       return { status: 200, body: envelope(page, messageView) };
     },
   };

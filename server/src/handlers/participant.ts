@@ -23,18 +23,13 @@ function notEligible(reason: string, attribution: Partial<S["LaunchDecision"]>):
   return { object: "launch", mode: "not_eligible", url: null, expiresAt: null, reason, ...attribution };
 }
 
-function alreadyCompleted(project: Project, studyId: string, referenceId: string | null): boolean {
-  if (!referenceId) return false;
-  return (project.interviewsByReference.get(referenceId) ?? []).some((i) => i.study_id === studyId && i.status === "completed");
-}
-
 export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent"> {
-  const { clock, launchTokenSecret: secret } = deps;
+  const { clock, launchTokenSecret: secret, interviews, studies } = deps;
 
-  function decide(project: Project, study: StoredStudy | undefined, mode: "webview" | "external_browser", referenceId: string | null, attribution: Partial<S["LaunchDecision"]>): S["LaunchDecision"] {
+  async function decide(project: Project, study: StoredStudy | undefined, mode: "webview" | "external_browser", referenceId: string | null, attribution: Partial<S["LaunchDecision"]>): Promise<S["LaunchDecision"]> {
     const now = clock.now();
-    if (!study || !studyUsage(project, study, now).accepting_responses) return notEligible("not_accepting_responses", attribution);
-    if (alreadyCompleted(project, study.id, referenceId)) return notEligible("already_completed", attribution);
+    if (!study || !(await studyUsage(interviews, project, study, now)).accepting_responses) return notEligible("not_accepting_responses", attribution);
+    if (referenceId && (await interviews.completedBy(project, study.id, referenceId))) return notEligible("already_completed", attribution);
     const url = new URL(study.interview_link);
     if (referenceId) url.searchParams.set("reference_id", referenceId);
     url.searchParams.set("launch", randomUUID());
@@ -72,7 +67,7 @@ export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getPartici
       };
     },
 
-    createParticipantLaunch({ project, body }) {
+    async createParticipantLaunch({ project, body }) {
       const referenceId = body.referenceId;
       // The contract's oneOf refuses both and neither before this runs; kept so the handler never guesses.
       if (("launchToken" in body) === ("inviteCode" in body)) {
@@ -84,7 +79,7 @@ export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getPartici
         const invite = project.invites.get(body.inviteCode);
         if (!invite) return { status: 200, body: notEligible("unknown_invite", {}) };
         const attribution = { experimentId: invite.study_id, ...(invite.launch_rule_id ? { launchRuleId: invite.launch_rule_id } : {}) };
-        return { status: 200, body: decide(project, project.studies.get(invite.study_id), invite.mode, referenceId, attribution) };
+        return { status: 200, body: await decide(project, await studies.get(project, invite.study_id), invite.mode, referenceId, attribution) };
       }
       const claim = readLaunchToken(body.launchToken, secret);
       const rule = claim && project.triggerRules.find((r) => r.id === claim.r);
@@ -92,16 +87,11 @@ export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getPartici
       if (claim.u !== referenceId) throw badRequest("Launch token was issued for another referenceId");
       if (claim.e <= clock.now()) throw gone("Launch token expired");
       const attribution = { launchRuleId: rule.id, experimentId: rule.study_id, ...(claim.a ? { audienceId: claim.a } : {}) };
-      return { status: 200, body: decide(project, project.studies.get(rule.study_id), rule.mode, referenceId, attribution) };
+      return { status: 200, body: await decide(project, await studies.get(project, rule.study_id), rule.mode, referenceId, attribution) };
     },
 
-    createPromptEvent({ project, body }) {
-      const duplicate = project.promptEvents.has(body.eventId);
-      if (!duplicate) {
-        const received = { phase: body.phase, received_at: iso(clock.now()) };
-        deps.journal.append({ kind: "prompt.recorded", project_id: project.id, event_id: body.eventId, ...received });
-        project.promptEvents.set(body.eventId, received);
-      }
+    async createPromptEvent({ project, body }) {
+      const duplicate = !(await deps.promptEvents.record(project, body.eventId, body.phase, iso(clock.now())));
       return { status: 202, body: { object: "prompt_event", id: body.eventId, duplicate } };
     },
   };

@@ -35,11 +35,12 @@ type SimOps = "simCreateInterview" | "simCompleteInterview" | "simAbandonIntervi
 const VISIBILITY = { visible: "visible", internal: "internal", evaluation: "evaluation", release: "release" } as const;
 
 export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
-  const { clock, webhooks, runner, journal, quotas } = deps;
+  const { clock, webhooks, runner, quotas, interviews, studies, chats } = deps;
 
   return {
-    simCreateInterview({ project, body }) {
-      const study = project.studies.get(body.study_id);
+    async simCreateInterview({ project, body }) {
+      // Locked: the caps are checked and the interview counted against them as one step, whichever process asks.
+      const study = await studies.get(project, body.study_id, true);
       if (!study) throw notFound(`No such study: ${body.study_id}`);
       const now = clock.now();
       // A planted interview (`created_at`) is history: placed at its instant, the study's acceptance now not asked.
@@ -49,7 +50,7 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         if (at > now) throw invalidParameters([{ location: "body", field: "created_at", message: "must not be in the future" }]);
         if (completedAt < at || completedAt > now) throw invalidParameters([{ location: "body", field: "completed_at", message: "must be between created_at and now" }]);
       } else if (body.completed_at !== undefined) throw invalidParameters([{ location: "body", field: "completed_at", message: "is only taken with created_at" }]);
-      else if (!studyUsage(project, study, now).accepting_responses) throw conflict(`Study ${study.id} is not accepting responses`);
+      else if (!(await studyUsage(interviews, project, study, now)).accepting_responses) throw conflict(`Study ${study.id} is not accepting responses`);
       const interview: StoredInterview = {
         id: randomUUID(),
         object: "interview",
@@ -70,31 +71,30 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         project_id: project.id,
         respondent_id: body.respondent_id ?? null,
       };
-      quotas.plant(project, 1);
-      project.addInterview(interview, true);
-      runner.created(project, interview, body.created_at === undefined && !body.hold);
-      if (body.created_at !== undefined && !body.hold) runner.toCompleted(project, interview, completedAt);
-      return { status: 201, body: interviewDetail(interview) };
+      await quotas.plant(project, 1);
+      await runner.created(project, interview, body.created_at === undefined && !body.hold);
+      if (body.created_at === undefined || body.hold) return { status: 201, body: interviewDetail(interview) };
+      const done = await runner.toCompleted(project, interview.id, completedAt);
+      return { status: 201, body: interviewDetail(done?.interview ?? interview) };
     },
 
-    simCompleteInterview({ project, path }) {
-      const interview = project.interviews.get(path.id);
-      if (!interview) throw notFound(`No such interview: ${path.id}`);
-      if (project.abandoned.has(interview.id)) throw conflict(`Interview ${path.id} was abandoned: it never completes`);
-      runner.toProcessing(project, interview);
-      if (!runner.toCompleted(project, interview)) throw conflict(`Interview ${path.id} is already completed`);
-      return { status: 200, body: interviewDetail(interview) };
+    async simCompleteInterview({ project, path }) {
+      await runner.toProcessing(project, path.id);
+      const out = await runner.toCompleted(project, path.id);
+      if (!out) throw notFound(`No such interview: ${path.id}`);
+      if (out.abandoned) throw conflict(`Interview ${path.id} was abandoned: it never completes`);
+      if (!out.moved) throw conflict(`Interview ${path.id} is already completed`);
+      return { status: 200, body: interviewDetail(out.interview) };
     },
 
-    simAbandonInterview({ project, path }) {
-      const interview = project.interviews.get(path.id);
-      if (!interview) throw notFound(`No such interview: ${path.id}`);
-      if (interview.status === "completed") throw conflict(`Interview ${path.id} is already completed`);
-      if (!project.abandoned.has(interview.id)) runner.abandon(project, interview);
-      return { status: 200, body: interviewDetail(interview) };
+    async simAbandonInterview({ project, path }) {
+      const out = await runner.abandon(project, path.id);
+      if (!out) throw notFound(`No such interview: ${path.id}`);
+      if (out.interview.status === "completed") throw conflict(`Interview ${path.id} is already completed`);
+      return { status: 200, body: interviewDetail(out.interview) };
     },
 
-    simCreateStudy({ project, body }) {
+    async simCreateStudy({ project, body }) {
       const id = randomUUID();
       const study: StoredStudy = {
         id,
@@ -111,13 +111,12 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         monthly_limit: body.monthly_limit ?? null,
         weekly_limit: body.weekly_limit ?? null,
       };
-      quotas.plant(project, 1);
-      journal.append({ kind: "study.planted", study });
-      project.plantStudy(study);
-      return { status: 201, body: studyDetail(project, study, clock.now()) };
+      await quotas.plant(project, 1);
+      await studies.plant(project, study);
+      return { status: 201, body: await studyDetail(interviews, project, study, clock.now()) };
     },
 
-    simCreateChat({ project, body }) {
+    async simCreateChat({ project, body }) {
       const now = body.created_at === undefined ? clock.now() : Date.parse(body.created_at);
       if (now > clock.now()) throw invalidParameters([{ location: "body", field: "created_at", message: "must not be in the future" }]);
       const visibility = VISIBILITY[body.visibility ?? "visible"];
@@ -148,9 +147,8 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         hidden: m.hidden === true || (m.parts.length > 0 && m.parts.every((p) => publicPart(p as RawPart) === null)),
         metadata: { session_id: "sim", model: "sim", branch_id: null },
       }));
-      quotas.plant(project, 1 + messages.length);
-      journal.append({ kind: "chat.planted", chat, messages });
-      project.plantChat(chat, messages);
+      await quotas.plant(project, 1 + messages.length);
+      await chats.plant(project, chat, messages);
       return { status: 201, body: { object: "sim_chat", id: chat.id, visibility, message_ids: messages.map((m) => m.id) } };
     },
 

@@ -12,7 +12,7 @@ import type { HandlerDeps } from "./deps.ts";
 
 export function webhooksHandlers({ webhooks, addressPolicy, journal }: HandlerDeps): HandlerGroup<"putWebhook" | "getWebhook" | "deleteWebhook"> {
   return {
-    putWebhook({ project, body }) {
+    async putWebhook({ project, body }) {
       const problem = urlProblem(body.url, addressPolicy);
       if (problem) throw new ApiError(400, "invalid_request_error", "Invalid parameters", [{ location: "body", field: "url", message: problem }]);
       const events = [...new Set(body.events)];
@@ -22,7 +22,7 @@ export function webhooksHandlers({ webhooks, addressPolicy, journal }: HandlerDe
         if (existing.url !== body.url || existing.events.join() !== events.join()) {
           journal.append({ kind: "webhook.set", project_id: project.id, url: body.url, events, secret: existing.signing_secret });
           project.setWebhook(body.url, events, existing.signing_secret);
-          webhooks.webhookChanged(project);
+          await webhooks.webhookChanged(project);
         }
         return { status: 200, body: { url: body.url, events } };
       }
@@ -37,11 +37,11 @@ export function webhooksHandlers({ webhooks, addressPolicy, journal }: HandlerDe
       return { status: 200, body: { url: project.webhook.url, events: project.webhook.events } };
     },
 
-    deleteWebhook({ project }) {
+    async deleteWebhook({ project }) {
       if (project.webhook) {
         journal.append({ kind: "webhook.deleted", project_id: project.id });
         project.deleteWebhook();
-        webhooks.webhookChanged(project);
+        await webhooks.webhookChanged(project);
       }
       return { status: 204, body: undefined };
     },

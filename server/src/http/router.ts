@@ -37,6 +37,8 @@ export interface RouterOptions {
   held: HeldRequests;
   /** The store: with a shared one, each request first applies other processes' changes, and a change runs under its lock. */
   journal: Journal;
+  /** What every request waits for first (a shared store: the fixtures written to their tables). */
+  ready?: () => Promise<void>;
   /** Fair shares of the process's work between organisations (fair-admission.ts). */
   admission: FairAdmission;
 }
@@ -44,12 +46,36 @@ export interface RouterOptions {
 /** Operations that hold their response open for as long as the client listens: never counted as work in progress. */
 const LONG_LIVED = new Set(["simStreamEvents"]);
 
+/**
+ * Writes that, on a shared store, change rows of PostgreSQL's tables only and read nothing every process holds: they
+ * run without their tenant's lock (stores/journal.ts, `rowsOnly`). A planted study or chat is its quota row and its own
+ * rows; a prompt event is its own row (a duplicate conflicts); a new interview is its study's row (locked while its
+ * caps are checked), the quota row, its own row and its timers' rows, unless it is history completed at once (its
+ * event is numbered in the stream, which every process holds).
+ */
+const ROWS_ONLY: Partial<Record<OperationId, (body: unknown) => boolean>> = {
+  simCreateStudy: () => true,
+  simCreateChat: () => true,
+  createPromptEvent: () => true,
+  // Writes nothing: a decision from the study's and its interviews' rows (and the fixtures' rules and invites).
+  createParticipantLaunch: () => true,
+  simCreateInterview: (body) => {
+    const b = body as { created_at?: string; hold?: boolean };
+    return b.created_at === undefined || b.hold === true;
+  },
+};
+
 /** Reads that write (the listener secret is made on first use). */
 const WRITING_READS = new Set(["simGetListener"]);
 
 /** Read-only operations whose body depends only on the project's data (and, for some, the usage windows). */
 const CACHEABLE = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listReleases", "getRelease", "listChats", "getChat", "listChatMessages"]);
 const USES_WINDOWS = new Set(["listStudies", "getStudy"]);
+/**
+ * Bodies made from rows of PostgreSQL's tables on a shared store, which other processes change without this process's
+ * data version knowing: never cached there.
+ */
+const FROM_TABLES = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listChats", "getChat", "listChatMessages"]);
 const DAY = 86_400_000;
 
 /** Headers every response of a deprecated operation carries, errors included (the seed: "all its responses"). */
@@ -88,6 +114,7 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         // A shared store: every write any process acknowledged is applied before this request is looked at (a project
         // created on another process authenticates here at once).
         if (journal.shared) await journal.sync();
+        if (options.ready) await options.ready();
         const project = route.auth === "public" ? projectFromPublicKey(req, options.store.publicKeys) : projectFromBearer(req, options.store.apiKeys);
         assertWellFormedQuery(req.originalUrl);
         const path = validate.path(req.params as Record<string, string>);
@@ -98,11 +125,12 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         const admit = LONG_LIVED.has(route.operationId) ? undefined : async () => {
           if (!(await options.admission.enter(project.tenant, res))) throw new Unanswered();
         };
+        const rowsOnly = journal.shared && (ROWS_ONLY[route.operationId as OperationId]?.(body) ?? false);
         // A write on a shared store is admitted once its turn among its organisation's changes has come (stores/journal.ts).
-        const admitInTurn = writes && journal.shared ? admit : undefined;
+        const admitInTurn = writes && journal.shared && !rowsOnly ? admit : undefined;
         if (admit && !admitInTurn) await admit();
         let key: string | null = null;
-        if (options.cache && CACHEABLE.has(route.operationId)) {
+        if (options.cache && CACHEABLE.has(route.operationId) && !(journal.shared && FROM_TABLES.has(route.operationId))) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.
           const day = USES_WINDOWS.has(route.operationId) ? Math.floor(options.now() / DAY) : 0;
           key = `${project.id}|${project.dataVersion}|${day}|${req.originalUrl}`;
@@ -111,7 +139,7 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         }
         const ctx = { project, path, query, body, req } as unknown as Ctx<OperationId>;
         // A request changes its own organisation's state only: on a shared store, other organisations' changes run beside it.
-        const result = writes ? await journal.write(() => handler(ctx), project.tenant, admitInTurn) : await handler(ctx);
+        const result = writes ? await journal.write(() => handler(ctx), project.tenant, admitInTurn, rowsOnly) : await handler(ctx);
         // A handler that answered itself (the event stream) is not answered again.
         if (res.headersSent) return;
         const sent = writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });

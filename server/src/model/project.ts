@@ -43,13 +43,18 @@ export interface StudyCounts {
 /** The key of `interviewsByCombo`. */
 export const comboKey = (study: string, status: string, quality: string | null) => `${study}\u0000${status}\u0000${quality ?? ""}`;
 
-const noCounts = (): StudyCounts => ({ total: 0, started: 0, processing: 0, completed: 0, insightful: 0, successful: 0, unsuccessful: 0 });
+export const noCounts = (): StudyCounts => ({ total: 0, started: 0, processing: 0, completed: 0, insightful: 0, successful: 0, unsuccessful: 0 });
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
 }
+
+/** Only `visible` chats exist for the API; the others are dropped when loaded or planted. */
+export const isVisibleChat = (c: StoredChat) => c.visibility === "visible";
+/** A message of a hidden branch is never visible (nor, whatever its own flag, a message of a hidden chat). */
+export const isVisibleMessage = (m: StoredMessage) => !m.hidden;
 
 export class Project {
   readonly id: string;
@@ -175,7 +180,7 @@ export class Project {
 
   /** A chat and its messages created after loading (simulation surface); hidden ones are dropped as at loading. */
   plantChat(c: StoredChat, messages: StoredMessage[]): void {
-    if (c.visibility !== "visible") return;
+    if (!isVisibleChat(c)) return;
     this.dataVersion++;
     this.chats.set(c.id, c);
     insertSorted(this.chatList, c, chatOrder);
@@ -190,7 +195,7 @@ export class Project {
   }
 
   addChat(c: StoredChat): void {
-    if (c.visibility !== "visible") return;
+    if (!isVisibleChat(c)) return;
     this.chats.set(c.id, c);
     this.chatList.push(c);
     this.messagesByChat.set(c.id, []);
@@ -198,7 +203,7 @@ export class Project {
 
   /** Must run after every chat is added: messages of hidden chats and hidden branches are dropped here. */
   addMessage(m: StoredMessage): void {
-    if (m.hidden) return;
+    if (!isVisibleMessage(m)) return;
     const list = this.messagesByChat.get(m.chat_id);
     if (!list) return;
     list.push(m);

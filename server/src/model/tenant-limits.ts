@@ -138,18 +138,38 @@ export class OpenSlots {
   }
 }
 
+/**
+ * A quota counted where every process sees it (PostgreSQL): `take` counts `n` in the change in progress when that
+ * stays within `cap`, one conditional statement, so two processes never both take the last unit; past the cap the
+ * change is refused with `refusal(count)` (and rolled back).
+ */
+export interface SharedQuota {
+  take(tenant: string, n: number, cap: number, refusal: (count: number) => Error): void | Promise<void>;
+}
+
 /** The quotas of things kept, per tenant: planted data (projects are counted by the store). */
 export class Quotas {
   private readonly planted: Counter;
+  private shared: SharedQuota | null = null;
 
   constructor(readonly limits: TenantLimits) {
     this.planted = new Counter(limits.planted);
   }
 
+  /** Several processes on one PostgreSQL: planted items are counted in its table, not in the process. */
+  share(quota: SharedQuota): void {
+    this.shared = quota;
+  }
+
   /** Counts `n` planted items against the project's tenant, or refuses them with a 409 naming the quota. */
-  plant(project: Project, n: number): void {
+  plant(project: Project, n: number): void | Promise<void> {
+    if (this.shared) return this.shared.take(project.tenant, n, this.limits.planted, (count) => this.refusal(count, n));
     if (this.planted.take(project.tenant, n)) return;
-    throw conflict(`This organisation has planted ${this.planted.get(project.tenant)} of its ${this.limits.planted} simulated items (studies, interviews, chats and messages); this request adds ${n}. Start a sandbox with a larger --max-planted, or a fresh data dir`);
+    throw this.refusal(this.planted.get(project.tenant), n);
+  }
+
+  private refusal(count: number, n: number): ApiError {
+    return conflict(`This organisation has planted ${count} of its ${this.limits.planted} simulated items (studies, interviews, chats and messages); this request adds ${n}. Start a sandbox with a larger --max-planted, or a fresh data dir`);
   }
 
   /** Counts items found in the data dir at start-up (never refused: they were accepted before). */

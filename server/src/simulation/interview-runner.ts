@@ -10,7 +10,8 @@ import type { Logger } from "pino";
 import type { Journal } from "../stores/journal.ts";
 import type { PgTimers, TimerKind } from "../stores/postgres/timers.ts";
 import type { Project } from "../model/project.ts";
-import { forget } from "../views/memo.ts";
+import type { Interviews, Moved } from "../stores/interviews.ts";
+import type { Studies } from "../stores/studies.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
 
 const QUALITIES = ["insightful", "successful", "unsuccessful"] as const;
@@ -47,6 +48,8 @@ export class InterviewRunner {
     private readonly clock: Clock,
     private readonly webhooks: WebhookDispatcher,
     private readonly journal: Journal,
+    private readonly interviews: Interviews,
+    private readonly studies: Studies,
     /** Delay from a simulated interview's start to its completion (half of it to `processing`). */
     readonly processingMs: number,
     private readonly logger?: Logger,
@@ -59,35 +62,33 @@ export class InterviewRunner {
     this.rows = rows;
   }
 
-  /** A new interview, recorded with when its timers fire (none when held or already history). */
-  created(project: Project, interview: StoredInterview, timed: boolean): void {
+  /** A new interview, stored with when its timers fire (none when held or already history). */
+  async created(project: Project, interview: StoredInterview, timed: boolean): Promise<void> {
     const now = this.clock.now();
-    const processingAt = timed ? now + Math.floor(this.processingMs / 2) : null;
-    const completesAt = timed ? now + this.processingMs : null;
-    this.journal.append({ kind: "interview.created", interview, processing_at: processingAt, completes_at: completesAt });
-    if (!timed) return;
-    if (this.rows) this.rows.add(project, interview, processingAt!, completesAt!);
-    else this.resume(project, interview, processingAt!, completesAt!);
+    const timers = timed ? { processingAt: now + Math.floor(this.processingMs / 2), completesAt: now + this.processingMs } : null;
+    await this.interviews.create(project, interview, timers);
+    if (!timers) return;
+    if (this.rows) this.rows.add(project, interview, timers.processingAt, timers.completesAt);
+    else this.resume(project, interview.id, timers.processingAt, timers.completesAt);
   }
 
   /** A due timer's transition (a claimed row, inside the change that claimed it). */
-  make(project: Project, interview: StoredInterview, kind: TimerKind): void {
-    if (kind === "processing") this.toProcessing(project, interview);
-    else this.toCompleted(project, interview);
+  async make(project: Project, interviewId: string, kind: TimerKind): Promise<void> {
+    if (kind === "processing") await this.toProcessing(project, interviewId);
+    else await this.toCompleted(project, interviewId);
   }
 
   /** Arms the timers of a running interview (at its creation, or after a restart: late ones fire at once). */
-  resume(project: Project, interview: StoredInterview, processingAtMs: number, completesAtMs: number): void {
+  resume(project: Project, interviewId: string, processingAtMs: number, completesAtMs: number): void {
     const now = this.clock.now();
     // Stores of one process only (memory, SQLite); with several processes the timers are rows (PgTimers).
-    schedule(this.clock, () => this.transition(() => this.toProcessing(project, interview)), Math.max(0, processingAtMs - now));
-    schedule(this.clock, () => this.transition(() => void this.toCompleted(project, interview)), Math.max(0, completesAtMs - now));
+    schedule(this.clock, () => this.transition(() => this.toProcessing(project, interviewId)), Math.max(0, processingAtMs - now));
+    schedule(this.clock, () => this.transition(() => this.toCompleted(project, interviewId)), Math.max(0, completesAtMs - now));
   }
 
-  private transition(fn: () => void): void {
+  private transition(fn: () => Promise<unknown>): void {
     try {
       const out = this.journal.write(fn);
-      // Timers are armed only on stores of one process, whose changes run at once; PostgreSQL's are rows (PgTimers).
       if (out instanceof Promise) out.catch((err) => this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition could not be written"));
     } catch (err) {
       this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition failed");
@@ -95,28 +96,22 @@ export class InterviewRunner {
   }
 
   /** started -> processing; never backwards (a late timer after completion does nothing). */
-  toProcessing(project: Project, interview: StoredInterview): void {
-    if (interview.status !== "started" || project.abandoned.has(interview.id)) return;
-    this.change(project, interview, { status: "processing" });
+  async toProcessing(project: Project, interviewId: string): Promise<void> {
+    await this.interviews.move(project, interviewId, ["started"], () => ({ status: "processing" }));
   }
 
-  /** -> completed, once: emits `interview.completed`. Returns false when it was already completed or abandoned. */
-  toCompleted(project: Project, interview: StoredInterview, atMs = this.clock.now()): boolean {
-    if (interview.status === "completed" || project.abandoned.has(interview.id)) return false;
-    const study = project.studies.get(interview.study_id)!;
-    this.change(project, interview, completion(study, interview, atMs));
-    this.webhooks.interviewCompleted(project, interview, study);
-    return true;
+  /**
+   * -> completed, once: the one caller that moves it emits `interview.completed` (in the same change). Undefined for
+   * an unknown interview; `moved` false when it was already completed or abandoned.
+   */
+  async toCompleted(project: Project, interviewId: string, atMs = this.clock.now()): Promise<Moved | undefined> {
+    let study: StoredStudy | undefined;
+    const out = await this.interviews.move(project, interviewId, ["started", "processing"], async (i) => completion((study = (await this.studies.get(project, i.study_id))!), i, atMs));
+    if (out?.moved) this.webhooks.interviewCompleted(project, out.interview, study);
+    return out;
   }
 
-  abandon(project: Project, interview: StoredInterview): void {
-    this.journal.append({ kind: "interview.abandoned", project_id: project.id, id: interview.id });
-    project.abandoned.add(interview.id);
-  }
-
-  private change(project: Project, interview: StoredInterview, change: Partial<StoredInterview>): void {
-    this.journal.append({ kind: "interview.changed", project_id: project.id, id: interview.id, change });
-    project.updateInterview(interview, change);
-    forget(interview);
+  abandon(project: Project, interviewId: string): Promise<Moved | undefined> {
+    return this.interviews.abandon(project, interviewId);
   }
 }

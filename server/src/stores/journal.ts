@@ -60,8 +60,30 @@ export interface Follower {
 }
 
 /**
- * The one store interface: memory (the default), SQLite (`--data-dir`) and PostgreSQL (`--database-url`, shared by
- * several processes). The same behaviour tests run over each (server/test/stores/).
+ * What the dispatcher of one process writes down of its webhook events and attempts (dispatcher.ts in webhooks/):
+ * nothing in memory, tables of the data dir with SQLite. Several processes on one PostgreSQL keep events and attempts
+ * as the rows they claim from (stores/postgres/dispatcher.ts), so that store has no such log.
+ */
+export interface DeliveryLog {
+  putEvent(e: StoredEvent): void;
+  dropEvent(id: string): void;
+  events(): StoredEvent[];
+  putAttempt(a: StoredAttempt): void;
+  dropAttempt(id: string): void;
+  attempts(): StoredAttempt[];
+}
+
+/** A store of one process (memory, SQLite): its journal and its deliveries' log. */
+export type LocalJournal = Journal & DeliveryLog;
+
+/** Whether the store keeps the deliveries of one process (memory, SQLite) rather than rows several processes claim. */
+export const isLocal = (j: Journal): j is LocalJournal => "attempts" in j;
+
+/**
+ * The store's changes, meta and event stream: memory (the default), SQLite (`--data-dir`) and PostgreSQL
+ * (`--database-url`, shared by several processes). The resources each have an interface of their own beside this file
+ * (studies.ts, interviews.ts, chats.ts, prompt-events.ts); the same behaviour tests run over each store
+ * (server/test/cluster/stores.test.ts).
  */
 export interface Journal {
   readonly kind: "memory" | "sqlite" | "postgres";
@@ -80,8 +102,11 @@ export interface Journal {
    * `admit` (shared stores): awaited once the change's turn has come, before it takes a connection; what it throws is
    * thrown. The router takes the request's admission slot there, so a change waiting behind its tenant's earlier ones
    * holds no slot another organisation could use.
+   * `rowsOnly` (shared stores): the change reads and writes rows of PostgreSQL's tables only, never the state every
+   * process holds (a planted study: its quota row and its own row), so it runs in a plain transaction, beside the
+   * tenant's other changes, without the tenant's lock; writing the change log in it is a bug, and throws.
    */
-  write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>): T | Promise<Awaited<T>>;
+  write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>, rowsOnly?: boolean): T | Promise<Awaited<T>>;
   /**
    * Runs `fn` once the change in progress is committed (at once outside a change, and on a store of one process):
    * what leaves the process (a stream frame) must never show a change the database then refuses.
@@ -95,12 +120,6 @@ export interface Journal {
   ops(): Op[];
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
-  putEvent(e: StoredEvent): void;
-  dropEvent(id: string): void;
-  events(): StoredEvent[];
-  putAttempt(a: StoredAttempt): void;
-  dropAttempt(id: string): void;
-  attempts(): StoredAttempt[];
   putStreamEvent(s: StoredStreamEvent): void;
   dropStreamEvents(projectId: string, throughSeq: number): void;
   streamEvents(): StoredStreamEvent[];

@@ -17,6 +17,8 @@ export interface ReplayTargets {
   faults: FaultRegistry;
   runner: InterviewRunner;
   quotas: Quotas;
+  /** Studies, interviews, chats and prompt events live in PostgreSQL's tables: the log's changes of them (an older version's) are moved there, not applied. */
+  inTables?: boolean;
 }
 
 /** Replays every recorded change; returns how many were applied (the start-up banner says so). */
@@ -36,7 +38,8 @@ export type Running = Map<StoredInterview, { project: Project; processingAt: num
  * Applies one recorded change to the store (a replay at start-up, or another process's change with a shared
  * database); false when it was skipped. Interviews created with timers are added to `running`.
  */
-export function applyOp(op: Op, { store, faults, quotas }: ReplayTargets, running: Running): boolean {
+export function applyOp(op: Op, { store, faults, quotas, inTables }: ReplayTargets, running: Running): boolean {
+  if (inTables && (op.kind === "study.planted" || op.kind === "chat.planted" || op.kind === "prompt.recorded" || op.kind.startsWith("interview."))) return false;
   // A change to a project the data no longer has (fixtures replaced under the same data dir) is skipped.
   const project = op.kind === "project.created" ? undefined : store.projects.get(projectOf(op));
   switch (op.kind) {
@@ -96,7 +99,7 @@ export function applyOp(op: Op, { store, faults, quotas }: ReplayTargets, runnin
 /** Re-arms the timers of interviews still running (late ones fire at once). */
 export function resumeRunning(running: Running, runner: InterviewRunner): void {
   for (const [interview, { project, processingAt, completesAt }] of running) {
-    if (interview.status !== "completed" && !project.abandoned.has(interview.id)) runner.resume(project, interview, processingAt, completesAt);
+    if (interview.status !== "completed" && !project.abandoned.has(interview.id)) runner.resume(project, interview.id, processingAt, completesAt);
   }
 }
 

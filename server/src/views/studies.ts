@@ -5,29 +5,41 @@
 import type { components } from "../../../generated/schema.d.ts";
 import type { StoredStudy } from "../../../fixtures/types.ts";
 import type { Project } from "../model/project.ts";
-import { createdSince, monthStart, weekStart } from "../model/windows.ts";
+import { monthStart, weekStart } from "../model/windows.ts";
+import type { Interviews, StudyUsageCounts } from "../stores/interviews.ts";
 
 type S = components["schemas"];
-
-/** Interviews of the study created at or after `sinceIso` (the per-study index is newest first). */
-const countSince = (project: Project, studyId: string, sinceIso: string) => createdSince(project.interviewsByStudy.get(studyId) ?? [], sinceIso);
 
 export interface StudyUsage {
   limits: S["StudyLimits"];
   accepting_responses: boolean;
+  /** Completed interviews, ever (the detail's `interview_count`). */
+  completed: number;
 }
 
-export function studyUsage(project: Project, study: StoredStudy, nowMs: number): StudyUsage {
+function usageOf(study: StoredStudy, counts: StudyUsageCounts | undefined): StudyUsage {
   const limits: S["StudyLimits"] = {
-    monthly: { limit: study.monthly_limit, used: countSince(project, study.id, new Date(monthStart(nowMs)).toISOString()) },
-    weekly: { limit: study.weekly_limit, used: countSince(project, study.id, new Date(weekStart(nowMs)).toISOString()) },
+    monthly: { limit: study.monthly_limit, used: counts?.month ?? 0 },
+    weekly: { limit: study.weekly_limit, used: counts?.week ?? 0 },
   };
   const within = (l: S["UsageLimit"]) => l.limit === null || l.used < l.limit;
-  return { limits, accepting_responses: study.status === "active" && within(limits.monthly) && within(limits.weekly) };
+  return { limits, accepting_responses: study.status === "active" && within(limits.monthly) && within(limits.weekly), completed: counts?.completed ?? 0 };
 }
 
-export function studySummary(project: Project, s: StoredStudy, nowMs: number): S["StudySummary"] {
-  const usage = studyUsage(project, s, nowMs);
+/** The usage of several studies of one project, counted in one call to the interviews. */
+export async function studiesUsage(interviews: Interviews, project: Project, studies: readonly StoredStudy[], nowMs: number): Promise<StudyUsage[]> {
+  if (studies.length === 0) return [];
+  const week = new Date(weekStart(nowMs)).toISOString();
+  const month = new Date(monthStart(nowMs)).toISOString();
+  const counts = await interviews.usage(project, studies.map((s) => s.id), week, month);
+  return studies.map((s) => usageOf(s, counts.get(s.id)));
+}
+
+export async function studyUsage(interviews: Interviews, project: Project, study: StoredStudy, nowMs: number): Promise<StudyUsage> {
+  return (await studiesUsage(interviews, project, [study], nowMs))[0];
+}
+
+export function studySummary(s: StoredStudy, usage: StudyUsage): S["StudySummary"] {
   return {
     id: s.id,
     object: "study",
@@ -41,17 +53,13 @@ export function studySummary(project: Project, s: StoredStudy, nowMs: number): S
   };
 }
 
-function completedCount(project: Project, studyId: string): number {
-  return project.studyCounts.get(studyId)?.completed ?? 0;
-}
-
-export function studyDetail(project: Project, s: StoredStudy, nowMs: number): S["Study"] {
+export async function studyDetail(interviews: Interviews, project: Project, s: StoredStudy, nowMs: number): Promise<S["Study"]> {
+  const usage = await studyUsage(interviews, project, s, nowMs);
   return {
-    ...studySummary(project, s, nowMs),
+    ...studySummary(s, usage),
     research_goal: s.research_goal,
     product_name: s.product_name,
     questions: s.questions,
-    interview_count: completedCount(project, s.id),
+    interview_count: usage.completed,
   };
 }
-

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { iso } from "../clock.ts";
-import type { Journal } from "../stores/journal.ts";
+import type { LocalJournal } from "../stores/journal.ts";
 import { AttemptLog, type AttemptChange } from "./attempt-log.ts";
 import type { EventDelivery } from "./attempt-outcome.ts";
 import { INTERVIEW_COMPLETED } from "./payload.ts";
@@ -20,7 +20,7 @@ export class AttemptRecords {
   readonly log: AttemptLog;
 
   constructor(
-    private readonly journal: Journal,
+    private readonly journal: LocalJournal,
     maxPerProject?: number,
   ) {
     this.log = new AttemptLog(maxPerProject);

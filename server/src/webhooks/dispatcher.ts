@@ -31,7 +31,7 @@ import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
 import type { EventStreams } from "./event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import { ApiError, conflict, notFound } from "../http/errors.ts";
-import type { Journal } from "../stores/journal.ts";
+import type { LocalJournal } from "../stores/journal.ts";
 import { MemoryJournal } from "../stores/memory/journal.ts";
 
 /** Events kept for resends and request lookups, per tenant (the oldest are forgotten first). */
@@ -57,7 +57,7 @@ export interface WebhookDispatcherOptions {
   /** Events kept per tenant for resends and lookups (default 10,000). */
   eventsKeptPerTenant?: number;
   /** Where events and attempts are written down (`--data-dir`); pending ones resume at the next start. */
-  journal?: Journal;
+  journal?: LocalJournal;
   /**
    * A PEM file of extra CA certificates trusted for https receivers (`WEBHOOK_CA_FILE`). Read at each attempt,
    * so a certificate written after start-up (a conformance run's receiver) is trusted; a missing file adds nothing.

@@ -3,7 +3,7 @@
  * made for, by id, for retries, resends and request lookups; written to the journal, and kept per tenant up to a
  * bound (the oldest are forgotten first, in memory and in the journal alike).
  */
-import type { Journal, StoredEvent } from "../stores/journal.ts";
+import type { LocalJournal, StoredEvent } from "../stores/journal.ts";
 import type { Project } from "../model/project.ts";
 import type { EventDelivery } from "./attempt-outcome.ts";
 
@@ -13,7 +13,7 @@ export class EventStore {
   private readonly ofTenant = new Map<string, Set<string>>();
 
   constructor(
-    private readonly journal: Journal,
+    private readonly journal: LocalJournal,
     private readonly keptPerTenant: number,
   ) {}
 

@@ -12,8 +12,11 @@ export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 export interface WebhookDispatcher {
   /** An interview of `project` finished processing: send `interview.completed` if the project's webhook subscribes to it. */
   interviewCompleted(project: Project, interview: StoredInterview, study: StoredStudy | undefined): void;
-  /** The project's webhook was deleted or replaced: cancel every pending delivery to the old setting. */
-  webhookChanged(project: Project): void;
+  /**
+   * The project's webhook was deleted or replaced: cancel every pending delivery to the old setting (in the change
+   * that changed it; with several processes the attempts are rows, read and written in that change, hence a promise).
+   */
+  webhookChanged(project: Project): void | Promise<void>;
   /** Every attempt of the project's deliveries, oldest scheduled first (ties by id). */
   attempts(project: Project): readonly WebhookDelivery[] | Promise<readonly WebhookDelivery[]>;
   /** The exact request of one of the project's attempts (404 when unknown). */

@@ -224,7 +224,7 @@ describe("three processes on one PostgreSQL", () => {
     for (const s of streams) s.close();
   });
 
-  it("runs each tenant's changes under its own lock: with Acme's held, Globex's writes go through on every process and Acme's waits, holding no admission slot", async () => {
+  it("runs each tenant's changes under its own lock: with Acme's held, Globex's writes and timers go through on every process and Acme's waits, holding no admission slot", async () => {
     const acmeTenant = readDataset().projects.find((p) => p.api_key === ACME)!.id;
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -232,12 +232,19 @@ describe("three processes on one PostgreSQL", () => {
       // Held from outside, as a long change of Acme's would hold it.
       await client.query("SELECT pg_advisory_lock(hashtextextended('sandbox tenant ' || $1, 0))", [acmeTenant]);
       let acmeAnswered = false;
-      // More of Acme's writes than process 0 has admission slots (8): waiting for their turn behind the first, they
-      // hold none, so Globex's write on the same process is admitted (it waited for a slot that never freed before).
-      const acme = Promise.all(Array.from({ length: 12 }, (_, k) => call(base(0), "/_sim/studies", { key: ACME, method: "POST", body: { name: `waits-for-its-lock-${k}` } }))).finally(() => (acmeAnswered = true));
+      // More of Acme's writes than process 0 has admission slots (8), each a change of the state every process holds (a
+      // project): waiting for their turn behind the first, they hold none, so Globex's write on the same process is
+      // admitted (it waited for a slot that never freed before).
+      const acme = Promise.all(Array.from({ length: 12 }, (_, k) => call(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: `waits-for-its-lock-${k}` } }))).finally(() => (acmeAnswered = true));
       await sleep(300);
-      for (let i = 0; i < 3; i++) await ok(base(i), "/_sim/studies", { key: GLOBEX, method: "POST", body: { name: `beside-${i}` } }, 201);
-      expect((await ok(base(2), "/v1/studies?limit=100", { key: GLOBEX })).data.map((x: { name: string }) => x.name)).toEqual(expect.arrayContaining(["beside-0", "beside-1", "beside-2"]));
+      for (let i = 0; i < 3; i++) await ok(base(i), "/_sim/projects", { key: GLOBEX, method: "POST", body: { name: `beside-${i}` } }, 201);
+      // A planted study is rows only (its quota row and its own): it takes no tenant's lock, so even Acme's goes through.
+      await ok(base(1), "/_sim/studies", { key: ACME, method: "POST", body: { name: "rows-only" } }, 201);
+      const study = (await ok(base(2), "/_sim/studies", { key: GLOBEX, method: "POST", body: { name: "beside" } }, 201)).id;
+      // Globex's simulated interview moves on its timers meanwhile: due timers are made per tenant, under that tenant's
+      // lock, never under one over every tenant (which would queue behind Acme's waiting changes).
+      const timed = (await ok(base(1), "/_sim/interviews", { key: GLOBEX, method: "POST", body: { study_id: study } }, 201)).id;
+      await waitFor("Globex's interview completed on its timers while Acme's lock is held", async () => ((await ok(base(2), `/v1/interviews/${timed}`, { key: GLOBEX })).status === "completed" ? true : undefined));
       expect(acmeAnswered).toBe(false);
       await client.query("SELECT pg_advisory_unlock(hashtextextended('sandbox tenant ' || $1, 0))", [acmeTenant]);
       expect((await acme).map((r) => r.status)).toEqual(new Array(12).fill(201));
@@ -286,7 +293,8 @@ describe("three processes on one PostgreSQL", () => {
       await client.query(`CREATE FUNCTION sandbox.refuse_marked() RETURNS trigger AS $$ BEGIN
         IF NEW.op LIKE '%refuse-this-change%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
       await client.query("CREATE TRIGGER refuse_marked BEFORE INSERT ON sandbox.ops FOR EACH ROW EXECUTE FUNCTION sandbox.refuse_marked()");
-      const refused = await call(base(0), "/_sim/studies", { key: made.api_key, method: "POST", body: { name: "refuse-this-change" } });
+      // A webhook is state every process holds (studies, interviews and chats are rows of their own tables, held by none).
+      const refused = await call(base(0), "/v1/webhooks", { key: made.api_key, method: "PUT", body: { url: "http://127.0.0.1:9/refuse-this-change", events: ["interview.completed"] } });
       expect(refused.status).toBe(503);
       expect(refused.headers.get("retry-after")).toBe("1");
       expect(refused.body.error.message).toMatch(/refused by the test/);
@@ -295,11 +303,11 @@ describe("three processes on one PostgreSQL", () => {
       expect(procs[0].output()).toMatch(/a change could not be committed \(refused by the test\)/);
       for (const i of [0, 1, 2]) {
         expect((await probe(`http://127.0.0.1:${procs[i].port}/readyz`)).status).toBe(200);
-        expect((await ok(base(i), "/v1/studies?limit=100", { key: made.api_key })).data.map((x: { name: string }) => x.name)).not.toContain("refuse-this-change");
+        expect((await call(base(i), "/v1/webhooks", { key: made.api_key })).status).toBe(404);
       }
       // And it goes on taking changes.
-      await ok(base(0), "/_sim/studies", { key: made.api_key, method: "POST", body: { name: "after" } }, 201);
-      expect((await ok(base(1), "/v1/studies?limit=100", { key: made.api_key })).data.map((x: { name: string }) => x.name)).toContain("after");
+      await ok(base(0), "/v1/webhooks", { key: made.api_key, method: "PUT", body: { url: "http://127.0.0.1:9/after", events: ["interview.completed"] } }, 201);
+      expect((await ok(base(1), "/v1/webhooks", { key: made.api_key })).url).toBe("http://127.0.0.1:9/after");
       expect(procs[0].child.exitCode).toBeNull();
     } finally {
       await client.query("DROP TRIGGER IF EXISTS refuse_marked ON sandbox.ops").catch(() => {});

@@ -1,8 +1,8 @@
 /** The default store (`npm start`): state lives in the process, and nothing outlives it. */
-import type { Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
+import type { DeliveryLog, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
 
 /** No data dir: nothing is written, nothing is read back. */
-export class MemoryJournal implements Journal {
+export class MemoryJournal implements Journal, DeliveryLog {
   readonly kind = "memory";
   readonly durable = false;
   readonly dir = null;

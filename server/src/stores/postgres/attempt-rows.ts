@@ -52,19 +52,15 @@ export const INSERT_ATTEMPT = `INSERT INTO attempts (id, tenant, project_id, eve
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9)`;
 
 /**
- * Due attempts this process may claim, fairly: each ranked within its project, then within its tenant, minus what
- * every process has on the wire for that project and tenant; slots go round the tenants first (rank 1 of every
- * tenant, then rank 2...). Rows another process is finishing are skipped, not waited for. $1 now, $2 the cap per
- * project, $3 per tenant, $4 this process's free slots.
+ * The due attempts this process may claim: of each project, its oldest due ones, up to the cap per project (the line
+ * the fair queue takes them from, oldest first); rows another process is claiming are skipped, not waited for. Which
+ * of them go now is webhooks/fair-queue.ts's rule, the one the dispatcher of one process applies. $1 now, $2 the cap
+ * per project.
  */
-export const CLAIM_DUE = `WITH fly AS (SELECT tenant, project_id FROM attempts WHERE status = 'in_flight'),
-             ft AS (SELECT tenant, COUNT(*) AS n FROM fly GROUP BY tenant),
-             fp AS (SELECT project_id, COUNT(*) AS n FROM fly GROUP BY project_id),
-             due AS (SELECT id, tenant, project_id, scheduled_ms, ord,
-                       ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY scheduled_ms, ord) AS rp
-                     FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1),
-             okp AS (SELECT d.* FROM due d LEFT JOIN fp ON fp.project_id = d.project_id WHERE d.rp + COALESCE(fp.n, 0) <= $2),
-             rt AS (SELECT okp.*, ROW_NUMBER() OVER (PARTITION BY tenant ORDER BY rp, scheduled_ms, ord) AS rtn FROM okp),
-             okt AS (SELECT rt.* FROM rt LEFT JOIN ft ON ft.tenant = rt.tenant WHERE rt.rtn + COALESCE(ft.n, 0) <= $3)
-             SELECT a.id FROM attempts a JOIN okt ON okt.id = a.id
-             ORDER BY okt.rtn, okt.scheduled_ms, okt.ord LIMIT $4 FOR UPDATE OF a SKIP LOCKED`;
+export const DUE_CANDIDATES = `SELECT a.id, a.tenant, a.project_id FROM attempts a
+  JOIN (SELECT id, ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY scheduled_ms, ord) AS rp
+        FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1) AS due ON due.id = a.id
+  WHERE due.rp <= $2 ORDER BY a.scheduled_ms, a.ord FOR UPDATE OF a SKIP LOCKED`;
+
+/** What every process has on the wire, per tenant and project (the caps count them all). */
+export const ON_THE_WIRE = "SELECT tenant, project_id, COUNT(*)::int AS n FROM attempts WHERE status = 'in_flight' GROUP BY tenant, project_id";

@@ -5,7 +5,9 @@
  * Why `FOR UPDATE SKIP LOCKED` on our own `attempts` table, not pg-boss or graphile-worker: the rows are already what
  * the deliveries list shows (a job queue would keep a second copy of every attempt to keep in step), and the
  * fairness rule (slots round the tenants, then round each tenant's projects, with caps per tenant and per project
- * over all processes) is one query over those rows, which neither queue can express.
+ * over all processes) is the fair queue of one process (webhooks/fair-queue.ts) applied to those rows under the
+ * claim's lock, which neither queue can express. Staleness, the retry schedule and outcomes are the same functions
+ * the dispatcher of one process uses (webhooks/attempt-outcome.ts, webhooks/schedule.ts): no rule is written in SQL.
  *
  * - An event and its first attempt are written in the change that completed the interview; a retry is written in
  *   the same transaction as the failure that asks for it. Nothing is scheduled in memory, so a retry survives the
@@ -34,7 +36,8 @@ import { INTERVIEW_COMPLETED } from "../../webhooks/payload.ts";
 import { newEvent } from "../../webhooks/new-event.ts";
 import { retryDelayAfter } from "../../webhooks/schedule.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "../../webhooks/types.ts";
-import { CLAIM_DUE, INSERT_ATTEMPT, recordOf, type AttemptRow, type EventRow } from "./attempt-rows.ts";
+import { DUE_CANDIDATES, INSERT_ATTEMPT, ON_THE_WIRE, recordOf, type AttemptRow, type EventRow } from "./attempt-rows.ts";
+import { FairQueue, type Slotted } from "../../webhooks/fair-queue.ts";
 
 const CLAIM_LOCK = 7_724_120_002;
 const WAKE = "sandbox_deliveries";
@@ -151,15 +154,12 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
         const { rows: lock } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS ok", [CLAIM_LOCK]);
         if (lock[0].ok) {
           const now = clock.now();
-          const { rows } = await client.query<AttemptRow & { e: string }>(
-            CLAIM_DUE,
-            [now, perProject, perTenant, room],
-          );
-          if (rows.length > 0) {
+          const chosen = await pickFairly(client, now, room);
+          if (chosen.length > 0) {
             const { rows: taken } = await client.query<AttemptRow & { e: string }>(
               `UPDATE attempts a SET status = 'in_flight', sent_ms = $2, lease_ms = $3, owner = $4 FROM events e
                WHERE a.id = ANY($1::text[]) AND e.id = a.event_id RETURNING a.*, row_to_json(e)::text AS e`,
-              [rows.map((r) => r.id), now, now + o.timeoutMs + LEASE_MARGIN_MS, owner],
+              [chosen, now, now + o.timeoutMs + LEASE_MARGIN_MS, owner],
             );
             claimed.push(...taken);
           }
@@ -177,17 +177,38 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     await scheduleNext();
   }
 
+  /**
+   * Which due attempts this process sends now (at most `room`): the fair queue of one process (webhooks/fair-queue.ts)
+   * over the due rows, with what every process has on the wire already counted against the caps. Under the claim's
+   * lock, so the counts hold until the chosen rows are marked.
+   */
+  async function pickFairly(client: import("pg").PoolClient, now: number, room: number): Promise<string[]> {
+    const { rows: wire } = await client.query<{ tenant: string; project_id: string; n: number }>(ON_THE_WIRE);
+    const { rows: due } = await client.query<{ id: string; tenant: string; project_id: string }>(DUE_CANDIDATES, [now, perProject]);
+    if (due.length === 0) return [];
+    const onWire = wire.reduce((sum, w) => sum + w.n, 0);
+    const queue = new FairQueue<Slotted & { id?: string }>({ total: onWire + room, perTenant, perProject }, (x) => x);
+    for (const w of wire) for (let i = 0; i < w.n; i++) queue.take({ tenant: w.tenant, project: w.project_id });
+    for (const d of due) queue.push({ id: d.id, tenant: d.tenant, project: d.project_id });
+    const chosen: string[] = [];
+    queue.drain((item) => {
+      queue.take(item);
+      chosen.push(item.id!);
+    });
+    return chosen;
+  }
+
   /** Attempts whose process died on the wire (their lease ran out): failed, and retried on the schedule. */
   async function recoverExpired(): Promise<void> {
     const now = clock.now();
-    const { rows } = await db.query<{ n: string }>("SELECT COUNT(*) AS n FROM attempts WHERE status = 'in_flight' AND lease_ms < $1", [now]);
-    if (Number(rows[0].n) === 0) return;
-    // Under the log's lock: two processes never recover the same attempt (the second finds it recovered).
-    await journal.write(async () => {
+    const { rows } = await db.query<{ tenant: string }>("SELECT DISTINCT tenant FROM attempts WHERE status = 'in_flight' AND lease_ms < $1", [now]);
+    // Each tenant's under its own lock, rows locked: two processes never recover the same attempt (the second finds it
+    // recovered), and no tenant waits for another's.
+    await Promise.all(rows.map(({ tenant }) => journal.write(async () => {
       const { rows: lost } = await journal.query<AttemptRow & { e: string }>(
         `SELECT a.*, row_to_json(e)::text AS e FROM attempts a JOIN events e ON e.id = a.event_id
-         WHERE a.status = 'in_flight' AND a.lease_ms < $1 FOR UPDATE OF a SKIP LOCKED`,
-        [now],
+         WHERE a.tenant = $2 AND a.status = 'in_flight' AND a.lease_ms < $1 FOR UPDATE OF a SKIP LOCKED`,
+        [now, tenant],
       );
       for (const row of lost) {
         const ev = eventOf(JSON.parse(row.e) as EventRow);
@@ -196,7 +217,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
         ]);
         if (ev && row.trigger !== "resend") retry(ev, row.attempt, now);
       }
-    });
+    }, tenant)));
   }
 
   /** Writes the retry after a failed attempt, in the change in progress (none once retries are exhausted or stale). */
@@ -307,18 +328,20 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: ev.body.toString("utf8") });
     },
 
-    webhookChanged(project) {
-      // Pending attempts of a replaced or deleted webhook never go out; an identical PUT keeps them (the checks of
-      // staleReason, in SQL: a deleted or unsubscribed webhook, or another receiver or secret).
-      const w = project.webhook;
-      const live = w !== null && w.events.includes(INTERVIEW_COMPLETED);
-      const reason = !w ? "cancelled: webhook deleted" : !live ? "cancelled: event unsubscribed" : "cancelled: webhook replaced";
-      journal.enqueue(
-        `UPDATE attempts a SET status = 'cancelled', error = $2, finished_ms = $3 FROM events e
-         WHERE a.project_id = $1 AND a.status = 'pending' AND a.trigger <> 'resend' AND e.id = a.event_id
-           AND (NOT $4::boolean OR e.url <> $5 OR e.secret <> $6)`,
-        [project.id, reason, clock.now(), live, w?.url ?? "", w?.signing_secret ?? ""],
+    async webhookChanged(project) {
+      // Pending attempts of a replaced or deleted webhook never go out; an identical PUT keeps them. Which ones are
+      // stale is staleReason's rule, the one the dispatcher of one process applies, read here from their rows.
+      const { rows } = await journal.query<{ id: string; e: string }>(
+        `SELECT a.id, row_to_json(e)::text AS e FROM attempts a JOIN events e ON e.id = a.event_id
+         WHERE a.project_id = $1 AND a.status = 'pending' AND a.trigger <> 'resend' FOR UPDATE OF a`,
+        [project.id],
       );
+      const now = clock.now();
+      for (const r of rows) {
+        const ev = eventOf(JSON.parse(r.e) as EventRow);
+        const reason = ev && staleReason(ev);
+        if (reason) journal.enqueue("UPDATE attempts SET status = 'cancelled', error = $2, finished_ms = $3 WHERE id = $1 AND status = 'pending'", [r.id, reason, now]);
+      }
     },
 
     async attempts(project) {

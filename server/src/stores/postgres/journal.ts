@@ -2,11 +2,15 @@
  * The sandbox's state in PostgreSQL (`--database-url`, `DATABASE_URL`), shared by several sandbox processes behind
  * any load balancer.
  *
- * Every process holds the whole store in memory, as with the other stores, and keeps it equal to the database's:
+ * Studies and interviews are rows of their own tables, queried per request and held by no process (studies.ts,
+ * interviews.ts beside this file); a change that touches only such rows (`rowsOnly`: planting a study, creating an
+ * interview) is a plain transaction, whose own conditional statements keep the invariants, with no lock and no
+ * catch-up. The rest of the state every process holds in memory, as with the other stores, equal to the database's:
  * - a request's change runs under its tenant's transaction-scoped advisory lock (`write`; the log's lock held shared):
  *   the process applies every change it has not seen, runs the change, writes it and commits before the caller
  *   answers, so two processes never decide one tenant's quotas or ids from different states, and tenants never wait
- *   for each other. A change over several tenants (due timers, compaction) holds the log's lock alone;
+ *   for each other. Only compaction, which rewrites every tenant's changes, holds the log's lock alone (due timers and
+ *   lost attempts are made per tenant);
  * - changes of different tenants commit in any order, so a catch-up goes by transaction id: it reads the rows of
  *   transactions from its horizon (`pg_snapshot_xmin`: every id below is finished) on, skips those it applied, and
  *   moves the horizon to its snapshot's (one indexed statement);
@@ -28,19 +32,39 @@ import { runner } from "node-pg-migrate";
 import type { Logger } from "pino";
 import { assetPath } from "../../../../lib/assets.ts";
 import { compact, compactionDue } from "../compaction.ts";
-import type { Follower, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
+import type { Follower, Journal, Op, StoredStreamEvent } from "../journal.ts";
 
 /** Where the sandbox's tables are, in the database the URL names. */
 export const SCHEMA = "sandbox";
 /**
  * The log's advisory lock: a tenant's change holds it shared (with that tenant's own lock, exclusive), so tenants never
- * wait for each other; a change over several tenants (a batch of due timers, compaction) holds it exclusive.
+ * wait for each other; compaction, which rewrites every tenant's changes, holds it exclusive.
  */
 const LOG_LOCK = 7_724_120_001;
 const TENANT_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('sandbox tenant ' || $1, 0))";
 const CHANNEL = "sandbox_changes";
 
-type Statement = { text: string; values: unknown[] };
+/** Runs a query in the change's own transaction. */
+export type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
+
+/**
+ * `check`: what the statement's rows mean for the change: an error refuses it (rolled back, the error answered as the
+ * handler's own, a 409 say), null lets it commit.
+ */
+type Statement = { text: string; values: unknown[]; check?: (rows: Array<Record<string, unknown>>, query: Query) => Promise<Error | null> };
+
+/** A statement's check refused the change: answered as the handler's own error, not as the database's. */
+class Refused extends Error {
+  constructor(readonly answer: Error) {
+    super(answer.message);
+  }
+}
+
+async function run(client: pg.PoolClient, s: Statement): Promise<void> {
+  const { rows } = await client.query(s.text, s.values);
+  const refusal = await s.check?.(rows, (text, values) => client.query(text, values));
+  if (refusal) throw new Refused(refusal);
+}
 
 /** One change in progress: the statements it writes at commit, and the ops to apply again after (see `detached`). */
 interface Scope {
@@ -50,6 +74,8 @@ interface Scope {
   open: boolean;
   /** What runs once the change is committed (never when it is not). */
   committed: Array<() => void>;
+  /** A change of rows only (`Journal.write`'s `rowsOnly`): no lock, no catch-up, and no change to the log. */
+  rowsOnly: boolean;
 }
 
 /** The database cannot be used now (stopped, restarting, unreachable): the request is answered 503 with Retry-After. */
@@ -346,9 +372,10 @@ export class PgJournal implements Journal {
     else fn();
   }
 
-  write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>): T | Promise<Awaited<T>> {
+  write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>, rowsOnly = false): T | Promise<Awaited<T>> {
     // A change inside a change (a completion a request asked for) is part of it.
     if (this.current()) return fn();
+    if (rowsOnly) return (admit ? admit() : Promise.resolve()).then(() => this.changeNow(fn, tenant ?? null, false, true));
     return this.change(fn, tenant ?? null, false, admit);
   }
 
@@ -376,7 +403,7 @@ export class PgJournal implements Journal {
     return mine;
   }
 
-  private async changeNow<T>(fn: () => T, tenant: string | null, compactNow: boolean): Promise<Awaited<T>> {
+  private async changeNow<T>(fn: () => T, tenant: string | null, compactNow: boolean, rowsOnly = false): Promise<Awaited<T>> {
     if (this.closed) throw new StoreClosed("the store is closed");
     // Memory may hold what the database does not (a phantom interview whose timers still fire): nothing more is
     // written from it. The app built on the state read again writes instead.
@@ -397,13 +424,15 @@ export class PgJournal implements Journal {
     try {
       await client.query("BEGIN");
       began = true;
-      if (tenant === null) await client.query("SELECT pg_advisory_xact_lock($1)", [LOG_LOCK]);
+      if (rowsOnly) {
+        // Rows only: their own statements (a conditional quota update) keep the invariants; nothing held in memory is read.
+      } else if (tenant === null) await client.query("SELECT pg_advisory_xact_lock($1)", [LOG_LOCK]);
       else {
         await client.query("SELECT pg_advisory_xact_lock_shared($1)", [LOG_LOCK]);
         await client.query(TENANT_LOCK, [tenant]);
       }
-      await this.catchUp(client);
-      const scope: Scope = { client, statements: [], open: true, committed: [] };
+      if (!rowsOnly) await this.catchUp(client);
+      const scope: Scope = { client, statements: [], open: true, committed: [], rowsOnly };
       let out: T;
       try {
         out = await this.scopes.run(scope, fn);
@@ -412,17 +441,18 @@ export class PgJournal implements Journal {
         throw err;
       } finally {
         scope.open = false;
-        inMemory = scope.statements.length > 0;
+        inMemory = !rowsOnly && scope.statements.length > 0;
       }
       // Compaction rewrites every tenant's changes: only under the log's lock held alone.
       const compacting = tenant === null && (compactNow || compactionDue(this.sinceCompaction, this.keptByCompaction));
-      if (scope.statements.length > 0 || compacting) {
+      if (rowsOnly) for (const s of scope.statements) await run(client, s);
+      else if (scope.statements.length > 0 || compacting) {
         // This change's rows are this process's own: marked applied before the commit, so a catch-up answered right
         // after it never applies them again.
         const { rows } = await client.query<{ xid: string }>("SELECT pg_current_xact_id()::text AS xid");
         this.appliedAbove.add(rows[0].xid);
         if (compacting) scope.statements.push(...(await this.compactionStatements(client)));
-        for (const s of batched(scope.statements)) await client.query(s.text, s.values);
+        for (const s of batched(scope.statements)) await run(client, s);
         await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
       }
       await client.query("COMMIT");
@@ -435,6 +465,7 @@ export class PgJournal implements Journal {
       // anything else can run (a catch-up would apply others' stream events over this change's numbers).
       if (inMemory) this.diverge(`a change could not be committed (${(err as Error).message})`);
       if (began) await client.query("ROLLBACK").catch(() => {});
+      if (err instanceof Refused) throw err.answer;
       throw handlerFailed ? err : unavailable(err);
     } finally {
       client.release();
@@ -455,6 +486,21 @@ export class PgJournal implements Journal {
     return (scope ? scope.client.query<R>(text, values) : this.pool.query<R>(text, values)).catch((err) => {
       throw unavailable(err);
     });
+  }
+
+  /**
+   * Adds a statement run just before the change in progress commits, whose rows decide whether it may (`check`): a
+   * conditional update of a counter that holds its row's lock only from then to the commit.
+   */
+  /** Whether the change in progress is one of rows only (`write`'s `rowsOnly`). */
+  get inRowsOnlyChange(): boolean {
+    return this.current()?.rowsOnly ?? false;
+  }
+
+  enqueueChecked(text: string, values: unknown[], check: NonNullable<Statement["check"]>): void {
+    const scope = this.current();
+    if (!scope) throw new Error("a checked statement belongs to a change");
+    scope.statements.push({ text, values, check });
   }
 
   /** Adds a statement to the change in progress; outside one, writes it on its own (see `detached`). */
@@ -502,6 +548,7 @@ export class PgJournal implements Journal {
   append(op: Op): void {
     const statement = { text: APPEND_OP, values: [JSON.stringify(op)] };
     const scope = this.current();
+    if (scope?.rowsOnly) throw new Error(`a change of rows only wrote the change log (${op.kind})`);
     if (scope) {
       scope.statements.push(statement);
       this.sinceCompaction++;
@@ -523,19 +570,8 @@ export class PgJournal implements Journal {
     this.enqueue("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value]);
   }
 
-  // Webhook events and attempts are the dispatcher's own rows (stores/postgres/dispatcher.ts).
-  putEvent(_e: StoredEvent): void {}
-  dropEvent(_id: string): void {}
-  events(): StoredEvent[] {
-    return [];
-  }
-  putAttempt(_a: StoredAttempt): void {}
-  dropAttempt(_id: string): void {}
-  attempts(): StoredAttempt[] {
-    return [];
-  }
-
   putStreamEvent(s: StoredStreamEvent): void {
+    if (this.current()?.rowsOnly) throw new Error("a change of rows only numbered a stream event");
     this.enqueue("INSERT INTO stream (seq, project_id, n, event) VALUES (nextval('change_seq'), $1, $2, $3)", [s.project_id, s.event.seq, JSON.stringify(s.event)]);
   }
 

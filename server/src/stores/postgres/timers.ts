@@ -14,7 +14,7 @@ import type { Project } from "../../model/project.ts";
 export type TimerKind = "processing" | "completed";
 
 /** Makes one transition (InterviewRunner's), inside the change that claimed its row. */
-export type Transition = (project: Project, interview: StoredInterview, kind: TimerKind) => void;
+export type Transition = (project: Project, interviewId: string, kind: TimerKind) => Promise<unknown>;
 
 /** How often a process looks for due rows it was not woken for. */
 const POLL_MS = 1_000;
@@ -22,6 +22,24 @@ const POLL_MS = 1_000;
 const BATCH = 64;
 
 export class PgTimers {
+  /** Claims up to BATCH due rows of these projects (one tenant's) and makes their transitions, in the change in progress. */
+  private async makeDue(projectIds: string[], now: number): Promise<number> {
+    const { rows } = await this.journal.query<{ interview_id: string; kind: TimerKind; project_id: string; due_ms: string }>(
+      `DELETE FROM timers WHERE (interview_id, kind) IN (
+         SELECT interview_id, kind FROM timers WHERE due_ms <= $1 AND project_id = ANY($3::text[]) ORDER BY due_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING interview_id, kind, project_id, due_ms`,
+      [now, BATCH, projectIds],
+    );
+    // In time order, and an interview's processing before its completion when both are late.
+    rows.sort((a, b) => Number(a.due_ms) - Number(b.due_ms) || (a.kind === "processing" ? -1 : 1) - (b.kind === "processing" ? -1 : 1));
+    for (const r of rows) {
+      const project = this.projects.get(r.project_id);
+      // Already completed or abandoned: the transition finds nothing to do.
+      if (project) await this.transition(project, r.interview_id, r.kind);
+    }
+    return rows.length;
+  }
+
   private cancel: (() => void) | null = null;
   private wakeAtMs = Infinity;
   private ticking: Promise<void> | null = null;
@@ -89,33 +107,30 @@ export class PgTimers {
     return this.ticking;
   }
 
-  /** Makes every due transition, a batch per change; returns when the next row is due (null: none). */
+  /**
+   * Makes every due transition, a batch per change, each tenant's in a change under that tenant's lock only (tenants
+   * never wait for each other's timers); returns when the next row is due (null: none).
+   */
   private async claimDue(): Promise<number | null> {
     for (;;) {
       if (this.closed) return null;
       const now = this.clock.now();
-      // Outside the log's lock: most wakes of a process find their rows claimed by another one, or none due.
-      const { rows: due } = await this.journal.query<{ n: string }>("SELECT 1 AS n FROM timers WHERE due_ms <= $1 LIMIT 1", [now]);
+      // Outside any lock: most wakes of a process find their rows claimed by another one, or none due.
+      const { rows: due } = await this.journal.query<{ project_id: string }>("SELECT DISTINCT project_id FROM timers WHERE due_ms <= $1", [now]);
       if (due.length === 0) break;
-      let claimed = 0;
-      await this.journal.write(async () => {
-        const { rows } = await this.journal.query<{ interview_id: string; kind: TimerKind; project_id: string; due_ms: string }>(
-          `DELETE FROM timers WHERE (interview_id, kind) IN (
-             SELECT interview_id, kind FROM timers WHERE due_ms <= $1 ORDER BY due_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
-           RETURNING interview_id, kind, project_id, due_ms`,
-          [now, BATCH],
-        );
-        claimed = rows.length;
-        // In time order, and an interview's processing before its completion when both are late.
-        rows.sort((a, b) => Number(a.due_ms) - Number(b.due_ms) || (a.kind === "processing" ? -1 : 1) - (b.kind === "processing" ? -1 : 1));
-        for (const r of rows) {
-          const project = this.projects.get(r.project_id);
-          const interview = project?.interviews.get(r.interview_id);
-          // Gone with its project, or already completed or abandoned: the transition finds nothing to do.
-          if (project && interview) this.transition(project, interview, r.kind);
-        }
-      });
-      if (claimed < BATCH) break;
+      // A project created on another process a moment ago is known once its change is applied here.
+      if (due.some((r) => !this.projects.has(r.project_id))) await this.journal.sync();
+      const byTenant = new Map<string, string[]>();
+      const gone: string[] = [];
+      for (const { project_id } of due) {
+        const tenant = this.projects.get(project_id)?.tenant;
+        if (tenant === undefined) gone.push(project_id);
+        else byTenant.set(tenant, [...(byTenant.get(tenant) ?? []), project_id]);
+      }
+      // Rows of a project the data no longer has (fixtures replaced under the same database): nothing to make.
+      if (gone.length > 0) await this.journal.query("DELETE FROM timers WHERE project_id = ANY($1::text[]) AND due_ms <= $2", [gone, now]);
+      const claimed = await Promise.all([...byTenant].map(([tenant, projectIds]) => this.journal.write(() => this.makeDue(projectIds, now), tenant)));
+      if (claimed.every((n) => n < BATCH)) break;
     }
     const { rows } = await this.journal.query<{ next: string | null }>("SELECT MIN(due_ms) AS next FROM timers", []);
     return rows[0].next === null ? null : Number(rows[0].next);

@@ -20,7 +20,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { join } from "node:path";
 import sqlite from "node-sqlite3-wasm";
 import { compact, compactionDue } from "../compaction.ts";
-import type { Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
+import type { DeliveryLog, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,7 +62,7 @@ function alive(pid: number): boolean {
   }
 }
 
-export class SqliteJournal implements Journal {
+export class SqliteJournal implements Journal, DeliveryLog {
   readonly kind = "sqlite";
   readonly shared = false;
   readonly dir: string;

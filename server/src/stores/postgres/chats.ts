@@ -1,0 +1,84 @@
+/**
+ * Chats and messages when several processes share one PostgreSQL: rows of `chats` and `messages`, queried per request
+ * and held by no process. A chat never changes once planted, so its count of visible messages is written with it.
+ */
+import type { StoredChat, StoredMessage } from "../../../../fixtures/types.ts";
+import { badRequest } from "../../http/errors.ts";
+import type { Query } from "../../http/types.ts";
+import { isVisibleChat, isVisibleMessage, type Project } from "../../model/project.ts";
+import type { Page } from "../../model/sorted.ts";
+import type { Chats } from "../chats.ts";
+import type { PgJournal } from "./journal.ts";
+
+/** A page of `limit` from rows fetched one past it. */
+const page = <T>(rows: Array<{ doc: T }>, limit: number): Page<T> => ({ data: rows.slice(0, limit).map((r) => r.doc), has_more: rows.length > limit });
+
+/** The chats and messages of a dataset (or one planted chat) as rows, the hidden ones left out. */
+export function chatRows(chats: readonly StoredChat[], messages: readonly StoredMessage[]): { chats: Array<StoredChat & { message_count: number }>; messages: StoredMessage[] } {
+  const visible = new Map(chats.filter(isVisibleChat).map((c) => [c.id, { ...c, message_count: 0 }]));
+  const kept = messages.filter((m) => isVisibleMessage(m) && visible.has(m.chat_id));
+  for (const m of kept) visible.get(m.chat_id)!.message_count++;
+  return { chats: [...visible.values()], messages: kept };
+}
+
+/** Writes chat and message rows (those already there are kept): a planted chat, or the fixtures'. */
+export async function insertChats(journal: PgJournal, rows: ReturnType<typeof chatRows>): Promise<void> {
+  if (rows.chats.length === 0) return;
+  await journal.query(
+    `INSERT INTO chats (project_id, id, doc, message_count)
+     SELECT x->>'project_id', x->>'id', x - 'message_count', (x->>'message_count')::int FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`,
+    [JSON.stringify(rows.chats)],
+  );
+  if (rows.messages.length === 0) return;
+  await journal.query(
+    "INSERT INTO messages (project_id, chat_id, id, doc) SELECT x->>'project_id', x->>'chat_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING",
+    [JSON.stringify(rows.messages)],
+  );
+}
+
+export class PgChats implements Chats {
+  constructor(private readonly journal: PgJournal) {}
+
+  async list(project: Project, query: Query<"listChats">): Promise<Page<StoredChat>> {
+    const params: unknown[] = [project.id];
+    let after = "";
+    if (query.starting_after !== undefined) {
+      const { rows } = await this.journal.query<{ created_at: string }>("SELECT created_at FROM chats WHERE project_id = $1 AND id = $2", [project.id, query.starting_after]);
+      if (rows.length === 0) throw badRequest(`No such chat: ${query.starting_after}`);
+      params.push(rows[0].created_at, query.starting_after);
+      after = " AND (created_at, id) < ($2, $3)";
+    }
+    params.push(query.limit + 1);
+    const { rows } = await this.journal.query<{ doc: StoredChat }>(`SELECT doc FROM chats WHERE project_id = $1${after} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
+    return page(rows, query.limit);
+  }
+
+  async get(project: Project, id: string) {
+    const { rows } = await this.journal.query<{ doc: StoredChat; message_count: number }>("SELECT doc, message_count FROM chats WHERE project_id = $1 AND id = $2", [project.id, id]);
+    return rows[0] && { chat: rows[0].doc, messages: rows[0].message_count };
+  }
+
+  async messages(project: Project, chatId: string, query: Query<"listChatMessages">): Promise<Page<StoredMessage> | undefined> {
+    // The chat is checked (404) before the cursor (400).
+    const { rows: chat } = await this.journal.query("SELECT 1 FROM chats WHERE project_id = $1 AND id = $2", [project.id, chatId]);
+    if (chat.length === 0) return undefined;
+    const params: unknown[] = [project.id, chatId];
+    let after = "";
+    if (query.starting_after !== undefined) {
+      const { rows } = await this.journal.query<{ created_at: string }>("SELECT created_at FROM messages WHERE project_id = $1 AND chat_id = $2 AND id = $3", [project.id, chatId, query.starting_after]);
+      if (rows.length === 0) throw badRequest(`No such message: ${query.starting_after}`);
+      params.push(rows[0].created_at, query.starting_after);
+      after = " AND (created_at, id) > ($3, $4)";
+    }
+    params.push(query.limit + 1);
+    const { rows } = await this.journal.query<{ doc: StoredMessage }>(
+      `SELECT doc FROM messages WHERE project_id = $1 AND chat_id = $2${after} ORDER BY created_at, id LIMIT $${params.length}`,
+      params,
+    );
+    return page(rows, query.limit);
+  }
+
+  async plant(_project: Project, chat: StoredChat, messages: StoredMessage[]): Promise<void> {
+    await insertChats(this.journal, chatRows([chat], messages));
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * What the tables of several processes on one PostgreSQL start with: the fixtures' studies, interviews, chats and
+ * messages, written by every start (those already there are kept as they are: they may have changed since), and the
+ * changes of them an older version of the sandbox kept in its change log, moved into their tables in their order and
+ * dropped from the log. Processes starting together do it one at a time; the second finds nothing to move.
+ */
+import type { StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../../fixtures/types.ts";
+import { chatRows, insertChats } from "./chats.ts";
+import type { Op } from "../journal.ts";
+import type { PgJournal } from "./journal.ts";
+
+/** The lock the seeding runs under (a name no organisation has: theirs are ids). */
+const SEED_LOCK = "(fixtures)";
+
+const MOVED = ["study.planted", "chat.planted", "prompt.recorded", "interview.created", "interview.changed", "interview.abandoned"];
+
+export interface Fixtures {
+  studies: readonly StoredStudy[];
+  interviews: readonly StoredInterview[];
+  chats: readonly StoredChat[];
+  messages: readonly StoredMessage[];
+}
+
+export async function seedFixtures(journal: PgJournal, fixtures: Fixtures): Promise<void> {
+  await journal.write(async () => {
+    for (const [table, rows] of [["studies", fixtures.studies], ["interviews", fixtures.interviews]] as const) {
+      if (rows.length === 0) continue;
+      await journal.query(
+        `INSERT INTO ${table} (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`,
+        [JSON.stringify(rows)],
+      );
+    }
+    await insertChats(journal, chatRows(fixtures.chats, fixtures.messages));
+    const { rows } = await journal.query<{ seq: string; op: string }>("SELECT seq, op FROM ops WHERE op::jsonb->>'kind' = ANY($1::text[]) ORDER BY seq", [MOVED]);
+    for (const r of rows) {
+      const op = JSON.parse(r.op) as Op;
+      if (op.kind === "study.planted") {
+        await journal.query("INSERT INTO studies (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.study.project_id, op.study.id, JSON.stringify(op.study)]);
+      } else if (op.kind === "prompt.recorded") {
+        await journal.query("INSERT INTO prompt_events (project_id, event_id, phase, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [op.project_id, op.event_id, op.phase, op.received_at]);
+      } else if (op.kind === "chat.planted") {
+        await insertChats(journal, chatRows([op.chat], op.messages));
+      } else if (op.kind === "interview.created") {
+        await journal.query("INSERT INTO interviews (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.interview.project_id, op.interview.id, JSON.stringify(op.interview)]);
+      } else if (op.kind === "interview.changed") {
+        await journal.query("UPDATE interviews SET doc = doc || $3::jsonb WHERE project_id = $1 AND id = $2", [op.project_id, op.id, JSON.stringify(op.change)]);
+      } else if (op.kind === "interview.abandoned") {
+        await journal.query("UPDATE interviews SET abandoned = true WHERE project_id = $1 AND id = $2", [op.project_id, op.id]);
+      }
+    }
+    if (rows.length > 0) await journal.query("DELETE FROM ops WHERE seq = ANY($1::bigint[])", [rows.map((r) => r.seq)]);
+  }, SEED_LOCK);
+}

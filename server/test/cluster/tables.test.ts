@@ -1,0 +1,211 @@
+/**
+ * Studies and interviews in PostgreSQL's own tables (stores/postgres/), with two sandbox apps on one database: no
+ * process keeps them, a transition is made by one conditional statement, the planted quota is one row per tenant, and
+ * a database an older version wrote (its study and interview changes in the change log) is moved into them at start.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import pg from "pg";
+import { runner } from "node-pg-migrate";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assetPath } from "../../../lib/assets.ts";
+import type { AppOptions } from "../../src/app.ts";
+import { readDataset } from "../../src/model/dataset.ts";
+import { PgJournal, SCHEMA } from "../../src/stores/postgres/journal.ts";
+import { startServer, type RunningServer } from "../../src/testing.ts";
+import { ACME, call, ok, receiver, waitFor, type Receiver } from "./client.ts";
+import { startPostgres, type Postgres } from "./postgres.ts";
+
+const ACME_PROJECT = "e1bee9dc-851d-430a-8207-1170230f03e5";
+/** A fixture interview of Acme's still `started`. */
+const STARTED_FIXTURE = "9d716b7c-0677-4606-a6b1-5d4a844f219c";
+
+let db: Postgres;
+let n = 0;
+const servers: RunningServer[] = [];
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  db = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close().catch(() => {})));
+  await Promise.all(receivers.map((r) => r.close()));
+  db?.stop();
+});
+
+const initialMeta = () => ({
+  time_shift_ms: String(Date.now() - Date.parse(readDataset().anchor)),
+  stream_epoch: randomBytes(5).toString("hex"),
+  launch_token_secret: randomBytes(32).toString("hex"),
+});
+
+/** A sandbox app on `url` (one process of several), closed at the end. */
+async function start(url: string, meta: Record<string, string>, options: AppOptions = {}): Promise<RunningServer> {
+  const journal = await PgJournal.open(url, { initialMeta: meta });
+  const srv = await startServer({ simProcessingMs: 60_000, webhookRetryDelaysMs: [60_000], ...options, journal });
+  servers.push(srv);
+  return srv;
+}
+
+describe("studies, interviews, chats and prompt events in PostgreSQL's tables", () => {
+  it("are read through every process and held by none", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const [a, b] = [await start(url, meta), await start(url, meta)];
+    const project = await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "table" } }, 201);
+    const key = project.api_key;
+    const study = (await ok(a.baseUrl, "/_sim/studies", { key, method: "POST", body: {} }, 201)).id;
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await ok(i % 2 ? a.baseUrl : b.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study, hold: true, reference_id: `r${i}` } }, 201)).id);
+    await ok(b.baseUrl, `/_sim/interviews/${made[0]}/complete`, { key, method: "POST" });
+    const pageA = (await ok(a.baseUrl, "/v1/interviews?limit=2", { key })) as { data: Array<{ id: string }>; has_more: boolean };
+    const next = await ok(a.baseUrl, `/v1/interviews?limit=10&starting_after=${pageA.data[1].id}`, { key });
+    const listed = [...pageA.data, ...next.data].map((i) => i.id);
+    expect(new Set(listed)).toEqual(new Set(made));
+    expect((await ok(b.baseUrl, "/v1/interviews?limit=10", { key })).data.map((i: { id: string }) => i.id)).toEqual(listed);
+    expect((await ok(a.baseUrl, `/v1/interviews?status=completed`, { key })).data.map((i: { id: string }) => i.id)).toEqual([made[0]]);
+    expect((await ok(b.baseUrl, `/v1/interviews?reference_id=r3`, { key })).data.map((i: { id: string }) => i.id)).toEqual([made[3]]);
+    // A cursor that is not an item of this very list reads like an unknown id.
+    expect((await call(a.baseUrl, `/v1/interviews?status=completed&starting_after=${made[1]}`, { key })).status).toBe(400);
+    expect((await ok(b.baseUrl, `/v1/studies/${study}`, { key })).interview_count).toBe(1);
+    expect((await ok(a.baseUrl, `/v1/studies/${study}`, { key })).limits.weekly.used).toBe(5);
+    // No process keeps any study or interview, its own project's or the fixtures'.
+    for (const srv of [a, b]) {
+      for (const p of srv.app.store.projects.values()) expect([p.interviews.size, p.studies.size, p.activeStudies.length, p.chats.size, p.messages.size, p.promptEvents.size]).toEqual([0, 0, 0, 0, 0, 0]);
+    }
+    expect((await ok(b.baseUrl, "/v1/studies?limit=100", { key })).data.map((s: { id: string }) => s.id)).toEqual([study]);
+    // A chat planted through one process, its visible messages paged through the other; a hidden one exists nowhere.
+    const said = (text: string, hidden = false) => ({ role: "user", parts: [{ type: "text", text }], hidden });
+    const chat = await ok(a.baseUrl, "/_sim/chats", { key, method: "POST", body: { title: "kept", messages: [said("one"), said("branch", true), said("two"), said("three")] } }, 201);
+    const hidden = await ok(a.baseUrl, "/_sim/chats", { key, method: "POST", body: { title: "internal", visibility: "internal", messages: [said("no")] } }, 201);
+    expect((await ok(b.baseUrl, `/v1/chats/${chat.id}`, { key })).message_count).toBe(3);
+    expect((await call(b.baseUrl, `/v1/chats/${hidden.id}`, { key })).status).toBe(404);
+    expect((await ok(b.baseUrl, "/v1/chats?limit=100", { key })).data.map((c: { id: string }) => c.id)).toEqual([chat.id]);
+    const first = await ok(b.baseUrl, `/v1/chats/${chat.id}/messages?limit=2`, { key });
+    const rest = await ok(a.baseUrl, `/v1/chats/${chat.id}/messages?limit=2&starting_after=${first.data[1].id}`, { key });
+    expect([...first.data, ...rest.data].map((m: { id: string }) => m.id)).toEqual([chat.message_ids[0], chat.message_ids[2], chat.message_ids[3]]);
+    expect([first.has_more, rest.has_more]).toEqual([true, false]);
+    expect((await call(a.baseUrl, `/v1/chats/${chat.id}/messages?starting_after=${chat.message_ids[1]}`, { key })).status).toBe(400);
+    // A participant prompt event is one row: the same event id through the other process is a duplicate.
+    const event = { eventId: randomUUID(), phase: "shown", referenceId: null, occurredAt: new Date().toISOString() };
+    const prompt = (srv: RunningServer) => ok(srv.baseUrl, "/v1/interview-participant/prompt-events", { headers: { "x-public-key": project.public_key }, method: "POST", body: event }, 202);
+    expect([(await prompt(a)).duplicate, (await prompt(b)).duplicate]).toEqual([false, true]);
+    expect((await ok(a.baseUrl, `/v1/interviews/${STARTED_FIXTURE}`, { key: ACME })).id).toBe(STARTED_FIXTURE);
+  });
+
+  it("make a transition once: two processes completing one interview at once give one 200, one 409 and one event", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const [a, b] = [await start(url, meta), await start(url, meta)];
+    const r = await receiver(() => ({ status: 200 }));
+    receivers.push(r);
+    const key = (await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "race" } }, 201)).api_key;
+    await ok(a.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: r.url, events: ["interview.completed"] } }, 201);
+    const study = (await ok(a.baseUrl, "/_sim/studies", { key, method: "POST", body: {} }, 201)).id;
+    for (let round = 0; round < 5; round++) {
+      const id = (await ok(a.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study, hold: true } }, 201)).id;
+      const answers = await Promise.all([a, b, a, b].map((srv) => call(srv.baseUrl, `/_sim/interviews/${id}/complete`, { key, method: "POST" })));
+      expect(answers.map((x) => x.status).sort()).toEqual([200, 409, 409, 409]);
+      const attempts = await waitFor("the one delivery", async () => {
+        const list = (await ok(b.baseUrl, `/_sim/webhook-deliveries?interview_id=${id}`, { key })).data;
+        return list.length > 0 && list.every((d: { status: string }) => d.status === "succeeded") ? list : undefined;
+      });
+      expect(attempts).toHaveLength(1);
+    }
+    expect(r.received).toHaveLength(5);
+  });
+
+  it("count the planted quota in one row per tenant: processes racing for its last units take exactly the cap, kept after a restart", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const limits = { tenantLimits: { planted: 7 } };
+    const [a, b] = [await start(url, meta, limits), await start(url, meta, limits)];
+    const key = (await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "quota" } }, 201)).api_key;
+    const study = (await ok(a.baseUrl, "/_sim/studies", { key, method: "POST", body: {} }, 201)).id;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call((i % 2 ? a : b).baseUrl, i % 3 ? "/_sim/studies" : "/_sim/interviews", { key, method: "POST", body: i % 3 ? {} : { study_id: study, hold: true } })),
+    );
+    expect(answers.filter((x) => x.status === 201)).toHaveLength(6);
+    const refusals = answers.filter((x) => x.status === 409).map((x) => (x.body as { error: { message: string } }).error.message.slice(0, 40));
+    expect(refusals).toEqual(Array(6).fill("This organisation has planted 7 of its 7"));
+    await a.close();
+    const c = await start(url, meta, limits);
+    expect((await call(c.baseUrl, "/_sim/studies", { key, method: "POST", body: {} })).status).toBe(409);
+  });
+
+  it("keep a study's caps when processes create its interviews at once, with no tenant's lock (the study's row is)", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const [a, b] = [await start(url, meta), await start(url, meta)];
+    const key = (await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "caps" } }, 201)).api_key;
+    const study = (await ok(a.baseUrl, "/_sim/studies", { key, method: "POST", body: { weekly_limit: 3 } }, 201)).id;
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => call((i % 2 ? a : b).baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study, hold: true } })));
+    expect(answers.map((x) => x.status).sort()).toEqual([201, 201, 201, 409, 409, 409, 409, 409, 409, 409]);
+    const detail = await ok(b.baseUrl, `/v1/studies/${study}`, { key });
+    expect([detail.limits.weekly.used, detail.accepting_responses]).toEqual([3, false]);
+  });
+
+  it("moves an older version's study, interview and chat changes from the change log into the tables, once", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    // The database as the version before this table left it: migrations up to the change log's transaction ids.
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+    await client.connect();
+    try {
+      await runner({
+        dbClient: client, dir: assetPath("server/migrations"), direction: "up", migrationsTable: "sandbox_migrations", schema: SCHEMA,
+        createSchema: true, migrationsSchema: SCHEMA, createMigrationsSchema: true, count: 5, log: () => {},
+      });
+      const project = randomUUID();
+      const apiKey = `svc_live_sim_${randomBytes(16).toString("hex")}`;
+      const study = { id: randomUUID(), object: "study", name: "old", status: "active", interview_link: "https://interviews.example.com/s/old", supported_languages: ["en"], created_at: new Date().toISOString(), research_goal: "g", product_name: "p", questions: [{ text: "q?" }], project_id: project, monthly_limit: null, weekly_limit: null };
+      const interview = (id: string) => ({
+        id, object: "interview", study_id: study.id, status: "started", reference_id: "", respondent_email: null, language: "en", quality_score: null, duration_secs: null, headline: null, summary: null,
+        started_at: new Date().toISOString(), completed_at: null, created_at: new Date().toISOString(), transcript: [], question_answers: [], project_id: project, respondent_id: null,
+      });
+      const [moved, left, chatId] = [randomUUID(), randomUUID(), randomUUID()];
+      const message = (id: string, hidden: boolean) => ({
+        id, chat_id: chatId, project_id: project, role: "user", parts: [{ type: "text", text: "hi" }], sources: null, feedback: null, usage: null,
+        created_at: new Date().toISOString(), completed_at: new Date().toISOString(), hidden, metadata: { session_id: "s", model: "m", branch_id: null },
+      });
+      const ops = [
+        { kind: "project.created", project: { id: project, name: "old", api_key: apiKey, public_key: `pk_live_sim_${randomBytes(16).toString("hex")}`, tenant: ACME_PROJECT, created_at: new Date().toISOString() } },
+        { kind: "study.planted", study },
+        { kind: "interview.created", interview: interview(moved), processing_at: null, completes_at: null },
+        { kind: "interview.changed", project_id: project, id: moved, change: { status: "processing" } },
+        { kind: "interview.created", interview: interview(left), processing_at: null, completes_at: null },
+        { kind: "interview.abandoned", project_id: project, id: left },
+        { kind: "interview.changed", project_id: ACME_PROJECT, id: STARTED_FIXTURE, change: { status: "processing" } },
+        { kind: "chat.planted", chat: { id: chatId, object: "chat", title: "old", source: "web", is_streaming: false, created_at: new Date().toISOString(), updated_at: new Date().toISOString(), project_id: project, visibility: "visible" }, messages: [message(randomUUID(), false), message(randomUUID(), true)] },
+      ];
+      for (const op of ops) await client.query("INSERT INTO ops (seq, op) VALUES (nextval('change_seq'), $1)", [JSON.stringify(op)]);
+      await client.end();
+
+      const limits = { tenantLimits: { planted: 6 } };
+      const [a, b] = [await start(url, meta, limits), await start(url, meta, limits)];
+      for (const srv of [a, b]) {
+        expect((await ok(srv.baseUrl, `/v1/interviews/${moved}`, { key: apiKey })).status).toBe("processing");
+        expect((await ok(srv.baseUrl, `/v1/interviews/${STARTED_FIXTURE}`, { key: ACME })).status).toBe("processing");
+        expect((await ok(srv.baseUrl, `/v1/studies/${study.id}`, { key: apiKey })).limits.weekly.used).toBe(2);
+        expect((await ok(srv.baseUrl, `/v1/chats/${chatId}`, { key: apiKey })).message_count).toBe(1);
+      }
+      const abandoned = await call(b.baseUrl, `/_sim/interviews/${left}/complete`, { key: apiKey, method: "POST" });
+      expect(abandoned.status).toBe(409);
+      expect((abandoned.body as { error: { message: string } }).error.message).toContain("abandoned");
+      // The quota counted what the log held (a study, two interviews, a chat and its two messages): none more.
+      expect((await call(b.baseUrl, "/_sim/studies", { key: apiKey, method: "POST", body: {} })).status).toBe(409);
+      const check = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+      await check.connect();
+      try {
+        const { rows } = await check.query("SELECT count(*)::int AS n FROM ops WHERE op::jsonb->>'kind' LIKE 'interview.%' OR op::jsonb->>'kind' IN ('study.planted', 'chat.planted')");
+        expect(rows[0].n).toBe(0);
+        expect((await check.query("SELECT count(*)::int AS n FROM studies WHERE project_id = $1", [project])).rows[0].n).toBe(1);
+      } finally {
+        await check.end();
+      }
+    } finally {
+      await client.end().catch(() => {});
+    }
+  });
+});
