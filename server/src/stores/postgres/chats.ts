@@ -3,15 +3,12 @@
  * and held by no process. A chat never changes once planted, so its count of visible messages is written with it.
  */
 import type { StoredChat, StoredMessage } from "../../../../fixtures/types.ts";
-import { badRequest } from "../../http/errors.ts";
 import type { Query } from "../../http/types.ts";
 import { isVisibleChat, isVisibleMessage, type Project } from "../../model/project.ts";
 import type { Page } from "../../model/sorted.ts";
 import type { Chats } from "../chats.ts";
 import type { PgJournal } from "./journal.ts";
-
-/** A page of `limit` from rows fetched one past it. */
-const page = <T>(rows: Array<{ doc: T }>, limit: number): Page<T> => ({ data: rows.slice(0, limit).map((r) => r.doc), has_more: rows.length > limit });
+import { keysetPage } from "./keyset.ts";
 
 /** The chats and messages of a dataset (or one planted chat) as rows, the hidden ones left out. */
 export function chatRows(chats: readonly StoredChat[], messages: readonly StoredMessage[]): { chats: Array<StoredChat & { message_count: number }>; messages: StoredMessage[] } {
@@ -39,18 +36,8 @@ export async function insertChats(journal: PgJournal, rows: ReturnType<typeof ch
 export class PgChats implements Chats {
   constructor(private readonly journal: PgJournal) {}
 
-  async list(project: Project, query: Query<"listChats">): Promise<Page<StoredChat>> {
-    const params: unknown[] = [project.id];
-    let after = "";
-    if (query.starting_after !== undefined) {
-      const { rows } = await this.journal.query<{ created_at: string }>("SELECT created_at FROM chats WHERE project_id = $1 AND id = $2", [project.id, query.starting_after]);
-      if (rows.length === 0) throw badRequest(`No such chat: ${query.starting_after}`);
-      params.push(rows[0].created_at, query.starting_after);
-      after = " AND (created_at, id) < ($2, $3)";
-    }
-    params.push(query.limit + 1);
-    const { rows } = await this.journal.query<{ doc: StoredChat }>(`SELECT doc FROM chats WHERE project_id = $1${after} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
-    return page(rows, query.limit);
+  list(project: Project, query: Query<"listChats">): Promise<Page<StoredChat>> {
+    return keysetPage(this.journal, { table: "chats", where: "project_id = $1", values: [project.id], newestFirst: true, noun: "chat" }, query.starting_after, query.limit);
   }
 
   async get(project: Project, id: string) {
@@ -62,20 +49,8 @@ export class PgChats implements Chats {
     // The chat is checked (404) before the cursor (400).
     const { rows: chat } = await this.journal.query("SELECT 1 FROM chats WHERE project_id = $1 AND id = $2", [project.id, chatId]);
     if (chat.length === 0) return undefined;
-    const params: unknown[] = [project.id, chatId];
-    let after = "";
-    if (query.starting_after !== undefined) {
-      const { rows } = await this.journal.query<{ created_at: string }>("SELECT created_at FROM messages WHERE project_id = $1 AND chat_id = $2 AND id = $3", [project.id, chatId, query.starting_after]);
-      if (rows.length === 0) throw badRequest(`No such message: ${query.starting_after}`);
-      params.push(rows[0].created_at, query.starting_after);
-      after = " AND (created_at, id) > ($3, $4)";
-    }
-    params.push(query.limit + 1);
-    const { rows } = await this.journal.query<{ doc: StoredMessage }>(
-      `SELECT doc FROM messages WHERE project_id = $1 AND chat_id = $2${after} ORDER BY created_at, id LIMIT $${params.length}`,
-      params,
-    );
-    return page(rows, query.limit);
+    const list = { table: "messages", where: "project_id = $1 AND chat_id = $2", values: [project.id, chatId], newestFirst: false, noun: "message" };
+    return keysetPage<StoredMessage>(this.journal, list, query.starting_after, query.limit);
   }
 
   async plant(_project: Project, chat: StoredChat, messages: StoredMessage[]): Promise<void> {

@@ -10,12 +10,12 @@
  * - The fixtures' interviews are written at every start, those already there kept (fixtures.ts).
  */
 import type { StoredInterview } from "../../../../fixtures/types.ts";
-import { badRequest } from "../../http/errors.ts";
 import type { Query } from "../../http/types.ts";
 import { noCounts, type Project, type StudyCounts } from "../../model/project.ts";
 import type { Page } from "../../model/sorted.ts";
 import type { Interviews, InterviewStatus, Moved, StudyUsageCounts } from "../interviews.ts";
 import type { PgJournal } from "./journal.ts";
+import { keysetPage } from "./keyset.ts";
 
 type Row = { doc: StoredInterview };
 
@@ -43,26 +43,11 @@ export class PgInterviews implements Interviews {
     return rows[0]?.doc;
   }
 
-  async list(project: Project, query: Query<"listInterviews">): Promise<Page<StoredInterview>> {
+  list(project: Project, query: Query<"listInterviews">): Promise<Page<StoredInterview>> {
     const { where, values } = filters(query);
-    const params: unknown[] = [project.id, ...values];
-    let after = "";
-    if (query.starting_after !== undefined) {
-      // The cursor must be an item of this very list (same project, matching the filters).
-      params.push(query.starting_after);
-      const { rows } = await this.journal.query<{ created_at: string }>(`SELECT created_at FROM interviews WHERE ${where} AND id = $${params.length}`, params);
-      if (rows.length === 0) throw badRequest(`No such interview: ${query.starting_after}`);
-      params.push(rows[0].created_at);
-      after = ` AND (created_at, id) < ($${params.length}, $${params.length - 1})`;
-    }
-    params.push(query.limit + 1);
     // A list shows summaries: the transcript and answers, most of an interview's bytes, stay in the database.
-    const { rows } = await this.journal.query<Row>(
-      `SELECT doc - 'transcript' - 'question_answers' AS doc FROM interviews WHERE ${where}${after} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
-    const data = rows.slice(0, query.limit).map((r) => r.doc);
-    return { data, has_more: rows.length > query.limit };
+    const list = { table: "interviews", select: "doc - 'transcript' - 'question_answers'", where, values: [project.id, ...values], newestFirst: true, noun: "interview" };
+    return keysetPage(this.journal, list, query.starting_after, query.limit);
   }
 
   async usage(project: Project, studyIds: readonly string[], weekIso: string, monthIso: string): Promise<Map<string, StudyUsageCounts>> {

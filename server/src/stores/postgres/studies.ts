@@ -3,12 +3,12 @@
  * the list of active studies is one keyset query on a partial index of its order.
  */
 import type { StoredStudy } from "../../../../fixtures/types.ts";
-import { badRequest } from "../../http/errors.ts";
 import type { Query } from "../../http/types.ts";
 import type { Project } from "../../model/project.ts";
 import type { Page } from "../../model/sorted.ts";
 import type { Studies } from "../studies.ts";
 import type { PgJournal } from "./journal.ts";
+import { keysetPage } from "./keyset.ts";
 
 type Row = { doc: StoredStudy };
 
@@ -20,21 +20,9 @@ export class PgStudies implements Studies {
     return rows[0]?.doc;
   }
 
-  async list(project: Project, query: Query<"listStudies">): Promise<Page<StoredStudy>> {
-    const params: unknown[] = [project.id];
-    let after = "";
-    if (query.starting_after !== undefined) {
-      const { rows } = await this.journal.query<{ created_at: string }>("SELECT created_at FROM studies WHERE project_id = $1 AND id = $2 AND status = 'active'", [project.id, query.starting_after]);
-      if (rows.length === 0) throw badRequest(`No such study: ${query.starting_after}`);
-      params.push(rows[0].created_at, query.starting_after);
-      after = " AND (created_at, id) < ($2, $3)";
-    }
-    params.push(query.limit + 1);
-    const { rows } = await this.journal.query<Row>(
-      `SELECT doc FROM studies WHERE project_id = $1 AND status = 'active'${after} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
-      params,
-    );
-    return { data: rows.slice(0, query.limit).map((r) => r.doc), has_more: rows.length > query.limit };
+  list(project: Project, query: Query<"listStudies">): Promise<Page<StoredStudy>> {
+    const list = { table: "studies", where: "project_id = $1 AND status = 'active'", values: [project.id], newestFirst: true, noun: "study" };
+    return keysetPage(this.journal, list, query.starting_after, query.limit);
   }
 
   async active(project: Project): Promise<StoredStudy[]> {
