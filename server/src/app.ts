@@ -199,8 +199,8 @@ export function createApp(options: AppOptions = {}): App {
     },
     streamEvent: (s) => streams.receive(s),
   });
-  // The fixtures' studies, interviews and chats are written to their tables first (by every start, those already there
-  // kept); requests, and the claims of due timers, wait for it. A failure (the database away) is tried again by the next request.
+  // The fixtures' studies, interviews and chats are written to their tables first (by the database's first start; later
+  // ones find them); requests, and the claims of due timers, wait for it. A failure (the database away) is tried again by the next request.
   let seeding: Promise<void> | null = null;
   const ready = pg
     ? () => (seeding ??= seedFixtures(pg, dataset).then(() => timerRows?.start(), (err) => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assetPath } from "../../../lib/assets.ts";
 import type { AppOptions } from "../../src/app.ts";
 import { readDataset } from "../../src/model/dataset.ts";
+import { generateDataset } from "../../../fixtures/generate.ts";
 import { PgJournal, SCHEMA } from "../../src/stores/postgres/journal.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
 import { ACME, call, ok, receiver, waitFor, type Receiver } from "./client.ts";
@@ -144,6 +145,31 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     expect(answers.map((x) => x.status).sort()).toEqual([201, 201, 201, 409, 409, 409, 409, 409, 409, 409]);
     const detail = await ok(b.baseUrl, `/v1/studies/${study}`, { key });
     expect([detail.limits.weekly.used, detail.accepting_responses]).toEqual([3, false]);
+  });
+
+  it("write generated fixtures in batches, once: every interview listed, a second start keeps what changed since", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const dataset = () => generateDataset({ scale: 4_500, anchorMs: Date.parse("2026-11-01T00:00:00Z") });
+    const first = await start(url, meta, { dataset: dataset(), shiftTime: false });
+    const count = async () => {
+      const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+      await client.connect();
+      try {
+        return (await client.query("SELECT count(*)::int AS n FROM interviews")).rows[0].n as number;
+      } finally {
+        await client.end();
+      }
+    };
+    const total = await count();
+    expect(total).toBeGreaterThan(4_000);
+    // Generated ids differ at each generation: the one in the table is the first start's, whichever process asks.
+    const started = (await ok(first.baseUrl, "/v1/interviews?status=started&limit=1", { key: ACME })).data[0] as { id: string };
+    await ok(first.baseUrl, `/_sim/interviews/${started.id}/complete`, { key: ACME, method: "POST" });
+    await first.close();
+    const again = await start(url, meta, { dataset: dataset(), shiftTime: false });
+    expect(await count()).toBe(total);
+    expect((await ok(again.baseUrl, `/v1/interviews/${started.id}`, { key: ACME })).status).toBe("completed");
   });
 
   it("moves an older version's study, interview and chat changes from the change log into the tables, once", async () => {

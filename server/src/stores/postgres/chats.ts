@@ -20,17 +20,25 @@ export function chatRows(chats: readonly StoredChat[], messages: readonly Stored
 
 /** Writes chat and message rows (those already there are kept): a planted chat, or the fixtures'. */
 export async function insertChats(journal: PgJournal, rows: ReturnType<typeof chatRows>): Promise<void> {
-  if (rows.chats.length === 0) return;
-  await journal.query(
+  await insertRows(
+    journal,
     `INSERT INTO chats (project_id, id, doc, message_count)
      SELECT x->>'project_id', x->>'id', x - 'message_count', (x->>'message_count')::int FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`,
-    [JSON.stringify(rows.chats)],
+    rows.chats,
   );
-  if (rows.messages.length === 0) return;
-  await journal.query(
+  await insertRows(
+    journal,
     "INSERT INTO messages (project_id, chat_id, id, doc) SELECT x->>'project_id', x->>'chat_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING",
-    [JSON.stringify(rows.messages)],
+    rows.messages,
   );
+}
+
+/** Rows per statement when many are written at once (generated fixtures can be a million: one JSON text each batch). */
+const BATCH = 2_000;
+
+/** Runs `insert` (its $1 a JSON array of records) over `rows`, a batch at a time. */
+export async function insertRows(journal: PgJournal, insert: string, rows: readonly object[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += BATCH) await journal.query(insert, [JSON.stringify(rows.slice(i, i + BATCH))]);
 }
 
 export class PgChats implements Chats {

@@ -1,11 +1,11 @@
 /**
  * What the tables of several processes on one PostgreSQL start with: the fixtures' studies, interviews, chats and
- * messages, written by every start (those already there are kept as they are: they may have changed since), and the
- * changes of them an older version of the sandbox kept in its change log, moved into their tables in their order and
- * dropped from the log. Processes starting together do it one at a time; the second finds nothing to move.
+ * messages, written in batches by the first start of their seed (later starts find them, as they have changed since),
+ * and the changes of them an older version of the sandbox kept in its change log, moved into their tables in their
+ * order and dropped from the log. Processes starting together do it one at a time; the second finds nothing to do.
  */
 import type { StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../../fixtures/types.ts";
-import { chatRows, insertChats } from "./chats.ts";
+import { chatRows, insertChats, insertRows } from "./chats.ts";
 import type { Op } from "../journal.ts";
 import type { PgJournal } from "./journal.ts";
 
@@ -15,6 +15,8 @@ const SEED_LOCK = "(fixtures)";
 const MOVED = ["study.planted", "chat.planted", "prompt.recorded", "interview.created", "interview.changed", "interview.abandoned"];
 
 export interface Fixtures {
+  /** The generator's seed: what tells one dataset from another (the default fixtures, or generated ones). */
+  seed: number;
   studies: readonly StoredStudy[];
   interviews: readonly StoredInterview[];
   chats: readonly StoredChat[];
@@ -23,14 +25,17 @@ export interface Fixtures {
 
 export async function seedFixtures(journal: PgJournal, fixtures: Fixtures): Promise<void> {
   await journal.write(async () => {
-    for (const [table, rows] of [["studies", fixtures.studies], ["interviews", fixtures.interviews]] as const) {
-      if (rows.length === 0) continue;
-      await journal.query(
-        `INSERT INTO ${table} (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`,
-        [JSON.stringify(rows)],
-      );
+    // Fixtures of this seed written by an earlier start: nothing to write again (a million generated rows would cost
+    // minutes, and a generated dataset's ids differ at each generation: the database keeps the first start's).
+    const signature = String(fixtures.seed);
+    const { rows: written } = await journal.query<{ value: string }>("SELECT value FROM meta WHERE key = 'fixtures_in_tables'", []);
+    if (written[0]?.value !== signature) {
+      for (const [table, rows] of [["studies", fixtures.studies], ["interviews", fixtures.interviews]] as const) {
+        await insertRows(journal, `INSERT INTO ${table} (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`, rows);
+      }
+      await insertChats(journal, chatRows(fixtures.chats, fixtures.messages));
+      await journal.query("INSERT INTO meta (key, value) VALUES ('fixtures_in_tables', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [signature]);
     }
-    await insertChats(journal, chatRows(fixtures.chats, fixtures.messages));
     const { rows } = await journal.query<{ seq: string; op: string }>("SELECT seq, op FROM ops WHERE op::jsonb->>'kind' = ANY($1::text[]) ORDER BY seq", [MOVED]);
     for (const r of rows) {
       const op = JSON.parse(r.op) as Op;

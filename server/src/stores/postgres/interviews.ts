@@ -7,7 +7,7 @@
  *   is locked (`FOR UPDATE`), in the change in progress: of two processes racing to complete an interview, one moves
  *   it, and only that one writes the `interview.completed` event and its first attempt (in the same transaction).
  * - Counts per study, status and quality are kept by a trigger in the same transaction (`interview_counts`).
- * - The fixtures' interviews are written at every start, those already there kept (fixtures.ts).
+ * - The fixtures' interviews are written by the database's first start (fixtures.ts).
  */
 import type { StoredInterview } from "../../../../fixtures/types.ts";
 import type { Query } from "../../http/types.ts";
