@@ -43,7 +43,7 @@ import { isLocal, type Journal } from "./stores/journal.ts";
 import { openLocalStore } from "./stores/open.ts";
 import { applyOp, replay, resumeRunning, type Running } from "./stores/restore.ts";
 import { PgJournal, StoreUnavailable } from "./stores/postgres/journal.ts";
-import { PgFaultCounters } from "./stores/postgres/fault-counters.ts";
+import { PgFaultSettings } from "./stores/postgres/fault-settings.ts";
 import { SharedSlots } from "./stores/postgres/shared-slots.ts";
 import { createPgDispatcher } from "./stores/postgres/dispatcher.ts";
 import { health } from "./http/health.ts";
@@ -162,8 +162,9 @@ export function createApp(options: AppOptions = {}): App {
   const addressPolicy = { allowLoopback: options.webhookAllowLoopback ?? true };
   const streams = new EventStreams(journal, { limits });
   const faults = new FaultRegistry((projectId, settings) => journal.append({ kind: "faults.set", project_id: projectId, settings }));
-  // Several processes: the counters are rows, consumed exactly once whichever process answers.
-  if (journal instanceof PgJournal) faults.share(new PgFaultCounters(journal));
+  // Several processes: the settings are rows read by every request, their counters consumed exactly once whichever
+  // process answers.
+  if (pg) faults.share(new PgFaultSettings(pg));
   const quotas = new Quotas(limits);
   if (pg) quotas.share(new PgPlanted(pg));
   // The same rules either way; with several processes on one PostgreSQL, attempts are claimed from the database.
@@ -267,7 +268,7 @@ export function createApp(options: AppOptions = {}): App {
     held,
     journal,
     ready,
-    admission: new FairAdmission({ slots: limits.requestSlots, queuedPerTenant: limits.queuedPerTenant }),
+    admission: new FairAdmission({ slots: limits.requestSlots, queuedPerTenant: limits.queuedPerTenant, perTenantShared: limits.activePerTenant }),
   });
 
   const app = express();

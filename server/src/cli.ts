@@ -44,6 +44,7 @@ const TENANT_LIMIT_FLAGS: Array<[keyof TenantLimits, string, string]> = [
   ["deliveriesPerTenant", "max-deliveries-per-tenant", "webhook attempts on the wire at once per organisation"],
   ["requestSlots", "max-active-requests", "API requests one process works on at once (past it, each organisation waits in its own queue)"],
   ["queuedPerTenant", "max-queued-per-tenant", "API requests one organisation may have waiting for this process (past it, 429)"],
+  ["activePerTenant", "max-active-per-tenant", "API requests one organisation works on at once while another is served by this process (its share)"],
 ];
 const list = (v: string) => v.split(",").map((s) => s.trim()).filter(Boolean);
 

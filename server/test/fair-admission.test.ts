@@ -36,6 +36,42 @@ describe("fair admission", () => {
     expect(fair.load).toEqual({ active: 2, queued: 0 });
   });
 
+  it("holds a team to its share while another team was served in the last second, and gives it every slot alone", async () => {
+    let now = 0;
+    const fair = new FairAdmission({ slots: 4, queuedPerTenant: 10, perTenantShared: 1 }, () => now);
+    const started: string[] = [];
+    const acme = Array.from({ length: 3 }, (_, i) => request(fair, "acme", started, `a${i}`));
+    const globex = request(fair, "globex", started, "g0");
+    await flush();
+    expect(started).toEqual(["a0", "a1", "a2", "g0"]);
+    globex.done();
+    await flush();
+    // A slot is free, but Globex was just served: Acme, with three at work against a share of one, waits.
+    const a3 = request(fair, "acme", started, "a3");
+    await flush();
+    expect(fair.load).toEqual({ active: 3, queued: 1 });
+    // Globex's next request starts at once beside it.
+    const g1 = request(fair, "globex", started, "g1");
+    await flush();
+    expect(started).toEqual(["a0", "a1", "a2", "g0", "g1"]);
+    g1.done();
+    acme[0].done();
+    acme[1].done();
+    await flush();
+    expect(fair.load).toEqual({ active: 1, queued: 1 });
+    // A second after Globex's last request Acme is alone again: its next release starts the waiting one, and the
+    // rest of the slots are its own.
+    now = 1_500;
+    acme[2].done();
+    await flush();
+    expect(await a3.entered).toBe(true);
+    const more = Array.from({ length: 3 }, (_, i) => request(fair, "acme", started, `b${i}`));
+    await flush();
+    expect(started.slice(-4)).toEqual(["a3", "b0", "b1", "b2"]);
+    expect(fair.load).toEqual({ active: 4, queued: 0 });
+    for (const r of [a3, ...more]) r.done();
+  });
+
   it("hands a freed slot to the waiting team with the fewest at work, before a flood's backlog", async () => {
     const fair = new FairAdmission({ slots: 2, queuedPerTenant: 100 });
     const started: string[] = [];

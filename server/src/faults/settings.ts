@@ -39,51 +39,31 @@ export interface FaultPlan {
 export type FaultCounter = "fail_next" | "webhook_failures";
 
 /**
- * Counters kept where several processes share them (PostgreSQL: stores/postgres/fault-counters.ts): written with each change
- * of the settings, consumed exactly once over every process.
+ * Fault settings kept where several processes share them (PostgreSQL: stores/postgres/fault-settings.ts), read by
+ * every request whichever process answers it; no process holds them. Counters are consumed exactly once over every
+ * process.
  */
-export interface SharedFaultCounters {
-  /** Writes the counters of `settings` (null: none) in the change in progress. */
-  set(projectId: string, settings: FaultSettings | null): void;
+export interface SharedFaultSettings {
+  /** Writes the settings (null: none), counters included, in the change in progress. */
+  set(projectId: string, settings: FaultSettings | null): Promise<void>;
+  /** The settings now, counters as they are left; `version` changes with each `set`. Null: none are set. */
+  read(projectId: string): Promise<{ settings: FaultSettings; version: string } | null>;
   /** Consumes one; what is left, or null when there was none. */
   take(projectId: string, counter: FaultCounter): Promise<number | null>;
-  read(projectId: string): Promise<Record<FaultCounter, number>>;
 }
 
 export class FaultRegistry {
   private readonly projects = new Map<string, ProjectFaults>();
-  private shared: SharedFaultCounters | null = null;
+  private shared: SharedFaultSettings | null = null;
+  /** Shared settings: this process's seeded draws, per project, for the settings' version they were seeded for. */
+  private readonly draws = new Map<string, { version: string; random: () => number }>();
 
-  /**
-   * `onChange`: told the whole settings after every change (the journal writes them down): counters included when
-   * they are kept here; with shared counters, only when the settings are set or cleared.
-   */
+  /** `onChange`: told the whole settings after every change (the journal writes them down), unless they are shared. */
   constructor(private readonly onChange: (projectId: string, settings: FaultSettings | null) => void = () => {}) {}
 
-  /** Keeps the counters in `counters` from now on (several processes on one PostgreSQL). */
-  share(counters: SharedFaultCounters): void {
-    this.shared = counters;
-  }
-
-  /**
-   * One counter used (a request failed, an attempt not sent): false when none was left. Kept here, it is decremented
-   * and written down with the settings; shared, it is consumed where it is kept, and this process's copy only learns
-   * what is left (a copy at 0 asks no more until the next PUT raises it).
-   */
-  private take(projectId: string, counter: FaultCounter): boolean | Promise<boolean> {
-    const s = this.projects.get(projectId)?.settings;
-    if (!s || s[counter] <= 0) return false;
-    if (!this.shared) {
-      s[counter]--;
-      this.onChange(projectId, s);
-      return true;
-    }
-    return this.shared.take(projectId, counter).then((left) => {
-      const now = this.projects.get(projectId)?.settings;
-      // Unless a newer PUT replaced the settings meanwhile.
-      if (now === s) s[counter] = left ?? 0;
-      return left !== null;
-    });
+  /** Keeps the settings in `settings` from now on (several processes on one PostgreSQL). */
+  share(settings: SharedFaultSettings): void {
+    this.shared = settings;
   }
 
   /** Settings as they were recorded (a restart from the data dir); nothing is written. */
@@ -92,56 +72,97 @@ export class FaultRegistry {
     else this.projects.set(projectId, { settings: { ...settings }, random: rng(settings.seed) });
   }
 
+  /** The settings this process keeps (memory and SQLite; with shared settings, none). */
   get(projectId: string): FaultSettings {
     return this.projects.get(projectId)?.settings ?? NO_FAULTS;
   }
 
-  set(projectId: string, input: Partial<FaultSettings>): FaultSettings {
-    const settings: FaultSettings = { ...NO_FAULTS, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };
-    this.onChange(projectId, settings);
-    this.shared?.set(projectId, settings);
-    this.projects.set(projectId, { settings, random: rng(settings.seed) });
-    return settings;
+  /** The project's settings with their draws: this process's, or the shared ones as they are now. */
+  private async sharedFaults(projectId: string): Promise<ProjectFaults | null> {
+    const row = await this.shared!.read(projectId);
+    if (!row) {
+      this.draws.delete(projectId);
+      return null;
+    }
+    let draws = this.draws.get(projectId);
+    if (draws?.version !== row.version) this.draws.set(projectId, (draws = { version: row.version, random: rng(row.settings.seed) }));
+    return { settings: row.settings, random: draws.random };
   }
 
-  clear(projectId: string): void {
+  private faults(projectId: string): ProjectFaults | null | Promise<ProjectFaults | null> {
+    return this.shared ? this.sharedFaults(projectId) : (this.projects.get(projectId) ?? null);
+  }
+
+  /**
+   * One counter used (a request failed, an attempt not sent): false when none was left. Kept here, it is decremented
+   * and written down with the settings; shared, it is consumed by one statement where it is kept.
+   */
+  private take(projectId: string, s: FaultSettings, counter: FaultCounter): boolean | Promise<boolean> {
+    if (s[counter] <= 0) return false;
+    if (this.shared) return this.shared.take(projectId, counter).then((left) => left !== null);
+    s[counter]--;
+    this.onChange(projectId, s);
+    return true;
+  }
+
+  async set(projectId: string, input: Partial<FaultSettings>): Promise<FaultSettings> {
+    const settings: FaultSettings = { ...NO_FAULTS, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) };
+    if (this.shared) {
+      await this.shared.set(projectId, settings);
+      return settings;
+    }
+    this.onChange(projectId, settings);
+    this.projects.set(projectId, { settings, random: rng(settings.seed) });
+    return { ...settings };
+  }
+
+  async clear(projectId: string): Promise<void> {
+    if (this.shared) return this.shared.set(projectId, null);
     this.onChange(projectId, null);
-    this.shared?.set(projectId, null);
     this.projects.delete(projectId);
   }
 
-  /** The settings as `GET /_sim/faults` shows them: shared counters read where they are kept. */
+  /** The settings as `GET /_sim/faults` shows them, counters as they are left. */
   async current(projectId: string): Promise<FaultSettings> {
-    const settings = this.get(projectId);
-    if (!this.shared || !this.projects.has(projectId)) return settings;
-    return { ...settings, ...(await this.shared.read(projectId)) };
+    const p = await this.faults(projectId);
+    return p ? { ...p.settings } : NO_FAULTS;
   }
 
   /**
    * The project's settings applied to one request of `operationId` (`v1`: whether it is a /v1 operation); a promise
-   * only when a shared counter has to be asked.
+   * when the settings or a counter are read where they are shared.
    */
   plan(projectId: string, operationId: string, v1: boolean): FaultPlan | Promise<FaultPlan> {
-    const p = this.projects.get(projectId);
+    const p = this.faults(projectId);
+    return p instanceof Promise ? p.then((x) => this.planFor(projectId, x, operationId, v1)) : this.planFor(projectId, p, operationId, v1);
+  }
+
+  private planFor(projectId: string, p: ProjectFaults | null, operationId: string, v1: boolean): FaultPlan | Promise<FaultPlan> {
     if (!p) return { delayMs: 0, kind: null };
     const s = p.settings;
     const applies = s.operations === null ? v1 : (s.operations as readonly string[]).includes(operationId);
     if (!applies) return { delayMs: 0, kind: null };
     const delayMs = s.latency_ms + (s.jitter_ms > 0 ? Math.round(p.random() * s.jitter_ms) : 0);
     const otherwise = (): FaultPlan => (s.rate > 0 && p.random() < s.rate ? { delayMs, kind: s.kinds[Math.floor(p.random() * s.kinds.length)] ?? "500" } : { delayMs, kind: null });
-    const failed = this.take(projectId, "fail_next");
+    const failed = this.take(projectId, s, "fail_next");
     if (failed === true) return { delayMs, kind: s.fail_next_kind };
     if (failed === false) return otherwise();
     return failed.then((yes) => (yes ? { delayMs, kind: s.fail_next_kind } : otherwise()));
   }
 
-  /** For the dispatcher: the status to record for this attempt instead of sending it, or null to send it. */
+  /**
+   * For the dispatcher: the status to record for this attempt instead of sending it, or null to send it; a promise
+   * only when the settings are shared (the dispatcher of one process decides at once).
+   */
   takeWebhookFailure(projectId: string): number | null | Promise<number | null> {
-    const s = this.projects.get(projectId)?.settings;
-    if (!s) return null;
-    const taken = this.take(projectId, "webhook_failures");
-    if (typeof taken === "boolean") return taken ? s.webhook_failure_status : null;
-    return taken.then((yes) => (yes ? s.webhook_failure_status : null));
+    const decide = (p: ProjectFaults | null): number | null | Promise<number | null> => {
+      if (!p) return null;
+      const taken = this.take(projectId, p.settings, "webhook_failures");
+      if (typeof taken === "boolean") return taken ? p.settings.webhook_failure_status : null;
+      return taken.then((yes) => (yes ? p.settings.webhook_failure_status : null));
+    };
+    const p = this.faults(projectId);
+    return p instanceof Promise ? p.then(decide) : decide(p);
   }
 }
 

@@ -10,9 +10,9 @@ export function simFaultsHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
   const { faults } = deps;
   return {
     simGetFaults: async ({ project }) => ({ status: 200, body: await faults.current(project.id) }),
-    simPutFaults: ({ project, body }) => ({ status: 200, body: faults.set(project.id, body) }),
-    simDeleteFaults: ({ project }) => {
-      faults.clear(project.id);
+    simPutFaults: async ({ project, body }) => ({ status: 200, body: await faults.set(project.id, body) }),
+    simDeleteFaults: async ({ project }) => {
+      await faults.clear(project.id);
       return { status: 204, body: undefined };
     },
   };

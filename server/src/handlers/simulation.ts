@@ -13,7 +13,7 @@ import type { HandlerGroup } from "../http/types.ts";
 import { ascBy } from "../model/sorted.ts";
 import { interviewDetail } from "../views/interviews.ts";
 import { publicPart } from "../views/messages.ts";
-import { studyDetail, studyUsage } from "../views/studies.ts";
+import { newStudyDetail, studyUsage } from "../views/studies.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";
 
@@ -113,7 +113,7 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
       };
       await quotas.plant(project, 1);
       await studies.plant(project, study);
-      return { status: 201, body: await studyDetail(interviews, project, study, clock.now()) };
+      return { status: 201, body: newStudyDetail(study) };
     },
 
     async simCreateChat({ project, body }) {

@@ -7,6 +7,12 @@
  * another team has requests at work or waiting, a queue past its bound answers 429 with Retry-After, naming the option
  * that raises it.
  *
+ * While another organisation has been served in the last second, an organisation works on at most `perTenantShared`
+ * requests at once (its share; more wait in its queue even with slots free): on a store whose requests take several
+ * round trips to a database, a flood with every slot of every process keeps the machine's cores busy, and another
+ * team's request then waits behind the flood's in the event loop, the pool and the run queue, however soon it is
+ * admitted. Alone, an organisation gets every slot.
+ *
  * A freed slot is handed on only after the event loop's next poll for input: on a store that answers in microseconds,
  * a slot freed at once would never be waited for, and the requests read in one poll would simply run in the order
  * their sockets were read (bench/fairness.ts measures the difference).
@@ -18,7 +24,15 @@ export interface AdmissionLimits {
   slots: number;
   /** Requests one organisation may have waiting for a slot (`--max-queued-per-tenant`). */
   queuedPerTenant: number;
+  /**
+   * Requests one organisation works on at once while another has been served in the last second
+   * (`--max-active-per-tenant`; default: every slot).
+   */
+  perTenantShared?: number;
 }
+
+/** How long after its last request another organisation still counts as present. */
+const PRESENT_MS = 1_000;
 
 type Waiting = () => void;
 
@@ -30,8 +44,27 @@ export class FairAdmission {
   /** When each organisation with work or a queue was last given a slot (a counter, not a time). */
   private readonly served = new Map<string, number>();
   private turn = 0;
+  /** When each organisation was last given a slot (ms), while it may still count as present. */
+  private readonly seen = new Map<string, number>();
+  private readonly share: number;
 
-  constructor(private readonly limits: AdmissionLimits) {}
+  constructor(
+    private readonly limits: AdmissionLimits,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.share = Math.max(1, limits.perTenantShared ?? limits.slots);
+  }
+
+  /** Whether `tenant` has its share at work while another organisation is present. */
+  private pastShare(tenant: string): boolean {
+    if (this.share >= this.limits.slots || (this.active.get(tenant) ?? 0) < this.share) return false;
+    const now = this.now();
+    for (const [t, at] of this.seen) {
+      if (now - at > PRESENT_MS && !this.active.has(t) && !this.queues.has(t)) this.seen.delete(t);
+      else if (t !== tenant) return true;
+    }
+    return false;
+  }
 
   /** Requests at work now, and waiting (the bench and `/readyz`-style figures). */
   get load(): { active: number; queued: number } {
@@ -43,7 +76,8 @@ export class FairAdmission {
    * slot is given to it. Throws the 429 when the tenant's queue is full. Each admission is released exactly once.
    */
   admit(tenant: string): Promise<void> | null {
-    if (this.activeTotal < this.limits.slots && this.queued === 0) {
+    // With slots free, those waiting have their share at work: a request within its own share starts beside them.
+    if (this.activeTotal < this.limits.slots && !this.pastShare(tenant) && (this.queued === 0 || (!this.queues.has(tenant) && [...this.queues.keys()].every((t) => this.pastShare(t))))) {
       this.take(tenant);
       return null;
     }
@@ -67,7 +101,7 @@ export class FairAdmission {
       this.active.delete(tenant);
       if (!this.queues.has(tenant)) this.served.delete(tenant);
     }
-    while (this.activeTotal < this.limits.slots && this.queued > 0) this.next();
+    while (this.activeTotal < this.limits.slots && this.queued > 0) if (!this.next()) break;
   }
 
   /**
@@ -104,17 +138,20 @@ export class FairAdmission {
     this.activeTotal++;
     this.active.set(tenant, (this.active.get(tenant) ?? 0) + 1);
     this.served.set(tenant, this.turn++);
+    if (this.share < this.limits.slots) this.seen.set(tenant, this.now());
   }
 
   /**
    * Starts the head of the queue of the waiting organisation with the fewest requests at work, the one served longest
-   * ago among equals (never served first; then the queue that formed first, as the map keeps insertion order).
+   * ago among equals (never served first; then the queue that formed first, as the map keeps insertion order); false
+   * when every waiting organisation has its share at work (one of its own releases starts the next).
    */
-  private next(): void {
+  private next(): boolean {
     let best: string | null = null;
     let bestActive = Infinity;
     let bestServed = Infinity;
     for (const tenant of this.queues.keys()) {
+      if (this.pastShare(tenant)) continue;
       const at = this.active.get(tenant) ?? 0;
       const served = this.served.get(tenant) ?? -1;
       if (at < bestActive || (at === bestActive && served < bestServed)) {
@@ -123,11 +160,13 @@ export class FairAdmission {
         bestServed = served;
       }
     }
-    const queue = this.queues.get(best!)!;
+    if (best === null) return false;
+    const queue = this.queues.get(best)!;
     const admit = queue.shift()!;
-    if (queue.length === 0) this.queues.delete(best!);
+    if (queue.length === 0) this.queues.delete(best);
     this.queued--;
-    this.take(best!);
+    this.take(best);
     admit();
+    return true;
   }
 }

@@ -56,6 +56,9 @@ const LONG_LIVED = new Set(["simStreamEvents"]);
 const ROWS_ONLY: Partial<Record<OperationId, (body: unknown) => boolean>> = {
   simCreateStudy: () => true,
   simCreateChat: () => true,
+  // The project's fault settings are one row of their own.
+  simPutFaults: () => true,
+  simDeleteFaults: () => true,
   createPromptEvent: () => true,
   // Writes nothing: a decision from the study's and its interviews' rows (and the fixtures' rules and invites).
   createParticipantLaunch: () => true,
@@ -76,6 +79,12 @@ const USES_WINDOWS = new Set(["listStudies", "getStudy"]);
  * data version knowing: never cached there.
  */
 const FROM_TABLES = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listChats", "getChat", "listChatMessages"]);
+/**
+ * Reads that, on a shared store, read nothing every process holds but the project (and the fixtures): no catch-up
+ * with other processes' changes first (stores/postgres/journal.ts). A write catches up inside its own change, under
+ * its tenant's lock, unless it is a change of rows only, which reads nothing held either.
+ */
+const NO_CATCH_UP = new Set([...FROM_TABLES, "simGetFaults", "listReleases", "getRelease"]);
 const DAY = 86_400_000;
 
 /** Headers every response of a deprecated operation carries, errors included (the seed: "all its responses"). */
@@ -111,11 +120,19 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
     table.add(route.method, route.expressPath, async (req: Request, res: Response, next: NextFunction) => {
       try {
         if (route.deprecated) res.set(DEPRECATION_HEADERS);
-        // A shared store: every write any process acknowledged is applied before this request is looked at (a project
-        // created on another process authenticates here at once).
-        if (journal.shared) await journal.sync();
+        // A shared store: a read of what every process holds first applies every write any process acknowledged.
+        if (journal.shared && !writes && !NO_CATCH_UP.has(route.operationId)) await journal.sync();
         if (options.ready) await options.ready();
-        const project = route.auth === "public" ? projectFromPublicKey(req, options.store.publicKeys) : projectFromBearer(req, options.store.apiKeys);
+        const authenticate = () => (route.auth === "public" ? projectFromPublicKey(req, options.store.publicKeys) : projectFromBearer(req, options.store.apiKeys));
+        let project: ReturnType<typeof authenticate>;
+        try {
+          project = authenticate();
+        } catch (err) {
+          // A project created on another process since this one last caught up: known once it has.
+          if (!journal.shared) throw err;
+          await journal.sync();
+          project = authenticate();
+        }
         assertWellFormedQuery(req.originalUrl);
         const path = validate.path(req.params as Record<string, string>);
         const query = validate.query(req.query as Record<string, unknown>);

@@ -32,6 +32,11 @@ export interface TenantLimits {
   requestSlots: number;
   /** API requests one tenant may have waiting for a slot; past it, 429 with Retry-After. */
   queuedPerTenant: number;
+  /**
+   * API requests one tenant works on at once in a process while another tenant has been served there in the last
+   * second (its share: the rest wait in its queue); alone, a tenant gets every slot.
+   */
+  activePerTenant: number;
 }
 
 export const DEFAULT_TENANT_LIMITS: TenantLimits = {
@@ -46,6 +51,7 @@ export const DEFAULT_TENANT_LIMITS: TenantLimits = {
   deliveriesPerTenant: 16,
   requestSlots: 8,
   queuedPerTenant: 256,
+  activePerTenant: 1,
 };
 
 export const tooMany = (message: string, retryAfterS = 1) => new ApiError(429, "api_error", message, undefined, { "Retry-After": String(retryAfterS) });
@@ -144,7 +150,7 @@ export class OpenSlots {
  * change is refused with `refusal(count)` (and rolled back).
  */
 export interface SharedQuota {
-  take(tenant: string, n: number, cap: number, refusal: (count: number) => Error): void | Promise<void>;
+  take(tenant: string, n: number, cap: number, refusal: (count: number) => Error): Promise<void>;
 }
 
 /** The quotas of things kept, per tenant: planted data (projects are counted by the store). */

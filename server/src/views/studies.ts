@@ -54,7 +54,15 @@ export function studySummary(s: StoredStudy, usage: StudyUsage): S["StudySummary
 }
 
 export async function studyDetail(interviews: Interviews, project: Project, s: StoredStudy, nowMs: number): Promise<S["Study"]> {
-  const usage = await studyUsage(interviews, project, s, nowMs);
+  return detailOf(s, await studyUsage(interviews, project, s, nowMs));
+}
+
+/** A study planted now: no interview can name it yet, so nothing is counted (and nothing asked of the store). */
+export function newStudyDetail(s: StoredStudy): S["Study"] {
+  return detailOf(s, usageOf(s, undefined));
+}
+
+function detailOf(s: StoredStudy, usage: StudyUsage): S["Study"] {
   return {
     ...studySummary(s, usage),
     research_goal: s.research_goal,

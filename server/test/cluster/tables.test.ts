@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assetPath } from "../../../lib/assets.ts";
 import type { AppOptions } from "../../src/app.ts";
 import { readDataset } from "../../src/model/dataset.ts";
+import { NO_FAULTS } from "../../src/faults/settings.ts";
 import { generateDataset } from "../../../fixtures/generate.ts";
 import { PgJournal, SCHEMA } from "../../src/stores/postgres/journal.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
@@ -135,6 +136,72 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     expect((await call(c.baseUrl, "/_sim/studies", { key, method: "POST", body: {} })).status).toBe(409);
   });
 
+  it("send a change of rows only with its COMMIT: any text reads back as sent, and a refused change leaves no row", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const limits = { tenantLimits: { planted: 5 } };
+    const [a, b] = [await start(url, meta, limits), await start(url, meta, limits)];
+    const key = (await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "inline" } }, 201)).api_key;
+    // Written into the statement's text (a string of statements takes no parameters): quotes, backslashes, `$1`, SQL.
+    const odd = `O'Brien \\ "q" $1 $2:: ☃ \u0001 '); DROP TABLE chats; --`;
+    const said = (text: string) => ({ role: "user", parts: [{ type: "text", text }] });
+    const chat = await ok(a.baseUrl, "/_sim/chats", { key, method: "POST", body: { title: odd, messages: [said(odd), said(`${odd}\n2`)] } }, 201);
+    const study = await ok(b.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: odd } }, 201);
+    expect((await ok(b.baseUrl, `/v1/chats/${chat.id}`, { key })).title).toBe(odd);
+    const texts = (await ok(a.baseUrl, `/v1/chats/${chat.id}/messages`, { key })).data.map((m: { parts: Array<{ text: string }> }) => m.parts[0].text);
+    expect(texts).toEqual([odd, `${odd}\n2`]);
+    expect((await ok(a.baseUrl, `/v1/studies/${study.id}`, { key })).name).toBe(odd);
+    // Four of five planted: a chat of two more, a study of one more and then another are refused whole, on either process.
+    expect((await call(a.baseUrl, "/_sim/chats", { key, method: "POST", body: { title: "over", messages: [said("x")] } })).status).toBe(409);
+    expect((await ok(a.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: "last" } }, 201)).name).toBe("last");
+    const over = await call(b.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: "over" } });
+    expect([over.status, (over.body as { error: { message: string } }).error.message.slice(0, 40)]).toEqual([409, "This organisation has planted 5 of its 5"]);
+    // More refusals at once than a process has pooled connections (6): each is answered from its own connection.
+    const refused = await Promise.all(Array.from({ length: 24 }, (_, i) => call((i % 2 ? a : b).baseUrl, "/_sim/studies", { key, method: "POST", body: {} })));
+    expect(refused.map((r) => r.status)).toEqual(Array(24).fill(409));
+    // An interview that is history is planted under the tenant's lock (its statements run at once): refused the same way.
+    const history = await call(a.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study.id, created_at: new Date(Date.now() - 60_000).toISOString() } });
+    expect([history.status, (history.body as { error: { message: string } }).error.message.slice(0, 40)]).toEqual([409, "This organisation has planted 5 of its 5"]);
+    for (const srv of [a, b]) {
+      expect((await ok(srv.baseUrl, "/v1/chats?limit=100", { key })).data.map((c: { id: string }) => c.id)).toEqual([chat.id]);
+      expect((await ok(srv.baseUrl, "/v1/studies?limit=100", { key })).data.map((s: { name: string }) => s.name)).toEqual(["last", odd]);
+      expect((await ok(srv.baseUrl, "/v1/interviews?limit=100", { key })).data).toEqual([]);
+    }
+    // The pool's connections came back out of their transactions: the next changes go through.
+    const puts = await Promise.all(Array.from({ length: 12 }, () => call(a.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: "https://example.com/h", events: ["interview.completed"] } })));
+    expect(puts.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+  });
+
+  it("keep a project's fault settings in one row that every request reads: a PUT through one process applies on the other's next request", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const [a, b] = [await start(url, meta), await start(url, meta)];
+    const key = (await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "faults" } }, 201)).api_key;
+    for (let round = 0; round < 5; round++) {
+      const [put, other] = round % 2 ? [a, b] : [b, a];
+      await ok(put.baseUrl, "/_sim/faults", { key, method: "PUT", body: { fail_next: 1, fail_next_kind: "500", operations: ["listStudies"] } });
+      expect((await call(other.baseUrl, "/v1/studies", { key })).status).toBe(500);
+      expect((await call(put.baseUrl, "/v1/studies", { key })).status).toBe(200);
+      // Seeded draws: rate 1 fails every request of the operation on either process, until the settings are deleted.
+      await ok(other.baseUrl, "/_sim/faults", { key, method: "PUT", body: { rate: 1, kinds: ["503"], operations: ["listChats"], seed: round } });
+      expect([(await call(put.baseUrl, "/v1/chats", { key })).status, (await call(other.baseUrl, "/v1/chats", { key })).status, (await call(put.baseUrl, "/v1/studies", { key })).status]).toEqual([503, 503, 200]);
+      expect((await ok(put.baseUrl, "/_sim/faults", { key })).operations).toEqual(["listChats"]);
+      await ok(put.baseUrl, "/_sim/faults", { key, method: "DELETE" }, 204);
+      expect((await call(other.baseUrl, "/v1/chats", { key })).status).toBe(200);
+      expect((await ok(other.baseUrl, "/_sim/faults", { key })).rate).toBe(0);
+    }
+    // Nothing of them in the change log, which every process would otherwise have to follow.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect((await client.query("SELECT count(*)::int AS n FROM sandbox.ops WHERE op::jsonb->>'kind' = 'faults.set'")).rows[0].n).toBe(0);
+      await ok(a.baseUrl, "/_sim/faults", { key, method: "PUT", body: { webhook_failures: 2 } });
+      expect((await client.query("SELECT fail_next, webhook_failures FROM sandbox.fault_settings")).rows).toEqual([{ fail_next: 0, webhook_failures: 2 }]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it("keep a study's caps when processes create its interviews at once, with no tenant's lock (the study's row is)", async () => {
     const url = db.database(`interviews_${++n}`);
     const meta = initialMeta();
@@ -172,7 +239,7 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     expect((await ok(again.baseUrl, `/v1/interviews/${started.id}`, { key: ACME })).status).toBe("completed");
   });
 
-  it("moves an older version's study, interview and chat changes from the change log into the tables, once", async () => {
+  it("moves an older version's study, interview, chat and fault changes from the change log into the tables, once", async () => {
     const url = db.database(`interviews_${++n}`);
     const meta = initialMeta();
     // The database as the version before this table left it: migrations up to the change log's transaction ids.
@@ -204,8 +271,12 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
         { kind: "interview.abandoned", project_id: project, id: left },
         { kind: "interview.changed", project_id: ACME_PROJECT, id: STARTED_FIXTURE, change: { status: "processing" } },
         { kind: "chat.planted", chat: { id: chatId, object: "chat", title: "old", source: "web", is_streaming: false, created_at: new Date().toISOString(), updated_at: new Date().toISOString(), project_id: project, visibility: "visible" }, messages: [message(randomUUID(), false), message(randomUUID(), true)] },
+        { kind: "faults.set", project_id: project, settings: { ...NO_FAULTS, fail_next: 9 } },
+        { kind: "faults.set", project_id: project, settings: { ...NO_FAULTS, fail_next: 3, fail_next_kind: "500", operations: ["listChats"] } },
       ];
       for (const op of ops) await client.query("INSERT INTO ops (seq, op) VALUES (nextval('change_seq'), $1)", [JSON.stringify(op)]);
+      // Its counters as that version kept them: two of the three already used.
+      await client.query("INSERT INTO fault_counters (project_id, fail_next, webhook_failures) VALUES ($1, 1, 0)", [project]);
       await client.end();
 
       const limits = { tenantLimits: { planted: 6 } };
@@ -216,6 +287,9 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
         expect((await ok(srv.baseUrl, `/v1/studies/${study.id}`, { key: apiKey })).limits.weekly.used).toBe(2);
         expect((await ok(srv.baseUrl, `/v1/chats/${chatId}`, { key: apiKey })).message_count).toBe(1);
       }
+      // The last fault settings, with what was left of their counters: one failure of listChats, then none.
+      expect((await ok(a.baseUrl, "/_sim/faults", { key: apiKey })).fail_next).toBe(1);
+      expect([(await call(b.baseUrl, "/v1/chats", { key: apiKey })).status, (await call(a.baseUrl, "/v1/chats", { key: apiKey })).status]).toEqual([500, 200]);
       const abandoned = await call(b.baseUrl, `/_sim/interviews/${left}/complete`, { key: apiKey, method: "POST" });
       expect(abandoned.status).toBe(409);
       expect((abandoned.body as { error: { message: string } }).error.message).toContain("abandoned");
@@ -224,7 +298,7 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
       const check = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
       await check.connect();
       try {
-        const { rows } = await check.query("SELECT count(*)::int AS n FROM ops WHERE op::jsonb->>'kind' LIKE 'interview.%' OR op::jsonb->>'kind' IN ('study.planted', 'chat.planted')");
+        const { rows } = await check.query("SELECT count(*)::int AS n FROM ops WHERE op::jsonb->>'kind' LIKE 'interview.%' OR op::jsonb->>'kind' IN ('study.planted', 'chat.planted', 'faults.set')");
         expect(rows[0].n).toBe(0);
         expect((await check.query("SELECT count(*)::int AS n FROM studies WHERE project_id = $1", [project])).rows[0].n).toBe(1);
       } finally {

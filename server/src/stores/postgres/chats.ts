@@ -36,9 +36,9 @@ export async function insertChats(journal: PgJournal, rows: ReturnType<typeof ch
 /** Rows per statement when many are written at once (generated fixtures can be a million: one JSON text each batch). */
 const BATCH = 2_000;
 
-/** Runs `insert` (its $1 a JSON array of records) over `rows`, a batch at a time. */
+/** Runs `insert` (its $1 a JSON array of records) over `rows`, a batch at a time (in a change of rows only, at its COMMIT). */
 export async function insertRows(journal: PgJournal, insert: string, rows: readonly object[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += BATCH) await journal.query(insert, [JSON.stringify(rows.slice(i, i + BATCH))]);
+  for (let i = 0; i < rows.length; i += BATCH) await journal.atCommit(insert, [JSON.stringify(rows.slice(i, i + BATCH))]);
 }
 
 export class PgChats implements Chats {

@@ -2,10 +2,13 @@
  * The sandbox's state in PostgreSQL (`--database-url`, `DATABASE_URL`), shared by several sandbox processes behind
  * any load balancer.
  *
- * Studies and interviews are rows of their own tables, queried per request and held by no process (studies.ts,
- * interviews.ts beside this file); a change that touches only such rows (`rowsOnly`: planting a study, creating an
- * interview) is a plain transaction, whose own conditional statements keep the invariants, with no lock and no
- * catch-up. The rest of the state every process holds in memory, as with the other stores, equal to the database's:
+ * Studies, interviews, chats and messages, prompt events, the planted quota and fault settings are rows of their own
+ * tables, queried per request and held by no process (studies.ts, interviews.ts, ... beside this file). A change
+ * that touches only such rows (`rowsOnly`: planting a study or a chat, creating an interview that is not history
+ * completed at once, a prompt event, a launch decision, setting fault settings) is a plain transaction, whose own
+ * statements keep the invariants, with no lock and no catch-up; the statements whose answer it does not need go with
+ * its COMMIT in one round trip (`atCommit`). The rest of the state every process holds in memory, as with the other
+ * stores, equal to the database's:
  * - a request's change runs under its tenant's transaction-scoped advisory lock (`write`; the log's lock held shared):
  *   the process applies every change it has not seen, runs the change, writes it and commits before the caller
  *   answers, so two processes never decide one tenant's quotas or ids from different states, and tenants never wait
@@ -14,8 +17,9 @@
  * - changes of different tenants commit in any order, so a catch-up goes by transaction id: it reads the rows of
  *   transactions from its horizon (`pg_snapshot_xmin`: every id below is finished) on, skips those it applied, and
  *   moves the horizon to its snapshot's (one indexed statement);
- * - a read first applies what other processes committed (`sync`), so a read on any process sees every write any
- *   process acknowledged; `LISTEN`/`NOTIFY` wakes idle processes, so their event streams follow at once;
+ * - a read of that state first applies what other processes committed (`sync`; http/router.ts), so a read on any
+ *   process sees every write any process acknowledged, and so does a key this process does not know yet;
+ *   `LISTEN`/`NOTIFY` wakes idle processes, so their event streams follow at once;
  * - the delivery stream's events are numbered per project under that project's tenant lock and kept in `stream`, so
  *   a listener on any process gets every event, ids never repeat, and `Last-Event-ID` resumes anywhere;
  * - webhook events and attempts are rows (`events`, `attempts`) that stores/postgres/dispatcher.ts claims with
@@ -47,23 +51,42 @@ const CHANNEL = "sandbox_changes";
 /** Runs a query in the change's own transaction. */
 export type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
 
-/**
- * `check`: what the statement's rows mean for the change: an error refuses it (rolled back, the error answered as the
- * handler's own, a 409 say), null lets it commit.
- */
-type Statement = { text: string; values: unknown[]; check?: (rows: Array<Record<string, unknown>>, query: Query) => Promise<Error | null> };
+type Statement = { text: string; values: unknown[] };
 
-/** A statement's check refused the change: answered as the handler's own error, not as the database's. */
+/**
+ * A statement of a change of rows only sent with its COMMIT, in one round trip, so a hot row it updates (a tenant's
+ * quota) is locked for the time the database takes to run it, not for a round trip to a busy process and back. `sql`
+ * has its values written in (no parameters in a string of several statements); `refusal` says what its failure means:
+ * an error answered for the change (a 409), or null for a failure of the database. It runs after the rollback.
+ */
+export interface WithCommit {
+  sql: string;
+  refusal: (err: unknown, query: Query) => Promise<Error | null>;
+}
+
+/** A statement refused the change: answered as the handler's own error, not as the database's. */
 class Refused extends Error {
   constructor(readonly answer: Error) {
     super(answer.message);
   }
 }
 
+/**
+ * `text` with its values written in, for a string of several statements (which takes no parameters): strings as
+ * quoted literals, whole numbers as they are; anything else is refused.
+ */
+export function inline(text: string, values: unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const v = values[Number(n) - 1];
+    if (v === null) return "NULL";
+    if (typeof v === "string") return pg.escapeLiteral(v);
+    if (typeof v === "number" && Number.isSafeInteger(v)) return String(v);
+    throw new Error(`cannot write ${typeof v} $${n} into a statement`);
+  });
+}
+
 async function run(client: pg.PoolClient, s: Statement): Promise<void> {
-  const { rows } = await client.query(s.text, s.values);
-  const refusal = await s.check?.(rows, (text, values) => client.query(text, values));
-  if (refusal) throw new Refused(refusal);
+  await client.query(s.text, s.values);
 }
 
 /** One change in progress: the statements it writes at commit, and the ops to apply again after (see `detached`). */
@@ -76,6 +99,11 @@ interface Scope {
   committed: Array<() => void>;
   /** A change of rows only (`Journal.write`'s `rowsOnly`): no lock, no catch-up, and no change to the log. */
   rowsOnly: boolean;
+  /** Sent with the COMMIT (rows only). */
+  withCommit: WithCommit[];
+  /** Whether BEGIN was sent; a change of rows only sends it with its first statement, or with its COMMIT. */
+  began: boolean;
+  begin(): Promise<void>;
 }
 
 /** The database cannot be used now (stopped, restarting, unreachable): the request is answered 503 with Retry-After. */
@@ -87,7 +115,7 @@ export class StoreClosed extends StoreUnavailable {}
 /** A failure of the database itself, as StoreUnavailable; any other error (a handler's 404) as it is. */
 export function unavailable(err: unknown): Error {
   if (err instanceof StoreUnavailable) return err;
-  return new StoreUnavailable(`the database is unavailable: ${(err as Error)?.message ?? String(err)}`);
+  return new StoreUnavailable(`the database is unavailable: ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }
 
 const APPEND_OP = "INSERT INTO ops (seq, op) VALUES (nextval('change_seq'), $1)";
@@ -164,7 +192,7 @@ export class PgJournal implements Journal {
   private diverged: string | null = null;
   /** Told once when this process's memory may differ from the database (main.ts reloads the state from it). */
   private divergedListener: ((why: string) => void) | null = null;
-  /** Writes made outside any change (a fault counter a read consumed): written in order, one at a time. */
+  /** Writes made outside any change: written in order, one at a time. */
   private detachedChain: Promise<void> = Promise.resolve();
 
   /** The change in progress in this async context, if it is still open. */
@@ -414,7 +442,20 @@ export class PgJournal implements Journal {
     } catch (err) {
       throw unavailable(err);
     }
-    let began = false;
+    let beginning: Promise<void> | null = null;
+    const scope: Scope = {
+      client,
+      statements: [],
+      open: true,
+      committed: [],
+      rowsOnly,
+      withCommit: [],
+      began: false,
+      begin: () =>
+        (beginning ??= client.query("BEGIN").then(() => {
+          scope.began = true;
+        })),
+    };
     // What the handler throws is its own answer (a 404); anything else that fails is the database.
     let handlerFailed = false;
     let committed: Array<() => void> = [];
@@ -422,17 +463,18 @@ export class PgJournal implements Journal {
     // committed after that leaves memory ahead of the database.
     let inMemory = false;
     try {
-      await client.query("BEGIN");
-      began = true;
       if (rowsOnly) {
-        // Rows only: their own statements (a conditional quota update) keep the invariants; nothing held in memory is read.
-      } else if (tenant === null) await client.query("SELECT pg_advisory_xact_lock($1)", [LOG_LOCK]);
+        // Rows only: their own statements (a conditional quota update) keep the invariants; nothing held in memory is
+        // read. BEGIN goes with the first statement.
+      } else {
+        await scope.begin();
+        if (tenant === null) await client.query("SELECT pg_advisory_xact_lock($1)", [LOG_LOCK]);
       else {
         await client.query("SELECT pg_advisory_xact_lock_shared($1)", [LOG_LOCK]);
         await client.query(TENANT_LOCK, [tenant]);
+        }
+        await this.catchUp(client);
       }
-      if (!rowsOnly) await this.catchUp(client);
-      const scope: Scope = { client, statements: [], open: true, committed: [], rowsOnly };
       let out: T;
       try {
         out = await this.scopes.run(scope, fn);
@@ -445,8 +487,29 @@ export class PgJournal implements Journal {
       }
       // Compaction rewrites every tenant's changes: only under the log's lock held alone.
       const compacting = tenant === null && (compactNow || compactionDue(this.sinceCompaction, this.keptByCompaction));
-      if (rowsOnly) for (const s of scope.statements) await run(client, s);
-      else if (scope.statements.length > 0 || compacting) {
+      if (rowsOnly) {
+        if (scope.statements.length > 0) await scope.begin();
+        for (const s of scope.statements) await run(client, s);
+        if (scope.withCommit.length > 0) {
+          // One round trip: BEGIN (unless a statement sent it), these statements, COMMIT.
+          const sql = [...(scope.began ? [] : ["BEGIN"]), ...scope.withCommit.map((w) => w.sql), "COMMIT"].join("; ");
+          scope.began = true;
+          try {
+            await client.query(sql);
+          } catch (err) {
+            await client.query("ROLLBACK").catch(() => {});
+            scope.began = false;
+            for (const w of scope.withCommit) {
+              // On this connection, out of its transaction now: another from the pool could wait for ever when every
+              // one of them is held by a refused change.
+              const answer = await w.refusal(err, (text, values) => client.query(text, values));
+              if (answer) throw new Refused(answer);
+            }
+            throw err;
+          }
+          scope.began = false;
+        }
+      } else if (scope.statements.length > 0 || compacting) {
         // This change's rows are this process's own: marked applied before the commit, so a catch-up answered right
         // after it never applies them again.
         const { rows } = await client.query<{ xid: string }>("SELECT pg_current_xact_id()::text AS xid");
@@ -455,7 +518,7 @@ export class PgJournal implements Journal {
         for (const s of batched(scope.statements)) await run(client, s);
         await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
       }
-      await client.query("COMMIT");
+      if (scope.began) await client.query("COMMIT");
       committed = scope.committed;
       // A tenant's change cannot compact: one change under the log's own lock does, soon after.
       if (tenant !== null && compactionDue(this.sinceCompaction, this.keptByCompaction)) this.compactSoon();
@@ -464,7 +527,9 @@ export class PgJournal implements Journal {
       // Whether the handler, a statement or the commit failed: what memory holds, the database does not. Said before
       // anything else can run (a catch-up would apply others' stream events over this change's numbers).
       if (inMemory) this.diverge(`a change could not be committed (${(err as Error).message})`);
-      if (began) await client.query("ROLLBACK").catch(() => {});
+      // A handler that failed without waiting for its query may have left BEGIN on the way.
+      await (beginning as Promise<void> | null)?.catch(() => {});
+      if (scope.began) await client.query("ROLLBACK").catch(() => {});
       if (err instanceof Refused) throw err.answer;
       throw handlerFailed ? err : unavailable(err);
     } finally {
@@ -483,35 +548,51 @@ export class PgJournal implements Journal {
   /** Runs a query now: inside the change in progress (its transaction, its lock) when there is one. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     const scope = this.current();
-    return (scope ? scope.client.query<R>(text, values) : this.pool.query<R>(text, values)).catch((err) => {
+    const result = scope ? scope.begin().then(() => scope.client.query<R>(text, values)) : this.pool.query<R>(text, values);
+    return result.catch((err) => {
       throw unavailable(err);
     });
   }
 
-  /**
-   * Adds a statement run just before the change in progress commits, whose rows decide whether it may (`check`): a
-   * conditional update of a counter that holds its row's lock only from then to the commit.
-   */
   /** Whether the change in progress is one of rows only (`write`'s `rowsOnly`). */
   get inRowsOnlyChange(): boolean {
     return this.current()?.rowsOnly ?? false;
   }
 
-  enqueueChecked(text: string, values: unknown[], check: NonNullable<Statement["check"]>): void {
+  /**
+   * A statement whose answer the change does not need: in a change of rows only it is sent with the COMMIT (see
+   * WithCommit); in any other change it runs now. `refusal` says what its failure means (null: the database's).
+   */
+  async atCommit(text: string, values: unknown[], refusal?: WithCommit["refusal"]): Promise<void> {
     const scope = this.current();
-    if (!scope) throw new Error("a checked statement belongs to a change");
-    scope.statements.push({ text, values, check });
+    if (scope?.rowsOnly) {
+      scope.withCommit.push({ sql: inline(text, values), refusal: refusal ?? (async () => null) });
+      return;
+    }
+    if (!refusal) return void (await this.query(text, values));
+    // In a change: a failure ends its transaction, so the refusal reads from a savepoint before the statement.
+    if (scope) await this.query("SAVEPOINT at_commit", []);
+    try {
+      await this.query(text, values);
+    } catch (err) {
+      if (scope) await this.query("ROLLBACK TO SAVEPOINT at_commit", []);
+      throw (await refusal((err as Error).cause ?? err, (t, v) => this.query(t, v))) ?? err;
+    }
   }
 
-  /** Adds a statement to the change in progress; outside one, writes it on its own (see `detached`). */
+  /**
+   * Adds a statement to the change in progress (a change of rows only sends it with its COMMIT); outside one, writes
+   * it on its own (see `detached`).
+   */
   enqueue(text: string, values: unknown[]): void {
     const scope = this.current();
-    if (scope) scope.statements.push({ text, values });
+    if (scope?.rowsOnly) scope.withCommit.push({ sql: inline(text, values), refusal: async () => null });
+    else if (scope) scope.statements.push({ text, values });
     else this.detached({ text, values }, null);
   }
 
   /**
-   * A write made outside any change (a fault counter consumed by a read): written under the lock after the changes
+   * A write made outside any change: written under the lock after the changes
    * before it, and its op applied again after them, so this process ends in the log's order like every other.
    */
   private detached(statement: Statement, op: Op | null): void {

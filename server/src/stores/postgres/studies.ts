@@ -30,7 +30,8 @@ export class PgStudies implements Studies {
     return rows.map((r) => r.doc);
   }
 
-  async plant(project: Project, study: StoredStudy): Promise<void> {
-    await this.journal.query("INSERT INTO studies (project_id, id, doc) VALUES ($1, $2, $3)", [project.id, study.id, JSON.stringify(study)]);
+  plant(project: Project, study: StoredStudy): Promise<void> {
+    // Its answer is not needed: in a change of rows only, sent with the COMMIT.
+    return this.journal.atCommit("INSERT INTO studies (project_id, id, doc) VALUES ($1, $2, $3)", [project.id, study.id, JSON.stringify(study)]);
   }
 }
