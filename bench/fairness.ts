@@ -139,7 +139,7 @@ async function alone(proc: Proc): Promise<{ rps: number; p99: number; errors: nu
 
 /** Fair against none for a team alone, on `store` (extra environment), rounds alternating; medians. */
 async function aloneCost(env: Record<string, string>): Promise<{ fair: { rps: number; p99: number }; none: { rps: number; p99: number } }> {
-  const procs = { fair: await startReference({ ...env, ...(process.env.FAIR_SLOTS ? { MAX_ACTIVE_REQUESTS: process.env.FAIR_SLOTS } : {}) }), none: await startReference({ ...env, MAX_ACTIVE_REQUESTS: "1000000" }) };
+  const procs = { fair: await startReference({ ...env, ...(process.env.FAIR_SLOTS ? { MAX_ACTIVE_REQUESTS: process.env.FAIR_SLOTS } : {}) }), none: await startReference({ ...env, MAX_ACTIVE_REQUESTS: "1000000", MAX_ACTIVE_PER_TENANT: "1000000" }) };
   const runs: Record<keyof typeof procs, Array<{ rps: number; p99: number }>> = { fair: [], none: [] };
   try {
     for (const name of ["fair", "none"] as const) await alone(procs[name]); // warm-up
@@ -173,7 +173,7 @@ export async function sharedSection(say: (line?: string) => void): Promise<void>
 }
 
 export async function fairnessSection(say: (line?: string) => void): Promise<void> {
-  const procs = { fair: await startReference(process.env.FAIR_SLOTS ? { MAX_ACTIVE_REQUESTS: process.env.FAIR_SLOTS } : {}), unfair: await startReference({ MAX_ACTIVE_REQUESTS: "1000000" }) };
+  const procs = { fair: await startReference(process.env.FAIR_SLOTS ? { MAX_ACTIVE_REQUESTS: process.env.FAIR_SLOTS } : {}), unfair: await startReference({ MAX_ACTIVE_REQUESTS: "1000000", MAX_ACTIVE_PER_TENANT: "1000000" }) };
   const rounds: Record<keyof typeof procs, Round[]> = { fair: [], unfair: [] };
   try {
     for (let i = 0; i < ROUNDS; i++) for (const name of ["fair", "unfair"] as const) rounds[name].push(await round(procs[name]));
@@ -188,7 +188,7 @@ export async function fairnessSection(say: (line?: string) => void): Promise<voi
   say();
   say("| admission | Globex alone p50 / p99 | Globex under the flood p50 / p99 | p99 under flood / alone | Acme's writes/s | Acme refused |");
   say("|---|---:|---:|---:|---:|---:|");
-  for (const [name, label] of [["fair", `fair (${process.env.FAIR_SLOTS ?? "8, the default"} slots)`], ["unfair", "none (1,000,000 slots)"]] as const) {
+  for (const [name, label] of [["fair", `fair (${process.env.FAIR_SLOTS ?? "8, the default"} slots, a share of ${process.env.MAX_ACTIVE_PER_TENANT ?? "1, the default"} while another team is served)`], ["unfair", "none (1,000,000 slots)"]] as const) {
     say(`| ${label} | ${f2(m(name, "aloneP50"))} / ${f2(m(name, "aloneP99"))} | ${f2(m(name, "floodP50"))} / ${f2(m(name, "floodP99"))} | ${f2(m(name, "floodP99") / m(name, "aloneP99"))}x | ${Math.round(m(name, "floodWrites"))} | ${m(name, "refused")} |`);
   }
   say();

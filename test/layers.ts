@@ -39,7 +39,7 @@ export const LAYERS = {
     // The database's own tests run here, beside the install matrices, not in the timing-sensitive cluster layer: they
     // wait for outcomes (30 s bounds), never time them.
     files: ["server/test/cluster/stores.test.ts", "server/test/cluster/database.test.ts", "server/test/cluster/tables.test.ts"],
-    proves: "the same behaviour tests and the conformance suite's full run over every store: memory, SQLite and PostgreSQL; studies, interviews, chats and prompt events in PostgreSQL's tables (held by no process, a transition made once, the planted quota one row per tenant, a study's caps under racing processes, an older database's log moved in); PostgreSQL crashed and restarted under writes on three processes, and ten processes within its default connection limit",
+    proves: "the same behaviour tests and the conformance suite's full run over every store: memory, SQLite and PostgreSQL; studies, interviews, chats and prompt events in PostgreSQL's tables (held by no process, a transition made once, the planted quota one row per tenant, fault settings one row every request reads, a change's statements sent with its COMMIT, a study's caps under racing processes, an older database's log moved in); PostgreSQL crashed and restarted under writes on three processes, and ten processes within its default connection limit",
     needs: "PostgreSQL (Debian's, installed by scripts/deploy/install-postgresql.sh)",
   },
   cluster: {

@@ -336,11 +336,16 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
          WHERE a.project_id = $1 AND a.status = 'pending' AND a.trigger <> 'resend' FOR UPDATE OF a`,
         [project.id],
       );
-      const now = clock.now();
+      // One statement per reason, however many attempts it cancels.
+      const byReason = new Map<string, string[]>();
       for (const r of rows) {
         const ev = eventOf(JSON.parse(r.e) as EventRow);
         const reason = ev && staleReason(ev);
-        if (reason) journal.enqueue("UPDATE attempts SET status = 'cancelled', error = $2, finished_ms = $3 WHERE id = $1 AND status = 'pending'", [r.id, reason, now]);
+        if (reason) byReason.set(reason, [...(byReason.get(reason) ?? []), r.id]);
+      }
+      const now = clock.now();
+      for (const [reason, ids] of byReason) {
+        journal.enqueue("UPDATE attempts SET status = 'cancelled', error = $2, finished_ms = $3 WHERE id = ANY($1::text[]) AND status = 'pending'", [ids, reason, now]);
       }
     },
 

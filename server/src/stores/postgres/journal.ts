@@ -469,9 +469,9 @@ export class PgJournal implements Journal {
       } else {
         await scope.begin();
         if (tenant === null) await client.query("SELECT pg_advisory_xact_lock($1)", [LOG_LOCK]);
-      else {
-        await client.query("SELECT pg_advisory_xact_lock_shared($1)", [LOG_LOCK]);
-        await client.query(TENANT_LOCK, [tenant]);
+        else {
+          await client.query("SELECT pg_advisory_xact_lock_shared($1)", [LOG_LOCK]);
+          await client.query(TENANT_LOCK, [tenant]);
         }
         await this.catchUp(client);
       }
@@ -552,11 +552,6 @@ export class PgJournal implements Journal {
     return result.catch((err) => {
       throw unavailable(err);
     });
-  }
-
-  /** Whether the change in progress is one of rows only (`write`'s `rowsOnly`). */
-  get inRowsOnlyChange(): boolean {
-    return this.current()?.rowsOnly ?? false;
   }
 
   /**
