@@ -41,7 +41,7 @@ import type { Project } from "./model/project.ts";
 import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { isLocal, type Journal } from "./stores/journal.ts";
 import { openLocalStore } from "./stores/open.ts";
-import { applyOp, replay, resumeRunning, type Running } from "./stores/restore.ts";
+import { replay } from "./stores/restore.ts";
 import { PgJournal, StoreUnavailable } from "./stores/postgres/journal.ts";
 import { PgFaultSettings } from "./stores/postgres/fault-settings.ts";
 import { SharedSlots } from "./stores/postgres/shared-slots.ts";
@@ -63,6 +63,15 @@ import { PgPromptEvents } from "./stores/postgres/prompt-events.ts";
 import { PgPlanted } from "./stores/postgres/planted.ts";
 import { MemoryInterviews } from "./stores/memory/interviews.ts";
 import type { Interviews } from "./stores/interviews.ts";
+import type { Projects } from "./stores/projects.ts";
+import { MemoryProjects } from "./stores/memory/projects.ts";
+import { PgProjects } from "./stores/postgres/projects.ts";
+import type { WebhookSettings } from "./stores/webhook-settings.ts";
+import { MemoryWebhookSettings } from "./stores/memory/webhook-settings.ts";
+import { PgWebhookSettings } from "./stores/postgres/webhook-settings.ts";
+import type { Listeners } from "./stores/listeners.ts";
+import { MemoryListeners } from "./stores/memory/listeners.ts";
+import { PgListeners } from "./stores/postgres/listeners.ts";
 import { listenerSecret } from "./webhooks/listener.ts";
 import { simListenerHandlers } from "./handlers/sim-listener.ts";
 import { DEFAULT_TENANT_LIMITS, Quotas, type TenantLimits } from "./model/tenant-limits.ts";
@@ -158,6 +167,9 @@ export function createApp(options: AppOptions = {}): App {
   const studies: Studies = pg ? new PgStudies(pg) : new MemoryStudies(journal);
   const chats: Chats = pg ? new PgChats(pg) : new MemoryChats(journal);
   const promptEvents: PromptEvents = pg ? new PgPromptEvents(pg) : new MemoryPromptEvents(journal);
+  const projects: Projects = pg ? new PgProjects(pg, store) : new MemoryProjects(store, journal);
+  const webhookSettings: WebhookSettings = pg ? new PgWebhookSettings(pg) : new MemoryWebhookSettings(journal);
+  const listeners: Listeners = pg ? new PgListeners(pg) : new MemoryListeners(journal);
   const doc = loadOpenApi();
   const addressPolicy = { allowLoopback: options.webhookAllowLoopback ?? true };
   const streams = new EventStreams(journal, { limits });
@@ -180,26 +192,20 @@ export function createApp(options: AppOptions = {}): App {
     maxConcurrentPerTenant: limits.deliveriesPerTenant,
     maxConcurrentPerProject: options.webhookMaxConcurrentPerProject,
     eventsKeptPerTenant: limits.eventsKept,
-    listenerSecret: (project: Project) => listenerSecret(project, journal),
     logger: options.logger || undefined,
   };
   const webhooks =
     options.webhooks ??
-    (isLocal(journal) ? createWebhookDispatcher({ ...delivery, journal }) : createPgDispatcher({ ...delivery, journal: pg!, projects: store.projects }));
+    (isLocal(journal)
+      ? createWebhookDispatcher({ ...delivery, listenerSecret: (project: Project) => listenerSecret(project, journal), journal })
+      : createPgDispatcher({ ...delivery, journal: pg!, projects, webhookSettings, listeners }));
   const runner = new InterviewRunner(clock, webhooks, journal, interviews, studies, options.simProcessingMs ?? 1_000, options.logger || undefined);
   // Several processes: interview timers are rows, each transition made by the one process that claims it.
-  const timerRows = pg ? new PgTimers(pg, clock, store.projects, (p, id, kind) => runner.make(p, id, kind), options.logger || undefined) : null;
+  const timerRows = pg ? new PgTimers(pg, clock, projects, (p, id, kind) => runner.make(p, id, kind), options.logger || undefined) : null;
   if (timerRows) runner.useRows(timerRows);
   const restoredChanges = replay(journal, { store, faults, runner, quotas, inTables: pg !== null }, { armTimers: !timerRows });
-  // Other processes' changes (a shared store): applied in the log's order.
-  journal.follow({
-    op: (op) => {
-      const running: Running = new Map();
-      applyOp(op, { store, faults, runner, quotas, inTables: pg !== null }, running);
-      if (!timerRows) resumeRunning(running, runner);
-    },
-    streamEvent: (s) => streams.receive(s),
-  });
+  // Other processes' stream events (a shared store): kept and written to this process's listeners in their order.
+  journal.follow({ streamEvent: (s) => streams.receive(s) });
   // The fixtures' studies, interviews and chats are written to their tables first (by the database's first start; later
   // ones find them); requests, and the claims of due timers, wait for it. A failure (the database away) is tried again by the next request.
   let seeding: Promise<void> | null = null;
@@ -216,6 +222,9 @@ export function createApp(options: AppOptions = {}): App {
   if (tokenKey === undefined) journal.setMeta("launch_token_secret", (tokenKey = randomBytes(32).toString("hex")));
   const deps: HandlerDeps = {
     store,
+    projects,
+    webhookSettings,
+    listeners,
     clock,
     webhooks,
     streams,
@@ -257,7 +266,7 @@ export function createApp(options: AppOptions = {}): App {
   }
   const { router, routes } = buildRouter({
     doc,
-    store,
+    projects,
     handlers,
     validateResponses: options.validateResponses ?? true,
     maxBodyBytes: options.maxBodyBytes ?? 100 * 1024,

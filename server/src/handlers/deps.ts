@@ -12,6 +12,9 @@ import type { Interviews } from "../stores/interviews.ts";
 import type { Studies } from "../stores/studies.ts";
 import type { Chats } from "../stores/chats.ts";
 import type { PromptEvents } from "../stores/prompt-events.ts";
+import type { Projects } from "../stores/projects.ts";
+import type { WebhookSettings } from "../stores/webhook-settings.ts";
+import type { Listeners } from "../stores/listeners.ts";
 
 export interface HandlerDeps {
   store: Store;
@@ -31,6 +34,12 @@ export interface HandlerDeps {
   chats: Chats;
   /** The participant prompt events each project received (in the process, or in PostgreSQL's table). */
   promptEvents: PromptEvents;
+  /** Projects by key and id, and the ones created through the simulation surface. */
+  projects: Projects;
+  /** Each project's webhook setting. */
+  webhookSettings: WebhookSettings;
+  /** Each project's listener secret and forwards (`api-sandbox listen`). */
+  listeners: Listeners;
   /** Simulated interviews over time (timers, transitions, completion events). */
   runner: InterviewRunner;
   /** Where changes are written down (`--data-dir`), or nowhere. */

@@ -10,7 +10,6 @@ import { notFound } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
 import type { Project } from "../model/project.ts";
 import { ascBy } from "../model/sorted.ts";
-import { listenerSecret } from "../webhooks/listener.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";
 
@@ -20,24 +19,23 @@ const forwardOrder = ascBy<Forward>((f) => f.forwarded_at);
 type Ops = "simGetListener" | "simRecordForward" | "simListForwards" | "simGetForwardEvent" | "simResendForward";
 
 export function simListenerHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
-  const { streams, journal, clock } = deps;
+  const { streams, listeners, webhookSettings, clock } = deps;
   /** The held stream event a forward carried; 404 when either is gone. */
-  const eventOf = (project: Project, id: string) => {
-    const forward = project.forwards.find((f) => f.id === id);
+  const eventOf = async (project: Project, id: string) => {
+    const forward = (await listeners.forwards(project)).find((f) => f.id === id);
     if (!forward) throw notFound(`No such forward: ${id}`);
     const event = streams.find(project.id, forward.event_id);
     if (!event) throw notFound(`The event of forward ${id} is no longer held (the stream keeps the last events of each project)`);
     return event;
   };
   return {
-    simGetListener({ project }) {
-      return {
-        status: 200,
-        body: { object: "sim_listener", signing_secret: listenerSecret(project, journal), listeners: streams.listenersOf(project.id), webhook_url: project.webhook?.url ?? null },
-      };
+    async simGetListener({ project }) {
+      const signing_secret = await listeners.secret(project);
+      const webhook = await webhookSettings.get(project);
+      return { status: 200, body: { object: "sim_listener", signing_secret, listeners: streams.listenersOf(project.id), webhook_url: webhook?.url ?? null } };
     },
 
-    simRecordForward({ project, body }) {
+    async simRecordForward({ project, body }) {
       const event = streams.find(project.id, body.event_id);
       if (!event) throw notFound(`No such event on this project's stream: ${body.event_id}`);
       const forward: Forward = {
@@ -50,13 +48,12 @@ export function simListenerHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
         error: body.error,
         forwarded_at: iso(clock.now()),
       };
-      journal.append({ kind: "forward.recorded", project_id: project.id, forward });
-      project.addForward(forward);
+      await listeners.addForward(project, forward);
       return { status: 201, body: forward };
     },
 
-    simListForwards({ project, query }) {
-      const all = project.forwards;
+    async simListForwards({ project, query }) {
+      const all = await listeners.forwards(project);
       const interviewId = query.interview_id;
       const page = listPage({
         sorted: all,
@@ -70,13 +67,13 @@ export function simListenerHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
       return { status: 200, body: envelope(page, (f) => f) };
     },
 
-    simGetForwardEvent({ project, path }) {
-      return { status: 200, body: eventOf(project, path.id) };
+    async simGetForwardEvent({ project, path }) {
+      return { status: 200, body: await eventOf(project, path.id) };
     },
 
     // Back on the stream with a new id, byte for byte: every listener forwards it again (the listener loop's resend).
-    simResendForward({ project, path }) {
-      const { event_id, event, interview_id, headers, body } = eventOf(project, path.id);
+    async simResendForward({ project, path }) {
+      const { event_id, event, interview_id, headers, body } = await eventOf(project, path.id);
       return { status: 202, body: streams.publish(project.id, { event_id, event, interview_id, reason: "resend", headers, body }) };
     },
   };

@@ -10,38 +10,37 @@ import type { HandlerGroup } from "../http/types.ts";
 import { urlProblem } from "../webhooks/address-policy.ts";
 import type { HandlerDeps } from "./deps.ts";
 
-export function webhooksHandlers({ webhooks, addressPolicy, journal }: HandlerDeps): HandlerGroup<"putWebhook" | "getWebhook" | "deleteWebhook"> {
+export function webhooksHandlers({ webhooks, webhookSettings, addressPolicy }: HandlerDeps): HandlerGroup<"putWebhook" | "getWebhook" | "deleteWebhook"> {
   return {
     async putWebhook({ project, body }) {
       const problem = urlProblem(body.url, addressPolicy);
       if (problem) throw new ApiError(400, "invalid_request_error", "Invalid parameters", [{ location: "body", field: "url", message: problem }]);
       const events = [...new Set(body.events)];
-      const existing = project.webhook;
+      // Locked until this change ends (PostgreSQL): two PUTs of one project never both create it.
+      const existing = await webhookSettings.get(project, true);
       if (existing) {
         // An identical PUT changes nothing, so pending retries to the same receiver go on.
         if (existing.url !== body.url || existing.events.join() !== events.join()) {
-          journal.append({ kind: "webhook.set", project_id: project.id, url: body.url, events, secret: existing.signing_secret });
-          project.setWebhook(body.url, events, existing.signing_secret);
-          await webhooks.webhookChanged(project);
+          const current = await webhookSettings.set(project, body.url, events, existing.signing_secret);
+          await webhooks.webhookChanged(project, current);
         }
         return { status: 200, body: { url: body.url, events } };
       }
       const secret = `whsec_${randomBytes(24).toString("hex")}`;
-      journal.append({ kind: "webhook.set", project_id: project.id, url: body.url, events, secret });
-      project.setWebhook(body.url, events, secret);
+      await webhookSettings.set(project, body.url, events, secret);
       return { status: 201, body: { url: body.url, events, signing_secret: secret } };
     },
 
-    getWebhook({ project }) {
-      if (!project.webhook) throw notFound("No webhook configured");
-      return { status: 200, body: { url: project.webhook.url, events: project.webhook.events } };
+    async getWebhook({ project }) {
+      const webhook = await webhookSettings.get(project);
+      if (!webhook) throw notFound("No webhook configured");
+      return { status: 200, body: { url: webhook.url, events: webhook.events } };
     },
 
     async deleteWebhook({ project }) {
-      if (project.webhook) {
-        journal.append({ kind: "webhook.deleted", project_id: project.id });
-        project.deleteWebhook();
-        await webhooks.webhookChanged(project);
+      if (await webhookSettings.get(project, true)) {
+        await webhookSettings.delete(project);
+        await webhooks.webhookChanged(project, null);
       }
       return { status: 204, body: undefined };
     },

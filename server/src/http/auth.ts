@@ -1,12 +1,14 @@
 /**
  * Credentials. Keys are compared in constant time against every known key (no early exit on the first
- * match and no map lookup keyed by the secret), so response timing does not reveal key prefixes.
+ * match and no map lookup keyed by the secret), so response timing does not reveal key prefixes. Projects kept in
+ * PostgreSQL's table are found by the key's SHA-256 (stores/postgres/projects.ts): an index walks digests, whose order
+ * says nothing of the keys'.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
 import { unauthorized } from "./errors.ts";
 
-const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+export const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
 export class KeyRing<T> {
   private readonly entries: Array<{ hash: Buffer; value: T }> = [];
@@ -27,23 +29,29 @@ export class KeyRing<T> {
 /** The scheme is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer. */
 const BEARER = /^Bearer ([^\s]+)$/i;
 
-/** The project for `Authorization: Bearer svc_live_...`, or a 401 that does not say which part was wrong beyond the header's shape. */
-export function projectFromBearer<T>(req: Request, keys: KeyRing<T>): T {
+/**
+ * The API key of `Authorization: Bearer svc_live_...`, or a 401 that says no more than the header's shape; null for a
+ * key that cannot be one (no `svc_live_` prefix), answered as any unknown key.
+ */
+export function presentedApiKey(req: Request): string | null {
   const header = req.headers.authorization;
   if (header === undefined || header === "") throw unauthorized("Missing API key: send `Authorization: Bearer <API_KEY>`");
   const m = BEARER.exec(header);
   if (!m) throw unauthorized("Malformed Authorization header: expected `Bearer <API_KEY>`");
-  const key = m[1];
-  const project = key.startsWith("svc_live_") ? keys.find(key) : undefined;
-  if (!project) throw unauthorized("Invalid API key");
-  return project;
+  return m[1].startsWith("svc_live_") ? m[1] : null;
 }
 
-/** The project for `X-Public-Key: pk_live_...`. */
-export function projectFromPublicKey<T>(req: Request, keys: KeyRing<T>): T {
+/** The key of `X-Public-Key: pk_live_...` (null: not one), or a 401 when the header is missing. */
+export function presentedPublicKey(req: Request): string | null {
   const key = req.headers["x-public-key"];
   if (typeof key !== "string" || key === "") throw unauthorized("Missing public key: send `X-Public-Key: <PUBLIC_SDK_KEY>`");
-  const project = key.startsWith("pk_live_") ? keys.find(key) : undefined;
-  if (!project) throw unauthorized("Invalid public key");
+  return key.startsWith("pk_live_") ? key : null;
+}
+
+/** The project a request's credentials name (stores/projects.ts finds it), or the 401. */
+export async function authenticate<T>(req: Request, kind: "secret" | "public", find: (kind: "secret" | "public", key: string) => T | undefined | Promise<T | undefined>): Promise<T> {
+  const key = kind === "public" ? presentedPublicKey(req) : presentedApiKey(req);
+  const project = key === null ? undefined : await find(kind, key);
+  if (!project) throw unauthorized(kind === "public" ? "Invalid public key" : "Invalid API key");
   return project;
 }

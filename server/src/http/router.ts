@@ -6,8 +6,8 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import { routes, type OperationId, type RouteDef } from "../../../generated/routes.ts";
 import type { OpenApiDoc } from "../../../lib/openapi-ajv.ts";
-import type { Store } from "../model/store.ts";
-import { projectFromBearer, projectFromPublicKey } from "./auth.ts";
+import type { Projects } from "../stores/projects.ts";
+import { authenticate } from "./auth.ts";
 import { readJson } from "./body.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import { applyFaults, type HeldRequests, Unanswered } from "./faults.ts";
@@ -21,7 +21,8 @@ import { ValidatorFactory } from "./validate.ts";
 
 export interface RouterOptions {
   doc: OpenApiDoc;
-  store: Store;
+  /** Finds the project a request's key names (stores/projects.ts). */
+  projects: Projects;
   handlers: Handlers;
   validateResponses: boolean;
   maxBodyBytes: number;
@@ -51,11 +52,18 @@ const LONG_LIVED = new Set(["simStreamEvents"]);
  * run without their tenant's lock (stores/journal.ts, `rowsOnly`). A planted study or chat is its quota row and its own
  * rows; a prompt event is its own row (a duplicate conflicts); a new interview is its study's row (locked while its
  * caps are checked), the quota row, its own row and its timers' rows, unless it is history completed at once (its
- * event is numbered in the stream, which every process holds).
+ * event is numbered in the stream, which every process holds). A new project is its organisation's count and its row;
+ * a webhook is its project's row (locked while it changes) and the pending attempts it cancels; a listener's secret
+ * and forwards are rows of their own.
  */
 const ROWS_ONLY: Partial<Record<OperationId, (body: unknown) => boolean>> = {
   simCreateStudy: () => true,
   simCreateChat: () => true,
+  simCreateProject: () => true,
+  putWebhook: () => true,
+  deleteWebhook: () => true,
+  simGetListener: () => true,
+  simRecordForward: () => true,
   // The project's fault settings are one row of their own.
   simPutFaults: () => true,
   simDeleteFaults: () => true,
@@ -80,11 +88,11 @@ const USES_WINDOWS = new Set(["listStudies", "getStudy"]);
  */
 const FROM_TABLES = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listChats", "getChat", "listChatMessages"]);
 /**
- * Reads that, on a shared store, read nothing every process holds but the project (and the fixtures): no catch-up
- * with other processes' changes first (stores/postgres/journal.ts). A write catches up inside its own change, under
- * its tenant's lock, unless it is a change of rows only, which reads nothing held either.
+ * Reads that, on a shared store, read what every process holds (the delivery stream's numbered events): they first
+ * apply other processes' changes (stores/postgres/journal.ts). Every other read is of rows, or of the fixtures. A
+ * write catches up inside its own change, under its tenant's lock, unless it is a change of rows only.
  */
-const NO_CATCH_UP = new Set([...FROM_TABLES, "simGetFaults", "listReleases", "getRelease"]);
+const CATCH_UP = new Set(["simStreamEvents", "simGetForwardEvent"]);
 const DAY = 86_400_000;
 
 /** Headers every response of a deprecated operation carries, errors included (the seed: "all its responses"). */
@@ -121,18 +129,10 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
       try {
         if (route.deprecated) res.set(DEPRECATION_HEADERS);
         // A shared store: a read of what every process holds first applies every write any process acknowledged.
-        if (journal.shared && !writes && !NO_CATCH_UP.has(route.operationId)) await journal.sync();
+        if (journal.shared && !writes && CATCH_UP.has(route.operationId)) await journal.sync();
         if (options.ready) await options.ready();
-        const authenticate = () => (route.auth === "public" ? projectFromPublicKey(req, options.store.publicKeys) : projectFromBearer(req, options.store.apiKeys));
-        let project: ReturnType<typeof authenticate>;
-        try {
-          project = authenticate();
-        } catch (err) {
-          // A project created on another process since this one last caught up: known once it has.
-          if (!journal.shared) throw err;
-          await journal.sync();
-          project = authenticate();
-        }
+        // A project created through another process is found in the shared store's table at once.
+        const project = await authenticate(req, route.auth === "public" ? "public" : "secret", (kind, key) => options.projects.byKey(kind, key));
         assertWellFormedQuery(req.originalUrl);
         const path = validate.path(req.params as Record<string, string>);
         const query = validate.query(req.query as Record<string, unknown>);

@@ -1,7 +1,6 @@
 /**
  * The in-memory store: every project, indexed, plus the key rings that authenticate callers.
  */
-import { randomBytes, randomUUID } from "node:crypto";
 import type { FixtureDataset, FixtureProject } from "../../../fixtures/types.ts";
 import { KeyRing } from "../http/auth.ts";
 import { Project } from "./project.ts";
@@ -37,15 +36,7 @@ export class Store {
   /** Projects created through `POST /_sim/projects`, per tenant. */
   readonly created = new Map<string, number>();
 
-  /** A new empty project of `tenant` with fresh keys (the simulation surface); its keys are returned once, by the caller. */
-  createProject(name: string, tenant: string): { project: Project; apiKey: string; publicKey: string } {
-    const apiKey = `svc_live_sim_${randomBytes(16).toString("hex")}`;
-    const publicKey = `pk_live_sim_${randomBytes(16).toString("hex")}`;
-    const project = this.restoreProject({ id: randomUUID(), name, api_key: apiKey, public_key: publicKey }, tenant);
-    return { project, apiKey, publicKey };
-  }
-
-  /** A created project as it was recorded (a restart from the data dir), or as createProject made it. */
+  /** A created project, as stores/memory/projects.ts made it or a restart from the data dir finds it recorded. */
   restoreProject(p: FixtureProject, tenant: string): Project {
     const project = new Project(p, tenant);
     project.finishLoading();

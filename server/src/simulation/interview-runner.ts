@@ -107,7 +107,7 @@ export class InterviewRunner {
   async toCompleted(project: Project, interviewId: string, atMs = this.clock.now()): Promise<Moved | undefined> {
     let study: StoredStudy | undefined;
     const out = await this.interviews.move(project, interviewId, ["started", "processing"], async (i) => completion((study = (await this.studies.get(project, i.study_id))!), i, atMs));
-    if (out?.moved) this.webhooks.interviewCompleted(project, out.interview, study);
+    if (out?.moved) await this.webhooks.interviewCompleted(project, out.interview, study);
     return out;
   }
 

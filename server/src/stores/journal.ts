@@ -53,9 +53,8 @@ export interface StoredStreamEvent {
   event: components["schemas"]["SimStreamEvent"];
 }
 
-/** What another process changed, as a process sharing the store applies it. */
+/** What another process numbered in the delivery stream, as a process sharing the store applies it. */
 export interface Follower {
-  op(op: Op): void;
   streamEvent(s: StoredStreamEvent): void;
 }
 

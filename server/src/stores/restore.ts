@@ -17,7 +17,7 @@ export interface ReplayTargets {
   faults: FaultRegistry;
   runner: InterviewRunner;
   quotas: Quotas;
-  /** Studies, interviews, chats and prompt events live in PostgreSQL's tables: the log's changes of them (an older version's) are moved there, not applied. */
+  /** Everything lives in PostgreSQL's tables: an older version's log is moved there (stores/postgres/fixtures.ts), not applied. */
   inTables?: boolean;
 }
 
@@ -39,7 +39,7 @@ export type Running = Map<StoredInterview, { project: Project; processingAt: num
  * database); false when it was skipped. Interviews created with timers are added to `running`.
  */
 export function applyOp(op: Op, { store, faults, quotas, inTables }: ReplayTargets, running: Running): boolean {
-  if (inTables && (op.kind === "study.planted" || op.kind === "chat.planted" || op.kind === "prompt.recorded" || op.kind === "faults.set" || op.kind.startsWith("interview."))) return false;
+  if (inTables) return false;
   // A change to a project the data no longer has (fixtures replaced under the same data dir) is skipped.
   const project = op.kind === "project.created" ? undefined : store.projects.get(projectOf(op));
   switch (op.kind) {

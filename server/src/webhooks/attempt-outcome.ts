@@ -3,7 +3,7 @@
  * whether an attempt's webhook setting is still the current one, and what an attempt's outcome records.
  */
 import { readFileSync } from "node:fs";
-import type { Project } from "../model/project.ts";
+import type { Project, WebhookSetting } from "../model/project.ts";
 import type { PostOutcome } from "./delivery.ts";
 import { INTERVIEW_COMPLETED } from "./payload.ts";
 import type { WebhookDelivery } from "./types.ts";
@@ -20,9 +20,8 @@ export interface EventDelivery {
   headers: Record<string, string>;
 }
 
-/** Why an attempt of `ev` will not be sent; null while its webhook setting is still the current one. */
-export function staleReason(ev: EventDelivery): string | null {
-  const current = ev.project.webhook;
+/** Why an attempt of `ev` will not be sent; null while its webhook setting is still `current` (the project's now). */
+export function staleReason(ev: EventDelivery, current: WebhookSetting | null): string | null {
   if (!current) return "cancelled: webhook deleted";
   if (!current.events.includes(INTERVIEW_COMPLETED)) return "cancelled: event unsubscribed";
   // The version is bumped by every PUT, even one that changes nothing; such a PUT keeps the same receiver and

@@ -71,6 +71,9 @@ export interface WebhookDispatcherOptions {
   listenerSecret?: (project: Project) => string;
 }
 
+/** Why an attempt of `ev` will not be sent, against its project's webhook as this process holds it now. */
+const staleNow = (ev: EventDelivery) => staleReason(ev, ev.project.webhook);
+
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { clock, timeoutMs, logger } = options;
   const retryDelaysMs = [...options.retryDelaysMs];
@@ -108,7 +111,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   /** Fills free slots from the line (fair-queue.ts); an attempt whose webhook changed meanwhile is cancelled. */
   function pump(): void {
     slots.drain((a) => {
-      const stale = staleReason(a.ev);
+      const stale = staleNow(a.ev);
       if (stale) cancelAttempt(a, stale);
       else start(a, clock.now());
     });
@@ -163,14 +166,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       return;
     }
     // An attempt that was in flight when the webhook changed is not retried against the old setting.
-    if (staleReason(ev)) return;
+    if (staleNow(ev)) return;
     wait(records.create(ev, failedAttempt + 1, failedAtMs + delay, "retry"));
   }
 
   /** Arms a pending retry's timer at its `scheduled_at` (at once when that is past: a restart after it was due). */
   function wait(next: Attempt): void {
     schedule.at(next, (a) => {
-      const stale = staleReason(a.ev);
+      const stale = staleNow(a.ev);
       if (stale) cancelAttempt(a, stale);
       else send(a);
     });
@@ -182,7 +185,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       try {
         // The first attempt goes out now, so its send time is the event's timestamp.
         const now = clock.now();
-        const ev = newEvent(project, interview, study, now, options);
+        const ev = newEvent(project, project.webhook, interview, study, now, { streams: options.streams, listenerSecret: options.listenerSecret && (() => options.listenerSecret!(project)) });
         if (!ev) return;
         journal.atomically(() => events.remember(ev));
         options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: ev.body.toString("utf8") });
@@ -195,8 +198,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     webhookChanged(project) {
       try {
         // Queued attempts of a replaced or deleted webhook never go out; an identical PUT keeps them.
-        for (const a of slots.removeWhere(project.tenant, project.id, (a) => staleReason(a.ev) !== null)) cancelAttempt(a, staleReason(a.ev)!);
-        for (const a of schedule.takeOut((a) => a.ev.project === project && staleReason(a.ev) !== null)) cancelAttempt(a, staleReason(a.ev)!);
+        for (const a of slots.removeWhere(project.tenant, project.id, (a) => staleNow(a.ev) !== null)) cancelAttempt(a, staleNow(a.ev)!);
+        for (const a of schedule.takeOut((a) => a.ev.project === project && staleNow(a.ev) !== null)) cancelAttempt(a, staleNow(a.ev)!);
       } catch (err) {
         logger?.error({ err, project_id: project.id }, "webhook cancellation failed");
       }

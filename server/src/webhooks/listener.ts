@@ -8,9 +8,13 @@ import { randomBytes } from "node:crypto";
 import type { Journal } from "../stores/journal.ts";
 import type { Project } from "../model/project.ts";
 
+/** A fresh listener secret. */
+export const newListenerSecret = () => `whsec_${randomBytes(24).toString("hex")}`;
+
+/** The project's listener secret as a store of one process keeps it (PostgreSQL's: stores/postgres/listeners.ts). */
 export function listenerSecret(project: Project, journal: Journal): string {
   if (project.listenerSecret) return project.listenerSecret;
-  const secret = `whsec_${randomBytes(24).toString("hex")}`;
+  const secret = newListenerSecret();
   journal.append({ kind: "listener.secret", project_id: project.id, secret });
   project.listenerSecret = secret;
   return secret;

@@ -5,18 +5,18 @@
  */
 import type { components } from "../../../generated/schema.d.ts";
 import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
-import type { Project } from "../model/project.ts";
+import type { Project, WebhookSetting } from "../model/project.ts";
 
 export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
 
 export interface WebhookDispatcher {
   /** An interview of `project` finished processing: send `interview.completed` if the project's webhook subscribes to it. */
-  interviewCompleted(project: Project, interview: StoredInterview, study: StoredStudy | undefined): void;
+  interviewCompleted(project: Project, interview: StoredInterview, study: StoredStudy | undefined): void | Promise<void>;
   /**
-   * The project's webhook was deleted or replaced: cancel every pending delivery to the old setting (in the change
-   * that changed it; with several processes the attempts are rows, read and written in that change, hence a promise).
+   * The project's webhook was deleted or replaced (`current`: the setting now, null when deleted): cancel every pending
+   * delivery to the old setting (in the change that changed it; with several processes the attempts are rows, read and written in that change, hence a promise).
    */
-  webhookChanged(project: Project): void | Promise<void>;
+  webhookChanged(project: Project, current: WebhookSetting | null): void | Promise<void>;
   /** Every attempt of the project's deliveries, oldest scheduled first (ties by id). */
   attempts(project: Project): readonly WebhookDelivery[] | Promise<readonly WebhookDelivery[]>;
   /** The exact request of one of the project's attempts (404 when unknown). */

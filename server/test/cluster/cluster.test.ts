@@ -226,19 +226,25 @@ describe("three processes on one PostgreSQL", () => {
 
   it("runs each tenant's changes under its own lock: with Acme's held, Globex's writes and timers go through on every process and Acme's waits, holding no admission slot", async () => {
     const acmeTenant = readDataset().projects.find((p) => p.api_key === ACME)!.id;
+    const acmeStudy = await plantStudy(base(0), ACME);
+    const globexStudy = await plantStudy(base(0), GLOBEX);
+    // History completed at once: its event is numbered in the delivery stream, the one thing every process holds, so
+    // the change runs under its tenant's lock.
+    const history = (study: string) => ({ study_id: study, created_at: new Date(Date.now() - 60_000).toISOString() });
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
       // Held from outside, as a long change of Acme's would hold it.
       await client.query("SELECT pg_advisory_lock(hashtextextended('sandbox tenant ' || $1, 0))", [acmeTenant]);
       let acmeAnswered = false;
-      // More of Acme's writes than process 0 has admission slots (8), each a change of the state every process holds (a
-      // project): waiting for their turn behind the first, they hold none, so Globex's write on the same process is
-      // admitted (it waited for a slot that never freed before).
-      const acme = Promise.all(Array.from({ length: 12 }, (_, k) => call(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: `waits-for-its-lock-${k}` } }))).finally(() => (acmeAnswered = true));
+      // More of Acme's writes than process 0 has admission slots (8): waiting for their turn behind the first, they
+      // hold none, so Globex's write on the same process is admitted (it waited for a slot that never freed before).
+      const acme = Promise.all(Array.from({ length: 12 }, () => call(base(0), "/_sim/interviews", { key: ACME, method: "POST", body: history(acmeStudy) }))).finally(() => (acmeAnswered = true));
       await sleep(300);
-      for (let i = 0; i < 3; i++) await ok(base(i), "/_sim/projects", { key: GLOBEX, method: "POST", body: { name: `beside-${i}` } }, 201);
-      // A planted study is rows only (its quota row and its own): it takes no tenant's lock, so even Acme's goes through.
+      for (let i = 0; i < 3; i++) await ok(base(i), "/_sim/interviews", { key: GLOBEX, method: "POST", body: history(globexStudy) }, 201);
+      // Rows only (a created project, a planted study, a webhook): no tenant's lock, so even Acme's go through.
+      const made = await ok(base(1), "/_sim/projects", { key: ACME, method: "POST", body: { name: "rows-only" } }, 201);
+      await ok(base(2), "/v1/webhooks", { key: made.api_key, method: "PUT", body: { url: "http://127.0.0.1:9/rows-only", events: ["interview.completed"] } }, 201);
       await ok(base(1), "/_sim/studies", { key: ACME, method: "POST", body: { name: "rows-only" } }, 201);
       const study = (await ok(base(2), "/_sim/studies", { key: GLOBEX, method: "POST", body: { name: "beside" } }, 201)).id;
       // Globex's simulated interview moves on its timers meanwhile: due timers are made per tenant, under that tenant's
@@ -284,17 +290,20 @@ describe("three processes on one PostgreSQL", () => {
     }
   });
 
-  it("a process whose change failed after its handler ran reads its state again from the database, and the change is nowhere", async () => {
+  it("a process whose change failed after it numbered a stream event reads the stream again from the database, and the change is nowhere", async () => {
     const made = await ok(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: "diverge" } }, 201);
-    // The database refuses one change's statements (a trigger), after the handler has changed process 0's memory.
+    const study = await plantStudy(base(0), made.api_key);
+    const history = { study_id: study, created_at: new Date(Date.now() - 60_000).toISOString() };
+    const before = await ok(base(0), "/_sim/interviews", { key: made.api_key, method: "POST", body: history }, 201);
+    // The database refuses the project's next stream event (a trigger), after process 0 numbered it in memory.
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
       await client.query(`CREATE FUNCTION sandbox.refuse_marked() RETURNS trigger AS $$ BEGIN
-        IF NEW.op LIKE '%refuse-this-change%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
-      await client.query("CREATE TRIGGER refuse_marked BEFORE INSERT ON sandbox.ops FOR EACH ROW EXECUTE FUNCTION sandbox.refuse_marked()");
-      // A webhook is state every process holds (studies, interviews and chats are rows of their own tables, held by none).
-      const refused = await call(base(0), "/v1/webhooks", { key: made.api_key, method: "PUT", body: { url: "http://127.0.0.1:9/refuse-this-change", events: ["interview.completed"] } });
+        IF NEW.project_id = '${made.id}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+      await client.query("CREATE TRIGGER refuse_marked BEFORE INSERT ON sandbox.stream FOR EACH ROW EXECUTE FUNCTION sandbox.refuse_marked()");
+      // A history interview completed at once: its event is numbered in the stream every process holds.
+      const refused = await call(base(0), "/_sim/interviews", { key: made.api_key, method: "POST", body: history });
       expect(refused.status).toBe(503);
       expect(refused.headers.get("retry-after")).toBe("1");
       expect(refused.body.error.message).toMatch(/refused by the test/);
@@ -303,14 +312,16 @@ describe("three processes on one PostgreSQL", () => {
       expect(procs[0].output()).toMatch(/a change could not be committed \(refused by the test\)/);
       for (const i of [0, 1, 2]) {
         expect((await probe(`http://127.0.0.1:${procs[i].port}/readyz`)).status).toBe(200);
-        expect((await call(base(i), "/v1/webhooks", { key: made.api_key })).status).toBe(404);
+        expect((await ok(base(i), "/v1/interviews", { key: made.api_key })).data.map((x: { id: string }) => x.id)).toEqual([before.id]);
       }
-      // And it goes on taking changes.
-      await ok(base(0), "/v1/webhooks", { key: made.api_key, method: "PUT", body: { url: "http://127.0.0.1:9/after", events: ["interview.completed"] } }, 201);
-      expect((await ok(base(1), "/v1/webhooks", { key: made.api_key })).url).toBe("http://127.0.0.1:9/after");
+      await client.query("DROP TRIGGER refuse_marked ON sandbox.stream");
+      // And it goes on taking changes, numbering the stream after the last committed event (2, not 3).
+      await ok(base(0), "/_sim/interviews", { key: made.api_key, method: "POST", body: history }, 201);
+      const ns = (await client.query("SELECT n FROM sandbox.stream WHERE project_id = $1 ORDER BY n", [made.id])).rows.map((r) => r.n);
+      expect(ns).toEqual([1, 2]);
       expect(procs[0].child.exitCode).toBeNull();
     } finally {
-      await client.query("DROP TRIGGER IF EXISTS refuse_marked ON sandbox.ops").catch(() => {});
+      await client.query("DROP TRIGGER IF EXISTS refuse_marked ON sandbox.stream").catch(() => {});
       await client.query("DROP FUNCTION IF EXISTS sandbox.refuse_marked()").catch(() => {});
       await client.end();
     }

@@ -194,7 +194,7 @@ describe.each(STORES)("the %s store", (_name, make) => {
     }
   });
 
-  it("compacts its history: thousands of changes restart to the same state from a short log", async () => {
+  it("compacts its history (PostgreSQL keeps none): thousands of changes restart to the same state from a short log", async () => {
     const store = make();
     let srv = await store.start();
     const key = (await ok(srv.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "history" } }, 201)).api_key;
@@ -210,6 +210,13 @@ describe.each(STORES)("the %s store", (_name, make) => {
     try {
       if (store.kind === "memory") {
         expect(srv.app.restoredChanges).toBe(0);
+        return;
+      }
+      if (store.kind === "postgres") {
+        // No change log at all: each change was its rows, and a start replays nothing.
+        expect(srv.app.restoredChanges).toBe(0);
+        expect((await ok(srv.baseUrl, "/v1/webhooks", { key })).url).toBe("http://127.0.0.1:9/h799");
+        expect((await ok(srv.baseUrl, "/_sim/faults", { key })).latency_ms).toBe(3);
         return;
       }
       // What the start replayed: about what the state holds, not the 2,402 changes made.

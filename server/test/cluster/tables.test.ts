@@ -202,6 +202,69 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     }
   });
 
+  it("keep created projects, webhooks, listener secrets and forwards as rows: each read through either process at once, nothing in the change log", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const [a, b] = [await start(url, meta), await start(url, meta)];
+    const r = await receiver(() => ({ status: 200 }));
+    receivers.push(r);
+    for (let round = 0; round < 3; round++) {
+      // A project created through one process authenticates on the other at once, with either of its keys.
+      const made = await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: `rows-${round}` } }, 201);
+      const key = made.api_key;
+      expect((await ok(b.baseUrl, "/v1/studies", { key })).data).toEqual([]);
+      expect((await call(b.baseUrl, "/v1/interview-participant/config", { headers: { "X-Public-Key": made.public_key } })).status).toBe(200);
+      // Two first PUTs at once through both: the project's row is locked while it changes, so one creates (201, the
+      // secret) and the other updates it (200).
+      const puts = await Promise.all([a, b].map((s, i) => call(s.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: `${r.url}/${i}`, events: ["interview.completed"] } })));
+      expect(puts.map((p) => p.status).sort()).toEqual([200, 201]);
+      const last = puts.find((p) => p.status === 200)!.body.url;
+      for (const s of [a, b]) expect((await ok(s.baseUrl, "/v1/webhooks", { key })).url).toBe(last);
+      // One listener secret, whichever process made it first.
+      const secrets = await Promise.all([a, b, a, b].map(async (s) => (await ok(s.baseUrl, "/_sim/listener", { key })).signing_secret));
+      expect(new Set(secrets).size).toBe(1);
+      expect((await ok(b.baseUrl, "/_sim/listener", { key })).webhook_url).toBe(last);
+      // A completed interview's event, forwarded: recorded through one process, listed and found through the other.
+      const study = (await ok(b.baseUrl, "/_sim/studies", { key, method: "POST", body: {} }, 201)).id;
+      const interview = (await ok(a.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study } }, 201)).id;
+      await ok(b.baseUrl, `/_sim/interviews/${interview}/complete`, { key, method: "POST" });
+      const delivery = await waitFor("the delivery", async () => (await ok(a.baseUrl, "/_sim/webhook-deliveries", { key })).data[0]);
+      const forward = await ok(a.baseUrl, "/_sim/forwards", { key, method: "POST", body: { event_id: delivery.event_id, url: "http://127.0.0.1:1/x", status: 204, error: null } }, 201);
+      expect((await ok(b.baseUrl, "/_sim/forwards", { key })).data.map((f: { id: string }) => f.id)).toEqual([forward.id]);
+      expect((await ok(b.baseUrl, `/_sim/forwards/${forward.id}/event`, { key })).event_id).toBe(delivery.event_id);
+      // Deleted through one: gone on the other, and a PUT after it is a new webhook (201).
+      await ok(b.baseUrl, "/v1/webhooks", { key, method: "DELETE" }, 204);
+      expect((await call(a.baseUrl, "/v1/webhooks", { key })).status).toBe(404);
+      expect((await call(a.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: r.url, events: ["interview.completed"] } })).status).toBe(201);
+    }
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+    await client.connect();
+    try {
+      expect((await client.query("SELECT count(*)::int AS n FROM ops")).rows[0].n).toBe(0);
+      // Every change counted one version: two PUTs, a DELETE and a PUT.
+      expect((await client.query("SELECT version FROM webhooks w JOIN projects p ON p.id = w.project_id")).rows.map((x) => x.version)).toEqual([4, 4, 4]);
+      // The keys are kept as digests only.
+      expect((await client.query("SELECT count(*)::int AS n FROM projects WHERE tenant = $1", [ACME_PROJECT])).rows[0].n).toBe(3);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("count an organisation's created projects in one row: processes racing for the last ones take exactly the cap", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const limits = { tenantLimits: { projects: 5 } };
+    const [a, b] = [await start(url, meta, limits), await start(url, meta, limits)];
+    const tries = await Promise.all(Array.from({ length: 12 }, (_, i) => call((i % 2 ? a : b).baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: `race-${i}` } })));
+    expect(tries.filter((t) => t.status === 201).length).toBe(5);
+    for (const t of tries.filter((x) => x.status !== 201)) {
+      expect(t.status).toBe(409);
+      expect(t.body.error.message).toContain("already created 5 projects");
+    }
+    // Every one created authenticates on both.
+    for (const t of tries.filter((x) => x.status === 201)) for (const s of [a, b]) expect((await call(s.baseUrl, "/v1/studies", { key: t.body.api_key })).status).toBe(200);
+  });
+
   it("keep a study's caps when processes create its interviews at once, with no tenant's lock (the study's row is)", async () => {
     const url = db.database(`interviews_${++n}`);
     const meta = initialMeta();
@@ -239,7 +302,7 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     expect((await ok(again.baseUrl, `/v1/interviews/${started.id}`, { key: ACME })).status).toBe("completed");
   });
 
-  it("moves an older version's study, interview, chat and fault changes from the change log into the tables, once", async () => {
+  it("moves an older version's change log into the tables, once: studies, interviews, chats, faults, projects, webhooks, listener secrets and forwards", async () => {
     const url = db.database(`interviews_${++n}`);
     const meta = initialMeta();
     // The database as the version before this table left it: migrations up to the change log's transaction ids.
@@ -262,6 +325,9 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
         id, chat_id: chatId, project_id: project, role: "user", parts: [{ type: "text", text: "hi" }], sources: null, feedback: null, usage: null,
         created_at: new Date().toISOString(), completed_at: new Date().toISOString(), hidden, metadata: { session_id: "s", model: "m", branch_id: null },
       });
+      const forwards = [1, 2].map((i) => ({
+        id: randomUUID(), object: "sim_forward", event_id: randomUUID(), interview_id: moved, url: `http://127.0.0.1:9/f${i}`, status: 204, error: null, forwarded_at: new Date(Date.now() + i).toISOString(),
+      }));
       const ops = [
         { kind: "project.created", project: { id: project, name: "old", api_key: apiKey, public_key: `pk_live_sim_${randomBytes(16).toString("hex")}`, tenant: ACME_PROJECT, created_at: new Date().toISOString() } },
         { kind: "study.planted", study },
@@ -273,6 +339,12 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
         { kind: "chat.planted", chat: { id: chatId, object: "chat", title: "old", source: "web", is_streaming: false, created_at: new Date().toISOString(), updated_at: new Date().toISOString(), project_id: project, visibility: "visible" }, messages: [message(randomUUID(), false), message(randomUUID(), true)] },
         { kind: "faults.set", project_id: project, settings: { ...NO_FAULTS, fail_next: 9 } },
         { kind: "faults.set", project_id: project, settings: { ...NO_FAULTS, fail_next: 3, fail_next_kind: "500", operations: ["listChats"] } },
+        // Its webhook: compacted to version 3, then deleted (4) and configured again (5).
+        { kind: "webhook.set", project_id: project, url: "http://127.0.0.1:9/compacted", events: ["interview.completed"], secret: "whsec_old", version: 3 },
+        { kind: "webhook.deleted", project_id: project },
+        { kind: "webhook.set", project_id: project, url: "http://127.0.0.1:9/last", events: ["interview.completed"], secret: "whsec_last" },
+        { kind: "listener.secret", project_id: project, secret: "whsec_listener" },
+        ...forwards.map((forward) => ({ kind: "forward.recorded", project_id: project, forward })),
       ];
       for (const op of ops) await client.query("INSERT INTO ops (seq, op) VALUES (nextval('change_seq'), $1)", [JSON.stringify(op)]);
       // Its counters as that version kept them: two of the three already used.
@@ -287,6 +359,14 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
         expect((await ok(srv.baseUrl, `/v1/studies/${study.id}`, { key: apiKey })).limits.weekly.used).toBe(2);
         expect((await ok(srv.baseUrl, `/v1/chats/${chatId}`, { key: apiKey })).message_count).toBe(1);
       }
+      // The created project, its webhook, listener secret and forwards, on both.
+      for (const srv of [a, b]) {
+        expect((await ok(srv.baseUrl, "/v1/webhooks", { key: apiKey })).url).toBe("http://127.0.0.1:9/last");
+        expect((await ok(srv.baseUrl, "/_sim/listener", { key: apiKey })).signing_secret).toBe("whsec_listener");
+        expect((await ok(srv.baseUrl, "/_sim/forwards", { key: apiKey })).data.map((f: { id: string }) => f.id)).toEqual(forwards.map((f) => f.id));
+      }
+      // The organisation's count of created projects includes the moved one.
+      expect((await call(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: {} })).status).toBe(201);
       // The last fault settings, with what was left of their counters: one failure of listChats, then none.
       expect((await ok(a.baseUrl, "/_sim/faults", { key: apiKey })).fail_next).toBe(1);
       expect([(await call(b.baseUrl, "/v1/chats", { key: apiKey })).status, (await call(a.baseUrl, "/v1/chats", { key: apiKey })).status]).toEqual([500, 200]);
@@ -298,8 +378,9 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
       const check = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
       await check.connect();
       try {
-        const { rows } = await check.query("SELECT count(*)::int AS n FROM ops WHERE op::jsonb->>'kind' LIKE 'interview.%' OR op::jsonb->>'kind' IN ('study.planted', 'chat.planted', 'faults.set')");
-        expect(rows[0].n).toBe(0);
+        // Nothing left in the log: every change is in its table.
+        expect((await check.query("SELECT count(*)::int AS n FROM ops")).rows[0].n).toBe(0);
+        expect((await check.query("SELECT version FROM webhooks WHERE project_id = $1", [project])).rows).toEqual([{ version: 5 }]);
         expect((await check.query("SELECT count(*)::int AS n FROM studies WHERE project_id = $1", [project])).rows[0].n).toBe(1);
       } finally {
         await check.end();

@@ -28,6 +28,9 @@ import type { FaultRegistry } from "../../faults/settings.ts";
 import { ApiError, conflict, notFound } from "../../http/errors.ts";
 import type { PgJournal } from "./journal.ts";
 import type { Project } from "../../model/project.ts";
+import type { Listeners } from "../listeners.ts";
+import type { Projects } from "../projects.ts";
+import type { WebhookSettings } from "../webhook-settings.ts";
 import type { AddressPolicy } from "../../webhooks/address-policy.ts";
 import { outcomeFields, readCa, staleReason, type EventDelivery } from "../../webhooks/attempt-outcome.ts";
 import { postWebhook } from "../../webhooks/delivery.ts";
@@ -46,7 +49,12 @@ const LEASE_MARGIN_MS = 5_000;
 
 export interface PgDispatcherOptions {
   journal: PgJournal;
-  projects: ReadonlyMap<string, Project>;
+  /** The projects rows name (a created one is found in its table by any process). */
+  projects: Projects;
+  /** Each project's webhook, read in the change that needs it. */
+  webhookSettings: WebhookSettings;
+  /** The listener secret that signs stream events of a project without a webhook. */
+  listeners?: Listeners;
   clock: Clock;
   retryDelaysMs: readonly number[];
   timeoutMs: number;
@@ -55,7 +63,6 @@ export interface PgDispatcherOptions {
   caFile?: string;
   streams?: EventStreams;
   faults?: FaultRegistry;
-  listenerSecret?: (project: Project) => string;
   /** On the wire at once from this process (default 64). */
   maxConcurrent?: number;
   /** On the wire at once per tenant and per project, over all processes (defaults 16 and 8). */
@@ -92,9 +99,9 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     return id;
   };
 
-  /** The event of a row, bound to its project as the process knows it now (null: a project this process lacks). */
-  const eventOf = (r: EventRow): EventDelivery | null => {
-    const project = o.projects.get(r.project_id);
+  /** The event of a row, bound to its project (null: a project the database no longer has). */
+  const eventOf = async (r: EventRow): Promise<EventDelivery | null> => {
+    const project = await o.projects.byId(r.project_id);
     if (!project) return null;
     return { id: r.id, project, interviewId: r.interview_id, url: r.url, secret: r.secret, version: r.version, body: Buffer.from(r.body, "utf8"), headers: JSON.parse(r.headers) };
   };
@@ -104,7 +111,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       "SELECT a.*, row_to_json(e)::text AS e FROM attempts a LEFT JOIN events e ON e.id = a.event_id WHERE a.id = $1 AND a.project_id = $2",
       [attemptId, project.id],
     );
-    const ev = rows[0]?.e ? eventOf(JSON.parse(rows[0].e) as EventRow) : null;
+    const ev = rows[0]?.e ? await eventOf(JSON.parse(rows[0].e) as EventRow) : null;
     if (!rows[0] || !ev) throw notFound(`No such delivery: ${attemptId}`);
     return { record: recordOf(rows[0]), ev };
   }
@@ -172,7 +179,6 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
         client.release();
       }
     }
-    if (claimed.length > 0) await journal.sync();
     for (const row of claimed) start(row);
     await scheduleNext();
   }
@@ -211,32 +217,32 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
         [now, tenant],
       );
       for (const row of lost) {
-        const ev = eventOf(JSON.parse(row.e) as EventRow);
+        const ev = await eventOf(JSON.parse(row.e) as EventRow);
         journal.enqueue("UPDATE attempts SET status = 'failed', error = $2, finished_ms = $3, lease_ms = NULL WHERE id = $1 AND status = 'in_flight'", [
           row.id, "interrupted: the sandbox process sending this attempt stopped", now,
         ]);
-        if (ev && row.trigger !== "resend") retry(ev, row.attempt, now);
+        if (ev && row.trigger !== "resend") await retry(ev, row.attempt, now);
       }
     }, tenant)));
   }
 
   /** Writes the retry after a failed attempt, in the change in progress (none once retries are exhausted or stale). */
-  function retry(ev: EventDelivery, failedAttempt: number, failedAtMs: number): void {
+  async function retry(ev: EventDelivery, failedAttempt: number, failedAtMs: number): Promise<void> {
     const delay = retryDelayAfter(o.retryDelaysMs, failedAttempt);
     if (delay === null) {
       logger?.warn({ event_id: ev.id, url: ev.url }, "webhook retries exhausted; event dropped");
       return;
     }
-    if (staleReason(ev)) return;
+    if (staleReason(ev, await o.webhookSettings.get(ev.project))) return;
     insertAttempt(ev, failedAttempt + 1, "retry", ev.url, failedAtMs + delay);
     journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
   }
 
   function start(row: AttemptRow & { e: string }): void {
-    const stored = eventOf(JSON.parse(row.e) as EventRow);
     const controller = new AbortController();
     inFlight.set(row.id, controller);
-    const done = send(row, stored, controller)
+    const done = eventOf(JSON.parse(row.e) as EventRow)
+      .then((stored) => send(row, stored, controller))
       .catch((err) => logger?.error({ err: (err as Error).message, event_id: row.event_id }, "webhook delivery bookkeeping failed"))
       .finally(() => {
         inFlight.delete(row.id);
@@ -247,19 +253,19 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
   }
 
   async function send(row: AttemptRow, stored: EventDelivery | null, controller: AbortController): Promise<void> {
-    const finish = (fields: Pick<WebhookDelivery, "status" | "response_status" | "error">, then?: (now: number) => void) =>
+    const finish = (fields: Pick<WebhookDelivery, "status" | "response_status" | "error">, then?: (now: number) => Promise<void>) =>
       journal.write(async () => {
         const now = clock.now();
         const done = await journal.query("UPDATE attempts SET status = $3, response_status = $4, error = $5, finished_ms = $6, lease_ms = NULL WHERE id = $1 AND owner = $2 AND status = 'in_flight'", [
           row.id, owner, fields.status, fields.response_status, fields.error, now,
         ]);
         // No row: the lease ran out and another process already counted this attempt failed and retried it.
-        if (done.rowCount === 1) then?.(now);
+        if (done.rowCount === 1) await then?.(now);
       }, row.tenant);
     if (!stored) return void (await finish({ status: "cancelled", response_status: null, error: "cancelled: project unknown to this process" }));
     // A resend goes to the URL it was made for; other attempts to the event's own.
     const ev = row.url === stored.url ? stored : { ...stored, url: row.url };
-    const stale = row.trigger === "resend" ? null : staleReason(ev);
+    const stale = row.trigger === "resend" ? null : staleReason(ev, await o.webhookSettings.get(ev.project));
     if (stale) return void (await finish({ status: "cancelled", response_status: null, error: stale }));
     // An injected endpoint failure: consumed by one UPDATE where the counters are kept, so two processes never take the same one.
     const injected = (await o.faults?.takeWebhookFailure(ev.project.id)) ?? null;
@@ -273,10 +279,10 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     }
     const fields = outcomeFields(outcome);
     if (injected !== null && fields.status === "failed") fields.error = `http_${injected} (simulated: /_sim/faults webhook_failures)`;
-    await finish(fields, (now) => {
+    await finish(fields, async (now) => {
       if (fields.status !== "failed" || row.trigger === "resend") return;
       logger?.warn({ event_id: ev.id, attempt: row.attempt, url: ev.url, error: fields.error }, "webhook attempt failed");
-      retry(ev, row.attempt, now);
+      await retry(ev, row.attempt, now);
     });
   }
 
@@ -312,10 +318,13 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
   }
 
   return {
-    interviewCompleted(project, interview, study) {
+    async interviewCompleted(project, interview, study) {
       if (closed) return;
       const now = clock.now();
-      const ev = newEvent(project, interview, study, now, o);
+      // Read in the change that completed the interview: the event is bound to the webhook as it is then.
+      const webhook = await o.webhookSettings.get(project);
+      const secret = webhook || !o.listeners ? undefined : await o.listeners.secret(project);
+      const ev = newEvent(project, webhook, interview, study, now, { streams: o.streams, listenerSecret: secret === undefined ? undefined : () => secret });
       if (!ev) return;
       // In the change that completed the interview: the event exists exactly when the completion does.
       journal.enqueue("INSERT INTO events (id, tenant, project_id, interview_id, url, secret, version, body, headers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", [
@@ -328,7 +337,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: ev.body.toString("utf8") });
     },
 
-    async webhookChanged(project) {
+    async webhookChanged(project, current) {
       // Pending attempts of a replaced or deleted webhook never go out; an identical PUT keeps them. Which ones are
       // stale is staleReason's rule, the one the dispatcher of one process applies, read here from their rows.
       const { rows } = await journal.query<{ id: string; e: string }>(
@@ -339,8 +348,8 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       // One statement per reason, however many attempts it cancels.
       const byReason = new Map<string, string[]>();
       for (const r of rows) {
-        const ev = eventOf(JSON.parse(r.e) as EventRow);
-        const reason = ev && staleReason(ev);
+        const ev = await eventOf(JSON.parse(r.e) as EventRow);
+        const reason = ev && staleReason(ev, current);
         if (reason) byReason.set(reason, [...(byReason.get(reason) ?? []), r.id]);
       }
       const now = clock.now();
@@ -362,7 +371,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     async resend(project, attemptId) {
       if (closed) throw new ApiError(503, "api_error", "The server is shutting down", undefined, { "Retry-After": "1" });
       const { ev } = await attemptOf(project, attemptId);
-      const webhook = project.webhook;
+      const webhook = await o.webhookSettings.get(project);
       if (!webhook) throw conflict("No webhook is configured: PUT /v1/webhooks first");
       const now = clock.now();
       const { rows } = await db.query<{ m: number }>("SELECT MAX(attempt) AS m FROM attempts WHERE event_id = $1", [ev.id]);

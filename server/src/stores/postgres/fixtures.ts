@@ -1,18 +1,24 @@
 /**
  * What the tables of several processes on one PostgreSQL start with: the fixtures' studies, interviews, chats and
  * messages, written in batches by the first start of their seed (later starts find them, as they have changed since),
- * and the changes of them an older version of the sandbox kept in its change log, moved into their tables in their
- * order and dropped from the log. Processes starting together do it one at a time; the second finds nothing to do.
+ * and every change an older version of the sandbox kept in its change log (of studies, interviews, chats, prompt
+ * events, created projects, webhooks, listener secrets and forwards), moved into their tables in their order and
+ * dropped from the log, which nothing writes any more. Processes starting together do it one at a time; the second finds nothing to do.
  */
 import type { StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../../fixtures/types.ts";
 import { chatRows, insertChats, insertRows } from "./chats.ts";
 import type { Op } from "../journal.ts";
+import { digest } from "../../http/auth.ts";
+import { FORWARDS_KEPT } from "../../model/project.ts";
 import type { PgJournal } from "./journal.ts";
 
 /** The lock the seeding runs under (a name no organisation has: theirs are ids). */
 const SEED_LOCK = "(fixtures)";
 
-const MOVED = ["study.planted", "chat.planted", "prompt.recorded", "interview.created", "interview.changed", "interview.abandoned"];
+const MOVED = [
+  "study.planted", "chat.planted", "prompt.recorded", "interview.created", "interview.changed", "interview.abandoned",
+  "project.created", "webhook.set", "webhook.deleted", "listener.secret", "forward.recorded",
+];
 
 export interface Fixtures {
   /** The generator's seed: what tells one dataset from another (the default fixtures, or generated ones). */
@@ -51,8 +57,46 @@ export async function seedFixtures(journal: PgJournal, fixtures: Fixtures): Prom
         await journal.query("UPDATE interviews SET doc = doc || $3::jsonb WHERE project_id = $1 AND id = $2", [op.project_id, op.id, JSON.stringify(op.change)]);
       } else if (op.kind === "interview.abandoned") {
         await journal.query("UPDATE interviews SET abandoned = true WHERE project_id = $1 AND id = $2", [op.project_id, op.id]);
-      }
+      } else await moveProjectChange(journal, op);
     }
+    // The last FORWARDS_KEPT of each project, as the process that wrote them kept.
+    if (rows.length > 0) await journal.query(
+      "DELETE FROM forwards f WHERE seq <= (SELECT seq FROM forwards g WHERE g.project_id = f.project_id ORDER BY seq DESC OFFSET $1 LIMIT 1)",
+      [FORWARDS_KEPT],
+    );
     if (rows.length > 0) await journal.query("DELETE FROM ops WHERE seq = ANY($1::bigint[])", [rows.map((r) => r.seq)]);
   }, SEED_LOCK);
+}
+
+/**
+ * A change of a created project, its webhook, listener secret or forwards from an older version's log. A webhook's
+ * version goes on as the process that wrote it counted: one per change, or the version a compacted change kept.
+ */
+async function moveProjectChange(journal: PgJournal, op: Op): Promise<void> {
+  if (op.kind === "project.created") {
+    const p = op.project;
+    const { rowCount } = await journal.query(
+      "INSERT INTO projects (id, name, tenant, api_key_sha256, public_key_sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+      [p.id, p.name, p.tenant, digest(p.api_key), digest(p.public_key), p.created_at],
+    );
+    if (rowCount === 1) {
+      await journal.query("INSERT INTO tenant_projects (tenant, n, cap) VALUES ($1, 1, 1) ON CONFLICT (tenant) DO UPDATE SET n = tenant_projects.n + 1, cap = GREATEST(tenant_projects.cap, tenant_projects.n + 1)", [p.tenant]);
+    }
+  } else if (op.kind === "webhook.set") {
+    await journal.query(
+      `INSERT INTO webhooks (project_id, url, events, secret, version) VALUES ($1, $2, $3, $4, COALESCE($5::int, 1))
+       ON CONFLICT (project_id) DO UPDATE SET url = excluded.url, events = excluded.events, secret = excluded.secret, version = COALESCE($5::int, webhooks.version + 1)`,
+      [op.project_id, op.url, JSON.stringify(op.events), op.secret, op.version ?? null],
+    );
+  } else if (op.kind === "webhook.deleted") {
+    await journal.query(
+      `INSERT INTO webhooks (project_id, version) VALUES ($1, COALESCE($2::int, 1))
+       ON CONFLICT (project_id) DO UPDATE SET url = NULL, events = NULL, secret = NULL, version = COALESCE($2::int, webhooks.version + 1)`,
+      [op.project_id, op.version ?? null],
+    );
+  } else if (op.kind === "listener.secret") {
+    await journal.query("INSERT INTO listener_secrets (project_id, secret) VALUES ($1, $2) ON CONFLICT (project_id) DO UPDATE SET secret = excluded.secret", [op.project_id, op.secret]);
+  } else if (op.kind === "forward.recorded") {
+    await journal.query("INSERT INTO forwards (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.project_id, op.forward.id, JSON.stringify(op.forward)]);
+  }
 }

@@ -2,31 +2,27 @@
  * The sandbox's state in PostgreSQL (`--database-url`, `DATABASE_URL`), shared by several sandbox processes behind
  * any load balancer.
  *
- * Studies, interviews, chats and messages, prompt events, the planted quota and fault settings are rows of their own
- * tables, queried per request and held by no process (studies.ts, interviews.ts, ... beside this file). A change
- * that touches only such rows (`rowsOnly`: planting a study or a chat, creating an interview that is not history
- * completed at once, a prompt event, a launch decision, setting fault settings) is a plain transaction, whose own
- * statements keep the invariants, with no lock and no catch-up; the statements whose answer it does not need go with
- * its COMMIT in one round trip (`atCommit`). The rest of the state every process holds in memory, as with the other
- * stores, equal to the database's:
- * - a request's change runs under its tenant's transaction-scoped advisory lock (`write`; the log's lock held shared):
- *   the process applies every change it has not seen, runs the change, writes it and commits before the caller
- *   answers, so two processes never decide one tenant's quotas or ids from different states, and tenants never wait
- *   for each other. Only compaction, which rewrites every tenant's changes, holds the log's lock alone (due timers and
- *   lost attempts are made per tenant);
- * - changes of different tenants commit in any order, so a catch-up goes by transaction id: it reads the rows of
+ * Every resource is rows of its own table, queried per request and held by no process: studies, interviews, chats and
+ * messages, prompt events, created projects and their keys' digests, webhooks, listener secrets and forwards, fault
+ * settings, the planted and project quotas (studies.ts, interviews.ts, projects.ts, ... beside this file). Nothing is
+ * written to a change log: a change of them (`rowsOnly`) is a plain transaction whose own statements keep the
+ * invariants (a quota row's constraint, a row locked while it changes), with no advisory lock and no catch-up; the
+ * statements whose answer it does not need go with its COMMIT in one round trip (`atCommit`).
+ *
+ * One thing every process still holds: the delivery stream's numbered events (webhooks/event-stream.ts), so a listener
+ * on any process gets every event and resumes anywhere with `Last-Event-ID`.
+ * - A change that numbers an event (an interview completed, a resend) runs under its tenant's transaction-scoped
+ *   advisory lock (`write`; the log's lock held shared): the process applies every event it has not seen, numbers the
+ *   new one and commits before the caller answers, so ids never repeat, and tenants never wait for each other.
+ * - Changes of different tenants commit in any order, so a catch-up goes by transaction id: it reads the stream rows of
  *   transactions from its horizon (`pg_snapshot_xmin`: every id below is finished) on, skips those it applied, and
- *   moves the horizon to its snapshot's (one indexed statement);
- * - a read of that state first applies what other processes committed (`sync`; http/router.ts), so a read on any
- *   process sees every write any process acknowledged, and so does a key this process does not know yet;
- *   `LISTEN`/`NOTIFY` wakes idle processes, so their event streams follow at once;
- * - the delivery stream's events are numbered per project under that project's tenant lock and kept in `stream`, so
- *   a listener on any process gets every event, ids never repeat, and `Last-Event-ID` resumes anywhere;
- * - webhook events and attempts are rows (`events`, `attempts`) that stores/postgres/dispatcher.ts claims with
- *   `FOR UPDATE SKIP LOCKED`, and so are the simulated interviews' timers (`timers`, stores/postgres/timers.ts);
- * - a change whose commit fails after its handler changed memory leaves this process unsure of its state: it stops
+ *   moves the horizon to its snapshot's (one indexed statement). A read of the stream (`sync`; http/router.ts) catches
+ *   up first; `LISTEN`/`NOTIFY` wakes idle processes, so their listeners follow at once.
+ * - A change whose commit fails after it numbered an event leaves this process unsure of its numbering: it stops
  *   writing, and main.ts builds the app again from the database (reloading-app.ts).
- * The log is compacted as it grows (compaction.ts), so a start reads about as many changes as the state holds.
+ *
+ * Webhook events and attempts are rows (`events`, `attempts`) that stores/postgres/dispatcher.ts claims with
+ * `FOR UPDATE SKIP LOCKED`, and so are the simulated interviews' timers (`timers`, stores/postgres/timers.ts).
  * Migrations (server/migrations, node-pg-migrate) run at start-up under node-pg-migrate's advisory lock: processes
  * starting together wait for the first one's. Every table is in the `sandbox` schema, created if missing.
  */
@@ -35,7 +31,6 @@ import pg from "pg";
 import { runner } from "node-pg-migrate";
 import type { Logger } from "pino";
 import { assetPath } from "../../../../lib/assets.ts";
-import { compact, compactionDue } from "../compaction.ts";
 import type { Follower, Journal, Op, StoredStreamEvent } from "../journal.ts";
 
 /** Where the sandbox's tables are, in the database the URL names. */
@@ -73,7 +68,8 @@ class Refused extends Error {
 
 /**
  * `text` with its values written in, for a string of several statements (which takes no parameters): strings as
- * quoted literals, whole numbers as they are; anything else is refused.
+ * quoted literals, whole numbers and booleans as they are, arrays of strings as arrays of quoted literals; anything
+ * else is refused.
  */
 export function inline(text: string, values: unknown[]): string {
   return text.replace(/\$(\d+)/g, (_, n: string) => {
@@ -81,6 +77,9 @@ export function inline(text: string, values: unknown[]): string {
     if (v === null) return "NULL";
     if (typeof v === "string") return pg.escapeLiteral(v);
     if (typeof v === "number" && Number.isSafeInteger(v)) return String(v);
+    if (typeof v === "boolean") return v ? "true" : "false";
+    // An array of strings (`= ANY($1::text[])`): an array literal of quoted strings ('{}' when empty, typed by its cast).
+    if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(", ")}]`;
     throw new Error(`cannot write ${typeof v} $${n} into a statement`);
   });
 }
@@ -89,7 +88,7 @@ async function run(client: pg.PoolClient, s: Statement): Promise<void> {
   await client.query(s.text, s.values);
 }
 
-/** One change in progress: the statements it writes at commit, and the ops to apply again after (see `detached`). */
+/** One change in progress: its connection, and the statements it writes at commit. */
 interface Scope {
   client: pg.PoolClient;
   statements: Statement[];
@@ -116,30 +115,6 @@ export class StoreClosed extends StoreUnavailable {}
 export function unavailable(err: unknown): Error {
   if (err instanceof StoreUnavailable) return err;
   return new StoreUnavailable(`the database is unavailable: ${(err as Error)?.message ?? String(err)}`, { cause: err });
-}
-
-const APPEND_OP = "INSERT INTO ops (seq, op) VALUES (nextval('change_seq'), $1)";
-
-/**
- * The statements of one change, with each run of appended ops made one INSERT (one round trip however many changes
- * a request made): numbered in their order, as one at a time would have been.
- */
-function batched(statements: Statement[]): Statement[] {
-  const out: Statement[] = [];
-  for (let i = 0; i < statements.length; i++) {
-    if (statements[i].text !== APPEND_OP || statements[i + 1]?.text !== APPEND_OP) {
-      out.push(statements[i]);
-      continue;
-    }
-    const ops: unknown[] = [];
-    while (statements[i]?.text === APPEND_OP) ops.push(statements[i++].values[0]);
-    i--;
-    out.push({
-      text: "INSERT INTO ops (seq, op) SELECT nextval('change_seq'), op FROM (SELECT op FROM unnest($1::text[]) WITH ORDINALITY AS t(op, n) ORDER BY n) AS ordered",
-      values: [ops],
-    });
-  }
-  return out;
 }
 
 /** The URL without its password, for logs and the banner. */
@@ -171,7 +146,6 @@ export class PgJournal implements Journal {
   readonly pool: pg.Pool;
   private readonly scopes = new AsyncLocalStorage<Scope>();
   private readonly meta = new Map<string, string>();
-  private loadedOps: Op[] = [];
   private loadedStream: StoredStreamEvent[] = [];
   /**
    * Catch-up by transaction id: every transaction below `horizon` is finished and applied here; `appliedAbove` holds
@@ -184,8 +158,6 @@ export class PgJournal implements Journal {
   private poll: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
-  private sinceCompaction = 0;
-  private keptByCompaction = 0;
   private closed = false;
   private migrated = false;
   /** Set when memory and database may differ (a failed commit): /readyz says so from then on. */
@@ -258,20 +230,17 @@ export class PgJournal implements Journal {
       await this.pool.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [key, value]);
     }
     for (const r of (await this.pool.query<{ key: string; value: string }>("SELECT key, value FROM meta")).rows) this.meta.set(r.key, r.value);
-    // One snapshot of the log: ops and stream events up to the highest number committed when it was taken.
+    // One snapshot of the stream's events up to the highest number committed when it was taken.
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
       const head = await client.query<{ xmin: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin");
-      const ops = await client.query<{ seq: string; op: string; xid: string }>("SELECT seq, op, xid::text AS xid FROM ops ORDER BY seq");
       const stream = await client.query<{ seq: string; project_id: string; event: string; xid: string }>("SELECT seq, project_id, event, xid::text AS xid FROM stream ORDER BY seq");
       await client.query("COMMIT");
-      this.loadedOps = ops.rows.map((r) => JSON.parse(r.op) as Op);
       this.loadedStream = stream.rows.map((r) => ({ project_id: r.project_id, event: JSON.parse(r.event) }));
       // What the snapshot saw of transactions at or above its horizon is applied; the rest of them come later.
       this.horizon = head.rows[0].xmin;
-      for (const r of [...ops.rows, ...stream.rows]) if (BigInt(r.xid) >= BigInt(this.horizon)) this.appliedAbove.add(r.xid);
-      this.sinceCompaction = ops.rows.length;
+      for (const r of stream.rows) if (BigInt(r.xid) >= BigInt(this.horizon)) this.appliedAbove.add(r.xid);
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {});
       throw err;
@@ -344,10 +313,9 @@ export class PgJournal implements Journal {
    */
   private async catchUp(db: pg.Pool | pg.PoolClient): Promise<void> {
     const from = this.horizon;
-    const { rows } = await db.query<{ xmin: string; seq: string | null; kind: "op" | "stream" | null; project_id: string | null; body: string | null; xid: string | null }>(
+    const { rows } = await db.query<{ xmin: string; seq: string | null; project_id: string | null; body: string | null; xid: string | null }>(
       `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin),
-            r AS (SELECT seq, 'op' AS kind, NULL AS project_id, op AS body, xid::text AS xid FROM ops WHERE xid >= $1::xid8
-                  UNION ALL SELECT seq, 'stream', project_id, event, xid::text FROM stream WHERE xid >= $1::xid8)
+            r AS (SELECT seq, project_id, event AS body, xid::text AS xid FROM stream WHERE xid >= $1::xid8)
        SELECT h.xmin, r.* FROM h LEFT JOIN r ON true ORDER BY r.seq`,
       [from],
     );
@@ -364,10 +332,7 @@ export class PgJournal implements Journal {
         fresh.add(r.xid);
       }
       try {
-        if (r.kind === "op") {
-          this.sinceCompaction++;
-          this.follower?.op(JSON.parse(r.body!) as Op);
-        } else this.follower?.streamEvent({ project_id: r.project_id!, event: JSON.parse(r.body!) });
+        this.follower?.streamEvent({ project_id: r.project_id!, event: JSON.parse(r.body!) });
       } catch (err) {
         // A change this process cannot apply is one it will never have: it no longer matches the others.
         this.diverge(`change ${r.seq} could not be applied (${(err as Error).message})`);
@@ -403,13 +368,13 @@ export class PgJournal implements Journal {
   write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>, rowsOnly = false): T | Promise<Awaited<T>> {
     // A change inside a change (a completion a request asked for) is part of it.
     if (this.current()) return fn();
-    if (rowsOnly) return (admit ? admit() : Promise.resolve()).then(() => this.changeNow(fn, tenant ?? null, false, true));
-    return this.change(fn, tenant ?? null, false, admit);
+    if (rowsOnly) return (admit ? admit() : Promise.resolve()).then(() => this.changeNow(fn, tenant ?? null, true));
+    return this.change(fn, tenant ?? null, admit);
   }
 
   /** `tenant`: the one tenant whose state the change reads and writes (its lock only); null: any (the log's lock). */
-  private change<T>(fn: () => T, tenant: string | null, compactNow = false, admit?: () => Promise<void>): Promise<Awaited<T>> {
-    const now = () => this.changeNow(fn, tenant, compactNow);
+  private change<T>(fn: () => T, tenant: string | null, admit?: () => Promise<void>): Promise<Awaited<T>> {
+    const now = () => this.changeNow(fn, tenant);
     const run = admit ? () => admit().then(now) : now;
     return tenant === null ? run() : this.inTurn(tenant, run);
   }
@@ -431,7 +396,7 @@ export class PgJournal implements Journal {
     return mine;
   }
 
-  private async changeNow<T>(fn: () => T, tenant: string | null, compactNow: boolean, rowsOnly = false): Promise<Awaited<T>> {
+  private async changeNow<T>(fn: () => T, tenant: string | null, rowsOnly = false): Promise<Awaited<T>> {
     if (this.closed) throw new StoreClosed("the store is closed");
     // Memory may hold what the database does not (a phantom interview whose timers still fire): nothing more is
     // written from it. The app built on the state read again writes instead.
@@ -485,8 +450,6 @@ export class PgJournal implements Journal {
         scope.open = false;
         inMemory = !rowsOnly && scope.statements.length > 0;
       }
-      // Compaction rewrites every tenant's changes: only under the log's lock held alone.
-      const compacting = tenant === null && (compactNow || compactionDue(this.sinceCompaction, this.keptByCompaction));
       if (rowsOnly) {
         if (scope.statements.length > 0) await scope.begin();
         for (const s of scope.statements) await run(client, s);
@@ -509,19 +472,16 @@ export class PgJournal implements Journal {
           }
           scope.began = false;
         }
-      } else if (scope.statements.length > 0 || compacting) {
+      } else if (scope.statements.length > 0) {
         // This change's rows are this process's own: marked applied before the commit, so a catch-up answered right
         // after it never applies them again.
         const { rows } = await client.query<{ xid: string }>("SELECT pg_current_xact_id()::text AS xid");
         this.appliedAbove.add(rows[0].xid);
-        if (compacting) scope.statements.push(...(await this.compactionStatements(client)));
-        for (const s of batched(scope.statements)) await run(client, s);
+        for (const s of scope.statements) await run(client, s);
         await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
       }
       if (scope.began) await client.query("COMMIT");
       committed = scope.committed;
-      // A tenant's change cannot compact: one change under the log's own lock does, soon after.
-      if (tenant !== null && compactionDue(this.sinceCompaction, this.keptByCompaction)) this.compactSoon();
       return out as Awaited<T>;
     } catch (err) {
       // Whether the handler, a statement or the commit failed: what memory holds, the database does not. Said before
@@ -583,58 +543,30 @@ export class PgJournal implements Journal {
     const scope = this.current();
     if (scope?.rowsOnly) scope.withCommit.push({ sql: inline(text, values), refusal: async () => null });
     else if (scope) scope.statements.push({ text, values });
-    else this.detached({ text, values }, null);
+    else this.detached({ text, values });
   }
 
   /**
-   * A write made outside any change: written under the lock after the changes
-   * before it, and its op applied again after them, so this process ends in the log's order like every other.
+   * A write made outside any change (a meta value): written in a change of its own, one after another in order.
    */
-  private detached(statement: Statement, op: Op | null): void {
+  private detached(statement: Statement): void {
     this.detachedChain = this.detachedChain
       .then(() =>
         this.change(() => {
           this.current()!.statements.push(statement);
-          if (op) this.follower?.op(op);
         }, null),
       )
       .catch((err) => this.options.logger?.error({ err: (err as Error).message }, "a change could not be written to the database"));
   }
 
-  private compacting: Promise<unknown> | null = null;
-
-  private compactSoon(): void {
-    if (this.compacting || this.closed) return;
-    this.compacting = this.change(() => {}, null, true)
-      .catch((err) => this.options.logger?.warn({ err: (err as Error).message }, "the change log could not be compacted; trying at a later change"))
-      .finally(() => (this.compacting = null));
-  }
-
-  /** The statements of a compaction, run in the change that found it due (the lock is held). */
-  private async compactionStatements(client: pg.PoolClient): Promise<Statement[]> {
-    const { rows } = await client.query<{ seq: string; op: string }>("SELECT seq, op FROM ops ORDER BY seq");
-    const plan = compact(rows.map((r) => ({ seq: Number(r.seq), op: JSON.parse(r.op) as Op })));
-    this.sinceCompaction = 0;
-    this.keptByCompaction = plan.kept;
-    const out: Statement[] = plan.rewrite.map((r) => ({ text: "UPDATE ops SET op = $2 WHERE seq = $1", values: [r.seq, JSON.stringify(r.op)] }));
-    if (plan.drop.length > 0) out.push({ text: "DELETE FROM ops WHERE seq = ANY($1::bigint[])", values: [plan.drop] });
-    return out;
-  }
-
+  /** Nothing is written to a change log on PostgreSQL: every change is rows of the tables it changes. */
   append(op: Op): void {
-    const statement = { text: APPEND_OP, values: [JSON.stringify(op)] };
-    const scope = this.current();
-    if (scope?.rowsOnly) throw new Error(`a change of rows only wrote the change log (${op.kind})`);
-    if (scope) {
-      scope.statements.push(statement);
-      this.sinceCompaction++;
-    } else this.detached(statement, op);
+    throw new Error(`the change log is not written on PostgreSQL (${op.kind}): the change belongs in its table`);
   }
 
+  /** An older version's log is moved into the tables by the first start (fixtures.ts), not replayed. */
   ops(): Op[] {
-    const ops = this.loadedOps;
-    this.loadedOps = [];
-    return ops;
+    return [];
   }
 
   getMeta(key: string): string | undefined {

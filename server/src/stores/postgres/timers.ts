@@ -10,6 +10,7 @@ import type { StoredInterview } from "../../../../fixtures/types.ts";
 import { schedule, type Clock } from "../../clock.ts";
 import { StoreClosed, type PgJournal } from "./journal.ts";
 import type { Project } from "../../model/project.ts";
+import type { Projects } from "../projects.ts";
 
 export type TimerKind = "processing" | "completed";
 
@@ -23,19 +24,18 @@ const BATCH = 64;
 
 export class PgTimers {
   /** Claims up to BATCH due rows of these projects (one tenant's) and makes their transitions, in the change in progress. */
-  private async makeDue(projectIds: string[], now: number): Promise<number> {
+  private async makeDue(projects: Map<string, Project>, now: number): Promise<number> {
     const { rows } = await this.journal.query<{ interview_id: string; kind: TimerKind; project_id: string; due_ms: string }>(
       `DELETE FROM timers WHERE (interview_id, kind) IN (
          SELECT interview_id, kind FROM timers WHERE due_ms <= $1 AND project_id = ANY($3::text[]) ORDER BY due_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING interview_id, kind, project_id, due_ms`,
-      [now, BATCH, projectIds],
+      [now, BATCH, [...projects.keys()]],
     );
     // In time order, and an interview's processing before its completion when both are late.
     rows.sort((a, b) => Number(a.due_ms) - Number(b.due_ms) || (a.kind === "processing" ? -1 : 1) - (b.kind === "processing" ? -1 : 1));
     for (const r of rows) {
-      const project = this.projects.get(r.project_id);
       // Already completed or abandoned: the transition finds nothing to do.
-      if (project) await this.transition(project, r.interview_id, r.kind);
+      await this.transition(projects.get(r.project_id)!, r.interview_id, r.kind);
     }
     return rows.length;
   }
@@ -49,7 +49,7 @@ export class PgTimers {
   constructor(
     private readonly journal: PgJournal,
     private readonly clock: Clock,
-    private readonly projects: Map<string, Project>,
+    private readonly projects: Projects,
     private readonly transition: Transition,
     private readonly logger?: Logger,
   ) {}
@@ -118,14 +118,13 @@ export class PgTimers {
       // Outside any lock: most wakes of a process find their rows claimed by another one, or none due.
       const { rows: due } = await this.journal.query<{ project_id: string }>("SELECT DISTINCT project_id FROM timers WHERE due_ms <= $1", [now]);
       if (due.length === 0) break;
-      // A project created on another process a moment ago is known once its change is applied here.
-      if (due.some((r) => !this.projects.has(r.project_id))) await this.journal.sync();
-      const byTenant = new Map<string, string[]>();
+      const byTenant = new Map<string, Map<string, Project>>();
       const gone: string[] = [];
       for (const { project_id } of due) {
-        const tenant = this.projects.get(project_id)?.tenant;
-        if (tenant === undefined) gone.push(project_id);
-        else byTenant.set(tenant, [...(byTenant.get(tenant) ?? []), project_id]);
+        // A project created through any process is found in its table.
+        const project = await this.projects.byId(project_id);
+        if (!project) gone.push(project_id);
+        else byTenant.set(project.tenant, (byTenant.get(project.tenant) ?? new Map()).set(project_id, project));
       }
       // Rows of a project the data no longer has (fixtures replaced under the same database): nothing to make.
       if (gone.length > 0) await this.journal.query("DELETE FROM timers WHERE project_id = ANY($1::text[]) AND due_ms <= $2", [gone, now]);

@@ -1,0 +1,22 @@
+/** Listener secrets and forwards kept on the project in the process (memory and SQLite), written to the journal. */
+import type { Project } from "../../model/project.ts";
+import type { Journal } from "../journal.ts";
+import type { Listeners, SimForward } from "../listeners.ts";
+import { listenerSecret } from "../../webhooks/listener.ts";
+
+export class MemoryListeners implements Listeners {
+  constructor(private readonly journal: Journal) {}
+
+  async secret(project: Project): Promise<string> {
+    return listenerSecret(project, this.journal);
+  }
+
+  async addForward(project: Project, forward: SimForward): Promise<void> {
+    this.journal.append({ kind: "forward.recorded", project_id: project.id, forward });
+    project.addForward(forward);
+  }
+
+  async forwards(project: Project): Promise<SimForward[]> {
+    return project.forwards;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * `inline` (stores/postgres/journal.ts) writes a change's values into statements sent with its COMMIT, which take no
+ * parameters: every value must come out as the literal PostgreSQL reads back exactly, and anything it cannot write
+ * must be refused, never written as something else.
+ */
+import { describe, expect, it } from "vitest";
+import { inline } from "../src/stores/postgres/journal.ts";
+
+describe("inline", () => {
+  it("writes strings, whole numbers, booleans, NULL and arrays of strings as literals", () => {
+    expect(inline("SELECT $1, $2, $3, $4", ["it's", 42, true, null])).toBe("SELECT 'it''s', 42, true, NULL");
+    expect(inline("WHERE id = ANY($1::text[])", [["a", "b'c"]])).toBe("WHERE id = ANY(ARRAY['a', 'b''c']::text[])");
+    expect(inline("WHERE id = ANY($1::text[])", [[]])).toBe("WHERE id = ANY('{}'::text[])");
+    // A backslash makes an E'' literal; `$2` inside a value is not a parameter written again.
+    expect(inline("SELECT $1, $2", ["a\\b $2", "x"])).toBe("SELECT  E'a\\\\b $2', 'x'");
+    // $10 is the tenth value, not the first followed by 0.
+    expect(inline("SELECT $10", Array.from({ length: 10 }, (_, i) => String(i)))).toBe("SELECT '9'");
+  });
+
+  it("refuses what it cannot write exactly", () => {
+    expect(() => inline("SELECT $1", [1.5])).toThrow(/cannot write number/);
+    expect(() => inline("SELECT $1", [{ a: 1 }])).toThrow(/cannot write object/);
+    expect(() => inline("SELECT $1", [[1, 2]])).toThrow(/cannot write object/);
+    expect(() => inline("SELECT $1", [undefined])).toThrow(/cannot write undefined/);
+  });
+});
