@@ -76,7 +76,7 @@ async function round(proc: Proc): Promise<Round> {
  * The same flood on three processes over one PostgreSQL: Acme's 24 connections spread over the three, Globex's loop
  * going round them (each request to the next process), alone and then under the flood, `ROUNDS` times.
  */
-/** Acme's flood: its fault settings set again and again, or studies planted (both changes of rows only). */
+/** Acme's flood: its fault settings set again and again, or studies planted (both changes of rows only: no lock). */
 type Flood = "faults" | "plant";
 
 async function sharedRounds(flood: Flood): Promise<{ rounds: Round[] }> {

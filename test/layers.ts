@@ -39,12 +39,12 @@ export const LAYERS = {
     // The database's own tests run here, beside the install matrices, not in the timing-sensitive cluster layer: they
     // wait for outcomes (30 s bounds), never time them.
     files: ["server/test/cluster/stores.test.ts", "server/test/cluster/database.test.ts", "server/test/cluster/tables.test.ts"],
-    proves: "the same behaviour tests and the conformance suite's full run over every store: memory, SQLite and PostgreSQL; studies, interviews, chats and prompt events in PostgreSQL's tables (held by no process, a transition made once, the planted quota one row per tenant, fault settings one row every request reads, a change's statements sent with its COMMIT, a study's caps under racing processes, an older database's log moved in); PostgreSQL crashed and restarted under writes on three processes, and ten processes within its default connection limit",
+    proves: "the same behaviour tests and the conformance suite's full run over every store: memory, SQLite and PostgreSQL; every resource in PostgreSQL's tables (held by no process, a transition made once, the planted and project quotas one row per tenant, fault settings one row every request reads, created projects, webhooks, listener secrets and forwards read through either process, the stream numbered by one row per project and sent to listeners on every process, a change's statements sent with its COMMIT, a study's caps under racing processes, an older database's log moved in); PostgreSQL crashed and restarted under writes on three processes, and ten processes within its default connection limit",
     needs: "PostgreSQL (Debian's, installed by scripts/deploy/install-postgresql.sh)",
   },
   cluster: {
     files: ["server/test/cluster/cluster.test.ts", "server/test/cluster/compose.test.ts", "server/test/cluster/soak.test.ts"],
-    proves: "several sandbox processes on one PostgreSQL: reads across processes, one delivery per event, tenants' locks, timers as rows, the compose file's services behind nginx, and five minutes of kill -9 under load with two tenants",
+    proves: "several sandbox processes on one PostgreSQL: reads across processes, one delivery per event, no lock over a tenant (a tenant waiting on its own row holds nothing another needs), a refused change nowhere, timers as rows, the compose file's services behind nginx, and five minutes of kill -9 under load with two tenants",
     needs: "PostgreSQL and nginx (Debian's, installed by scripts/deploy/install-postgresql.sh)",
   },
 } satisfies Record<string, Layer>;

@@ -49,6 +49,8 @@ import { createPgDispatcher } from "./stores/postgres/dispatcher.ts";
 import { health } from "./http/health.ts";
 import { InterviewRunner } from "./simulation/interview-runner.ts";
 import { PgTimers } from "./stores/postgres/timers.ts";
+import { PgStream } from "./stores/postgres/stream.ts";
+import { MemoryStream } from "./stores/memory/stream.ts";
 import { PgInterviews } from "./stores/postgres/interviews.ts";
 import { PgStudies } from "./stores/postgres/studies.ts";
 import { seedFixtures } from "./stores/postgres/fixtures.ts";
@@ -160,20 +162,25 @@ export function createApp(options: AppOptions = {}): App {
     if (kept === undefined) journal.setMeta("time_shift_ms", String(shift));
     shiftDataset(dataset, shift);
   }
-  // Several processes on one PostgreSQL: studies, interviews, chats and messages live in its tables (stores/postgres/).
+  // Several processes on one PostgreSQL: every resource lives in its tables (stores/postgres/); a store of one process
+  // keeps them in memory and writes its changes to its log (stores/memory/).
   const pg = journal instanceof PgJournal ? journal : null;
+  const local = isLocal(journal) ? journal : null;
+  if (!pg && !local) throw new Error(`unknown store: ${journal.kind}`);
   const store = new Store(pg ? { ...dataset, studies: [], interviews: [], chats: [], messages: [] } : dataset);
-  const interviews: Interviews = pg ? new PgInterviews(pg) : new MemoryInterviews(journal);
-  const studies: Studies = pg ? new PgStudies(pg) : new MemoryStudies(journal);
-  const chats: Chats = pg ? new PgChats(pg) : new MemoryChats(journal);
-  const promptEvents: PromptEvents = pg ? new PgPromptEvents(pg) : new MemoryPromptEvents(journal);
-  const projects: Projects = pg ? new PgProjects(pg, store) : new MemoryProjects(store, journal);
-  const webhookSettings: WebhookSettings = pg ? new PgWebhookSettings(pg) : new MemoryWebhookSettings(journal);
-  const listeners: Listeners = pg ? new PgListeners(pg) : new MemoryListeners(journal);
+  const interviews: Interviews = local ? new MemoryInterviews(local) : new PgInterviews(pg!);
+  const studies: Studies = local ? new MemoryStudies(local) : new PgStudies(pg!);
+  const chats: Chats = local ? new MemoryChats(local) : new PgChats(pg!);
+  const promptEvents: PromptEvents = local ? new MemoryPromptEvents(local) : new PgPromptEvents(pg!);
+  const projects: Projects = local ? new MemoryProjects(store, local) : new PgProjects(pg!, store);
+  const webhookSettings: WebhookSettings = local ? new MemoryWebhookSettings(local) : new PgWebhookSettings(pg!);
+  const listeners: Listeners = local ? new MemoryListeners(local) : new PgListeners(pg!);
   const doc = loadOpenApi();
   const addressPolicy = { allowLoopback: options.webhookAllowLoopback ?? true };
-  const streams = new EventStreams(journal, { limits });
-  const faults = new FaultRegistry((projectId, settings) => journal.append({ kind: "faults.set", project_id: projectId, settings }));
+  // Several processes: the stream's events are rows (stores/postgres/stream.ts), held by none of them.
+  const streams = new EventStreams(journal, (epoch, keep) => (local ? new MemoryStream(local, epoch, keep) : new PgStream(pg!, epoch, keep)), { limits, logger: options.logger || undefined });
+  // Several processes keep the settings in a row (shared below), never in a log.
+  const faults = new FaultRegistry((projectId, settings) => local?.append({ kind: "faults.set", project_id: projectId, settings }));
   // Several processes: the settings are rows read by every request, their counters consumed exactly once whichever
   // process answers.
   if (pg) faults.share(new PgFaultSettings(pg));
@@ -196,16 +203,17 @@ export function createApp(options: AppOptions = {}): App {
   };
   const webhooks =
     options.webhooks ??
-    (isLocal(journal)
-      ? createWebhookDispatcher({ ...delivery, listenerSecret: (project: Project) => listenerSecret(project, journal), journal })
+    (local
+      ? createWebhookDispatcher({ ...delivery, listenerSecret: (project: Project) => listenerSecret(project, local), journal: local })
       : createPgDispatcher({ ...delivery, journal: pg!, projects, webhookSettings, listeners }));
   const runner = new InterviewRunner(clock, webhooks, journal, interviews, studies, options.simProcessingMs ?? 1_000, options.logger || undefined);
   // Several processes: interview timers are rows, each transition made by the one process that claims it.
   const timerRows = pg ? new PgTimers(pg, clock, projects, (p, id, kind) => runner.make(p, id, kind), options.logger || undefined) : null;
   if (timerRows) runner.useRows(timerRows);
-  const restoredChanges = replay(journal, { store, faults, runner, quotas, inTables: pg !== null }, { armTimers: !timerRows });
-  // Other processes' stream events (a shared store): kept and written to this process's listeners in their order.
-  journal.follow({ streamEvent: (s) => streams.receive(s) });
+  // A store of one process replays its log; PostgreSQL keeps none (an older version's is moved into the tables).
+  const restoredChanges = local ? replay(local, { store, faults, runner, quotas }) : 0;
+  // Several processes: a stream event any of them commits names its project, whose listeners here are sent it.
+  pg?.onStreamEvents((projectId) => streams.wake(projectId), () => streams.wakeAll());
   // The fixtures' studies, interviews and chats are written to their tables first (by the database's first start; later
   // ones find them); requests, and the claims of due timers, wait for it. A failure (the database away) is tried again by the next request.
   let seeding: Promise<void> | null = null;

@@ -14,7 +14,6 @@ import { readDataset } from "./model/dataset.ts";
 import { randomBytes } from "node:crypto";
 import { readEnv } from "./config.ts";
 import { stopWhenNpmParentExits } from "./parent-watch.ts";
-import { ReloadingApp } from "./reloading-app.ts";
 
 const KEYS = [
   ["Acme", "svc_live_acme_0123456789abcdef0123456789abcdef", "pk_live_acme_0123456789abcdef0123456789abcdef"],
@@ -82,34 +81,22 @@ async function main(): Promise<void> {
       process.exit(2);
     }
   }
-  let first;
+  let app;
   try {
-    first = build(dataset, journal);
+    app = build(dataset, journal);
   } catch (err) {
     if (!(err instanceof DataDirLocked)) throw err;
     console.error(err.message);
     process.exit(2);
   }
   try {
-    await first.ready();
+    await app.ready();
   } catch (err) {
-    console.error(`Cannot use the database at ${first.journal.dir}: ${(err as Error).message}`);
-    await first.close().catch(() => {});
+    console.error(`Cannot use the database at ${app.journal.dir}: ${(err as Error).message}`);
+    await app.close().catch(() => {});
     process.exit(2);
   }
-  // A shared store: a process whose memory may differ from the database reads it again (reloading-app.ts).
-  const served = new ReloadingApp(first, async () => {
-    const data = (await freshDataset())!;
-    const app = build(data, await openJournal(data));
-    try {
-      await app.ready();
-    } catch (err) {
-      await app.close().catch(() => {});
-      throw err;
-    }
-    return app;
-  }, logger);
-  const server = createHttpServer(served.listener, limitsOf(env));
+  const server = createHttpServer(app.app, limitsOf(env));
   server.listen(env.port, env.host, () => {
     const base = `http://${env.host.includes(":") ? `[${env.host}]` : env.host}:${env.port}/api`;
     const loadMs = Math.round(performance.now() - started);
@@ -117,11 +104,11 @@ async function main(): Promise<void> {
     console.log(`API reference: ${base.replace(/\/api$/, "/docs")}`);
     for (const [name, key, pk] of KEYS) console.log(`  ${name.padEnd(7)} API key ${key}   public key ${pk}`);
     console.log(`Try: curl -H "Authorization: Bearer ${KEYS[0][1]}" ${base}/v1/chats`);
-    if (first.journal.shared) {
-      console.log(`State: shared in PostgreSQL ${first.journal.dir} (${first.restoredChanges} changes restored); health: /healthz, /readyz`);
-    } else if (first.journal.durable) {
-      const p = first.webhooks.pending();
-      console.log(`State: kept in ${first.journal.dir} (${first.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
+    if (app.journal.shared) {
+      console.log(`State: shared in PostgreSQL ${app.journal.dir} (${app.restoredChanges} changes restored); health: /healthz, /readyz`);
+    } else if (app.journal.durable) {
+      const p = app.webhooks.pending();
+      console.log(`State: kept in ${app.journal.dir} (${app.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
     } else {
       console.log("State: in memory only; it is lost when the sandbox stops. Keep it with --data-dir DIR (or SANDBOX_DATA_DIR)");
     }
@@ -150,8 +137,6 @@ async function main(): Promise<void> {
       process.exit(130);
     }
     stopping = true;
-    served.stop();
-    const app = served.current;
     logger.info({ signal, in_flight: pending.size }, "shutting down");
     const p = app.webhooks.pending();
     const deliveries = p.waiting + p.queued + p.inFlight;

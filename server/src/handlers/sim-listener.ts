@@ -24,7 +24,7 @@ export function simListenerHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
   const eventOf = async (project: Project, id: string) => {
     const forward = (await listeners.forwards(project)).find((f) => f.id === id);
     if (!forward) throw notFound(`No such forward: ${id}`);
-    const event = streams.find(project.id, forward.event_id);
+    const event = await streams.find(project.id, forward.event_id);
     if (!event) throw notFound(`The event of forward ${id} is no longer held (the stream keeps the last events of each project)`);
     return event;
   };
@@ -36,7 +36,7 @@ export function simListenerHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
     },
 
     async simRecordForward({ project, body }) {
-      const event = streams.find(project.id, body.event_id);
+      const event = await streams.find(project.id, body.event_id);
       if (!event) throw notFound(`No such event on this project's stream: ${body.event_id}`);
       const forward: Forward = {
         id: randomUUID(),
@@ -74,7 +74,7 @@ export function simListenerHandlers(deps: HandlerDeps): HandlerGroup<Ops> {
     // Back on the stream with a new id, byte for byte: every listener forwards it again (the listener loop's resend).
     async simResendForward({ project, path }) {
       const { event_id, event, interview_id, headers, body } = await eventOf(project, path.id);
-      return { status: 202, body: streams.publish(project.id, { event_id, event, interview_id, reason: "resend", headers, body }) };
+      return { status: 202, body: await streams.publish(project.id, { event_id, event, interview_id, reason: "resend", headers, body }) };
     },
   };
 }

@@ -109,7 +109,7 @@ export class FairAdmission {
    * gone; false when the client left while it waited (its slot is given back at once, the handler should not run).
    */
   async enter(tenant: string, res: { once(event: "close", fn: () => void): unknown; readonly closed?: boolean }): Promise<boolean> {
-    // The client left before the request got here (during a delay, its body, the store's catch-up): its "close" has
+    // The client left before the request got here (during a delay, or its body): its "close" has
     // been emitted already and would never give a slot back.
     if (res.closed) return false;
     const wait = this.admit(tenant);

@@ -36,7 +36,7 @@ export interface RouterOptions {
   timeoutHoldMs: number;
   /** Requests held by a delay, capped per tenant and per address. */
   held: HeldRequests;
-  /** The store: with a shared one, each request first applies other processes' changes, and a change runs under its lock. */
+  /** The store: each write runs as one change of it (stores/journal.ts). */
   journal: Journal;
   /** What every request waits for first (a shared store: the fixtures written to their tables). */
   ready?: () => Promise<void>;
@@ -46,35 +46,6 @@ export interface RouterOptions {
 
 /** Operations that hold their response open for as long as the client listens: never counted as work in progress. */
 const LONG_LIVED = new Set(["simStreamEvents"]);
-
-/**
- * Writes that, on a shared store, change rows of PostgreSQL's tables only and read nothing every process holds: they
- * run without their tenant's lock (stores/journal.ts, `rowsOnly`). A planted study or chat is its quota row and its own
- * rows; a prompt event is its own row (a duplicate conflicts); a new interview is its study's row (locked while its
- * caps are checked), the quota row, its own row and its timers' rows, unless it is history completed at once (its
- * event is numbered in the stream, which every process holds). A new project is its organisation's count and its row;
- * a webhook is its project's row (locked while it changes) and the pending attempts it cancels; a listener's secret
- * and forwards are rows of their own.
- */
-const ROWS_ONLY: Partial<Record<OperationId, (body: unknown) => boolean>> = {
-  simCreateStudy: () => true,
-  simCreateChat: () => true,
-  simCreateProject: () => true,
-  putWebhook: () => true,
-  deleteWebhook: () => true,
-  simGetListener: () => true,
-  simRecordForward: () => true,
-  // The project's fault settings are one row of their own.
-  simPutFaults: () => true,
-  simDeleteFaults: () => true,
-  createPromptEvent: () => true,
-  // Writes nothing: a decision from the study's and its interviews' rows (and the fixtures' rules and invites).
-  createParticipantLaunch: () => true,
-  simCreateInterview: (body) => {
-    const b = body as { created_at?: string; hold?: boolean };
-    return b.created_at === undefined || b.hold === true;
-  },
-};
 
 /** Reads that write (the listener secret is made on first use). */
 const WRITING_READS = new Set(["simGetListener"]);
@@ -87,12 +58,6 @@ const USES_WINDOWS = new Set(["listStudies", "getStudy"]);
  * data version knowing: never cached there.
  */
 const FROM_TABLES = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listChats", "getChat", "listChatMessages"]);
-/**
- * Reads that, on a shared store, read what every process holds (the delivery stream's numbered events): they first
- * apply other processes' changes (stores/postgres/journal.ts). Every other read is of rows, or of the fixtures. A
- * write catches up inside its own change, under its tenant's lock, unless it is a change of rows only.
- */
-const CATCH_UP = new Set(["simStreamEvents", "simGetForwardEvent"]);
 const DAY = 86_400_000;
 
 /** Headers every response of a deprecated operation carries, errors included (the seed: "all its responses"). */
@@ -128,8 +93,6 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
     table.add(route.method, route.expressPath, async (req: Request, res: Response, next: NextFunction) => {
       try {
         if (route.deprecated) res.set(DEPRECATION_HEADERS);
-        // A shared store: a read of what every process holds first applies every write any process acknowledged.
-        if (journal.shared && !writes && CATCH_UP.has(route.operationId)) await journal.sync();
         if (options.ready) await options.ready();
         // A project created through another process is found in the shared store's table at once.
         const project = await authenticate(req, route.auth === "public" ? "public" : "secret", (kind, key) => options.projects.byKey(kind, key));
@@ -142,9 +105,8 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         const admit = LONG_LIVED.has(route.operationId) ? undefined : async () => {
           if (!(await options.admission.enter(project.tenant, res))) throw new Unanswered();
         };
-        const rowsOnly = journal.shared && (ROWS_ONLY[route.operationId as OperationId]?.(body) ?? false);
         // A write on a shared store is admitted once its turn among its organisation's changes has come (stores/journal.ts).
-        const admitInTurn = writes && journal.shared && !rowsOnly ? admit : undefined;
+        const admitInTurn = writes && journal.shared ? admit : undefined;
         if (admit && !admitInTurn) await admit();
         let key: string | null = null;
         if (options.cache && CACHEABLE.has(route.operationId) && !(journal.shared && FROM_TABLES.has(route.operationId))) {
@@ -155,8 +117,8 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
           if (hit) return sendJson(res, hit.status, hit.body);
         }
         const ctx = { project, path, query, body, req } as unknown as Ctx<OperationId>;
-        // A request changes its own organisation's state only: on a shared store, other organisations' changes run beside it.
-        const result = writes ? await journal.write(() => handler(ctx), project.tenant, admitInTurn, rowsOnly) : await handler(ctx);
+        // A write is one change (on a shared store, one transaction of its own rows, beside every other's).
+        const result = writes ? await journal.write(() => handler(ctx), project.tenant, admitInTurn) : await handler(ctx);
         // A handler that answered itself (the event stream) is not answered again.
         if (res.headersSent) return;
         const sent = writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });

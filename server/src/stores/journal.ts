@@ -53,11 +53,6 @@ export interface StoredStreamEvent {
   event: components["schemas"]["SimStreamEvent"];
 }
 
-/** What another process numbered in the delivery stream, as a process sharing the store applies it. */
-export interface Follower {
-  streamEvent(s: StoredStreamEvent): void;
-}
-
 /**
  * What the dispatcher of one process writes down of its webhook events and attempts (dispatcher.ts in webhooks/):
  * nothing in memory, tables of the data dir with SQLite. Several processes on one PostgreSQL keep events and attempts
@@ -72,40 +67,43 @@ export interface DeliveryLog {
   attempts(): StoredAttempt[];
 }
 
-/** A store of one process (memory, SQLite): its journal and its deliveries' log. */
-export type LocalJournal = Journal & DeliveryLog;
+/**
+ * The log of changes a store of one process keeps (memory: nothing; SQLite: the data dir's tables), replayed at the
+ * next start (restore.ts), and its copy of the stream's events. PostgreSQL keeps no such log: every change is rows of
+ * the tables it changes.
+ */
+export interface ChangeLog {
+  append(op: Op): void;
+  ops(): Op[];
+  putStreamEvent(s: StoredStreamEvent): void;
+  dropStreamEvents(projectId: string, throughSeq: number): void;
+  streamEvents(): StoredStreamEvent[];
+  /** Several writes as one (SQLite's transaction). */
+  atomically<T>(fn: () => T): T;
+}
 
-/** Whether the store keeps the deliveries of one process (memory, SQLite) rather than rows several processes claim. */
+/** A store of one process (memory, SQLite): its journal, its log of changes and its deliveries' log. */
+export type LocalJournal = Journal & ChangeLog & DeliveryLog;
+
+/** Whether the store is one process's (memory, SQLite) rather than rows several processes share. */
 export const isLocal = (j: Journal): j is LocalJournal => "attempts" in j;
 
-/**
- * The store's changes, meta and event stream: memory (the default), SQLite (`--data-dir`) and PostgreSQL
- * (`--database-url`, shared by several processes). The resources each have an interface of their own beside this file
- * (studies.ts, interviews.ts, chats.ts, prompt-events.ts); the same behaviour tests run over each store
- * (server/test/cluster/stores.test.ts).
- */
 export interface Journal {
   readonly kind: "memory" | "sqlite" | "postgres";
   /** Whether anything outlives the process (the banner and the SIGTERM log say which). */
   readonly durable: boolean;
   /** Where the state is kept, for people: the data dir, or the database URL without its password. */
   readonly dir: string | null;
-  /** Several processes share the store: a read syncs first, a change runs under the log's lock (`write`). */
+  /** Several processes share the store (PostgreSQL): every resource is rows of its tables, each change a transaction. */
   readonly shared: boolean;
-  /** Applies every change other processes acknowledged before this call (nothing to do on a store of one process). */
-  sync(): Promise<void>;
   /**
-   * Runs a change. On a store of one process, at once (synchronously). On a shared one: under `tenant`'s lock (none
-   * given: the whole log's), after applying every other change, and committed before the promise resolves, so the
-   * caller acknowledges nothing lost. A change with a tenant reads and writes that tenant's state only.
-   * `admit` (shared stores): awaited once the change's turn has come, before it takes a connection; what it throws is
-   * thrown. The router takes the request's admission slot there, so a change waiting behind its tenant's earlier ones
-   * holds no slot another organisation could use.
-   * `rowsOnly` (shared stores): the change reads and writes rows of PostgreSQL's tables only, never the state every
-   * process holds (a planted study: its quota row and its own row), so it runs in a plain transaction, beside the
-   * tenant's other changes, without the tenant's lock; writing the change log in it is a bug, and throws.
+   * Runs a change. On a store of one process, at once (synchronously). On a shared one, as one transaction of rows,
+   * committed before the promise resolves, so the caller acknowledges nothing lost; `tenant`'s changes take at most
+   * all but one of the process's pooled connections at once (the rest wait in memory, holding nothing), and `admit`
+   * is awaited once the change's turn has come, before it takes a connection (the router takes the request's
+   * admission slot there), so a tenant whose changes wait on its own rows never holds what another tenant needs.
    */
-  write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>, rowsOnly?: boolean): T | Promise<Awaited<T>>;
+  write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>): T | Promise<Awaited<T>>;
   /**
    * Runs `fn` once the change in progress is committed (at once outside a change, and on a store of one process):
    * what leaves the process (a stream frame) must never show a change the database then refuses.
@@ -113,15 +111,7 @@ export interface Journal {
   afterCommit(fn: () => void): void;
   /** null when the store answers and is migrated; else why not (`/readyz`). */
   ready(): Promise<string | null>;
-  /** Where other processes' changes are applied (shared stores only). */
-  follow(follower: Follower): void;
-  append(op: Op): void;
-  ops(): Op[];
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
-  putStreamEvent(s: StoredStreamEvent): void;
-  dropStreamEvents(projectId: string, throughSeq: number): void;
-  streamEvents(): StoredStreamEvent[];
-  atomically<T>(fn: () => T): T;
   close(): void;
 }

@@ -9,7 +9,7 @@ import type { InterviewRunner } from "../simulation/interview-runner.ts";
 import type { Project } from "../model/project.ts";
 import type { Store } from "../model/store.ts";
 import type { Quotas } from "../model/tenant-limits.ts";
-import type { Journal, Op } from "./journal.ts";
+import type { ChangeLog, Op } from "./journal.ts";
 import { forget } from "../views/memo.ts";
 
 export interface ReplayTargets {
@@ -17,17 +17,14 @@ export interface ReplayTargets {
   faults: FaultRegistry;
   runner: InterviewRunner;
   quotas: Quotas;
-  /** Everything lives in PostgreSQL's tables: an older version's log is moved there (stores/postgres/fixtures.ts), not applied. */
-  inTables?: boolean;
 }
 
 /** Replays every recorded change; returns how many were applied (the start-up banner says so). */
-export function replay(journal: Journal, targets: ReplayTargets, { armTimers = true } = {}): number {
+export function replay(journal: ChangeLog, targets: ReplayTargets): number {
   const running: Running = new Map();
   let applied = 0;
   for (const op of journal.ops()) if (applyOp(op, targets, running)) applied++;
-  // Timers kept as rows (PostgreSQL) are claimed from the database, not armed again here.
-  if (armTimers) resumeRunning(running, targets.runner);
+  resumeRunning(running, targets.runner);
   return applied;
 }
 
@@ -35,11 +32,9 @@ export function replay(journal: Journal, targets: ReplayTargets, { armTimers = t
 export type Running = Map<StoredInterview, { project: Project; processingAt: number; completesAt: number }>;
 
 /**
- * Applies one recorded change to the store (a replay at start-up, or another process's change with a shared
- * database); false when it was skipped. Interviews created with timers are added to `running`.
+ * Applies one recorded change to the store (a replay at start-up); false when it was skipped. Interviews created with timers are added to `running`.
  */
-export function applyOp(op: Op, { store, faults, quotas, inTables }: ReplayTargets, running: Running): boolean {
-  if (inTables) return false;
+export function applyOp(op: Op, { store, faults, quotas }: ReplayTargets, running: Running): boolean {
   // A change to a project the data no longer has (fixtures replaced under the same data dir) is skipped.
   const project = op.kind === "project.created" ? undefined : store.projects.get(projectOf(op));
   switch (op.kind) {
@@ -97,7 +92,7 @@ export function applyOp(op: Op, { store, faults, quotas, inTables }: ReplayTarge
 }
 
 /** Re-arms the timers of interviews still running (late ones fire at once). */
-export function resumeRunning(running: Running, runner: InterviewRunner): void {
+function resumeRunning(running: Running, runner: InterviewRunner): void {
   for (const [interview, { project, processingAt, completesAt }] of running) {
     if (interview.status !== "completed" && !project.abandoned.has(interview.id)) runner.resume(project, interview.id, processingAt, completesAt);
   }

@@ -185,10 +185,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       try {
         // The first attempt goes out now, so its send time is the event's timestamp.
         const now = clock.now();
-        const ev = newEvent(project, project.webhook, interview, study, now, { streams: options.streams, listenerSecret: options.listenerSecret && (() => options.listenerSecret!(project)) });
+        const { delivery: ev, streamed } = newEvent(project, project.webhook, interview, study, now, options.listenerSecret && (() => options.listenerSecret!(project)));
+        if (streamed) options.streams?.publish(project.id, streamed);
         if (!ev) return;
         journal.atomically(() => events.remember(ev));
-        options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: ev.body.toString("utf8") });
         send(records.create(ev, 1, now, "event"), now);
       } catch (err) {
         logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");

@@ -5,14 +5,14 @@
  * with a data dir.
  */
 import { randomBytes } from "node:crypto";
-import type { Journal } from "../stores/journal.ts";
+import type { ChangeLog } from "../stores/journal.ts";
 import type { Project } from "../model/project.ts";
 
 /** A fresh listener secret. */
 export const newListenerSecret = () => `whsec_${randomBytes(24).toString("hex")}`;
 
 /** The project's listener secret as a store of one process keeps it (PostgreSQL's: stores/postgres/listeners.ts). */
-export function listenerSecret(project: Project, journal: Journal): string {
+export function listenerSecret(project: Project, journal: ChangeLog): string {
   if (project.listenerSecret) return project.listenerSecret;
   const secret = newListenerSecret();
   journal.append({ kind: "listener.secret", project_id: project.id, secret });

@@ -1,7 +1,8 @@
 /**
- * Studies and interviews in PostgreSQL's own tables (stores/postgres/), with two sandbox apps on one database: no
- * process keeps them, a transition is made by one conditional statement, the planted quota is one row per tenant, and
- * a database an older version wrote (its study and interview changes in the change log) is moved into them at start.
+ * Every resource in PostgreSQL's own tables (stores/postgres/), with two sandbox apps on one database: no process keeps
+ * any, a transition is made by one conditional statement, quotas are one row per tenant, the stream is numbered by one
+ * row per project and reaches listeners on either process, and a database an older version wrote (its changes in the
+ * change log) is moved into them at start.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
@@ -14,7 +15,7 @@ import { NO_FAULTS } from "../../src/faults/settings.ts";
 import { generateDataset } from "../../../fixtures/generate.ts";
 import { PgJournal, SCHEMA } from "../../src/stores/postgres/journal.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
-import { ACME, call, ok, receiver, waitFor, type Receiver } from "./client.ts";
+import { ACME, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 
 const ACME_PROJECT = "e1bee9dc-851d-430a-8207-1170230f03e5";
@@ -48,6 +49,27 @@ async function start(url: string, meta: Record<string, string>, options: AppOpti
   const srv = await startServer({ simProcessingMs: 60_000, webhookRetryDelaysMs: [60_000], ...options, journal });
   servers.push(srv);
   return srv;
+}
+
+/** The first `count` events a new listener with `lastEventId` reads through `base`. */
+async function frames(base: string, key: string, lastEventId: string, count: number): Promise<Array<{ id: string }>> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 10_000);
+  const out: Array<{ id: string }> = [];
+  try {
+    const res = await fetch(`${base}/_sim/events`, { headers: { authorization: `Bearer ${key}`, "last-event-id": lastEventId }, signal: controller.signal });
+    let buf = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buf += decoder.decode(chunk, { stream: true });
+      for (const m of buf.matchAll(/^id: (\S+)\nevent: interview\.completed$/gm)) if (!out.some((e) => e.id === m[1])) out.push({ id: m[1] });
+      if (out.length >= count) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+  return out;
 }
 
 describe("studies, interviews, chats and prompt events in PostgreSQL's tables", () => {
@@ -247,6 +269,44 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
       expect((await client.query("SELECT count(*)::int AS n FROM projects WHERE tenant = $1", [ACME_PROJECT])).rows[0].n).toBe(3);
     } finally {
       await client.end();
+    }
+  });
+
+  it("keep the delivery stream as rows: numbered by the project's row, never twice, sent to listeners on every process at the commit, resumed on either", async () => {
+    const url = db.database(`interviews_${++n}`);
+    const meta = initialMeta();
+    const [a, b] = [await start(url, meta), await start(url, meta)];
+    const made = await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "stream" } }, 201);
+    const key = made.api_key;
+    const study = (await ok(b.baseUrl, "/_sim/studies", { key, method: "POST", body: {} }, 201)).id;
+    const listeners = [listen([a.baseUrl], key), listen([b.baseUrl], key)];
+    try {
+      await sleep(300);
+      // History completed at once, twenty at a time through both processes: each event takes the project's next number.
+      const history = { study_id: study, created_at: new Date(Date.now() - 60_000).toISOString() };
+      const made20 = await Promise.all(Array.from({ length: 20 }, (_, i) => ok((i % 2 ? a : b).baseUrl, "/_sim/interviews", { key, method: "POST", body: history }, 201)));
+      for (const l of listeners) {
+        await waitFor("every event on each process's listener", () => (l.events.length >= 20 ? true : undefined));
+        // In their order, none twice, none missing, whichever process committed them.
+        expect(l.events.map((e) => Number(e.id.split("-")[1]))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+        expect(new Set(l.events.map((e) => e.data.interview_id))).toEqual(new Set(made20.map((x) => x.id)));
+      }
+      // Resumed on either process after the tenth: the ten after it, then the next event as it comes.
+      const tenth = listeners[0].events[9].id;
+      for (const srv of [a, b]) {
+        const got = await frames(srv.baseUrl, key, tenth, 10);
+        expect(got.map((e) => e.id)).toEqual(listeners[0].events.slice(10).map((e) => e.id));
+      }
+      const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+      await client.connect();
+      try {
+        expect((await client.query("SELECT n FROM stream_heads WHERE project_id = $1", [made.id])).rows).toEqual([{ n: "20" }]);
+        expect((await client.query("SELECT count(*)::int AS n FROM stream WHERE project_id = $1", [made.id])).rows[0].n).toBe(20);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      for (const l of listeners) l.stop();
     }
   });
 

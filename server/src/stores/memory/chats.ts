@@ -4,10 +4,10 @@ import { listPage } from "../../handlers/pagination.ts";
 import type { Query } from "../../http/types.ts";
 import { chatOrder, messageOrder, type Project } from "../../model/project.ts";
 import type { Chats } from "../chats.ts";
-import type { Journal } from "../journal.ts";
+import type { ChangeLog } from "../journal.ts";
 
 export class MemoryChats implements Chats {
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly journal: ChangeLog) {}
 
   async list(project: Project, query: Query<"listChats">) {
     return listPage({

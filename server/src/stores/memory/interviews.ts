@@ -13,7 +13,7 @@ import { comboKey, interviewOrder, type Project } from "../../model/project.ts";
 import { createdSince } from "../../model/windows.ts";
 import { forget } from "../../views/memo.ts";
 import type { Interviews, Moved, StudyUsageCounts, Timers } from "../interviews.ts";
-import type { Journal } from "../journal.ts";
+import type { ChangeLog } from "../journal.ts";
 
 const EMPTY: StoredInterview[] = [];
 const STATUSES = ["started", "processing", "completed"] as const;
@@ -54,7 +54,7 @@ function matches(q: Query<"listInterviews">): ((i: StoredInterview) => boolean) 
 }
 
 export class MemoryInterviews implements Interviews {
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly journal: ChangeLog) {}
 
   async get(project: Project, id: string): Promise<StoredInterview | undefined> {
     return project.interviews.get(id);

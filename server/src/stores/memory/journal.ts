@@ -1,15 +1,12 @@
 /** The default store (`npm start`): state lives in the process, and nothing outlives it. */
-import type { DeliveryLog, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
+import type { ChangeLog, DeliveryLog, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
 
 /** No data dir: nothing is written, nothing is read back. */
-export class MemoryJournal implements Journal, DeliveryLog {
+export class MemoryJournal implements Journal, ChangeLog, DeliveryLog {
   readonly kind = "memory";
   readonly durable = false;
   readonly dir = null;
   readonly shared = false;
-  sync(): Promise<void> {
-    return Promise.resolve();
-  }
   write<T>(fn: () => T): T {
     return fn();
   }
@@ -19,7 +16,6 @@ export class MemoryJournal implements Journal, DeliveryLog {
   ready(): Promise<string | null> {
     return Promise.resolve(null);
   }
-  follow(): void {}
   private readonly meta = new Map<string, string>();
   append(): void {}
   ops(): Op[] {

@@ -1,11 +1,11 @@
 /** Listener secrets and forwards kept on the project in the process (memory and SQLite), written to the journal. */
 import type { Project } from "../../model/project.ts";
-import type { Journal } from "../journal.ts";
+import type { ChangeLog } from "../journal.ts";
 import type { Listeners, SimForward } from "../listeners.ts";
 import { listenerSecret } from "../../webhooks/listener.ts";
 
 export class MemoryListeners implements Listeners {
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly journal: ChangeLog) {}
 
   async secret(project: Project): Promise<string> {
     return listenerSecret(project, this.journal);

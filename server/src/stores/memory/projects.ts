@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { conflict } from "../../http/errors.ts";
 import type { Project } from "../../model/project.ts";
 import type { Store } from "../../model/store.ts";
-import type { Journal } from "../journal.ts";
+import type { ChangeLog } from "../journal.ts";
 import { projectsCapMessage, type CreatedProject, type Projects } from "../projects.ts";
 
 /** Fresh keys of a new project. */
@@ -12,7 +12,7 @@ export const newKeys = () => ({ apiKey: `svc_live_sim_${randomBytes(16).toString
 export class MemoryProjects implements Projects {
   constructor(
     private readonly store: Store,
-    private readonly journal: Journal,
+    private readonly journal: ChangeLog,
   ) {}
 
   byKey(kind: "secret" | "public", key: string): Project | undefined {

@@ -1,10 +1,10 @@
 /** Prompt events kept in the process (memory and SQLite), each new one written to the journal. */
 import type { Project } from "../../model/project.ts";
-import type { Journal } from "../journal.ts";
+import type { ChangeLog } from "../journal.ts";
 import type { PromptEvents } from "../prompt-events.ts";
 
 export class MemoryPromptEvents implements PromptEvents {
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly journal: ChangeLog) {}
 
   async record(project: Project, eventId: string, phase: string, receivedAt: string): Promise<boolean> {
     if (project.promptEvents.has(eventId)) return false;

@@ -3,11 +3,11 @@ import type { StoredStudy } from "../../../../fixtures/types.ts";
 import { listPage } from "../../handlers/pagination.ts";
 import type { Query } from "../../http/types.ts";
 import { studyOrder, type Project } from "../../model/project.ts";
-import type { Journal } from "../journal.ts";
+import type { ChangeLog } from "../journal.ts";
 import type { Studies } from "../studies.ts";
 
 export class MemoryStudies implements Studies {
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly journal: ChangeLog) {}
 
   async get(project: Project, id: string): Promise<StoredStudy | undefined> {
     return project.studies.get(id);

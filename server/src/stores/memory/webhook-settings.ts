@@ -1,10 +1,10 @@
 /** Webhook settings kept on the project in the process (memory and SQLite), each change written to the journal. */
 import type { Project, WebhookSetting } from "../../model/project.ts";
-import type { Journal } from "../journal.ts";
+import type { ChangeLog } from "../journal.ts";
 import type { WebhookSettings } from "../webhook-settings.ts";
 
 export class MemoryWebhookSettings implements WebhookSettings {
-  constructor(private readonly journal: Journal) {}
+  constructor(private readonly journal: ChangeLog) {}
 
   async get(project: Project): Promise<WebhookSetting | null> {
     return project.webhook;

@@ -19,26 +19,36 @@ export function chatRows(chats: readonly StoredChat[], messages: readonly Stored
 }
 
 /** Writes chat and message rows (those already there are kept): a planted chat, or the fixtures'. */
-export async function insertChats(journal: PgJournal, rows: ReturnType<typeof chatRows>): Promise<void> {
+export async function insertChats(journal: PgJournal, rows: ReturnType<typeof chatRows>, now = false): Promise<void> {
   await insertRows(
     journal,
     `INSERT INTO chats (project_id, id, doc, message_count)
      SELECT x->>'project_id', x->>'id', x - 'message_count', (x->>'message_count')::int FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`,
     rows.chats,
+    now,
   );
   await insertRows(
     journal,
     "INSERT INTO messages (project_id, chat_id, id, doc) SELECT x->>'project_id', x->>'chat_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING",
     rows.messages,
+    now,
   );
 }
 
 /** Rows per statement when many are written at once (generated fixtures can be a million: one JSON text each batch). */
 const BATCH = 2_000;
 
-/** Runs `insert` (its $1 a JSON array of records) over `rows`, a batch at a time (in a change of rows only, at its COMMIT). */
-export async function insertRows(journal: PgJournal, insert: string, rows: readonly object[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += BATCH) await journal.atCommit(insert, [JSON.stringify(rows.slice(i, i + BATCH))]);
+/**
+ * Runs `insert` (its $1 a JSON array of records) over `rows`, a batch at a time: with the change's COMMIT (a planted
+ * chat), or `now`, a statement each (the fixtures: a million generated rows would make one COMMIT of a gigabyte, and
+ * the changes moved in after them update their rows).
+ */
+export async function insertRows(journal: PgJournal, insert: string, rows: readonly object[], now = false): Promise<void> {
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const values = [JSON.stringify(rows.slice(i, i + BATCH))];
+    if (now) await journal.query(insert, values);
+    else await journal.atCommit(insert, values);
+  }
 }
 
 export class PgChats implements Chats {

@@ -208,8 +208,8 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
   async function recoverExpired(): Promise<void> {
     const now = clock.now();
     const { rows } = await db.query<{ tenant: string }>("SELECT DISTINCT tenant FROM attempts WHERE status = 'in_flight' AND lease_ms < $1", [now]);
-    // Each tenant's under its own lock, rows locked: two processes never recover the same attempt (the second finds it
-    // recovered), and no tenant waits for another's.
+    // Each tenant's in a change of its own, rows locked: two processes never recover the same attempt (the second skips
+    // or finds it recovered), and no tenant waits for another's.
     await Promise.all(rows.map(({ tenant }) => journal.write(async () => {
       const { rows: lost } = await journal.query<AttemptRow & { e: string }>(
         `SELECT a.*, row_to_json(e)::text AS e FROM attempts a JOIN events e ON e.id = a.event_id
@@ -223,7 +223,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
         ]);
         if (ev && row.trigger !== "resend") await retry(ev, row.attempt, now);
       }
-    }, tenant)));
+    })));
   }
 
   /** Writes the retry after a failed attempt, in the change in progress (none once retries are exhausted or stale). */
@@ -261,7 +261,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
         ]);
         // No row: the lease ran out and another process already counted this attempt failed and retried it.
         if (done.rowCount === 1) await then?.(now);
-      }, row.tenant);
+      });
     if (!stored) return void (await finish({ status: "cancelled", response_status: null, error: "cancelled: project unknown to this process" }));
     // A resend goes to the URL it was made for; other attempts to the event's own.
     const ev = row.url === stored.url ? stored : { ...stored, url: row.url };
@@ -324,7 +324,8 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       // Read in the change that completed the interview: the event is bound to the webhook as it is then.
       const webhook = await o.webhookSettings.get(project);
       const secret = webhook || !o.listeners ? undefined : await o.listeners.secret(project);
-      const ev = newEvent(project, webhook, interview, study, now, { streams: o.streams, listenerSecret: secret === undefined ? undefined : () => secret });
+      const { delivery: ev, streamed } = newEvent(project, webhook, interview, study, now, secret === undefined ? undefined : () => secret);
+      if (streamed) await o.streams?.publish(project.id, streamed);
       if (!ev) return;
       // In the change that completed the interview: the event exists exactly when the completion does.
       journal.enqueue("INSERT INTO events (id, tenant, project_id, interview_id, url, secret, version, body, headers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", [
@@ -334,7 +335,6 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       insertAttempt(ev, 1, "event", ev.url, now);
       journal.enqueue("DELETE FROM attempts WHERE project_id = $1 AND status NOT IN ('pending', 'in_flight') AND id IN (SELECT id FROM attempts WHERE project_id = $1 ORDER BY scheduled_ms DESC, id DESC OFFSET $2)", [project.id, attemptsKept]);
       journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
-      o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "delivery", headers: ev.headers, body: ev.body.toString("utf8") });
     },
 
     async webhookChanged(project, current) {
@@ -374,11 +374,13 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       const webhook = await o.webhookSettings.get(project);
       if (!webhook) throw conflict("No webhook is configured: PUT /v1/webhooks first");
       const now = clock.now();
-      const { rows } = await db.query<{ m: number }>("SELECT MAX(attempt) AS m FROM attempts WHERE event_id = $1", [ev.id]);
+      // The event's row locked until this change commits: two resends at once number their attempts one after the other.
+      await journal.query("SELECT 1 FROM events WHERE id = $1 FOR UPDATE", [ev.id]);
+      const { rows } = await journal.query<{ m: number }>("SELECT MAX(attempt) AS m FROM attempts WHERE event_id = $1", [ev.id]);
       const attempt = (rows[0]?.m ?? 0) + 1;
       const id = insertAttempt(ev, attempt, "resend", webhook.url, now);
       journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
-      o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
+      await o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
       return {
         id, object: "webhook_delivery", event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, attempt, trigger: "resend", url: webhook.url,
         status: "pending", response_status: null, error: null, scheduled_at: iso(now), sent_at: null, finished_at: null,

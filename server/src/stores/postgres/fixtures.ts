@@ -12,8 +12,8 @@ import { digest } from "../../http/auth.ts";
 import { FORWARDS_KEPT } from "../../model/project.ts";
 import type { PgJournal } from "./journal.ts";
 
-/** The lock the seeding runs under (a name no organisation has: theirs are ids). */
-const SEED_LOCK = "(fixtures)";
+/** The advisory lock the seeding holds: processes starting together seed one at a time. */
+const SEED_LOCK = 7_724_120_003;
 
 const MOVED = [
   "study.planted", "chat.planted", "prompt.recorded", "interview.created", "interview.changed", "interview.abandoned",
@@ -31,15 +31,16 @@ export interface Fixtures {
 
 export async function seedFixtures(journal: PgJournal, fixtures: Fixtures): Promise<void> {
   await journal.write(async () => {
+    await journal.query("SELECT pg_advisory_xact_lock($1)", [SEED_LOCK]);
     // Fixtures of this seed written by an earlier start: nothing to write again (a million generated rows would cost
     // minutes, and a generated dataset's ids differ at each generation: the database keeps the first start's).
     const signature = String(fixtures.seed);
     const { rows: written } = await journal.query<{ value: string }>("SELECT value FROM meta WHERE key = 'fixtures_in_tables'", []);
     if (written[0]?.value !== signature) {
       for (const [table, rows] of [["studies", fixtures.studies], ["interviews", fixtures.interviews]] as const) {
-        await insertRows(journal, `INSERT INTO ${table} (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`, rows);
+        await insertRows(journal, `INSERT INTO ${table} (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`, rows, true);
       }
-      await insertChats(journal, chatRows(fixtures.chats, fixtures.messages));
+      await insertChats(journal, chatRows(fixtures.chats, fixtures.messages), true);
       await journal.query("INSERT INTO meta (key, value) VALUES ('fixtures_in_tables', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [signature]);
     }
     const { rows } = await journal.query<{ seq: string; op: string }>("SELECT seq, op FROM ops WHERE op::jsonb->>'kind' = ANY($1::text[]) ORDER BY seq", [MOVED]);
@@ -50,7 +51,7 @@ export async function seedFixtures(journal: PgJournal, fixtures: Fixtures): Prom
       } else if (op.kind === "prompt.recorded") {
         await journal.query("INSERT INTO prompt_events (project_id, event_id, phase, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [op.project_id, op.event_id, op.phase, op.received_at]);
       } else if (op.kind === "chat.planted") {
-        await insertChats(journal, chatRows([op.chat], op.messages));
+        await insertChats(journal, chatRows([op.chat], op.messages), true);
       } else if (op.kind === "interview.created") {
         await journal.query("INSERT INTO interviews (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.interview.project_id, op.interview.id, JSON.stringify(op.interview)]);
       } else if (op.kind === "interview.changed") {
@@ -65,7 +66,7 @@ export async function seedFixtures(journal: PgJournal, fixtures: Fixtures): Prom
       [FORWARDS_KEPT],
     );
     if (rows.length > 0) await journal.query("DELETE FROM ops WHERE seq = ANY($1::bigint[])", [rows.map((r) => r.seq)]);
-  }, SEED_LOCK);
+  });
 }
 
 /**

@@ -1,9 +1,8 @@
 /**
  * The planted-items quota of several processes on one PostgreSQL: a row per tenant, taken by one statement in the
  * planting change (rolled back with it) that the row's constraint refuses past the cap (migration 6), so two processes
- * never both take the last unit and no process counts anything in memory. In a change of rows only the statement is
- * sent with the COMMIT, so the row is locked only while the database runs them; in a change under the tenant's lock
- * (which may change what every process holds), at once, before anything else is changed.
+ * never both take the last unit and no process counts anything in memory. The statement is sent with the COMMIT, so
+ * the row is locked only while the database runs it.
  */
 import pg from "pg";
 import type { SharedQuota } from "../../model/tenant-limits.ts";

@@ -31,7 +31,7 @@ export class PgStudies implements Studies {
   }
 
   plant(project: Project, study: StoredStudy): Promise<void> {
-    // Its answer is not needed: in a change of rows only, sent with the COMMIT.
+    // Its answer is not needed: sent with the change's COMMIT.
     return this.journal.atCommit("INSERT INTO studies (project_id, id, doc) VALUES ($1, $2, $3)", [project.id, study.id, JSON.stringify(study)]);
   }
 }

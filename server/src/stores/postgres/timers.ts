@@ -23,7 +23,7 @@ const POLL_MS = 1_000;
 const BATCH = 64;
 
 export class PgTimers {
-  /** Claims up to BATCH due rows of these projects (one tenant's) and makes their transitions, in the change in progress. */
+  /** Claims up to BATCH due rows of these projects (one tenant's, by id) and makes their transitions, in the change in progress. */
   private async makeDue(projects: Map<string, Project>, now: number): Promise<number> {
     const { rows } = await this.journal.query<{ interview_id: string; kind: TimerKind; project_id: string; due_ms: string }>(
       `DELETE FROM timers WHERE (interview_id, kind) IN (
@@ -108,8 +108,8 @@ export class PgTimers {
   }
 
   /**
-   * Makes every due transition, a batch per change, each tenant's in a change under that tenant's lock only (tenants
-   * never wait for each other's timers); returns when the next row is due (null: none).
+   * Makes every due transition, a batch per change, each tenant's in a change of its own (tenants never wait for each
+   * other's timers); returns when the next row is due (null: none).
    */
   private async claimDue(): Promise<number | null> {
     for (;;) {
@@ -128,7 +128,8 @@ export class PgTimers {
       }
       // Rows of a project the data no longer has (fixtures replaced under the same database): nothing to make.
       if (gone.length > 0) await this.journal.query("DELETE FROM timers WHERE project_id = ANY($1::text[]) AND due_ms <= $2", [gone, now]);
-      const claimed = await Promise.all([...byTenant].map(([tenant, projectIds]) => this.journal.write(() => this.makeDue(projectIds, now), tenant)));
+      // A change per tenant: one tenant's backlog never holds another's transitions back.
+      const claimed = await Promise.all([...byTenant.values()].map((projects) => this.journal.write(() => this.makeDue(projects, now))));
       if (claimed.every((n) => n < BATCH)) break;
     }
     const { rows } = await this.journal.query<{ next: string | null }>("SELECT MIN(due_ms) AS next FROM timers", []);

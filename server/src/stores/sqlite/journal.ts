@@ -20,7 +20,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { join } from "node:path";
 import sqlite from "node-sqlite3-wasm";
 import { compact, compactionDue } from "../compaction.ts";
-import type { DeliveryLog, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
+import type { ChangeLog, DeliveryLog, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,7 +62,7 @@ function alive(pid: number): boolean {
   }
 }
 
-export class SqliteJournal implements Journal, DeliveryLog {
+export class SqliteJournal implements Journal, ChangeLog, DeliveryLog {
   readonly kind = "sqlite";
   readonly shared = false;
   readonly dir: string;
@@ -117,9 +117,6 @@ export class SqliteJournal implements Journal, DeliveryLog {
     return true;
   }
 
-  sync(): Promise<void> {
-    return Promise.resolve();
-  }
 
   write<T>(fn: () => T): T {
     return fn();
@@ -134,7 +131,6 @@ export class SqliteJournal implements Journal, DeliveryLog {
     return Promise.resolve(this.db.isOpen ? null : "the data dir's database is closed");
   }
 
-  follow(): void {}
 
   append(op: Op): void {
     this.put.op.run([JSON.stringify(op)]);
