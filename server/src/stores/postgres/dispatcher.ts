@@ -262,7 +262,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
         // No row: the lease ran out and another process already counted this attempt failed and retried it.
         if (done.rowCount === 1) await then?.(now);
       });
-    if (!stored) return void (await finish({ status: "cancelled", response_status: null, error: "cancelled: project unknown to this process" }));
+    if (!stored) return void (await finish({ status: "cancelled", response_status: null, error: "cancelled: the project no longer exists" }));
     // A resend goes to the URL it was made for; other attempts to the event's own.
     const ev = row.url === stored.url ? stored : { ...stored, url: row.url };
     const stale = row.trigger === "resend" ? null : staleReason(ev, await o.webhookSettings.get(ev.project));
