@@ -17,6 +17,8 @@ import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import type { Op } from "../server/src/stores/journal.ts";
 import { PgJournal } from "../server/src/stores/postgres/journal.ts";
+import { SET_WEBHOOK } from "../server/src/stores/postgres/webhook-settings.ts";
+import { SET_FAULT_SETTINGS } from "../server/src/stores/postgres/fault-settings.ts";
 import { SqliteJournal } from "../server/src/stores/sqlite/journal.ts";
 import { NO_FAULTS } from "../server/src/faults/settings.ts";
 import { readDataset } from "../server/src/model/dataset.ts";
@@ -56,15 +58,9 @@ async function history(n: number, write: (batch: Op[]) => Promise<void> | void):
 function rowChange(j: PgJournal, op: Op): Promise<void> {
   switch (op.kind) {
     case "webhook.set":
-      return j.atCommit(
-        "INSERT INTO webhooks (project_id, url, events, secret, version) VALUES ($1, $2, $3, $4, 1) ON CONFLICT (project_id) DO UPDATE SET url = excluded.url, events = excluded.events, secret = excluded.secret, version = webhooks.version + 1",
-        [op.project_id, op.url, JSON.stringify(op.events), op.secret],
-      );
+      return j.atCommit(SET_WEBHOOK, [op.project_id, op.url, JSON.stringify(op.events), op.secret, null]);
     case "faults.set":
-      return j.atCommit(
-        "INSERT INTO fault_settings (project_id, settings, fail_next, webhook_failures) VALUES ($1, $2, 0, 0) ON CONFLICT (project_id) DO UPDATE SET settings = excluded.settings, version = fault_settings.version + 1",
-        [op.project_id, JSON.stringify(op.settings)],
-      );
+      return j.atCommit(SET_FAULT_SETTINGS, [op.project_id, JSON.stringify(op.settings), op.settings?.fail_next ?? 0, op.settings?.webhook_failures ?? 0]);
     case "prompt.recorded":
       return j.atCommit("INSERT INTO prompt_events (project_id, event_id, phase, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [op.project_id, op.event_id, op.phase, op.received_at]);
     case "interview.changed":

@@ -10,17 +10,17 @@ import type { PgJournal } from "./journal.ts";
 // Column names are only ever these two (never from input).
 const COLUMNS: Record<FaultCounter, string> = { fail_next: "fail_next", webhook_failures: "webhook_failures" };
 
+/** Sets a project's fault settings: $1 project, $2 the settings (JSON), $3 and $4 their counters. */
+export const SET_FAULT_SETTINGS = `INSERT INTO fault_settings (project_id, settings, fail_next, webhook_failures) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (project_id) DO UPDATE SET settings = excluded.settings, version = fault_settings.version + 1,
+    fail_next = excluded.fail_next, webhook_failures = excluded.webhook_failures`;
+
 export class PgFaultSettings implements SharedFaultSettings {
   constructor(private readonly journal: PgJournal) {}
 
   set(projectId: string, settings: FaultSettings | null): Promise<void> {
     if (settings === null) return this.journal.atCommit("DELETE FROM fault_settings WHERE project_id = $1", [projectId]);
-    return this.journal.atCommit(
-      `INSERT INTO fault_settings (project_id, settings, fail_next, webhook_failures) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (project_id) DO UPDATE SET settings = excluded.settings, version = fault_settings.version + 1,
-         fail_next = excluded.fail_next, webhook_failures = excluded.webhook_failures`,
-      [projectId, JSON.stringify(settings), settings.fail_next, settings.webhook_failures],
-    );
+    return this.journal.atCommit(SET_FAULT_SETTINGS, [projectId, JSON.stringify(settings), settings.fail_next, settings.webhook_failures]);
   }
 
   async read(projectId: string): Promise<{ settings: FaultSettings; version: string } | null> {

@@ -10,6 +10,7 @@ import { chatRows, insertChats, insertRows } from "./chats.ts";
 import type { Op } from "../journal.ts";
 import { digest } from "../../http/auth.ts";
 import { FORWARDS_KEPT } from "../../model/project.ts";
+import { SET_WEBHOOK } from "./webhook-settings.ts";
 import type { PgJournal } from "./journal.ts";
 
 /** The advisory lock the seeding holds: processes starting together seed one at a time. */
@@ -84,11 +85,7 @@ async function moveProjectChange(journal: PgJournal, op: Op): Promise<void> {
       await journal.query("INSERT INTO tenant_projects (tenant, n, cap) VALUES ($1, 1, 1) ON CONFLICT (tenant) DO UPDATE SET n = tenant_projects.n + 1, cap = GREATEST(tenant_projects.cap, tenant_projects.n + 1)", [p.tenant]);
     }
   } else if (op.kind === "webhook.set") {
-    await journal.query(
-      `INSERT INTO webhooks (project_id, url, events, secret, version) VALUES ($1, $2, $3, $4, COALESCE($5::int, 1))
-       ON CONFLICT (project_id) DO UPDATE SET url = excluded.url, events = excluded.events, secret = excluded.secret, version = COALESCE($5::int, webhooks.version + 1)`,
-      [op.project_id, op.url, JSON.stringify(op.events), op.secret, op.version ?? null],
-    );
+    await journal.query(SET_WEBHOOK, [op.project_id, op.url, JSON.stringify(op.events), op.secret, op.version ?? null]);
   } else if (op.kind === "webhook.deleted") {
     await journal.query(
       `INSERT INTO webhooks (project_id, version) VALUES ($1, COALESCE($2::int, 1))

@@ -7,6 +7,14 @@ import type { Project, WebhookSetting } from "../../model/project.ts";
 import type { WebhookSettings } from "../webhook-settings.ts";
 import type { PgJournal } from "./journal.ts";
 
+/**
+ * Configures a project's webhook: $1 project, $2 url, $3 events (JSON), $4 secret, $5 the version (NULL: the next
+ * one; an older version's log moved in gives the one it kept, stores/postgres/fixtures.ts).
+ */
+export const SET_WEBHOOK = `INSERT INTO webhooks (project_id, url, events, secret, version) VALUES ($1, $2, $3, $4, COALESCE($5::int, 1))
+  ON CONFLICT (project_id) DO UPDATE SET url = excluded.url, events = excluded.events, secret = excluded.secret, version = COALESCE($5::int, webhooks.version + 1)
+  RETURNING url, events, secret, version`;
+
 type Row = { url: string | null; events: Array<"interview.completed"> | null; secret: string | null; version: number };
 
 const setting = (r: Row | undefined): WebhookSetting | null =>
@@ -22,12 +30,7 @@ export class PgWebhookSettings implements WebhookSettings {
   }
 
   async set(project: Project, url: string, events: Array<"interview.completed">, secret: string): Promise<WebhookSetting> {
-    const { rows } = await this.journal.query<Row>(
-      `INSERT INTO webhooks (project_id, url, events, secret, version) VALUES ($1, $2, $3, $4, 1)
-       ON CONFLICT (project_id) DO UPDATE SET url = excluded.url, events = excluded.events, secret = excluded.secret, version = webhooks.version + 1
-       RETURNING url, events, secret, version`,
-      [project.id, url, JSON.stringify(events), secret],
-    );
+    const { rows } = await this.journal.query<Row>(SET_WEBHOOK, [project.id, url, JSON.stringify(events), secret, null]);
     return setting(rows[0])!;
   }
 
