@@ -2,7 +2,7 @@
 declare module "autocannon" {
   interface Histogram { average: number; p50: number; p99: number }
   interface Result { requests: Histogram; latency: Histogram; throughput: Histogram; non2xx: number }
-  interface Options { url: string; method?: string; body?: string; headers?: Record<string, string>; connections?: number; duration?: number; pipelining?: number }
+  interface Options { url: string; method?: string; body?: string; headers?: Record<string, string>; connections?: number; duration?: number; pipelining?: number; workers?: number }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;
 }

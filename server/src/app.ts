@@ -44,7 +44,7 @@ import { openLocalStore } from "./stores/open.ts";
 import { replay } from "./stores/restore.ts";
 import { PgJournal, StoreUnavailable } from "./stores/postgres/journal.ts";
 import { PgFaultSettings } from "./stores/postgres/fault-settings.ts";
-import { SharedSlots } from "./stores/postgres/shared-slots.ts";
+import { PRESENCE_CHANNEL, SharedSlots } from "./stores/postgres/shared-slots.ts";
 import { createPgDispatcher } from "./stores/postgres/dispatcher.ts";
 import { health } from "./http/health.ts";
 import { InterviewRunner } from "./simulation/interview-runner.ts";
@@ -272,6 +272,12 @@ export function createApp(options: AppOptions = {}): App {
     streams.share(sharedSlots);
     held.share(sharedSlots);
   }
+  const admission = new FairAdmission({ slots: limits.requestSlots, queuedPerTenant: limits.queuedPerTenant, perTenantShared: limits.activePerTenant });
+  if (sharedSlots && pg) {
+    // One sandbox over several processes: an organisation's share is of all of them.
+    admission.shareWith(sharedSlots);
+    pg.onNotify(PRESENCE_CHANNEL, (tenant) => admission.present(tenant));
+  }
   const { router, routes } = buildRouter({
     doc,
     projects,
@@ -285,7 +291,7 @@ export function createApp(options: AppOptions = {}): App {
     held,
     journal,
     ready,
-    admission: new FairAdmission({ slots: limits.requestSlots, queuedPerTenant: limits.queuedPerTenant, perTenantShared: limits.activePerTenant }),
+    admission,
   });
 
   const app = express();

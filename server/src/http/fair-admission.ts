@@ -13,6 +13,13 @@
  * team's request then waits behind the flood's in the event loop, the pool and the run queue, however soon it is
  * admitted. Alone, an organisation gets every slot.
  *
+ * Several processes over one store are one sandbox (`shareWith()`): each tells the others which organisations it serves,
+ * so an organisation is present on every process as soon as it is served on one; and an organisation held to its share
+ * rests, after each request, for as long as the request took times the number of other live processes. Its share is
+ * then of the whole sandbox (about `perTenantShared` requests at work over all processes), not of each process: three
+ * processes each working on one request of a flood kept a two-core machine's cores busy, and another team's p99 at
+ * 2.7-3.9x of alone (bench/fairness.ts; 1.4-2.3x with the share of the sandbox).
+ *
  * A freed slot is handed on only after the event loop's next poll for input: on a store that answers in microseconds,
  * a slot freed at once would never be waited for, and the requests read in one poll would simply run in the order
  * their sockets were read (bench/fairness.ts measures the difference).
@@ -33,6 +40,21 @@ export interface AdmissionLimits {
 
 /** How long after its last request another organisation still counts as present. */
 const PRESENT_MS = 1_000;
+/** How often a process tells the others again that it serves an organisation. */
+const ANNOUNCE_MS = 250;
+/**
+ * The longest a request counts as work for its organisation's rest: longer is waiting (a row lock, a slow peer), not
+ * the process's time, and must not keep the organisation out for seconds.
+ */
+const REST_BASIS_MS = 100;
+
+/** The other processes of one sandbox (several processes over one PostgreSQL). */
+export interface SharedAdmission {
+  /** Processes serving the sandbox now, this one included. */
+  processes(): number;
+  /** Tells the other processes that `tenant` was just served here (they call `present` with it). */
+  announce(tenant: string): void;
+}
 
 type Waiting = () => void;
 
@@ -47,6 +69,13 @@ export class FairAdmission {
   /** When each organisation was last given a slot (ms), while it may still count as present. */
   private readonly seen = new Map<string, number>();
   private readonly share: number;
+  /** When this process last told the others it serves each organisation (ms). */
+  private readonly announced = new Map<string, number>();
+  /** Per organisation held to its share, until when each of its finished requests rests (ms). */
+  private readonly resting = new Map<string, number[]>();
+  private shared: SharedAdmission | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
 
   constructor(
     private readonly limits: AdmissionLimits,
@@ -55,15 +84,92 @@ export class FairAdmission {
     this.share = Math.max(1, limits.perTenantShared ?? limits.slots);
   }
 
-  /** Whether `tenant` has its share at work while another organisation is present. */
+  /** Makes this process one of several over a shared store (see the top of this file). */
+  shareWith(shared: SharedAdmission): void {
+    this.shared = shared;
+  }
+
+  /** Another process served `tenant` just now. */
+  present(tenant: string): void {
+    if (this.share < this.limits.slots) this.seen.set(tenant, this.now());
+  }
+
+  /** Whether `tenant` has its share at work (or resting) while another organisation is present. */
   private pastShare(tenant: string): boolean {
-    if (this.share >= this.limits.slots || (this.active.get(tenant) ?? 0) < this.share) return false;
+    if (this.share >= this.limits.slots) return false;
     const now = this.now();
+    if ((this.active.get(tenant) ?? 0) + this.restingNow(tenant, now) < this.share) return false;
+    return this.othersPresent(tenant, now);
+  }
+
+  private othersPresent(tenant: string, now: number): boolean {
     for (const [t, at] of this.seen) {
-      if (now - at > PRESENT_MS && !this.active.has(t) && !this.queues.has(t)) this.seen.delete(t);
-      else if (t !== tenant) return true;
+      if (now - at >= PRESENT_MS && !this.active.has(t) && !this.queues.has(t)) {
+        this.seen.delete(t);
+        this.announced.delete(t);
+      } else if (t !== tenant) return true;
     }
     return false;
+  }
+
+  /** How many of `tenant`'s finished requests still rest at `now`. */
+  private restingNow(tenant: string, now: number): number {
+    const until = this.resting.get(tenant);
+    if (!until) return 0;
+    const left = until.filter((t) => t > now);
+    if (left.length === 0) this.resting.delete(tenant);
+    else if (left.length < until.length) this.resting.set(tenant, left);
+    return left.length;
+  }
+
+  /**
+   * A request of `tenant` that worked `workedMs` is done: if more of its requests wait (it is held to its share), with
+   * other processes and another organisation present, it rests for that long times the other processes, and whoever
+   * waits is looked at again when it has rested. A team that waits for each answer before it asks again never rests.
+   */
+  private rest(tenant: string, workedMs: number): void {
+    const others = (this.shared?.processes() ?? 1) - 1;
+    if (others < 1 || this.share >= this.limits.slots || !this.queues.has(tenant)) return;
+    const now = this.now();
+    if (!this.othersPresent(tenant, now)) return;
+    const ms = Math.min(Math.max(workedMs, 0), REST_BASIS_MS) * others;
+    if (ms <= 0) return;
+    const until = this.resting.get(tenant) ?? [];
+    until.push(now + ms);
+    this.resting.set(tenant, until);
+  }
+
+  /** Hands free slots to the waiting organisations with the fewest at work. */
+  private drain(): void {
+    while (this.activeTotal < this.limits.slots && this.queued > 0) if (!this.next()) break;
+    this.schedule();
+  }
+
+  /**
+   * With slots free and requests still waiting (held to their share), no release may come to start them: looks at the
+   * queues again when the first rest ends or another organisation stops counting as present. One timer at a time.
+   */
+  private schedule(): void {
+    if (this.queued === 0 || this.activeTotal >= this.limits.slots) return;
+    const now = this.now();
+    let at = Infinity;
+    for (const tenant of this.queues.keys()) for (const until of this.resting.get(tenant) ?? []) if (until > now) at = Math.min(at, until);
+    for (const [tenant, seen] of this.seen) {
+      if (!this.active.has(tenant) && !this.queues.has(tenant) && seen + PRESENT_MS > now) at = Math.min(at, seen + PRESENT_MS);
+    }
+    // A rest or a presence that ended since the queues were last looked at (the clock moves between two reads of it)
+    // leaves a queue that may start now, and is in none of the times above: look again at once.
+    if ([...this.queues.keys()].some((t) => !this.pastShare(t))) at = now;
+    if (at === Infinity || (this.timer && this.timerAt <= at)) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      // Early by this clock, the queues still rest, and the drain's own look sets the next time.
+      this.drain();
+    }, Math.max(1, Math.ceil(at - now)));
+    this.timer.unref();
   }
 
   /** Requests at work now, and waiting (the bench and `/readyz`-style figures). */
@@ -89,11 +195,17 @@ export class FairAdmission {
     }
     if (!queue) this.queues.set(tenant, (queue = []));
     this.queued++;
-    return new Promise<void>((resolve) => queue.push(resolve));
+    const waiting = new Promise<void>((resolve) => queue.push(resolve));
+    this.schedule();
+    return waiting;
   }
 
-  /** Gives back `tenant`'s slot, and hands free slots to the waiting organisations with the fewest at work. */
-  release(tenant: string): void {
+  /**
+   * Gives back `tenant`'s slot (of a request that worked `workedMs`), and hands free slots to the waiting organisations
+   * with the fewest at work.
+   */
+  release(tenant: string, workedMs = 0): void {
+    this.rest(tenant, workedMs);
     this.activeTotal--;
     const left = (this.active.get(tenant) ?? 1) - 1;
     if (left > 0) this.active.set(tenant, left);
@@ -101,7 +213,7 @@ export class FairAdmission {
       this.active.delete(tenant);
       if (!this.queues.has(tenant)) this.served.delete(tenant);
     }
-    while (this.activeTotal < this.limits.slots && this.queued > 0) if (!this.next()) break;
+    this.drain();
   }
 
   /**
@@ -114,15 +226,20 @@ export class FairAdmission {
     if (res.closed) return false;
     const wait = this.admit(tenant);
     let admitted = wait === null;
+    let started = this.now();
     let gone = false;
     res.once("close", () => {
       gone = true;
       // Released after the poll phase: requests that arrived meanwhile are in their queues when the slot is handed out.
-      if (admitted) setImmediate(() => this.release(tenant));
+      if (admitted) {
+        const worked = this.now() - started;
+        setImmediate(() => this.release(tenant, worked));
+      }
     });
     if (wait === null) return true;
     await wait;
     admitted = true;
+    started = this.now();
     if (gone) this.release(tenant);
     return !gone;
   }
@@ -138,7 +255,14 @@ export class FairAdmission {
     this.activeTotal++;
     this.active.set(tenant, (this.active.get(tenant) ?? 0) + 1);
     this.served.set(tenant, this.turn++);
-    if (this.share < this.limits.slots) this.seen.set(tenant, this.now());
+    if (this.share < this.limits.slots) {
+      const now = this.now();
+      this.seen.set(tenant, now);
+      if (this.shared && now - (this.announced.get(tenant) ?? -Infinity) >= ANNOUNCE_MS) {
+        this.announced.set(tenant, now);
+        this.shared.announce(tenant);
+      }
+    }
   }
 
   /**

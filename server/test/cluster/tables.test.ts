@@ -14,8 +14,9 @@ import { readDataset } from "../../src/model/dataset.ts";
 import { NO_FAULTS } from "../../src/faults/settings.ts";
 import { generateDataset } from "../../../fixtures/generate.ts";
 import { PgJournal, SCHEMA } from "../../src/stores/postgres/journal.ts";
+import { SharedSlots } from "../../src/stores/postgres/shared-slots.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
-import { ACME, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
+import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 
 const ACME_PROJECT = "e1bee9dc-851d-430a-8207-1170230f03e5";
@@ -450,3 +451,63 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     }
   });
 });
+
+describe("fair admission over the processes of one sandbox", () => {
+  it("holds a team to its share of the whole sandbox while another team is served on another process, and gives it all back a second later", async () => {
+    const url = db.database(`fair_${++n}`);
+    const meta = initialMeta();
+    const [a, b] = [await start(url, meta), await start(url, meta)];
+    await ok(b.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: {} }, 201);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    // Acme's plants wait on its quota row, locked from outside: each admitted one is a backend waiting on a lock.
+    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+    let globexOn = true;
+    try {
+      await client.query("BEGIN");
+      expect((await client.query("SELECT tenant FROM sandbox.planted FOR UPDATE")).rows).toHaveLength(1);
+      // Globex is served by process A only, every 200 ms.
+      const globex = (async () => {
+        while (globexOn) {
+          await ok(a.baseUrl, "/v1/studies?limit=1", { key: GLOBEX });
+          await sleep(200);
+        }
+      })();
+      await sleep(300);
+      const acme = Promise.all(Array.from({ length: 6 }, () => call(b.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: {} })));
+      // Process B has never served Globex, yet holds Acme to one request at work (the default share): A told it.
+      for (let i = 0; i < 5; i++) {
+        await sleep(200);
+        expect(await waiting()).toBe(1);
+      }
+      globexOn = false;
+      await globex;
+      // A second after Globex's last request Acme is alone in the sandbox: B gives it every turn (all pooled
+      // connections but one: 5).
+      await waitFor("Acme given every turn once Globex is gone", async () => ((await waiting()) === 5 ? true : undefined), 5_000);
+      await client.query("COMMIT");
+      expect((await acme).map((r) => r.status)).toEqual(new Array(6).fill(201));
+    } finally {
+      globexOn = false;
+      await client.end();
+    }
+  });
+
+  it("counts the live processes of the sandbox, which divide a held team's share between them", async () => {
+    const url = db.database(`live_${++n}`);
+    // The tables (slot_holders among them) are the migrations'; a sandbox app runs them.
+    await start(url, initialMeta());
+    const pools = [0, 1].map(() => new pg.Pool({ connectionString: url, max: 2, options: `-c search_path=${SCHEMA}` }));
+    const slots = pools.map((pool) => new SharedSlots(pool));
+    try {
+      // The app's own process, and these two: each counts three once it has beaten after the others (every 5 s).
+      await waitFor("every process counted by each", () => (slots.every((x) => x.processes() === 3) ? true : undefined), 8_000, 100);
+      await slots[1].close();
+      await waitFor("a stopped process no longer counted", () => (slots[0].processes() === 2 ? true : undefined), 8_000, 100);
+    } finally {
+      for (const x of slots) await x.close();
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+});
+

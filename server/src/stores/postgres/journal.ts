@@ -125,6 +125,9 @@ export class PgJournal implements Journal {
   private readonly scopes = new AsyncLocalStorage<Scope>();
   private readonly meta = new Map<string, string>();
   private listener: pg.Client | null = null;
+  /** What each channel this process listens on is for. */
+  private readonly channels = new Map<string, (payload: string) => void>();
+  private streamPoll: (() => void) | null = null;
   private poll: NodeJS.Timeout | null = null;
   private closed = false;
   private migrated = false;
@@ -202,32 +205,44 @@ export class PgJournal implements Journal {
    * only listens; `poll` runs every `pollMs` besides, in case a notification is lost (a dropped connection).
    */
   onStreamEvents(woken: (projectId: string) => void, poll: () => void): void {
-    void this.listen(woken, poll);
+    this.streamPoll = poll;
+    this.onNotify(STREAM_CHANNEL, woken);
     this.poll = setInterval(poll, this.options.pollMs ?? 1_000);
     this.poll.unref();
   }
 
-  private async listen(woken: (projectId: string) => void, poll: () => void): Promise<void> {
+  /**
+   * Calls `fn` with the payload of every notification on `channel` (a name written in code), through the one
+   * connection of this process that only listens.
+   */
+  onNotify(channel: string, fn: (payload: string) => void): void {
+    const first = this.channels.size === 0;
+    this.channels.set(channel, fn);
+    if (first) void this.listen();
+    else this.listener?.query(`LISTEN ${channel}`).catch(() => {});
+  }
+
+  private async listen(): Promise<void> {
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.url });
     client.on("notification", (n) => {
-      if (n.payload) woken(n.payload);
+      if (n.payload) this.channels.get(n.channel)?.(n.payload);
     });
     client.on("error", () => {
       // Reconnects after a pause; the poll covers the gap.
       if (this.listener === client) this.listener = null;
       client.end().catch(() => {});
-      setTimeout(() => void this.listen(woken, poll), 500).unref();
+      setTimeout(() => void this.listen(), 500).unref();
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${STREAM_CHANNEL}`);
+      for (const channel of this.channels.keys()) await client.query(`LISTEN ${channel}`);
       this.listener = client;
       // Whatever was committed while no connection listened.
-      poll();
+      this.streamPoll?.();
     } catch {
       client.end().catch(() => {});
-      if (!this.closed) setTimeout(() => void this.listen(woken, poll), 500).unref();
+      if (!this.closed) setTimeout(() => void this.listen(), 500).unref();
     }
   }
 
