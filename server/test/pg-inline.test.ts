@@ -1,10 +1,11 @@
 /**
- * `inline` (stores/postgres/journal.ts) writes a change's values into statements sent with its COMMIT, which take no
+ * `prepared` (stores/postgres/journal.ts) names each statement text, so every pooled connection parses and plans it
+ * once. `inline` writes a change's values into statements sent with its COMMIT, which take no
  * parameters: every value must come out as the literal PostgreSQL reads back exactly, and anything it cannot write
  * must be refused, never written as something else.
  */
 import { describe, expect, it } from "vitest";
-import { inline } from "../src/stores/postgres/journal.ts";
+import { inline, prepared } from "../src/stores/postgres/journal.ts";
 
 describe("inline", () => {
   it("writes strings, whole numbers, booleans, NULL and arrays of strings as literals", () => {
@@ -24,3 +25,18 @@ describe("inline", () => {
     expect(() => inline("SELECT $1", [undefined])).toThrow(/cannot write undefined/);
   });
 });
+
+describe("prepared", () => {
+  it("names each text once, the same name for the same text, none for a text selecting every column, and none past the bound", () => {
+    const a = prepared("SELECT doc FROM studies WHERE project_id = $1", ["p1"]);
+    expect(a).toEqual({ name: expect.stringMatching(/^sandbox_\d+$/), text: "SELECT doc FROM studies WHERE project_id = $1", values: ["p1"] });
+    expect(prepared("SELECT doc FROM studies WHERE project_id = $1", ["p2"])).toEqual({ ...a, values: ["p2"] });
+    expect(prepared("SELECT doc FROM chats WHERE project_id = $1", ["p1"]).name).not.toBe(a.name);
+    // A kept plan of `*` would fail once a migration adds a column while the process runs.
+    expect(prepared("SELECT * FROM attempts WHERE project_id = $1", ["p1"])).toEqual({ text: "SELECT * FROM attempts WHERE project_id = $1", values: ["p1"] });
+    const names = new Set(Array.from({ length: 1_100 }, (_, i) => prepared(`SELECT ${i}`, []).name));
+    expect(names.has(undefined)).toBe(true);
+    expect([...names].filter((n) => n !== undefined).length).toBe(1_000 - 2);
+  });
+});
+
