@@ -88,6 +88,12 @@ export type LocalJournal = Journal & ChangeLog & DeliveryLog;
 /** Whether the store is one process's (memory, SQLite) rather than rows several processes share. */
 export const isLocal = (j: Journal): j is LocalJournal => "attempts" in j;
 
+/**
+ * What every store does: a change, its commit, and the meta values. Memory (the default), SQLite (`--data-dir`) and
+ * PostgreSQL (`--database-url`, shared by several processes). The resources and the stream each have an interface of
+ * their own beside this file (studies.ts, interviews.ts, chats.ts, prompt-events.ts, stream.ts, ...); the same
+ * behaviour tests run over each store (server/test/cluster/stores.test.ts).
+ */
 export interface Journal {
   readonly kind: "memory" | "sqlite" | "postgres";
   /** Whether anything outlives the process (the banner and the SIGTERM log say which). */
