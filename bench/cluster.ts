@@ -24,6 +24,7 @@ import { NO_FAULTS } from "../server/src/faults/settings.ts";
 import { readDataset } from "../server/src/model/dataset.ts";
 import { startPostgres } from "../server/test/cluster/postgres.ts";
 import { freePort } from "../server/test/cluster/processes.ts";
+import { childrenOf, cpuMicros, machineTicks, mainThreadMicros } from "./proc-cpu.ts";
 import { root } from "./servers.ts";
 
 const ACME = "svc_live_acme_0123456789abcdef0123456789abcdef";
@@ -152,6 +153,38 @@ export interface ClusterLoad {
   writes: number;
   writeP99: number;
   writeErrors: number;
+  /**
+   * CPU per planted study (µs, median of the rounds): the sandbox processes' (every thread, and their main threads
+   * alone), PostgreSQL's (every process of the server), and the machine's idle share (%) meanwhile; null without
+   * Linux's /proc.
+   */
+  writeCpu: { sandboxUs: number; loopUs: number; postgresUs: number | null; idlePercent: number } | null;
+}
+
+/**
+ * What `run` costs in CPU per request: the sandbox processes `sandboxes`, the PostgreSQL whose postmaster is
+ * `postmaster` (its backends read before and after: a pool may open one meanwhile), and the machine's idle share.
+ */
+async function costOf<T>(sandboxes: number[], postmaster: number | null, run: () => Promise<T>, requests: (t: T) => number) {
+  const serverOf = () => (postmaster === null ? [] : [postmaster, ...childrenOf(postmaster)]);
+  const before = new Map(serverOf().map((pid) => [pid, cpuMicros([pid]) ?? 0]));
+  const sandbox0 = cpuMicros(sandboxes);
+  const loop0 = mainThreadMicros(sandboxes);
+  const machine0 = machineTicks();
+  const result = await run();
+  const sandbox1 = cpuMicros(sandboxes);
+  const loop1 = mainThreadMicros(sandboxes);
+  const machine1 = machineTicks();
+  // A backend gone by now is left out (its last reading lost with it); one started meanwhile counts from nothing.
+  const postgres = serverOf().reduce((sum, pid) => sum + Math.max(0, (cpuMicros([pid]) ?? 0) - (before.get(pid) ?? 0)), 0);
+  const n = requests(result);
+  const cost = sandbox0 === null || sandbox1 === null || loop0 === null || loop1 === null || !machine0 || !machine1 || n === 0 ? null : {
+    sandboxUs: (sandbox1 - sandbox0) / n,
+    loopUs: (loop1 - loop0) / n,
+    postgresUs: postmaster === null ? null : postgres / n,
+    idlePercent: (100 * (machine1.idle - machine0.idle)) / (machine1.total - machine0.total),
+  };
+  return { result, cost };
 }
 
 /**
@@ -167,36 +200,45 @@ export async function benchProcesses(): Promise<ClusterLoad[]> {
     // Three rounds of 5 s at each size plant more than the default quota (100,000 per tenant): raised for the bench.
     for (let i = 0; i < 3; i++) procs.push(await startSandbox({ DATABASE_URL: url, MAX_PLANTED_PER_TENANT: "10000000" }));
     const out: ClusterLoad[] = [];
-    const load = async (n: number, write: boolean) => {
+    const load = async (n: number, write: boolean, postmaster: number | null) => {
       const rounds = [];
       for (let r = 0; r < 3; r++) {
-        const runs = await Promise.all(
-          procs.slice(0, n).map((p) =>
-            autocannon(
-              write
-                ? { url: `${p.base}/_sim/studies`, method: "POST", headers: { authorization: `Bearer ${ACME}`, "content-type": "application/json" }, body: JSON.stringify({ name: "bench" }), connections: Math.round(32 / n), duration: 5 }
-                : { url: `${p.base}/v1/interviews?limit=10`, headers: { authorization: `Bearer ${ACME}` }, connections: Math.round(32 / n), duration: 5 },
+        const { result: runs, cost } = await costOf(
+          procs.slice(0, n).map((p) => p.child.pid!),
+          postmaster,
+          () => Promise.all(
+            procs.slice(0, n).map((p) =>
+              autocannon(
+                write
+                  ? { url: `${p.base}/_sim/studies`, method: "POST", headers: { authorization: `Bearer ${ACME}`, "content-type": "application/json" }, body: JSON.stringify({ name: "bench" }), connections: Math.round(32 / n), duration: 5 }
+                  : { url: `${p.base}/v1/interviews?limit=10`, headers: { authorization: `Bearer ${ACME}` }, connections: Math.round(32 / n), duration: 5 },
+              ),
             ),
           ),
+          (runs) => runs.reduce((a, x) => a + x.requests.total, 0),
         );
-        rounds.push({ rps: runs.reduce((a, x) => a + x.requests.average, 0), p99: Math.max(...runs.map((x) => x.latency.p99)), errors: runs.reduce((a, x) => a + x.non2xx, 0) });
+        rounds.push({ rps: runs.reduce((a, x) => a + x.requests.average, 0), p99: Math.max(...runs.map((x) => x.latency.p99)), errors: runs.reduce((a, x) => a + x.non2xx, 0), cost });
       }
-      return { rps: median(rounds.map((x) => x.rps)), p99: median(rounds.map((x) => x.p99)), errors: rounds.reduce((a, x) => a + x.errors, 0) };
+      const costs = rounds.map((x) => x.cost);
+      const cpu = costs.every((c) => c !== null)
+        ? { sandboxUs: median(costs.map((c) => c!.sandboxUs)), loopUs: median(costs.map((c) => c!.loopUs)), postgresUs: postmaster === null ? null : median(costs.map((c) => c!.postgresUs!)), idlePercent: median(costs.map((c) => c!.idlePercent)) }
+        : null;
+      return { rps: median(rounds.map((x) => x.rps)), p99: median(rounds.map((x) => x.p99)), errors: rounds.reduce((a, x) => a + x.errors, 0), cpu };
     };
     // Every read first, on the fixtures alone: the writes then leave every process with thousands more studies.
     const reads = [];
-    for (const n of [1, 2, 3]) reads.push(await load(n, false));
+    for (const n of [1, 2, 3]) reads.push(await load(n, false, pg.postmaster()));
     for (const n of [1, 2, 3]) {
-      const writes = await load(n, true);
+      const writes = await load(n, true, pg.postmaster());
       const r = reads[n - 1];
-      out.push({ processes: n, rps: r.rps, p99: r.p99, errors: r.errors, writes: writes.rps, writeP99: writes.p99, writeErrors: writes.errors });
+      out.push({ processes: n, rps: r.rps, p99: r.p99, errors: r.errors, writes: writes.rps, writeP99: writes.p99, writeErrors: writes.errors, writeCpu: writes.cpu });
     }
     // The same loads on one process on the memory store (`npm start`), in the same run.
     await Promise.all(procs.splice(0).map((p) => stopSandbox(p, "SIGKILL")));
     procs.push(await startSandbox({ MAX_PLANTED_PER_TENANT: "10000000" }));
-    const memReads = await load(1, false);
-    const memWrites = await load(1, true);
-    out.push({ processes: 0, rps: memReads.rps, p99: memReads.p99, errors: memReads.errors, writes: memWrites.rps, writeP99: memWrites.p99, writeErrors: memWrites.errors });
+    const memReads = await load(1, false, null);
+    const memWrites = await load(1, true, null);
+    out.push({ processes: 0, rps: memReads.rps, p99: memReads.p99, errors: memReads.errors, writes: memWrites.rps, writeP99: memWrites.p99, writeErrors: memWrites.errors, writeCpu: memWrites.cpu });
     return out;
   } finally {
     await Promise.all(procs.map((p) => stopSandbox(p, "SIGKILL")));
@@ -327,16 +369,25 @@ export async function clusterSection(say: (s?: string) => void): Promise<void> {
 /** The table of 1, 2 and 3 processes (printed alone by `npx tsx bench/cluster.ts processes`). */
 export function processesTable(load: ClusterLoad[]): string {
   const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+  const cpu = (c: ClusterLoad["writeCpu"], key: "sandboxUs" | "postgresUs" | "idlePercent") => (c === null || c[key] === null ? "n/a" : fmt(c[key]!));
+  const [one, , three] = load;
   const lines = [
-    "One, two and three processes on one PostgreSQL: reads (`GET /v1/interviews?limit=10`) and writes (`POST /_sim/studies`), 32 connections spread over the processes, autocannon in the bench process, median of 3 rounds of 5 s:",
+    "One, two and three processes on one PostgreSQL: reads (`GET /v1/interviews?limit=10`) and writes (`POST /_sim/studies`), 32 connections spread over the processes, autocannon in the bench process, median of 3 rounds of 5 s. The CPU per write is read from `/proc` over each round of writes: the sandbox processes', PostgreSQL's (every process of the server), and the machine's idle share meanwhile:",
     "",
-    "| processes | reads/s | read p99 ms | writes/s | write p99 ms | non-2xx |",
-    "|---:|---:|---:|---:|---:|---:|",
-    ...load.map((l) => `| ${l.processes === 0 ? "1, memory store" : l.processes} | ${fmt(l.rps)} | ${fmt(l.p99)} | ${fmt(l.writes)} | ${fmt(l.writeP99)} | ${l.errors + l.writeErrors} |`),
+    "| processes | reads/s | read p99 ms | writes/s | write p99 ms | non-2xx | sandbox CPU µs per write | PostgreSQL CPU µs per write | machine idle % |",
+    "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...load.map((l) => `| ${l.processes === 0 ? "1, memory store" : l.processes} | ${fmt(l.rps)} | ${fmt(l.p99)} | ${fmt(l.writes)} | ${fmt(l.writeP99)} | ${l.errors + l.writeErrors} | ${cpu(l.writeCpu, "sandboxUs")} | ${cpu(l.writeCpu, "postgresUs")} | ${cpu(l.writeCpu, "idlePercent")} |`),
     "",
-    `Three against one: reads ${fmt(load[2].rps / load[0].rps, 2)}x, writes ${fmt(load[2].writes / load[0].writes, 2)}x (target: at least 1x); writes on three processes against the memory store's: ${fmt(load[2].writes / load[3].writes, 2)}x (target: at least 0.5x). A planted study is a change of its tenant's quota row and its own row (no lock), and a read is one query on the table; the processes, PostgreSQL and the load generator share the machine's two cores.`,
-    "",
+    `Three against one: reads ${fmt(three.rps / one.rps, 2)}x, writes ${fmt(three.writes / one.writes, 2)}x (target: at least 1x); writes on three processes against the memory store's: ${fmt(three.writes / load[3].writes, 2)}x (target: at least 0.5x). A planted study is a change of its tenant's quota row and its own row (no lock), and a read is one query on the table; the processes, PostgreSQL and the load generator share the machine's two cores.`,
   ];
+  if (one.writeCpu && three.writeCpu && one.writeCpu.postgresUs !== null && three.writeCpu.postgresUs !== null) {
+    // What bounds each: one process's writes by its one event loop, three's by the machine.
+    lines.push(
+      "",
+      `Where the writes' time goes: one process's main thread (its event loop) is busy ${fmt((one.writeCpu.loopUs * one.writes) / 10_000)}% of the time while the machine is ${fmt(one.writeCpu.idlePercent)}% idle; three leave it ${fmt(three.writeCpu.idlePercent)}% idle, and each write costs ${fmt(three.writeCpu.sandboxUs / one.writeCpu.sandboxUs, 2)}x the sandbox's CPU and ${fmt(three.writeCpu.postgresUs / one.writeCpu.postgresUs, 2)}x PostgreSQL's of one process's.`,
+    );
+  }
+  lines.push("");
   return lines.join("\n");
 }
 

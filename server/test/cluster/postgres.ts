@@ -4,7 +4,7 @@
  * As root (CI), the server runs as the package's `postgres` user: PostgreSQL refuses to run as root.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./processes.ts";
@@ -18,6 +18,8 @@ export interface Postgres {
   restart(downMs: number): Promise<void>;
   /** Connections open now (pg_stat_activity, every database), not counting the one that asks. */
   connections(): number;
+  /** The postmaster's process id; the server's other processes (backends, helpers) are its children. */
+  postmaster(): number;
   stop(): void;
 }
 
@@ -98,6 +100,10 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
       await new Promise((r) => setTimeout(r, downMs));
       pgStart();
+    },
+    postmaster() {
+      // postmaster.pid's first line: the server's first process, every other one (backends, helpers) its child.
+      return Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
     },
     connections() {
       return Number(run("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "sandbox", "-d", "postgres", "-tAc", "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"]).trim());

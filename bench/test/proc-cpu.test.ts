@@ -1,0 +1,37 @@
+// The bench's CPU readings (bench/proc-cpu.ts) against a child that burns a known amount of CPU on its main thread.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { childrenOf, cpuMicros, machineTicks, mainThreadMicros } from "../proc-cpu.ts";
+
+// Spins until its own main thread has used 300 ms of CPU (however busy the machine), says so, then idles.
+const BURN = `const t = process.cpuUsage(); while (process.cpuUsage(t).user < 300_000) {} process.stdout.write("burnt\\n"); setInterval(() => {}, 1000);`;
+
+describe.skipIf(!existsSync("/proc/stat"))("CPU read from /proc", () => {
+  let child: ChildProcess | undefined;
+  afterEach(() => {
+    child?.kill("SIGKILL");
+  });
+
+  it("counts a child's CPU, its main thread's within it, finds it among this process's children, and the machine's ticks", async () => {
+    const machine0 = machineTicks()!;
+    child = spawn(process.execPath, ["-e", BURN], { stdio: ["ignore", "pipe", "inherit"] });
+    const pid = child.pid!;
+    const before = cpuMicros([pid])!;
+    await new Promise<void>((resolve) => child!.stdout!.on("data", (d: Buffer) => d.toString().includes("burnt") && resolve()));
+    const total = cpuMicros([pid])! - before;
+    const main = mainThreadMicros([pid])!;
+    // 300 ms of user time on the main thread, read in 10 ms ticks, and Node's start-up before the reading began.
+    expect(main).toBeGreaterThanOrEqual(280_000);
+    expect(total).toBeGreaterThanOrEqual(280_000);
+    expect(main).toBeLessThanOrEqual(cpuMicros([pid])!);
+    expect(childrenOf(process.pid)).toContain(pid);
+    const machine1 = machineTicks()!;
+    expect(machine1.total).toBeGreaterThan(machine0.total);
+    expect(machine1.idle - machine0.idle).toBeLessThanOrEqual(machine1.total - machine0.total);
+    // A process that is gone counts nothing (a backend that closed during a round).
+    child.kill("SIGKILL");
+    await new Promise((r) => child!.once("exit", r));
+    expect(cpuMicros([pid])).toBe(0);
+  });
+});
