@@ -45,8 +45,8 @@ const initialMeta = () => ({
 });
 
 /** A sandbox app on `url` (one process of several), closed at the end. */
-async function start(url: string, meta: Record<string, string>, options: AppOptions = {}): Promise<RunningServer> {
-  const journal = await PgJournal.open(url, { initialMeta: meta });
+async function start(url: string, meta: Record<string, string>, options: AppOptions = {}, groups?: number): Promise<RunningServer> {
+  const journal = await PgJournal.open(url, { initialMeta: meta, groups });
   const srv = await startServer({ simProcessingMs: 60_000, webhookRetryDelaysMs: [60_000], ...options, journal });
   servers.push(srv);
   return srv;
@@ -195,6 +195,47 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     expect(puts.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
   });
 
+  it("write changes that need no answer in group commits per tenant: many in one transaction, a refused one alone, another tenant never behind", async () => {
+    const url = db.database(`groups_${++n}`);
+    const app = await start(url, initialMeta(), { tenantLimits: { planted: 10 } }, 2);
+    await ok(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name: "first" } }, 201);
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+    await client.connect();
+    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+    const plant = (count: number, name: string) => Promise.all(Array.from({ length: count }, () => call(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name } })));
+    /** Acme's quota row locked from outside while `count` studies are planted; their answers once it is let go. */
+    const behindLock = async (count: number, name: string, meanwhile: () => Promise<void>) => {
+      await client.query("BEGIN");
+      await client.query("SELECT 1 FROM planted FOR UPDATE");
+      const answers = plant(count, name);
+      // Two of Acme's groups at once (a change each) wait on its row; the others wait in the process.
+      await waitFor("two of Acme's groups on its row", async () => ((await waiting()) === 2 ? true : undefined), 5_000);
+      await sleep(300);
+      await meanwhile();
+      expect(await waiting()).toBe(2);
+      await client.query("COMMIT");
+      return (await answers).map((r) => r.status);
+    };
+    try {
+      // Globex's study is written while Acme's groups wait on Acme's row.
+      const planted = await behindLock(5, "grouped", async () => expect((await call(app.baseUrl, "/_sim/studies", { key: GLOBEX, method: "POST", body: {} })).status).toBe(201));
+      expect(planted).toEqual(Array(5).fill(201));
+      // Five studies in three transactions: the two that waited on the row, then the three behind them as one.
+      const writers = await client.query("SELECT count(DISTINCT xmin::text)::int AS n, count(*)::int AS rows FROM studies WHERE doc->>'name' = 'grouped'");
+      expect(writers.rows[0]).toEqual({ n: 3, rows: 5 });
+      // Six planted of ten: two more go alone, and a group of four after them is refused whole (12 of 10), then
+      // written one change at a time: exactly the cap is taken, and only the two past it are refused.
+      const answers = await behindLock(6, "past the cap", async () => {});
+      expect([...answers].sort()).toEqual([201, 201, 201, 201, 409, 409]);
+      const listed = (await ok(app.baseUrl, "/v1/studies?limit=100", { key: ACME })).data.map((x: { name: string }) => x.name);
+      expect(listed.filter((x: string) => x === "past the cap")).toHaveLength(4);
+      expect((await client.query("SELECT n::int FROM planted ORDER BY n DESC")).rows).toEqual([{ n: 10 }, { n: 1 }]);
+      expect((await call(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: {} })).status).toBe(409);
+    } finally {
+      await client.end();
+    }
+  });
+
   it("keep a project's fault settings in one row that every request reads: a PUT through one process applies on the other's next request", async () => {
     const url = db.database(`interviews_${++n}`);
     const meta = initialMeta();
@@ -220,6 +261,33 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
       expect((await client.query("SELECT count(*)::int AS n FROM sandbox.ops WHERE op::jsonb->>'kind' = 'faults.set'")).rows[0].n).toBe(0);
       await ok(a.baseUrl, "/_sim/faults", { key, method: "PUT", body: { webhook_failures: 2 } });
       expect((await client.query("SELECT fail_next, webhook_failures FROM sandbox.fault_settings")).rows).toEqual([{ fail_next: 0, webhook_failures: 2 }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("read the fault settings of requests that come while a read is in flight in one statement after it, each counter still taken once", async () => {
+    const url = db.database(`fault_reads_${++n}`);
+    const app = await start(url, initialMeta());
+    await ok(app.baseUrl, "/_sim/faults", { key: ACME, method: "PUT", body: { fail_next: 2, fail_next_kind: "500", operations: ["listStudies"] } });
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+    await client.connect();
+    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+    try {
+      // The settings' table locked from outside: the first read waits on it, and so would every request's own.
+      await client.query("BEGIN");
+      await client.query("LOCK TABLE fault_settings IN ACCESS EXCLUSIVE MODE");
+      const answers = Promise.all([ACME, GLOBEX].flatMap((key) => Array.from({ length: 5 }, () => call(app.baseUrl, "/v1/studies?limit=1", { key }))));
+      await waitFor("a read waiting on the table", async () => ((await waiting()) === 1 ? true : undefined), 5_000);
+      await sleep(300);
+      // One backend waits, not one per request (the pool has 6): the other nine wait in the process for the next read.
+      expect(await waiting()).toBe(1);
+      await client.query("COMMIT");
+      const statuses = (await answers).map((r) => r.status);
+      // Acme's two failures taken exactly once among its five; Globex has no settings.
+      expect(statuses.slice(0, 5).sort()).toEqual([200, 200, 200, 500, 500]);
+      expect(statuses.slice(5)).toEqual(Array(5).fill(200));
+      expect((await client.query("SELECT fail_next FROM fault_settings")).rows).toEqual([{ fail_next: 0 }]);
     } finally {
       await client.end();
     }
@@ -457,10 +525,12 @@ describe("fair admission over the processes of one sandbox", () => {
     const url = db.database(`fair_${++n}`);
     const meta = initialMeta();
     const [a, b] = [await start(url, meta), await start(url, meta)];
-    await ok(b.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: {} }, 201);
+    const study = (await ok(b.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { weekly_limit: 100 } }, 201)).id;
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    // Acme's plants wait on its quota row, locked from outside: each admitted one is a backend waiting on a lock.
+    // Acme's interviews wait on its quota row, locked from outside: each admitted one is a backend waiting on a lock
+    // (an interview's change locks its study's row first, so it holds a connection; a study planted alone would
+    // wait for a group commit, on no connection).
     const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
     let globexOn = true;
     try {
@@ -474,7 +544,7 @@ describe("fair admission over the processes of one sandbox", () => {
         }
       })();
       await sleep(300);
-      const acme = Promise.all(Array.from({ length: 6 }, () => call(b.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: {} })));
+      const acme = Promise.all(Array.from({ length: 6 }, () => call(b.baseUrl, "/_sim/interviews", { key: ACME, method: "POST", body: { study_id: study, hold: true } })));
       // Process B has never served Globex, yet holds Acme to one request at work (the default share): A told it.
       for (let i = 0; i < 5; i++) {
         await sleep(200);

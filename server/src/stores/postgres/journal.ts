@@ -12,7 +12,8 @@
  *   locked while it changes (an interview's transition, a webhook, a project's stream number). No advisory lock over a
  *   tenant or over every tenant, no change log, no catch-up, nothing to compact, nothing that can drift.
  * - The statements whose answer a change does not need go with its COMMIT in one round trip (`atCommit`, `enqueue`),
- *   so a hot row (a tenant's quota) is locked for the time the database takes to run them.
+ *   so a hot row (a tenant's quota) is locked for the time the database takes to run them. A change made only of
+ *   those is written with others of its tenant in one transaction under load (`groupCommit`).
  * - A stream event's commit notifies every process with its project's id (`LISTEN`/`NOTIFY` on a connection that only
  *   listens), and each one sends that project's listeners the rows past what it sent them (webhooks/event-stream.ts).
  * Webhook events and attempts are rows (`events`, `attempts`) that stores/postgres/dispatcher.ts claims with
@@ -41,6 +42,8 @@ export type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[
  */
 export interface WithCommit {
   sql: string;
+  /** The statement's text before its values were written in. */
+  text: string;
   refusal: (err: unknown, query: Query) => Promise<Error | null>;
 }
 
@@ -69,9 +72,48 @@ export function inline(text: string, values: unknown[]): string {
   });
 }
 
+/**
+ * Writes a change's statements sent with its COMMIT, in one round trip with BEGIN (unless `began`) and COMMIT; on
+ * failure, rolls back and asks each statement what the failure means (a refusal is thrown as Refused).
+ */
+async function commitWith(client: pg.PoolClient, withCommit: WithCommit[], began: boolean): Promise<void> {
+  if (withCommit.length === 0) {
+    if (began) await client.query("COMMIT");
+    return;
+  }
+  try {
+    await client.query([...(began ? [] : ["BEGIN"]), ...withCommit.map((w) => w.sql), "COMMIT"].join("; "));
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    for (const w of withCommit) {
+      // On this connection, out of its transaction now: another from the pool could wait for ever when every one of
+      // them is held by a refused change.
+      const answer = await w.refusal(err, (text, values) => client.query(text, values));
+      if (answer) throw new Refused(answer);
+    }
+    throw err;
+  }
+}
+
+/** A change waiting for a group commit: `key` is its tenant and its statements' texts. */
+interface Grouped {
+  tenant: string;
+  key: string;
+  withCommit: WithCommit[];
+  /** Its statements with their values, joined (computed once, when first asked for). */
+  sql?: string;
+  done: (err?: unknown) => void;
+}
+
+const sqlOf = (c: Grouped) => (c.sql ??= c.withCommit.map((w) => w.sql).join("; "));
+
+/** At most this many changes in one group commit. */
+const MAX_GROUP = 64;
+
 /** One change in progress: its connection, and what it sends with its COMMIT. */
 interface Scope {
-  client: pg.PoolClient;
+  /** Taken by the change's first statement that needs an answer. */
+  client: pg.PoolClient | null;
   /** False once committed or rolled back: a timer armed inside a change inherits its async context, not the change. */
   open: boolean;
   /** What runs once the change is committed (never when it is not). */
@@ -112,6 +154,8 @@ export interface PgJournalOptions {
   logger?: Logger;
   /** Pooled connections per process (default 6; two more only listen: see config.ts). */
   poolSize?: number;
+  /** Group commits written at once per tenant in a process (default 2; see PgJournal.groupCommit). */
+  groups?: number;
   /** How often a process with listeners looks for stream events when no notification came (default 1 s). */
   pollMs?: number;
 }
@@ -275,7 +319,7 @@ export class PgJournal implements Journal {
    */
   write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>): T | Promise<Awaited<T>> {
     if (this.current()) return fn();
-    const run = () => (admit ? admit() : Promise.resolve()).then(() => this.change(fn));
+    const run = () => (admit ? admit() : Promise.resolve()).then(() => this.change(fn, tenant));
     return tenant === undefined ? run() : this.inTurn(tenant, run);
   }
 
@@ -302,25 +346,32 @@ export class PgJournal implements Journal {
     }
   }
 
-  private async change<T>(fn: () => T): Promise<Awaited<T>> {
-    if (this.closed) throw new StoreClosed("the store is closed");
-    let client: pg.PoolClient;
+  /** A pooled connection, or StoreUnavailable. */
+  private async connect(): Promise<pg.PoolClient> {
     try {
-      client = await this.pool.connect();
+      return await this.pool.connect();
     } catch (err) {
       throw unavailable(err);
     }
+  }
+
+  private async change<T>(fn: () => T, tenant = ""): Promise<Awaited<T>> {
+    if (this.closed) throw new StoreClosed("the store is closed");
+    // A connection is taken by the change's first statement that needs an answer; a change without one takes none and
+    // is written with others (groupCommit).
     let beginning: Promise<void> | null = null;
     const scope: Scope = {
-      client,
+      client: null,
       open: true,
       committed: [],
       withCommit: [],
       began: false,
       begin: () =>
-        (beginning ??= client.query("BEGIN").then(() => {
+        (beginning ??= (async () => {
+          scope.client = await this.connect();
+          await scope.client.query("BEGIN");
           scope.began = true;
-        })),
+        })()),
     };
     // What the handler throws is its own answer (a 404); anything else that fails is the database.
     let handlerFailed = false;
@@ -335,38 +386,26 @@ export class PgJournal implements Journal {
       } finally {
         scope.open = false;
       }
-      if (scope.withCommit.length > 0) {
-        // One round trip: BEGIN (unless a statement sent it), these statements, COMMIT.
-        const sql = [...(scope.began ? [] : ["BEGIN"]), ...scope.withCommit.map((w) => w.sql), "COMMIT"].join("; ");
-        scope.began = true;
+      if (beginning === null) {
+        if (scope.withCommit.length > 0) await this.groupCommit(tenant, scope.withCommit);
+      } else {
+        await beginning;
         try {
-          await client.query(sql);
-        } catch (err) {
-          await client.query("ROLLBACK").catch(() => {});
+          await commitWith(scope.client!, scope.withCommit, true);
+        } finally {
           scope.began = false;
-          for (const w of scope.withCommit) {
-            // On this connection, out of its transaction now: another from the pool could wait for ever when every
-            // one of them is held by a refused change.
-            const answer = await w.refusal(err, (text, values) => client.query(text, values));
-            if (answer) throw new Refused(answer);
-          }
-          throw err;
         }
-        scope.began = false;
-      } else if (scope.began) {
-        await client.query("COMMIT");
-        scope.began = false;
       }
       committed = scope.committed;
       return out as Awaited<T>;
     } catch (err) {
       // A handler that failed without waiting for its query may have left BEGIN on the way.
       await (beginning as Promise<void> | null)?.catch(() => {});
-      if (scope.began) await client.query("ROLLBACK").catch(() => {});
+      if (scope.began) await scope.client!.query("ROLLBACK").catch(() => {});
       if (err instanceof Refused) throw err.answer;
       throw handlerFailed ? err : unavailable(err);
     } finally {
-      client.release();
+      scope.client?.release();
       // Outside the try: what runs after the commit can no longer make the change look failed.
       for (const fn of committed) {
         try {
@@ -378,12 +417,108 @@ export class PgJournal implements Journal {
     }
   }
 
+  /** Changes whose every statement goes with the COMMIT, waiting for a group commit, in the order they came. */
+  private grouped: Grouped[] = [];
+  /** Per tenant, its group commits being written. */
+  private readonly groupsInFlight = new Map<string, number>();
+
+  /**
+   * Group commit: a change none of whose statements needs an answer (a study planted: its tenant's quota row and the
+   * study's row) is written at once while fewer than `groups` of its tenant's groups are being written; otherwise it
+   * waits, and goes with every change of the same tenant and the same statements waiting then, in one transaction and
+   * one round trip. Under load the database commits once for many changes, and a process sends one string for them.
+   * - A group holds one tenant's changes, and the bound is per tenant: a tenant whose groups wait on its own rows (a
+   *   row locked by a long change) holds at most `groups` connections and never delays another tenant's.
+   * - Its changes are ordered by their statements, so two groups lock the rows they share in the same order.
+   * - A group the server refuses (a quota's constraint, a deadlock) committed nothing: its changes are written again
+   *   one at a time, so only a refused change fails. A group whose outcome is unknown (the connection lost) fails
+   *   whole (503): nothing is written twice.
+   */
+  private groupCommit(tenant: string, withCommit: WithCommit[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const key = `${tenant}\n${withCommit.map((w) => w.text).join("\n")}`;
+      this.grouped.push({ tenant, key, withCommit, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.writeGroups();
+    });
+  }
+
+  private writeGroups(): void {
+    const bound = this.options.groups ?? 2;
+    for (let i = 0; i < this.grouped.length; ) {
+      const { tenant, key } = this.grouped[i];
+      const inFlight = this.groupsInFlight.get(tenant) ?? 0;
+      if (inFlight >= bound) {
+        i++;
+        continue;
+      }
+      const group: Grouped[] = [];
+      const rest: Grouped[] = [];
+      for (const c of this.grouped) (c.key === key && group.length < MAX_GROUP ? group : rest).push(c);
+      this.grouped = rest;
+      group.sort((a, b) => (sqlOf(a) < sqlOf(b) ? -1 : sqlOf(a) > sqlOf(b) ? 1 : 0));
+      this.groupsInFlight.set(tenant, inFlight + 1);
+      void this.writeGroup(group).finally(() => {
+        const left = (this.groupsInFlight.get(tenant) ?? 1) - 1;
+        if (left === 0) this.groupsInFlight.delete(tenant);
+        else this.groupsInFlight.set(tenant, left);
+        this.writeGroups();
+      });
+    }
+  }
+
+  private async writeGroup(group: Grouped[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.connect();
+    } catch (err) {
+      for (const c of group) c.done(err);
+      return;
+    }
+    try {
+      if (group.length > 1) {
+        try {
+          await client.query(["BEGIN", ...group.map(sqlOf), "COMMIT"].join("; "));
+          for (const c of group) c.done();
+          return;
+        } catch (err) {
+          if (!(err instanceof pg.DatabaseError)) {
+            for (const c of group) c.done(err);
+            return;
+          }
+          await client.query("ROLLBACK").catch(() => {});
+        }
+      }
+      for (const c of group) {
+        try {
+          await commitWith(client, c.withCommit, false);
+          c.done();
+        } catch (err) {
+          c.done(err);
+        }
+      }
+    } finally {
+      client.release();
+    }
+  }
+
   /** Runs a query now: inside the change in progress (its transaction) when there is one. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     const scope = this.current();
     const q = prepared(text, values);
-    const result = scope ? scope.begin().then(() => scope.client.query<R>(q)) : this.pool.query<R>(q);
+    const result = scope ? scope.begin().then(() => scope.client!.query<R>(q)) : this.pool.query<R>(q);
     return result.catch((err) => {
+      throw unavailable(err);
+    });
+  }
+
+  /** Whether a change is in progress in this async context. */
+  inChange(): boolean {
+    return this.current() !== undefined;
+  }
+
+  /** Runs a query on a pooled connection of its own, outside any change in progress. */
+  queryOutside<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.pool.query<R>(prepared(text, values)).catch((err) => {
       throw unavailable(err);
     });
   }
@@ -395,7 +530,7 @@ export class PgJournal implements Journal {
   async atCommit(text: string, values: unknown[], refusal?: WithCommit["refusal"]): Promise<void> {
     const scope = this.current();
     if (scope) {
-      scope.withCommit.push({ sql: inline(text, values), refusal: refusal ?? (async () => null) });
+      scope.withCommit.push({ sql: inline(text, values), text, refusal: refusal ?? (async () => null) });
       return;
     }
     try {
@@ -408,7 +543,7 @@ export class PgJournal implements Journal {
   /** Adds a statement to the change in progress (sent with its COMMIT); outside one, writes it on its own. */
   enqueue(text: string, values: unknown[]): void {
     const scope = this.current();
-    if (scope) scope.withCommit.push({ sql: inline(text, values), refusal: async () => null });
+    if (scope) scope.withCommit.push({ sql: inline(text, values), text, refusal: async () => null });
     else this.detached(text, values);
   }
 
