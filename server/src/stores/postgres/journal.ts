@@ -355,7 +355,7 @@ export class PgJournal implements Journal {
     }
   }
 
-  private async change<T>(fn: () => T, tenant = ""): Promise<Awaited<T>> {
+  private async change<T>(fn: () => T, tenant?: string): Promise<Awaited<T>> {
     if (this.closed) throw new StoreClosed("the store is closed");
     // A connection is taken by the change's first statement that needs an answer; a change without one takes none and
     // is written with others (groupCommit).
@@ -387,7 +387,8 @@ export class PgJournal implements Journal {
         scope.open = false;
       }
       if (beginning === null) {
-        if (scope.withCommit.length > 0) await this.groupCommit(tenant, scope.withCommit);
+        // A change of no tenant (a meta value) may hold rows of several: never grouped.
+        if (scope.withCommit.length > 0) await (tenant === undefined ? this.writeAlone(scope.withCommit) : this.groupCommit(tenant, scope.withCommit));
       } else {
         await beginning;
         try {
@@ -463,6 +464,15 @@ export class PgJournal implements Journal {
         else this.groupsInFlight.set(tenant, left);
         this.writeGroups();
       });
+    }
+  }
+
+  private async writeAlone(withCommit: WithCommit[]): Promise<void> {
+    const client = await this.connect();
+    try {
+      await commitWith(client, withCommit, false);
+    } finally {
+      client.release();
     }
   }
 
