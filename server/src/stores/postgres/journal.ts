@@ -514,11 +514,14 @@ export class PgJournal implements Journal {
   /** Runs a query now: inside the change in progress (its transaction) when there is one. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     const scope = this.current();
+    if (!scope) return this.queryOutside<R>(text, values);
     const q = prepared(text, values);
-    const result = scope ? scope.begin().then(() => scope.client!.query<R>(q)) : this.pool.query<R>(q);
-    return result.catch((err) => {
-      throw unavailable(err);
-    });
+    return scope
+      .begin()
+      .then(() => scope.client!.query<R>(q))
+      .catch((err) => {
+        throw unavailable(err);
+      });
   }
 
   /** Whether a change is in progress in this async context. */
