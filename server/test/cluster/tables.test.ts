@@ -197,7 +197,7 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
 
   it("write changes that need no answer in group commits per tenant: many in one transaction, a refused one alone, another tenant never behind", async () => {
     const url = db.database(`groups_${++n}`);
-    const app = await start(url, initialMeta(), { tenantLimits: { planted: 10 } }, 2);
+    const app = await start(url, initialMeta(), { tenantLimits: { planted: 12 } }, 2);
     await ok(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name: "first" } }, 201);
     const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
     await client.connect();
@@ -218,19 +218,52 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     };
     try {
       // Globex's study is written while Acme's groups wait on Acme's row.
-      const planted = await behindLock(5, "grouped", async () => expect((await call(app.baseUrl, "/_sim/studies", { key: GLOBEX, method: "POST", body: {} })).status).toBe(201));
-      expect(planted).toEqual(Array(5).fill(201));
-      // Five studies in three transactions: the two that waited on the row, then the three behind them as one.
+      // Seven of Acme's requests, and an admission slot of the process's eight left for Globex's.
+      const planted = await behindLock(7, "grouped", async () => expect((await call(app.baseUrl, "/_sim/studies", { key: GLOBEX, method: "POST", body: {} })).status).toBe(201));
+      expect(planted).toEqual(Array(7).fill(201));
+      // Seven studies in three transactions: the two that waited on the row, then the five behind them as one. Five is
+      // past a tenant's turns (all pooled connections but one, 5, two of them the groups'): a change waiting for a group
+      // commit holds none, so the next ones run their handlers meanwhile and join it.
       const writers = await client.query("SELECT count(DISTINCT xmin::text)::int AS n, count(*)::int AS rows FROM studies WHERE doc->>'name' = 'grouped'");
-      expect(writers.rows[0]).toEqual({ n: 3, rows: 5 });
-      // Six planted of ten: two more go alone, and a group of four after them is refused whole (12 of 10), then
-      // written one change at a time: exactly the cap is taken, and only the two past it are refused.
+      expect(writers.rows[0]).toEqual({ n: 3, rows: 7 });
+      // Six planted of twelve with four left: two more go alone, and a group of four after them is refused whole (14 of
+      // 12), then written one change at a time: exactly the cap is taken, and only the two past it are refused.
       const answers = await behindLock(6, "past the cap", async () => {});
       expect([...answers].sort()).toEqual([201, 201, 201, 201, 409, 409]);
       const listed = (await ok(app.baseUrl, "/v1/studies?limit=100", { key: ACME })).data.map((x: { name: string }) => x.name);
       expect(listed.filter((x: string) => x === "past the cap")).toHaveLength(4);
-      expect((await client.query("SELECT n::int FROM planted ORDER BY n DESC")).rows).toEqual([{ n: 10 }, { n: 1 }]);
+      expect((await client.query("SELECT n::int FROM planted ORDER BY n DESC")).rows).toEqual([{ n: 12 }, { n: 1 }]);
       expect((await call(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: {} })).status).toBe(409);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("count a group commit being written as one of its tenant's turns, so a tenant's groups and changes together leave a connection to another", async () => {
+    const url = db.database(`group_turns_${++n}`);
+    // Admission slots for all of Acme's requests: only the journal's turns bound what it holds.
+    const app = await start(url, initialMeta(), { tenantLimits: { requestSlots: 32 } });
+    const study = (await ok(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { weekly_limit: 100 } }, 201)).id;
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+    await client.connect();
+    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT 1 FROM planted FOR UPDATE");
+      // Four plants: two groups wait on the quota row, the other two wait for a group, on no connection.
+      const plants = Promise.all(Array.from({ length: 4 }, () => call(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name: "behind" } })));
+      await waitFor("two of Acme's groups on its row", async () => ((await waiting()) === 2 ? true : undefined), 5_000);
+      // Six interviews, each holding a connection once its change locks the study's row: three of the five turns are
+      // left (the two groups hold theirs), so three wait on the quota row and three wait for a turn.
+      const interviews = Promise.all(Array.from({ length: 6 }, () => call(app.baseUrl, "/_sim/interviews", { key: ACME, method: "POST", body: { study_id: study, hold: true } })));
+      await waitFor("five of Acme's changes on its row", async () => ((await waiting()) === 5 ? true : undefined), 5_000);
+      await sleep(300);
+      expect(await waiting()).toBe(5);
+      // The pool's sixth connection is left: Globex is answered while every one of Acme's changes waits.
+      expect((await call(app.baseUrl, "/v1/studies?limit=1", { key: GLOBEX })).status).toBe(200);
+      await client.query("COMMIT");
+      expect((await plants).map((r) => r.status)).toEqual(Array(4).fill(201));
+      expect((await interviews).map((r) => r.status)).toEqual(Array(6).fill(201));
     } finally {
       await client.end();
     }

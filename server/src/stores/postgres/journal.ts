@@ -95,9 +95,8 @@ async function commitWith(client: pg.PoolClient, withCommit: WithCommit[], began
   }
 }
 
-/** A change waiting for a group commit: `key` is its tenant and its statements' texts. */
+/** A change waiting for a group commit: `key` is its statements' texts. */
 interface Grouped {
-  tenant: string;
   key: string;
   withCommit: WithCommit[];
   /** Its statements with their values, joined (computed once, when first asked for). */
@@ -106,6 +105,18 @@ interface Grouped {
 }
 
 const sqlOf = (c: Grouped) => (c.sql ??= c.withCommit.map((w) => w.sql).join("; "));
+
+/** A tenant's turns in a process (PgJournal.inTurn). */
+interface Turns {
+  /** Turns taken: changes running their handler or a statement, and group commits being written. */
+  running: number;
+  /** Changes waiting for a turn. */
+  waiting: Array<() => void>;
+  /** Group commits being written. */
+  groups: number;
+  /** Changes waiting for a group commit, in the order they came. */
+  grouped: Grouped[];
+}
 
 /** At most this many changes in one group commit. */
 const MAX_GROUP = 64;
@@ -319,31 +330,49 @@ export class PgJournal implements Journal {
    */
   write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>): T | Promise<Awaited<T>> {
     if (this.current()) return fn();
-    const run = () => (admit ? admit() : Promise.resolve()).then(() => this.change(fn, tenant));
-    return tenant === undefined ? run() : this.inTurn(tenant, run);
+    if (tenant === undefined) return (admit ? admit() : Promise.resolve()).then(() => this.change(fn));
+    return this.inTurn(tenant, (leave) => (admit ? admit() : Promise.resolve()).then(() => this.change(fn, tenant, leave)));
   }
 
-  /** Per tenant, its changes running and the ones waiting for a turn (in this process). */
-  private readonly turns = new Map<string, { running: number; waiting: Array<() => void> }>();
+  /**
+   * Per tenant in this process: its turns taken (changes running, and group commits being written), the changes
+   * waiting for a turn, and the changes waiting for a group commit (which hold no turn).
+   */
+  private readonly turns = new Map<string, Turns>();
 
   /**
    * At most all but one of the pooled connections per tenant: a tenant whose changes wait on its own rows (a row
-   * locked by a long change of its own) leaves a connection, and admission slots, to every other tenant.
+   * locked by a long change of its own) leaves a connection, and admission slots, to every other tenant. A change takes
+   * a turn before its handler runs; a group commit being written holds one too.
    */
-  private async inTurn<R>(tenant: string, run: () => Promise<R>): Promise<R> {
+  private async inTurn<R>(tenant: string, run: (leave: () => void) => Promise<R>): Promise<R> {
     const cap = Math.max(1, (this.options.poolSize ?? 6) - 1);
     let t = this.turns.get(tenant);
-    if (!t) this.turns.set(tenant, (t = { running: 0, waiting: [] }));
+    if (!t) this.turns.set(tenant, (t = { running: 0, waiting: [], groups: 0, grouped: [] }));
     if (t.running >= cap) await new Promise<void>((resolve) => t!.waiting.push(resolve));
     else t.running++;
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      this.passTurn(tenant, t!);
+    };
     try {
-      return await run();
+      return await run(leave);
     } finally {
-      // The turn passes to the next waiting change (the count stays), or is given back.
-      const next = t.waiting.shift();
-      if (next) next();
-      else if (--t.running === 0) this.turns.delete(tenant);
+      leave();
     }
+  }
+
+  /**
+   * A turn given back passes on: to the tenant's changes waiting for a group commit (their handlers are done, their
+   * requests wait only for it), else to its next change waiting for a turn; or it is returned.
+   */
+  private passTurn(tenant: string, t: Turns): void {
+    if (t.grouped.length > 0 && t.groups < (this.options.groups ?? 2)) return this.startGroup(tenant, t);
+    const next = t.waiting.shift();
+    if (next) return next();
+    if (--t.running === 0) this.turns.delete(tenant);
   }
 
   /** A pooled connection, or StoreUnavailable. */
@@ -355,7 +384,11 @@ export class PgJournal implements Journal {
     }
   }
 
-  private async change<T>(fn: () => T, tenant?: string): Promise<Awaited<T>> {
+  /**
+   * `leave`: gives back the tenant's turn (inTurn). A change written in a group commit gives it back while it waits for
+   * one, holding no connection: the tenant's next change may run its handler meanwhile and join the same group.
+   */
+  private async change<T>(fn: () => T, tenant?: string, leave?: () => void): Promise<Awaited<T>> {
     if (this.closed) throw new StoreClosed("the store is closed");
     // A connection is taken by the change's first statement that needs an answer; a change without one takes none and
     // is written with others (groupCommit).
@@ -388,7 +421,7 @@ export class PgJournal implements Journal {
       }
       if (beginning === null) {
         // A change of no tenant (a meta value) may hold rows of several: never grouped.
-        if (scope.withCommit.length > 0) await (tenant === undefined ? this.writeAlone(scope.withCommit) : this.groupCommit(tenant, scope.withCommit));
+        if (scope.withCommit.length > 0) await (tenant === undefined || !leave ? this.writeAlone(scope.withCommit) : this.groupCommit(tenant, scope.withCommit, leave));
       } else {
         await beginning;
         try {
@@ -418,53 +451,41 @@ export class PgJournal implements Journal {
     }
   }
 
-  /** Changes whose every statement goes with the COMMIT, waiting for a group commit, in the order they came. */
-  private grouped: Grouped[] = [];
-  /** Per tenant, its group commits being written. */
-  private readonly groupsInFlight = new Map<string, number>();
-
   /**
    * Group commit: a change none of whose statements needs an answer (a study planted: its tenant's quota row and the
-   * study's row) is written at once while fewer than `groups` of its tenant's groups are being written; otherwise it
-   * waits, and goes with every change of the same tenant and the same statements waiting then, in one transaction and
-   * one round trip. Under load the database commits once for many changes, and a process sends one string for them.
-   * - A group holds one tenant's changes, and the bound is per tenant: a tenant whose groups wait on its own rows (a
-   *   row locked by a long change) holds at most `groups` connections and never delays another tenant's.
+   * study's row) gives back its turn and waits for a group commit; one starts with a turn of the tenant while fewer
+   * than `groups` of its groups are being written, and takes every change of the tenant with the same statements
+   * waiting then, in one transaction and one round trip. Under load the database commits once for many changes, and a
+   * process sends one string for them.
+   * - A group holds one tenant's changes and one of its turns: a tenant whose groups wait on its own rows (a row locked
+   *   by a long change) holds at most `groups` connections and never delays another tenant's.
    * - Its changes are ordered by their statements, so two groups lock the rows they share in the same order.
    * - A group the server refuses (a quota's constraint, a deadlock) committed nothing: its changes are written again
    *   one at a time, so only a refused change fails. A group whose outcome is unknown (the connection lost) fails
    *   whole (503): nothing is written twice.
    */
-  private groupCommit(tenant: string, withCommit: WithCommit[]): Promise<void> {
+  private groupCommit(tenant: string, withCommit: WithCommit[], leave: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
-      const key = `${tenant}\n${withCommit.map((w) => w.text).join("\n")}`;
-      this.grouped.push({ tenant, key, withCommit, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      this.writeGroups();
+      const key = withCommit.map((w) => w.text).join("\n");
+      // The change still holds its turn here, so its tenant's entry is there.
+      this.turns.get(tenant)!.grouped.push({ key, withCommit, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      leave();
     });
   }
 
-  private writeGroups(): void {
-    const bound = this.options.groups ?? 2;
-    for (let i = 0; i < this.grouped.length; ) {
-      const { tenant, key } = this.grouped[i];
-      const inFlight = this.groupsInFlight.get(tenant) ?? 0;
-      if (inFlight >= bound) {
-        i++;
-        continue;
-      }
-      const group: Grouped[] = [];
-      const rest: Grouped[] = [];
-      for (const c of this.grouped) (c.key === key && group.length < MAX_GROUP ? group : rest).push(c);
-      this.grouped = rest;
-      group.sort((a, b) => (sqlOf(a) < sqlOf(b) ? -1 : sqlOf(a) > sqlOf(b) ? 1 : 0));
-      this.groupsInFlight.set(tenant, inFlight + 1);
-      void this.writeGroup(group).finally(() => {
-        const left = (this.groupsInFlight.get(tenant) ?? 1) - 1;
-        if (left === 0) this.groupsInFlight.delete(tenant);
-        else this.groupsInFlight.set(tenant, left);
-        this.writeGroups();
-      });
-    }
+  /** Writes the tenant's first waiting change with every other of the same statements, holding the turn given to it. */
+  private startGroup(tenant: string, t: Turns): void {
+    const { key } = t.grouped[0];
+    const group: Grouped[] = [];
+    const rest: Grouped[] = [];
+    for (const c of t.grouped) (c.key === key && group.length < MAX_GROUP ? group : rest).push(c);
+    t.grouped = rest;
+    group.sort((a, b) => (sqlOf(a) < sqlOf(b) ? -1 : sqlOf(a) > sqlOf(b) ? 1 : 0));
+    t.groups++;
+    void this.writeGroup(group).finally(() => {
+      t.groups--;
+      this.passTurn(tenant, t);
+    });
   }
 
   private async writeAlone(withCommit: WithCommit[]): Promise<void> {
