@@ -239,6 +239,30 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     }
   });
 
+  it("write one group commit at a time per tenant when asked for none (at least one, or its changes would wait for ever)", async () => {
+    const url = db.database(`one_group_${++n}`);
+    const app = await start(url, initialMeta(), {}, 0);
+    await ok(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name: "first" } }, 201);
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+    await client.connect();
+    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT 1 FROM planted FOR UPDATE");
+      const answers = Promise.all(Array.from({ length: 4 }, () => call(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name: "one at a time" } })));
+      await waitFor("one of Acme's groups on its row", async () => ((await waiting()) === 1 ? true : undefined), 5_000);
+      await sleep(300);
+      expect(await waiting()).toBe(1);
+      await client.query("COMMIT");
+      expect((await answers).map((r) => r.status)).toEqual(Array(4).fill(201));
+      // The one that waited on the row, then the three behind it as one transaction.
+      const writers = await client.query("SELECT count(DISTINCT xmin::text)::int AS n, count(*)::int AS rows FROM studies WHERE doc->>'name' = 'one at a time'");
+      expect(writers.rows[0]).toEqual({ n: 2, rows: 4 });
+    } finally {
+      await client.end();
+    }
+  });
+
   it("count a group commit being written as one of its tenant's turns, so a tenant's groups and changes together leave a connection to another", async () => {
     const url = db.database(`group_turns_${++n}`);
     // Admission slots for all of Acme's requests: only the journal's turns bound what it holds.

@@ -165,7 +165,7 @@ export interface PgJournalOptions {
   logger?: Logger;
   /** Pooled connections per process (default 6; two more only listen: see config.ts). */
   poolSize?: number;
-  /** Group commits written at once per tenant in a process (default 2; see PgJournal.groupCommit). */
+  /** Group commits written at once per tenant in a process (default 2, at least 1; see PgJournal.groupCommit). */
   groups?: number;
   /** How often a process with listeners looks for stream events when no notification came (default 1 s). */
   pollMs?: number;
@@ -369,7 +369,8 @@ export class PgJournal implements Journal {
    * requests wait only for it), else to its next change waiting for a turn; or it is returned.
    */
   private passTurn(tenant: string, t: Turns): void {
-    if (t.grouped.length > 0 && t.groups < (this.options.groups ?? 2)) return this.startGroup(tenant, t);
+    // At least one group at a time, or its changes would wait for ever.
+    if (t.grouped.length > 0 && t.groups < Math.max(1, this.options.groups ?? 2)) return this.startGroup(tenant, t);
     const next = t.waiting.shift();
     if (next) return next();
     if (--t.running === 0) this.turns.delete(tenant);
