@@ -52,6 +52,21 @@ async function start(url: string, meta: Record<string, string>, options: AppOpti
   return srv;
 }
 
+/**
+ * A connection of its own to the sandbox's tables, to lock rows from outside, and the number of backends waiting on a
+ * lock (the sandbox's changes behind it). Ended by the caller.
+ */
+async function outside(url: string): Promise<{ client: pg.Client; waiting: () => Promise<number> }> {
+  const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
+  await client.connect();
+  const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+  return { client, waiting };
+}
+
+/** `count` studies planted by Acme at once through `base`, each named `name`; their answers. */
+const plantAll = (base: string, count: number, name: string) =>
+  Promise.all(Array.from({ length: count }, () => call(base, "/_sim/studies", { key: ACME, method: "POST", body: { name } })));
+
 /** The first `count` events a new listener with `lastEventId` reads through `base`. */
 async function frames(base: string, key: string, lastEventId: string, count: number): Promise<Array<{ id: string }>> {
   const controller = new AbortController();
@@ -199,15 +214,12 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     const url = db.database(`groups_${++n}`);
     const app = await start(url, initialMeta(), { tenantLimits: { planted: 12 } }, 2);
     await ok(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name: "first" } }, 201);
-    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
-    await client.connect();
-    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
-    const plant = (count: number, name: string) => Promise.all(Array.from({ length: count }, () => call(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name } })));
+    const { client, waiting } = await outside(url);
     /** Acme's quota row locked from outside while `count` studies are planted; their answers once it is let go. */
     const behindLock = async (count: number, name: string, meanwhile: () => Promise<void>) => {
       await client.query("BEGIN");
       await client.query("SELECT 1 FROM planted FOR UPDATE");
-      const answers = plant(count, name);
+      const answers = plantAll(app.baseUrl, count, name);
       // Two of Acme's groups at once (a change each) wait on its row; the others wait in the process.
       await waitFor("two of Acme's groups on its row", async () => ((await waiting()) === 2 ? true : undefined), 5_000);
       await sleep(300);
@@ -217,8 +229,8 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
       return (await answers).map((r) => r.status);
     };
     try {
-      // Globex's study is written while Acme's groups wait on Acme's row.
-      // Seven of Acme's requests, and an admission slot of the process's eight left for Globex's.
+      // Globex's study is written while Acme's groups wait on Acme's row: seven of Acme's requests, and an admission
+      // slot of the process's eight left for Globex's.
       const planted = await behindLock(7, "grouped", async () => expect((await call(app.baseUrl, "/_sim/studies", { key: GLOBEX, method: "POST", body: {} })).status).toBe(201));
       expect(planted).toEqual(Array(7).fill(201));
       // Seven studies in three transactions: the two that waited on the row, then the five behind them as one. Five is
@@ -243,13 +255,11 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     const url = db.database(`one_group_${++n}`);
     const app = await start(url, initialMeta(), {}, 0);
     await ok(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name: "first" } }, 201);
-    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
-    await client.connect();
-    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+    const { client, waiting } = await outside(url);
     try {
       await client.query("BEGIN");
       await client.query("SELECT 1 FROM planted FOR UPDATE");
-      const answers = Promise.all(Array.from({ length: 4 }, () => call(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name: "one at a time" } })));
+      const answers = plantAll(app.baseUrl, 4, "one at a time");
       await waitFor("one of Acme's groups on its row", async () => ((await waiting()) === 1 ? true : undefined), 5_000);
       await sleep(300);
       expect(await waiting()).toBe(1);
@@ -268,14 +278,12 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     // Admission slots for all of Acme's requests: only the journal's turns bound what it holds.
     const app = await start(url, initialMeta(), { tenantLimits: { requestSlots: 32 } });
     const study = (await ok(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { weekly_limit: 100 } }, 201)).id;
-    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
-    await client.connect();
-    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+    const { client, waiting } = await outside(url);
     try {
       await client.query("BEGIN");
       await client.query("SELECT 1 FROM planted FOR UPDATE");
       // Four plants: two groups wait on the quota row, the other two wait for a group, on no connection.
-      const plants = Promise.all(Array.from({ length: 4 }, () => call(app.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { name: "behind" } })));
+      const plants = plantAll(app.baseUrl, 4, "behind");
       await waitFor("two of Acme's groups on its row", async () => ((await waiting()) === 2 ? true : undefined), 5_000);
       // Six interviews, each holding a connection once its change locks the study's row: three of the five turns are
       // left (the two groups hold theirs), so three wait on the quota row and three wait for a turn.
@@ -327,9 +335,7 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     const url = db.database(`fault_reads_${++n}`);
     const app = await start(url, initialMeta());
     await ok(app.baseUrl, "/_sim/faults", { key: ACME, method: "PUT", body: { fail_next: 2, fail_next_kind: "500", operations: ["listStudies"] } });
-    const client = new pg.Client({ connectionString: url, options: `-c search_path=${SCHEMA}` });
-    await client.connect();
-    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+    const { client, waiting } = await outside(url);
     try {
       // The settings' table locked from outside: the first read waits on it, and so would every request's own.
       await client.query("BEGIN");
@@ -583,12 +589,10 @@ describe("fair admission over the processes of one sandbox", () => {
     const meta = initialMeta();
     const [a, b] = [await start(url, meta), await start(url, meta)];
     const study = (await ok(b.baseUrl, "/_sim/studies", { key: ACME, method: "POST", body: { weekly_limit: 100 } }, 201)).id;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
     // Acme's interviews wait on its quota row, locked from outside: each admitted one is a backend waiting on a lock
     // (an interview's change locks its study's row first, so it holds a connection; a study planted alone would
     // wait for a group commit, on no connection).
-    const waiting = async () => Number((await client.query("SELECT count(DISTINCT pid) AS n FROM pg_locks WHERE NOT granted")).rows[0].n);
+    const { client, waiting } = await outside(url);
     let globexOn = true;
     try {
       await client.query("BEGIN");
