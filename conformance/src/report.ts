@@ -44,6 +44,8 @@ export function human(report: Report): string {
   const missing = report.states.capabilities.filter((c) => !c.offered);
   lines.push(`states: ${report.states.source}; ${report.states.capabilities.length - missing.length} of ${report.states.capabilities.length} capabilities offered${missing.length ? `; missing: ${missing.map((c) => c.capability).join(", ")}` : ""}`);
   for (const c of missing) lines.push(`  - ${c.capability}: ${c.why}`);
+  const unsettled = report.states.capabilities.filter((c) => c.settled === false);
+  if (unsettled.length) lines.push(`  not settled, counted as offered (${unsettled.length}): ${unsettled.map((c) => `${c.capability} (${c.decided})`).join("; ")}`);
   if (report.cutShort.length) {
     lines.push(`WARNING: ${report.cutShort.length} propert${report.cutShort.length === 1 ? "y" : "ies"} ran fewer cases than asked:`);
     for (const c of report.cutShort) lines.push(`  - ${c}`);

@@ -73,8 +73,11 @@ export interface Report {
   statements: StatementVerdict[];
   /** This run's id: what the run creates carries it in its name. */
   runId: string;
-  /** How data was planted (the HTTP simulation surface, or a --states module) and which capabilities it offered. */
-  states: { source: string; capabilities: Array<{ capability: Capability; offered: boolean; why?: string; decided?: string }> };
+  /**
+   * How data was planted (the HTTP simulation surface, or a --states module) and which capabilities it offered.
+   * `settled: false`: neither its probe nor a use in this run showed whether it is offered (it counts as offered).
+   */
+  states: { source: string; capabilities: Array<{ capability: Capability; offered: boolean; settled?: false; why?: string; decided?: string }> };
   /** Everything the run created, and whether it was removed afterwards. */
   created: Array<CreatedItem & { removed: boolean }>;
   /** Properties that ran fewer cases than asked because their time limit stopped them (a warning, not a failure). */

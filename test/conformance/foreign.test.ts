@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { human } from "../../conformance/src/report.ts";
+import { html } from "../../conformance/src/report-html.ts";
 import { runConformance, type Report, type RunOptions } from "../../conformance/src/run.ts";
 import { AFTER_2_0_0, ALL_CAPABILITIES, CAPABILITIES, type Capability } from "../../conformance/src/states/capabilities.ts";
 import { FOREIGN, startForeign, type RunningForeign } from "../support/foreign.ts";
@@ -114,11 +116,27 @@ describe("a simulation surface in the foreign server's conventions", () => {
   }, 150_000);
 
   it("with the surface of contract 2.0.0: names every capability it lacks and runs the model", async () => {
-    const report = await through(AFTER_2_0_0, { only: ["model"], runs: 8 });
+    // A link is settled only by its first use, which the fields check always makes (on seed 2023094386 no model
+    // sequence opened one, and the link was left unsettled: counted as offered). The budget is a cap: that seed's
+    // sequences take 5.5 s each on an idle machine, and 45 s ran 5 of 8 on a loaded one.
+    const report = await through(AFTER_2_0_0, { only: ["fields", "model"], runs: 8, modelBudgetMs: 100_000 });
     expect(failures(report), `seed ${report.seed}`).toEqual([]);
-    expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability).sort()).toEqual([...AFTER_2_0_0].sort());
+    expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability).sort(), `seed ${report.seed}`).toEqual([...AFTER_2_0_0].sort());
+    expect(report.states.capabilities.find((c) => c.capability === "interview-link")!.decided).toMatch(/first use: POST \/_sim\/interviews/);
     expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(4);
-  }, 150_000);
+  }, 200_000);
+
+  it("says a capability nothing in the run used is not settled, and counts it as offered", async () => {
+    // auth alone plants no interview and launches nothing: the link and the eligible launch, which only their first
+    // use can settle, stay unsettled.
+    const report = await through([], { only: ["auth"], runs: 2 });
+    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    const unsettled = report.states.capabilities.filter((c) => c.settled === false);
+    expect(unsettled.map((c) => c.capability)).toEqual(["interview-link", "eligible-launch"]);
+    expect(unsettled[0]).toMatchObject({ offered: true, decided: "not settled: only a study's own link can be sent, and it would plant an interview; nothing in this run used it" });
+    expect(human(report)).toContain("not settled, counted as offered (2): interview-link (not settled: only a study's own link");
+    expect(html(report)).toMatch(/<code>interview-link<\/code><\/td><td>not settled<\/td>/);
+  }, 60_000);
 
   // Capabilities the surface offers by an HTTP operation or field (eligible-launch is read from the config, faults is absent).
   const removable = ALL_CAPABILITIES.filter((c) => c !== "faults" && c !== "eligible-launch" && CAPABILITIES[c].http.includes("/_sim"));

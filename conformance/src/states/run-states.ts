@@ -73,12 +73,19 @@ export class RunStates {
     return new RunStates(provider, new CapabilitySet(lacking, decided), options.runId, options.project, options.source);
   }
 
-  /** Every capability, offered or not, and how it was decided (a probe's first use included). */
-  report(): ReturnType<CapabilitySet["list"]> {
+  /**
+   * Every capability, offered or not, and how it was decided (a probe's first use included). One its probe left to its
+   * first use, and that no use settled, is `settled: false`: offered only in that nothing showed it missing.
+   */
+  report(): Array<ReturnType<CapabilitySet["list"]>[number] & { settled?: false }> {
     const probed = this.provider instanceof HttpStates ? this.provider.decisions : undefined;
     return this.caps.list().map((c) => {
       const d = probed?.get(c.capability);
-      return d && d.how.startsWith("settled at first use") && c.decided?.startsWith("probe") ? { ...c, decided: d.how } : c;
+      if (!d || !c.decided?.startsWith("probe")) return c;
+      if (d.how.startsWith("settled at first use")) return { ...c, decided: d.how };
+      if (d.offered !== "unknown" || !c.offered) return c;
+      const why = this.used.has(c.capability) ? "its uses in this run settled nothing" : "nothing in this run used it";
+      return { ...c, settled: false as const, decided: `not settled: ${d.how.replace(/[:;] settled at first use$/, "")}; ${why}` };
     });
   }
 
