@@ -39,12 +39,15 @@ function procOf(child: ChildProcess, baseUrl: string, startupMs: number): Proc {
   };
 }
 
-/** The reference server as `npm start` runs it (response validation off), logging silenced. */
-export async function startReference(env: Record<string, string> = {}): Promise<Proc> {
+/**
+ * The reference server as `npm start` runs it (response validation off), logging silenced; from another checkout
+ * (`cwd`: a worktree of another commit, bench/against.ts) when given.
+ */
+export async function startReference(env: Record<string, string> = {}, cwd = root, nodeArgs: string[] = []): Promise<Proc> {
   const port = await freePort();
   const started = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "server/src/main.ts"], {
-    cwd: root,
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "server/src/main.ts"], {
+    cwd,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: "silent", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });

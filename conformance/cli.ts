@@ -5,8 +5,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { html } from "./src/report-html.ts";
-import { human, json, junit } from "./src/report.ts";
+import { human } from "./src/report.ts";
+import { FORMATS, takeReports } from "./src/report-files.ts";
 import { CHECK_NAMES, runConformance } from "./src/run.ts";
 import { ALL_CAPABILITIES, type Capability } from "./src/states/capabilities.ts";
 import { StatesModuleError } from "./src/states/load.ts";
@@ -22,6 +22,12 @@ function capabilityList(v: string): Capability[] {
   const unknown = names.filter((n) => !ALL_CAPABILITIES.includes(n as Capability));
   if (unknown.length) throw new InvalidArgumentError(`unknown capabilit${unknown.length === 1 ? "y" : "ies"}: ${unknown.join(", ")} (known: ${ALL_CAPABILITIES.join(", ")})`);
   return names as Capability[];
+}
+
+// `api-conformance proxy ...`: the contract-checking proxy, with options of its own.
+if (process.argv[2] === "proxy") {
+  await (await import("./proxy-cli.ts")).proxyMain(process.argv.slice(3));
+  await new Promise(() => undefined); // runs until a signal ends it
 }
 
 const program = new Command("api-conformance")
@@ -47,7 +53,7 @@ const program = new Command("api-conformance")
   .addOption(new Option("--report <format> <file>", "also write a report: html (a page with a verdict per seed statement), junit or json; may be given several times").argParser(() => undefined))
   .option("--metrics-engine <module>", "module exporting computeMetric to hold to the metric laws (e.g. metrics/src/index.ts); without it metrics is not applicable")
   .option("--webhook-retry-delays-ms <list>", "the server's retry delays", (v) => v.split(",").map((s) => int("--webhook-retry-delays-ms")(s.trim())), [10_000, 60_000, 300_000])
-  .option("--webhook-budget-ms <n>", "longest wait for the retry schedule before skipping its tail", int("--webhook-budget-ms"), 60_000)
+  .option("--webhook-budget-ms <n>", "longest wait for the retry schedule before skipping its tail (default: the whole configured schedule plus a minute)", int("--webhook-budget-ms"))
   .option("--webhook-wait-ms <n>", "longest wait for a first delivery (the seed says 5 to 30 s after the respondent finishes)", int("--webhook-wait-ms"), 35_000)
   .option("--webhook-timeout-ms <n>", "the receiver timeout the service is configured with (the seed's 10 s by default)", int("--webhook-timeout-ms"), 10_000)
   .option("--slow-receiver", "also answer just under and just over the receiver timeout, to observe it (costs about the timeout plus the first retry delay plus 3 s: 23 s with the seed's values)", false)
@@ -57,22 +63,12 @@ const program = new Command("api-conformance")
   .option("--receiver-cert-dir <dir>", "where the HTTPS receiver writes its certificate (ca.pem), to point the service at before the run")
   .option("--timeout-ms <n>", "per-request timeout", int("--timeout-ms"), 15_000)
   .option("--property-time-ms <n>", "time limit of each property (default 20000): past it no new case is drawn, and the report warns that it ran fewer than --runs", int("--property-time-ms"))
-  .option("--model-budget-ms <n>", "time budget of the model-based run, shrinking included (default 25000): past it no new sequence is drawn", int("--model-budget-ms"))
+  .option("--model-budget-ms <n>", "time budget of the model-based run, shrinking included (default: measured on the target, three times the first batch's time for each batch asked): past it no new sequence is drawn", int("--model-budget-ms"))
+  .option("--model-workers <n>", "model sequences run side by side, each worker in a project of its own where the target creates projects (default 5)", int("--model-workers"))
   .allowExcessArguments(false);
 
-// --report takes two values (format and file) and may repeat; commander options take one, so read it by hand.
-const FORMATS = { html, junit, json } as const;
 const argv = [...process.argv];
-const reports: Array<{ format: keyof typeof FORMATS; file: string }> = [];
-for (let r = argv.indexOf("--report"); r > 0; r = argv.indexOf("--report")) {
-  const [format, file] = [argv[r + 1], argv[r + 2]];
-  if (!(format in FORMATS) || !file || file.startsWith("--")) {
-    console.error(`--report takes a format (html, junit or json) and a file, e.g. --report html conformance.html; got ${JSON.stringify([format, file].filter(Boolean).join(" "))}`);
-    process.exit(2);
-  }
-  reports.push({ format: format as keyof typeof FORMATS, file });
-  argv.splice(r, 3);
-}
+const reports = takeReports(argv, "conformance.html");
 program.parse(argv);
 const o = program.opts();
 
@@ -104,6 +100,7 @@ const result = await runConformance({
   receiverCertDir: o.receiverCertDir,
   timeoutMs: o.timeoutMs,
   modelBudgetMs: o.modelBudgetMs,
+  modelWorkers: o.modelWorkers,
   onProgress: (line) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`),
 }).catch((err: unknown) => {
   // A states module that cannot be loaded is a bad option (exit 2), said plainly.

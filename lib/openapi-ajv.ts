@@ -22,6 +22,12 @@ export type OpenApiDoc = Record<string, any>;
 
 export const OPENAPI_PATH = assetPath("generated/openapi.json");
 
+/**
+ * A query or path integer as the contract means it: decimal digits only (no 0x10, 1e2, +5, " 5", 1.0), which ajv's
+ * coercion would read as numbers. The server validates with it and the proxy judges a client's parameters with it.
+ */
+export const INTEGER_TEXT = /^-?\d{1,15}$/;
+
 /** Reads generated/openapi.json (or another document) as plain JSON. */
 export function loadOpenApi(path: string = OPENAPI_PATH): OpenApiDoc {
   return JSON.parse(readFileSync(path, "utf8")) as OpenApiDoc;

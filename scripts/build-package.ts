@@ -71,7 +71,7 @@ const PLANS: Record<string, Plan> = {
   server: {
     bundle: {
       entries: { sandbox: "src/cli.ts", mock: "mock/run.ts" },
-      external: ["express", "pino", "pino-http", "ajv", "ajv-formats", "fast-json-stringify", "commander", "eventsource-parser", "leven", "@stoplight/prism-cli", "node-sqlite3-wasm", "pg", "node-pg-migrate"],
+      external: ["express", "pino", "ajv", "ajv-formats", "fast-json-stringify", "commander", "eventsource-parser", "leven", "@stoplight/prism-cli", "node-sqlite3-wasm", "pg", "node-pg-migrate"],
       assets: ["generated/openapi.json", "fixtures/data/default.json", "docs/index.html", "docs/redoc.standalone.js", "server/migrations"],
       commands: ["sandbox", "mock"],
     },
@@ -80,7 +80,8 @@ const PLANS: Record<string, Plan> = {
     // The provider-states interface a --states module is written against: its declarations, and its runtime (the errors).
     tsc: "declarations",
     bundle: {
-      entries: { cli: "cli.ts", "states/index": "src/states/index.ts" },
+      // The proxy's judge worker is an entry of its own: a worker is started from a file (proxy/index.ts finds it beside cli.js).
+      entries: { cli: "cli.ts", "states/index": "src/states/index.ts", "proxy-worker": "src/proxy/worker.ts" },
       external: ["ajv", "ajv-formats", "commander", "eventsource-parser", "fast-check", "selfsigned", "tsx"],
       assets: ["generated/openapi.json"],
       commands: ["cli"],

@@ -20,14 +20,14 @@ export const LAYERS = {
       "server/test/slowloris.test.ts", "server/test/restart.test.ts", "server/test/shutdown.test.ts", "server/test/client-loop.test.ts", "server/test/memory.test.ts",
       "server/test/start.test.ts", "server/test/webhooks-burst.test.ts", "server/test/readme-examples.test.ts", "server/test/log-levels.test.ts", "server/mock/test/mock.test.ts",
       "sdk/test/sdk.test.ts", "docs/test/docs.test.ts", "mobile/test/web-browser.test.ts", "mobile/test/timeout-under-gc.test.ts", "receiver/test/web.test.ts",
-      "metrics/test/metrics-cli.test.ts", "metrics/test/metrics-cli-numbers.test.ts", "test/conformance/prism.test.ts",
+      "metrics/test/metrics-cli.test.ts", "metrics/test/metrics-cli-numbers.test.ts", "test/conformance/prism.test.ts", "bench/test/against.test.ts",
     ],
     proves: "the commands as people run them, as real processes: the sandbox's start, signals, restarts with kill -9, slow clients and memory under load; Prism; the API reference page and the web client in Chromium; the receiver's examples; the metrics command on every kind of input",
     needs: "Chromium (Debian's, installed by scripts/docs/install-chromium.sh)",
   },
   conformance: {
-    files: ["test/conformance/selftest.test.ts", "test/conformance/no-litter.test.ts", "test/conformance/surfaces.test.ts", "test/conformance/foreign.test.ts", "test/conformance/variants-*.test.ts"],
-    proves: "the conformance suite judges servers it was not written alongside: the reference server, every broken variant against the rule that must catch it, simulation surfaces of several ages and none, and ../shared/foreign (an implementation from the seed alone) through its states module",
+    files: ["test/conformance/selftest.test.ts", "test/conformance/no-litter.test.ts", "test/conformance/surfaces.test.ts", "test/conformance/foreign.test.ts", "test/conformance/foreign-default.test.ts", "test/conformance/cover.test.ts", "test/conformance/variants-*.test.ts", "test/proxy/*.test.ts"],
+    proves: "the conformance suite judges servers it was not written alongside: the reference server, every broken variant against the rule that must catch it, simulation surfaces of several ages and none, and ../shared/foreign (an implementation from the seed alone) through its states module; the contract-checking proxy between real clients and the reference server, its broken variants and broken upstreams, in process and as the command",
     needs: "../shared/foreign beside the repository",
   },
   packages: {

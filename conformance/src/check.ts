@@ -39,10 +39,15 @@ export interface RunOptions {
   /** Module exporting computeMetric; without it the metrics check is not applicable. */
   metricsEngine?: string;
   webhookRetryDelaysMs: number[];
-  /** Longest the webhook check may wait for the retry schedule; beyond it the tail is NOT TESTED. */
-  webhookBudgetMs: number;
-  /** The model run's time budget, shrinking included (default 25 s); new sequences stop being drawn past it. */
+  /** Longest the retries check may wait for the retry schedule (default: the whole configured schedule); beyond it the tail is NOT TESTED. */
+  webhookBudgetMs?: number;
+  /**
+   * The model run's time budget, shrinking included; new sequences stop being drawn past it. Default: measured on the
+   * target (three times the first batch's time for every batch asked).
+   */
   modelBudgetMs?: number;
+  /** Sequences side by side, each worker in a project of its own (default 5; 1 where the target creates no projects). */
+  modelWorkers?: number;
   /** Longest wait for a first delivery (default 35 s: the seed's 5 to 30 s, plus 5). */
   webhookWaitMs?: number;
   /** The receiver timeout the service is configured with (the seed's 10 s by default). */
@@ -74,6 +79,14 @@ export const PROPERTY_TIME_MS = 20_000;
  */
 export const PROPERTY_FLOOR = 0.5;
 export const propertyFloor = (asked: number) => Math.max(1, Math.ceil(asked * PROPERTY_FLOOR));
+
+/** One class of the covering phase: reached or not, and the seed statements it stands for. */
+export interface ClassOutcome {
+  unit: string;
+  cls: string;
+  reached: boolean;
+  statements: string[];
+}
 
 export interface PropertyCount {
   label: string;
@@ -116,10 +129,12 @@ export interface Ctx {
   conforms(reply: Reply, what: string): void;
   /** A capability this check could not exercise: listed as NOT TESTED, and the run is not green without --allow-untested. */
   untested(capability: string, reason: string): void;
+  /** Records the covering phase's classes, reached or not (a statement with a class unreached is NOT TESTED). */
+  covered(outcomes: ClassOutcome[]): void;
   /** Records that `by` (a model command, say) exercised these seed statements, for the per-statement report. */
   reached(statements: string[], by: string): void;
   /** Runs a fast-check property; its shrunk failure is recorded under the rule the predicate broke. */
-  holds<T>(label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs?: number, explain?: Explain<T>, timeLimitMs?: number): Promise<{ runs: number }>;
+  holds<T>(label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs?: number, explain?: Explain<T>, timeLimitMs?: number, counted?: Counted): Promise<{ runs: number }>;
 }
 
 /**
@@ -128,6 +143,15 @@ export interface Ctx {
  */
 export function wrongs(...cases: Array<[unknown, string]>): string {
   return cases.filter(([wrong]) => wrong).map(([, what]) => what).join("; ");
+}
+
+/**
+ * What a property counts when a case is not one unit (a model run's case is a batch of sequences side by side, and
+ * cases past its measured budget do nothing): the units it ran, and those asked.
+ */
+export interface Counted {
+  ran(): number;
+  asked: number;
 }
 
 /** Turns a shrunk counterexample into its reproduction (a model run replays the sequence and logs its curl lines). */
@@ -152,6 +176,8 @@ export class Findings {
   readonly untested: Array<{ capability: string; reason: string }> = [];
   /** Seed statement id -> what reached it (model commands), beyond the rules that cite it. */
   readonly reached = new Map<string, Set<string>>();
+  /** The covering phase's classes: each reached or not, with the statements it stands for. */
+  readonly classes: ClassOutcome[] = [];
   /** Every property run: cases run against cases asked, and whether its time limit cut it short. */
   readonly counts: PropertyCount[] = [];
   /** > 0 while a fast-check property runs: enforced failures then throw, so the property fails and shrinks. */
@@ -191,6 +217,11 @@ export interface Check {
   needs?: Array<"sim" | "otherKey" | "publicKey" | Capability>;
   /** Operations the check exercises; coverage does not blame them when the check did not run to the end. */
   operations?: string[];
+  /**
+   * Whether it mostly waits (a long retry schedule): then it runs beside the other checks, in a project of its own,
+   * where the target creates projects; otherwise in its turn, in the run's project, on a quiet service.
+   */
+  beside?: (options: RunOptions) => boolean;
   run(ctx: Ctx): Promise<void>;
 }
 
@@ -199,7 +230,7 @@ export interface Check {
  * fails the property; the shrunk counterexample, seed and path, and the curl of the failing request are
  * recorded under the failing rule, and the check goes on.
  */
-async function holds<T>(options: RunOptions, findings: Findings, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = options.propertyTimeMs ?? PROPERTY_TIME_MS): Promise<{ runs: number }> {
+async function holds<T>(options: RunOptions, findings: Findings, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = options.propertyTimeMs ?? PROPERTY_TIME_MS, counted?: Counted): Promise<{ runs: number }> {
   let lastFailure: CheckFailure | undefined;
   // The case running when the time limit struck: fast-check stops waiting for it, the check does not (a case left
   // running would go on talking to the server, and judging, after its check has cleaned up).
@@ -230,15 +261,16 @@ async function holds<T>(options: RunOptions, findings: Findings, label: string, 
   // A case cut off by the time limit is not a failure (fast-check reports it without an error): the property was cut short.
   const cutOff = result.failed && result.interrupted && !lastFailure && result.errorInstance == null;
   // Honest counts: every property says how many cases it ran of how many were asked, and whether time cut it short.
-  const cut = result.interrupted && (!result.failed || cutOff);
-  findings.counts.push({ label, ran: result.numRuns, asked: runs, cut, limitMs: timeLimitMs });
+  const [ran, asked] = counted ? [counted.ran(), counted.asked] : [result.numRuns, runs];
+  const cut = (result.interrupted && (!result.failed || cutOff)) || (!result.failed && ran < asked);
+  findings.counts.push({ label, ran, asked, cut, limitMs: timeLimitMs });
   if (!result.failed || cutOff) {
     // Too few cases to count: the property says nothing it could have failed on.
-    if (result.numRuns < propertyFloor(runs)) {
-      const why = result.numRuns === 0 ? "it completed no case" : `it completed ${result.numRuns} of ${runs} cases, under the floor of ${propertyFloor(runs)} (half of those asked)`;
-      findings.untested.push({ capability: `the property "${label}"`, reason: `${why} within its ${timeLimitMs / 1000} s limit (the target answered too slowly for it; ${label === "model-based run" ? "--model-budget-ms" : "--property-time-ms"} raises the limit)` });
+    if (ran < propertyFloor(asked)) {
+      const why = ran === 0 ? "it completed no case" : `it completed ${ran} of ${asked} cases, under the floor of ${propertyFloor(asked)} (half of those asked)`;
+      findings.untested.push({ capability: `the property "${label}"`, reason: `${why} within ${counted ? "its budget" : `its ${timeLimitMs / 1000} s limit`} (the target answered too slowly for it; ${label === "model-based run" ? "--model-budget-ms" : "--property-time-ms"} raises the limit)` });
     }
-    return { runs: result.numRuns };
+    return { runs: ran };
   }
   const err = result.errorInstance as Error | undefined;
   // A capability found missing inside the property is NOT TESTED, not a failure.
@@ -254,15 +286,18 @@ async function holds<T>(options: RunOptions, findings: Findings, label: string, 
 }
 
 /** Makes the Ctx assertion methods for one check. */
-export function assertions(findings: Findings, contract: Contract): Pick<Ctx, "expect" | "must" | "conforms" | "untested" | "holds" | "reached"> {
+export function assertions(findings: Findings, contract: Contract): Pick<Ctx, "expect" | "must" | "conforms" | "untested" | "holds" | "reached" | "covered"> {
   return {
+    covered(outcomes) {
+      findings.classes.push(...outcomes);
+    },
     reached(statements, by) {
       for (const id of statements) {
         if (!findings.reached.has(id)) findings.reached.set(id, new Set());
         findings.reached.get(id)!.add(by);
       }
     },
-    holds: (label, arb, predicate, runs, explain, timeLimitMs) => holds(findings.options, findings, label, arb, predicate, runs, explain, timeLimitMs),
+    holds: (label, arb, predicate, runs, explain, timeLimitMs, counted) => holds(findings.options, findings, label, arb, predicate, runs, explain, timeLimitMs, counted),
     expect: (rule, ok, message, reply, details) => findings.record(rule, ok, message, reply, details),
     must(rule, ok, message, reply, details) {
       const held = findings.record(rule, ok, message, reply, details);

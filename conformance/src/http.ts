@@ -29,15 +29,46 @@ export interface RequestInit {
   rawBody?: string;
 }
 
-const redact = (value: string) => value.replace(/((?:svc|pk)_live_)[A-Za-z0-9_]+/g, "$1…REDACTED");
+/** A UUID, as the seed's ids are. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function curlOf(url: string, method: string, headers: Record<string, string>, body?: string): string {
+export const redact = (value: string) => value.replace(/((?:svc|pk)_live_)[A-Za-z0-9_]+/g, "$1…REDACTED");
+
+export function curlOf(url: string, method: string, headers: Record<string, string>, body?: string): string {
   const parts = ["curl", "-sS", "-i"];
   if (method !== "GET") parts.push("-X", method);
   for (const [k, v] of Object.entries(headers)) parts.push("-H", `'${redact(`${k}: ${v}`).replace(/'/g, "'\\''")}'`);
   if (body !== undefined) parts.push("--data-raw", `'${body.replace(/'/g, "'\\''")}'`);
   parts.push(`'${url}'`);
   return parts.join(" ");
+}
+
+/**
+ * Answers a service took long to give (≥ 100 ms), per origin: evidence of the service's own stalls. A retry the
+ * service sent late while it also answered its API late is allowed that much (a process starved of CPU, or in a
+ * long collection, runs its timers late and may even take a closed connection for its timeout); a retry late while
+ * the API answered promptly is not. Shared by every client of the origin in this process, bounded.
+ */
+const slowAnswers = new Map<string, Array<{ sent: number; answered: number; what: string }>>();
+
+/** The longest time, within [from, to], that one request to `baseUrl`'s service went unanswered, and which request. */
+export function serviceSlowness(baseUrl: string, from: number, to: number): { ms: number; what: string } {
+  let worst = { ms: 0, what: "" };
+  for (const a of slowAnswers.get(new URL(baseUrl).origin) ?? []) {
+    const ms = Math.min(a.answered, to) - Math.max(a.sent, from);
+    if (ms > worst.ms) worst = { ms, what: a.what };
+  }
+  return worst;
+}
+
+function noteAnswerTime(baseUrl: string, sent: number, what: string): void {
+  const answered = Date.now();
+  if (answered - sent < 100) return;
+  const origin = new URL(baseUrl).origin;
+  const list = slowAnswers.get(origin) ?? [];
+  if (!slowAnswers.has(origin)) slowAnswers.set(origin, list);
+  list.push({ sent, answered, what });
+  if (list.length > 2000) list.splice(0, list.length - 2000);
 }
 
 export class Http {
@@ -49,6 +80,17 @@ export class Http {
   tap: ((curl: string) => void) | null = null;
 
   constructor(readonly baseUrl: string, readonly apiKey: string, private readonly contract: OperationMatcher, private readonly timeoutMs: number) {}
+
+  /** Takes in what another client of the same run did: its requests count as this one's, its 2xx operations too. */
+  absorb(other: Http): void {
+    this.count += other.count;
+    for (const op of other.succeeded) this.succeeded.add(op);
+  }
+
+  /** How long, within [from, to], the service left one request unanswered (see `serviceSlowness`). */
+  slowness(from: number, to: number): { ms: number; what: string } {
+    return serviceSlowness(this.baseUrl, from, to);
+  }
 
   /** Notes the operation behind `method path` as having answered a 2xx (for the coverage check). */
   private recordSuccess(method: string, path: string, status: number): void {
@@ -115,6 +157,7 @@ export class Http {
     this.count++;
     this.tap?.(curl);
     let res: Response;
+    const sent = Date.now();
     try {
       res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs), redirect: "manual" });
     } catch (err) {
@@ -131,6 +174,7 @@ export class Http {
       parsed = undefined;
     }
     this.recordSuccess(method, path, res.status);
+    noteAnswerTime(this.baseUrl, sent, `${method} ${path.split("?")[0]}`);
     if (this.requests.length < 5000) this.requests.push(curl);
     return { status: res.status, headers: res.headers, text, body: parsed, curl, method, path };
   }

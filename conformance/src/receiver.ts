@@ -4,14 +4,14 @@
  * implementer is told to trust. `publicUrl` overrides the URL registered with the service when the receiver
  * is reachable at another address (a tunnel, another host).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer as createHttp, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttps } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import selfsigned from "selfsigned";
-import { CheckFailure } from "./http.ts";
+import { CheckFailure, UUID } from "./http.ts";
 
 export interface Delivery {
   at: number;
@@ -25,6 +25,11 @@ export interface Delivery {
   sessionId: string | null;
   /** What `observe` read at the moment the delivery arrived (before it was answered), e.g. the REST resource. */
   observed?: unknown;
+  /**
+   * The earliest the service may have started this attempt (its connection's opening, when this was the first request
+   * on it): a receiver timeout runs from there, not from the body's arrival.
+   */
+  startedAt: number;
   /** When the receiver answered it (a retry's delay runs from the answer that failed). */
   answeredAt?: number;
   /**
@@ -74,7 +79,42 @@ export interface ReceiverOptions {
 /** A policy's answer that is no answer: the connection is closed (reset) as the attempt arrives. */
 export const RESET = -1;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * One certificate per folder and host for the whole process: every receiver of a run (checks run side by side, each
+ * with its own) serves the same one, so the `ca.pem` the service was told to trust stays the one in use. A second
+ * certificate written over it would make a service that reads the file at each attempt distrust the receivers before.
+ */
+const certificates = new Map<string, Promise<{ pems: { private: string; cert: string }; caFile: string }>>();
+
+function certificate(certDir: string | undefined, host: string | undefined): Promise<{ pems: { private: string; cert: string }; caFile: string }> {
+  const key = `${certDir ?? ""}|${host ?? ""}`;
+  let made = certificates.get(key);
+  if (!made) {
+    made = (async () => {
+      const pems = await selfsigned.generate([{ name: "commonName", value: "conformance webhook receiver" }], {
+        keySize: 2048,
+        algorithm: "sha256",
+        notAfterDate: new Date(Date.now() + 7 * 86_400_000),
+        extensions: [
+          { name: "basicConstraints", cA: true },
+          { name: "subjectAltName", altNames: [{ type: 2 as const, value: "localhost" }, { type: 7 as const, ip: "127.0.0.1" }, { type: 7 as const, ip: "::1" }, ...(host && !["127.0.0.1", "localhost", "::1"].includes(host) ? [/^[\d.]+$|:/.test(host) ? { type: 7 as const, ip: host } : { type: 2 as const, value: host }] : [])] },
+        ],
+      });
+      const dir = certDir ?? mkdtempSync(join(tmpdir(), "conformance-receiver-"));
+      mkdirSync(dir, { recursive: true });
+      const caFile = join(dir, "ca.pem");
+      writeFileSync(caFile, pems.cert);
+      return { pems, caFile };
+    })();
+    certificates.set(key, made);
+    // A failed generation is not kept: the next receiver tries again.
+    made.catch(() => certificates.delete(key));
+    return made;
+  }
+  // Written again if someone removed it since (a folder emptied between two runs of one process).
+  return made.then((c) => (existsSync(c.caFile) ? c : (mkdirSync(dirname(c.caFile), { recursive: true }), writeFileSync(c.caFile, c.pems.cert), c)));
+}
 
 export class Receiver {
   readonly deliveries: Delivery[] = [];
@@ -97,6 +137,11 @@ export class Receiver {
   async start(): Promise<void> {
     const stalls = (this.stalls = new LoopStalls());
     const handler = (req: IncomingMessage, res: ServerResponse) => {
+      // When the service may have started this attempt's clock: its connection's opening for the first request on it
+      // (a TLS handshake under load takes a while), else now.
+      const socket = req.socket as typeof req.socket & { acceptedAt?: number; served?: boolean };
+      const startedAt = socket.acceptedAt !== undefined && !socket.served ? socket.acceptedAt : Date.now();
+      socket.served = true;
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
@@ -112,7 +157,7 @@ export class Receiver {
         } catch {
           interviewId = null;
         }
-        const delivery: Delivery = { at: Date.now(), path: req.url ?? "", method: req.method ?? "", headers: req.headers, raw, interviewId, sessionId, lagMs: stalls.read() };
+        const delivery: Delivery = { at: Date.now(), startedAt, path: req.url ?? "", method: req.method ?? "", headers: req.headers, raw, interviewId, sessionId, lagMs: stalls.read() };
         const attempt = this.deliveries.filter((d) => d.interviewId === interviewId).length + 1;
         const answer = () => {
           if (res.destroyed) return;
@@ -141,25 +186,15 @@ export class Receiver {
     };
     const [host, portText] = splitListen(this.options.listen);
     if (this.options.tls) {
-      const pems = await selfsigned.generate([{ name: "commonName", value: "conformance webhook receiver" }], {
-        keySize: 2048,
-        algorithm: "sha256",
-        notAfterDate: new Date(Date.now() + 7 * 86_400_000),
-        extensions: [
-          { name: "basicConstraints", cA: true },
-          { name: "subjectAltName", altNames: [{ type: 2 as const, value: "localhost" }, { type: 7 as const, ip: "127.0.0.1" }, { type: 7 as const, ip: "::1" }, ...(host && !["127.0.0.1", "localhost", "::1"].includes(host) ? [/^[\d.]+$|:/.test(host) ? { type: 7 as const, ip: host } : { type: 2 as const, value: host }] : [])] },
-        ],
-      });
-      const dir = this.options.certDir ?? mkdtempSync(join(tmpdir(), "conformance-receiver-"));
-      mkdirSync(dir, { recursive: true });
-      this.caFile = join(dir, "ca.pem");
-      writeFileSync(this.caFile, pems.cert);
+      const { pems, caFile } = await certificate(this.options.certDir, host);
+      this.caFile = caFile;
       const server = createHttps({ key: pems.private, cert: pems.cert }, handler);
       server.on("tlsClientError", (err) => this.tlsErrors.push(err.message));
       this.server = server;
     } else {
       this.server = createHttp(handler);
     }
+    this.server.on("connection", (socket: { acceptedAt?: number }) => void (socket.acceptedAt = Date.now()));
     await new Promise<void>((resolve, reject) => {
       this.server.once("error", reject);
       this.server.listen(Number(portText ?? 0), host ?? "127.0.0.1", resolve);

@@ -8,11 +8,11 @@ import { verdictCounts } from "./seed/verdicts.ts";
 
 const MARK = { passed: "PASS", failed: "FAIL", not_tested: "NOT TESTED", not_applicable: "N/A" } as const;
 
-function finding(f: Finding, seed: number, check: string, warning: boolean): string[] {
+function finding(f: Finding, seed: number | null, check: string, warning: boolean): string[] {
   const lines = [`     ${warning ? "warning" : "✗"} [${f.level}] ${f.rule}: ${f.message}`];
   if (f.curl) lines.push(`       reproduce: ${f.curl}`);
   if (f.details !== undefined) lines.push(`       evidence: ${JSON.stringify(f.details).slice(0, 1500)}`);
-  if (!warning) lines.push(`       replay: --seed ${seed} --only ${check}`);
+  if (!warning && seed !== null) lines.push(`       replay: --seed ${seed} --only ${check}`);
   return lines;
 }
 
@@ -28,8 +28,9 @@ export function human(report: Report): string {
   for (const r of report.results) {
     const why = r.status === "not_tested" || r.status === "not_applicable" ? ` (${r.reason})` : r.reason ? ` (${r.reason})` : "";
     lines.push(`${MARK[r.status]} ${r.name} - ${r.description}${why} [${(r.durationMs / 1000).toFixed(1)} s]`);
-    for (const f of r.failures) lines.push(...finding(f, report.seed, r.name, false));
-    for (const w of r.warnings) lines.push(...finding(w, report.seed, r.name, true));
+    const seed = report.kind === "proxy" ? null : report.seed;
+    for (const f of r.failures) lines.push(...finding(f, seed, r.name, false));
+    for (const w of r.warnings) lines.push(...finding(w, seed, r.name, true));
     for (const u of r.untested) if (r.status !== "not_tested") lines.push(`     NOT TESTED: ${u.capability} (${u.reason})`);
     for (const note of r.notes) lines.push(`     note: ${note}`);
     for (const p of r.properties) if (p.cut) lines.push(`     warning: ${p.label} ran ${p.ran} of ${p.asked} cases: its ${p.limitMs / 1000} s limit stopped it`);
@@ -56,7 +57,7 @@ export function human(report: Report): string {
   }
   const v = verdictCounts(report.statements);
   lines.push(`seed statements: ${v.passed} passed, ${v.failed} failed, ${v.not_tested} not tested, ${v.excused} excused (of ${report.statements.length}; --report html FILE lists each)`);
-  lines.push(`${report.requests} requests to ${report.baseUrl} in ${(report.durationMs / 1000).toFixed(1)} s, seed ${report.seed}`);
+  lines.push(report.kind === "proxy" ? `${report.requests} exchanges through the proxy to ${report.baseUrl} in ${(report.durationMs / 1000).toFixed(1)} s` : `${report.requests} requests to ${report.baseUrl} in ${(report.durationMs / 1000).toFixed(1)} s, seed ${report.seed}`);
   const cut = report.cutShort.length ? `, ${report.cutShort.length} cut short by their time limit (--property-time-ms, --model-budget-ms)` : "";
   lines.push(`${report.passed} passed, ${report.failed} failed, ${report.notTested} not tested, ${report.notApplicable} not applicable, ${report.warnings} warnings${cut}`);
   return lines.join("\n");

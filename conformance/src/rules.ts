@@ -26,5 +26,18 @@ export function rules<K extends string>(check: string, defs: Record<K, Omit<Rule
   return out;
 }
 
+/** The rules a run exercised, failed and warned about, by level, summed over its results. */
+export function levelTotals(results: Array<{ levels: Record<Level, { checked: number; failed: number }>; warnings: Array<{ level: Level }> }>): Record<Level, { checked: number; failed: number; warned: number }> {
+  const levels = { seed: { checked: 0, failed: 0, warned: 0 }, contract: { checked: 0, failed: 0, warned: 0 } };
+  for (const r of results) {
+    for (const l of ["seed", "contract"] as const) {
+      levels[l].checked += r.levels[l].checked;
+      levels[l].failed += r.levels[l].failed;
+    }
+    for (const w of r.warnings) levels[w.level].warned++;
+  }
+  return levels;
+}
+
 export const seed = (source: string, text: string, cites: string[]): Omit<Rule, "id"> => ({ level: "seed", source: `seed: ${source}`, text, cites });
 export const contract = (source: string, text: string): Omit<Rule, "id"> => ({ level: "contract", source: `contract: ${source}`, text, cites: [] });

@@ -9,11 +9,11 @@
  *   checks that ran to the end (an operation whose check stopped early is listed as not judged).
  */
 import { randomBytes } from "node:crypto";
-import { Abort, assertions, Findings, Lacking, NotApplicable, NotTested, type Check, type Ctx, type Finding, type PropertyCount, type RunOptions } from "./check.ts";
+import { Abort, assertions, Findings, Lacking, NotApplicable, NotTested, type Check, type ClassOutcome, type Ctx, type Finding, type PropertyCount, type RunOptions } from "./check.ts";
 import { checks } from "./checks/index.ts";
 import { Contract, responseRules } from "./contract.ts";
 import { CheckFailure, Http } from "./http.ts";
-import { rules, seed, contract as pinned, type Level, type Rule } from "./rules.ts";
+import { levelTotals, rules, seed, contract as pinned, type Level, type Rule } from "./rules.ts";
 import { statementVerdicts, type StatementVerdict } from "./seed/verdicts.ts";
 import { ALL_CAPABILITIES, describeCapability, OPERATION_CAPABILITY, type Capability } from "./states/capabilities.ts";
 import { HttpStates } from "./states/http.ts";
@@ -50,6 +50,8 @@ export interface CheckResult {
   rules: Array<{ id: string; failed: boolean; statements?: string[] }>;
   /** Seed statement id -> the model commands (or other steps) that reached it. */
   reached: Record<string, string[]>;
+  /** The covering phase's classes (the cover check): each reached or not, with the statements it stands for. */
+  classes?: ClassOutcome[];
   ranToEnd: boolean;
   notes: string[];
   durationMs: number;
@@ -86,6 +88,8 @@ export interface Report {
   durationMs: number;
   /** 0 all good; 1 failures; 3 nothing failed but parts were NOT TESTED (and --allow-untested was not given). */
   exitCode: number;
+  /** The contract-checking proxy's report: traffic judged, nothing to replay by seed. */
+  kind?: "proxy";
 }
 
 export const CHECK_NAMES = [...checks.map((c) => c.name), "coverage"];
@@ -153,12 +157,13 @@ export async function runConformance(given: RunOptions): Promise<Report> {
   const selected = checks.filter((c) => !options.only || options.only.includes(c.name));
   for (const check of checks) if (!selected.includes(check)) for (const op of check.operations ?? []) notJudged.add(op);
 
-  for (const check of selected) {
+  /** Runs one check to its result; `http` and `states` act in the run's project unless a project of its own is given. */
+  const runCheck = async (check: Check, scope?: { http: Http; states: RunStates }): Promise<CheckResult> => {
     const notes: string[] = [];
     const findings = new Findings(options);
     const judge = assertions(findings, contract);
     const ctx: Ctx = {
-      http, other, contract, options, states, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...judge,
+      http: scope?.http ?? http, other, contract, options, states: scope?.states ?? states, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...judge,
       async part(what, fn) {
         try {
           await fn();
@@ -169,9 +174,9 @@ export async function runConformance(given: RunOptions): Promise<Report> {
       },
     };
     // The simulation surface's answers are the contract's too: judged in the check that caused them.
-    if (viaHttp) viaHttp.onReply = (reply, what) => judge.conforms(reply, what);
+    if (viaHttp && !scope) viaHttp.onReply = (reply, what) => judge.conforms(reply, what);
     const t = Date.now();
-    options.onProgress?.(`running ${check.name}…`);
+    options.onProgress?.(`running ${check.name}${scope ? " (beside the others, in a project of its own)" : ""}…`);
     let status: Status = "passed";
     let reason: string | undefined;
     let ranToEnd = true;
@@ -199,6 +204,11 @@ export async function runConformance(given: RunOptions): Promise<Report> {
         reason = "stopped early";
       }
     }
+    if (scope) {
+      // Its requests are the run's: counted, and their operations judged by coverage.
+      http.absorb(scope.http);
+      notes.push("ran beside the other checks, in a project of its own");
+    }
     if (!ranToEnd) for (const op of check.operations ?? []) notJudged.add(op);
     // At --level seed, what a check of contract rules only could not exercise is not a gap: it is a note.
     if (level === "seed" && Object.values(check.rules).every((rule) => rule.level === "contract")) {
@@ -206,12 +216,27 @@ export async function runConformance(given: RunOptions): Promise<Report> {
       if (status === "not_tested") status = "not_applicable";
     }
     if (findings.failures.length) status = "failed";
-    results.push({
+    return {
       name: check.name, description: check.description, status, reason, failures: findings.failures, warnings: findings.warnings,
       untested: status === "not_applicable" ? [] : findings.untested, levels: byLevel(findings.exercised), properties: findings.counts, rules: exercisedRules(findings.exercised), reached: reachedOf(findings),
-      ranToEnd, notes, durationMs: Date.now() - t,
-    });
+      ...(findings.classes.length ? { classes: findings.classes } : {}), ranToEnd, notes, durationMs: Date.now() - t,
+    };
+  };
+
+  // A check that mostly waits starts first, beside the others, in a project of its own (when the target creates one).
+  const beside = new Map<Check, Promise<CheckResult>>();
+  for (const check of selected) {
+    if (!check.beside?.(options) || missingNeeds(check, options, states) || !states.has("create-project", "plant-study")) continue;
+    const own = await states.createProject(`Conformance ${check.name}`).catch(() => undefined);
+    if (!own) continue;
+    const scope = { http: new Http(base, own.api_key, contract, options.timeoutMs), states: states.inProject({ apiKey: own.api_key }) };
+    beside.set(check, runCheck(check, scope));
   }
+  for (const check of selected) {
+    if (!beside.has(check)) results.push(await runCheck(check));
+  }
+  // In the order the checks are listed, whatever order they ended in.
+  for (const [check, result] of beside) results.splice(selected.indexOf(check), 0, await result);
 
   if (viaHttp) viaHttp.onReply = null;
   // With --only, coverage judges the operations the selected checks declare (and ran to the end).
@@ -228,14 +253,7 @@ export async function runConformance(given: RunOptions): Promise<Report> {
   const cutShort = results.flatMap((r) => r.properties.filter((p) => p.cut).map((p) => `${r.name}: ${p.label} ran ${p.ran} of ${p.asked} cases within its ${p.limitMs / 1000} s limit (${r.name === "model" ? "--model-budget-ms" : "--property-time-ms"} raises it)`));
 
   const count = (s: Status) => results.filter((r) => r.status === s).length;
-  const levels = { seed: { checked: 0, failed: 0, warned: 0 }, contract: { checked: 0, failed: 0, warned: 0 } };
-  for (const r of results) {
-    for (const l of ["seed", "contract"] as const) {
-      levels[l].checked += r.levels[l].checked;
-      levels[l].failed += r.levels[l].failed;
-    }
-    for (const w of r.warnings) levels[w.level].warned++;
-  }
+  const levels = levelTotals(results);
   const untested = results.flatMap((r) => r.untested.map((u) => `${r.name}: ${u.capability} (${u.reason})`));
   const failed = count("failed");
   return {

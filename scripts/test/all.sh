@@ -36,6 +36,9 @@ report() {
   summary+="npm run $layer: $verdict in $took s"$'\n'
   # vitest marks a failed test with × and a failed file with FAIL; jest with ✕; colours are stripped.
   [ "$code" = 0 ] || summary+="$(sed 's/\x1b\[[0-9;]*m//g' "$logs/$layer.log" | grep -E '^ *(×|✕|FAIL) ' | sort -u | head -40)"$'\n'
+  # And what each failure said (its error and its diff's lines, which name the seed): a CI page that keeps only the
+  # end of the log still shows why.
+  [ "$code" = 0 ] || summary+="$(sed 's/\x1b\[[0-9;]*m//g' "$logs/$layer.log" | grep -E '^ *([A-Za-z]*Error[:\[]|[-+] |Received|Expected)' | head -60)"$'\n'
 }
 
 run_layer test live; report test

@@ -5,9 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { assetPath } from "../../lib/assets.ts";
-import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from "express";
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
-import { pinoHttp } from "pino-http";
 import type { FixtureDataset } from "../../fixtures/types.ts";
 import { loadOpenApi } from "../../lib/openapi-ajv.ts";
 import { systemClock, type Clock } from "./clock.ts";
@@ -28,6 +27,7 @@ import { studiesHandlers } from "./handlers/studies.ts";
 import { webhooksHandlers } from "./handlers/webhooks.ts";
 import { isCorruptEncoding } from "./http/body.ts";
 import { cors } from "./http/cors.ts";
+import { requestLog } from "./http/request-log.ts";
 import { HeldRequests } from "./http/faults.ts";
 import { FairAdmission } from "./http/fair-admission.ts";
 import { routeMethods } from "./http/route-methods.ts";
@@ -278,7 +278,7 @@ export function createApp(options: AppOptions = {}): App {
     admission.shareWith(sharedSlots);
     pg.onNotify(PRESENCE_CHANNEL, (tenant) => admission.present(tenant));
   }
-  const { router, routes } = buildRouter({
+  const { dispatch, routes } = buildRouter({
     doc,
     projects,
     handlers,
@@ -298,25 +298,25 @@ export function createApp(options: AppOptions = {}): App {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
-  // pino-http costs a child logger and listeners per request even when nothing is printed; skip it when silent.
-  if (options.logger && options.logger.level !== "silent") app.use(pinoHttp({ logger: options.logger }));
+  // A line per request, unless info is not logged (http/request-log.ts).
+  if (options.logger && options.logger.isLevelEnabled("info")) app.use(requestLog(options.logger));
   // Every request passes one middleware before the API (each Express layer costs every request): nosniff, CORS, the
   // Host check and OPTIONS. Never let a browser sniff a JSON or text answer into something it would run.
   // OPTIONS is no operation of the contract: answered like any other method a path does not have (405 with
   // Allow, in the envelope), before Express's router would answer it in plain text.
   // HTTP/1.1 requires Host (RFC 9112 §3.2); Node is told not to refuse it itself, so the answer is in the envelope.
-  const corsHandler = cors(options.corsOrigins ?? ["*"], routes);
+  // The API itself is dispatched from here too (router.ts), ahead of every other layer: Express walks its layers one by
+  // one for every request (issue #63).
+  const corsHeaders = cors(options.corsOrigins ?? ["*"], routes);
   const notAllowed = methodNotAllowed(routes);
-  const afterCors = (req: Request, res: Response, next: NextFunction) => {
-    if (!req.headers.host) return next(new ApiError(400, "invalid_request_error", "Missing Host header"));
-    return req.method === "OPTIONS" ? notAllowed(req, res, next) : next();
-  };
   app.use(((req, res, next) => {
     res.setHeader("X-Content-Type-Options", "nosniff");
-    corsHandler(req, res, () => afterCors(req, res, next));
+    if (corsHeaders(req, res)) return;
+    if (!req.headers.host) return next(new ApiError(400, "invalid_request_error", "Missing Host header"));
+    if (req.method === "OPTIONS") return notAllowed(req, res, next);
+    return dispatch(req, res, next);
   }) as RequestHandler);
   app.use(health(journal));
-  app.use("/api", router);
   // The reference page and its bundle only: nothing else of docs/ (its tests, screenshots) is served. After the API,
   // so no API request is matched against them.
   if (existsSync(DOCS)) {
@@ -369,16 +369,16 @@ function errorHandler(logger?: Logger): ErrorRequestHandler {
     else if (err?.type === "request.aborted") e = new ApiError(400, "invalid_request_error", "Request aborted");
     else if (isCorruptEncoding(err)) e = new ApiError(400, "invalid_request_error", "Corrupt or truncated compressed body");
     else if (err instanceof URIError) e = new ApiError(400, "invalid_request_error", "Malformed URL encoding");
-    // PostgreSQL stopped or restarting: try again shortly. (A change cut during its commit may still have been made;
-    // the process then reloads its state from the database, see main.ts.)
-    else if (err instanceof StoreUnavailable) e = new ApiError(503, "api_error", `Service unavailable: ${err.message}`, undefined, { "Retry-After": "1" }).loggedAs("warn", "store unavailable");
+    // PostgreSQL stopped or restarting: try again shortly. The driver's message (the database's address) is for the
+    // log only.
+    else if (err instanceof StoreUnavailable) e = new ApiError(503, "api_error", "Service unavailable: the service is briefly unavailable; retry after a second", undefined, { "Retry-After": "1" }).loggedAs("warn", "store unavailable", err.message);
     else {
       logger?.error({ err, path: req.path }, "unhandled error");
       e = new ApiError(500, "api_error", "Internal server error");
     }
     // A 5xx the sandbox meant (an injected fault, a refusal while stopping) is logged at its own level and message,
     // so "server error" at error level is only ever a real failure.
-    if (e.expected) logger?.[e.expected.level]({ status: e.status, message: e.message, path: req.path }, e.expected.message);
+    if (e.expected) logger?.[e.expected.level]({ status: e.status, message: e.message, path: req.path, ...(e.expected.detail ? { detail: e.expected.detail } : {}) }, e.expected.message);
     else if (e.status >= 500) logger?.error({ message: e.message, path: req.path }, "server error");
     if (res.headersSent) return res.end();
     // A body still arriving (a 401 is answered before any body is read) is never waited for: the connection closes

@@ -4,7 +4,7 @@
 import pino from "pino";
 import type { FixtureDataset } from "../../fixtures/types.ts";
 import { Server as NetServer } from "node:net";
-import { createHttpServer, idleConnections, limitsOf } from "./http/connection-limits.ts";
+import { createHttpServer, idleConnections, limitsOf, openResponses } from "./http/connection-limits.ts";
 import { createApp } from "./app.ts";
 import { DataDirLocked } from "./stores/sqlite/journal.ts";
 import { StoreUnavailable } from "./stores/postgres/journal.ts";
@@ -121,15 +121,10 @@ async function main(): Promise<void> {
   // Graceful shutdown: stop accepting connections, let every request already received finish, and tell each
   // keep-alive client with `Connection: close` so its connection ends after the answer instead of being cut.
   // Past SHUTDOWN_GRACE_MS whatever is left is cut and the exit code is 1, so a supervisor sees a forced stop.
-  const pending = new Set<import("node:http").ServerResponse>();
+  // The responses in progress are read from the connections when a signal comes (openResponses): no request pays for
+  // a shutdown that has not begun (issue #63).
   const netClose = NetServer.prototype.close;
   let stopping = false;
-  // Before Express's own listener, which may answer synchronously (cached bodies).
-  server.prependListener("request", (_req, res) => {
-    if (stopping && !res.headersSent) res.setHeader("Connection", "close");
-    pending.add(res);
-    res.on("close", () => pending.delete(res));
-  });
   const stop = (signal: string) => {
     // A second Ctrl-C (or signal) while draining: stop at once.
     if (stopping) {
@@ -137,21 +132,37 @@ async function main(): Promise<void> {
       process.exit(130);
     }
     stopping = true;
-    logger.info({ signal, in_flight: pending.size }, "shutting down");
+    // Every request received from now on is answered with Connection: close; before Express's own listener, which may
+    // answer synchronously (cached bodies).
+    server.prependListener("request", (_req, res) => {
+      if (!res.headersSent) res.setHeader("Connection", "close");
+    });
+    logger.info({ signal, in_flight: openResponses(server).length }, "shutting down");
     const p = app.webhooks.pending();
     const deliveries = p.waiting + p.queued + p.inFlight;
     if (app.journal.durable) logger.info({ pending_deliveries: deliveries, data_dir: app.journal.dir }, `${deliveries} pending webhook deliveries are kept in the data dir and resume at the next start`);
     else logger.warn({ pending_deliveries: deliveries }, `${deliveries} pending webhook deliveries are lost: the sandbox keeps no state without --data-dir`);
     // Event streams never end by themselves: end them now (listeners reconnect with their Last-Event-ID).
     app.endStreams(true);
-    for (const res of pending) if (!res.headersSent) res.setHeader("Connection", "close");
+    for (const res of openResponses(server)) if (!res.headersSent) res.setHeader("Connection", "close");
     // net.Server's close, not http.Server's: the latter also cuts idle keep-alive connections at once, racing the
     // requests their clients are sending on them. Here each connection's next request is still answered, with
     // Connection: close, and idle connections end at their keep-alive timeout (shortened below).
     server.keepAliveTimeout = 500;
     // Connections already idle keep the timer they got when they went idle (5 s by default): re-arm it, so an idle
-    // keep-alive connection (a client that polled just before the signal) ends within half a second too.
-    for (const socket of idleConnections(server)) socket.setTimeout(500);
+    // keep-alive connection (a client that polled just before the signal) ends within half a second too. Those that go
+    // idle later (an event stream ended above, whose last bytes are still being written) are re-armed as they do: an
+    // ended stream's connection otherwise stayed 1.5 s (measured), with its listener's 2 s promise at the edge.
+    const armed = new WeakSet<object>();
+    const rearm = () => {
+      for (const socket of idleConnections(server)) {
+        if (armed.has(socket)) continue;
+        armed.add(socket);
+        socket.setTimeout(500);
+      }
+    };
+    rearm();
+    setInterval(rearm, 50).unref();
     netClose.call(server, () => {
       app.close().then(() => {
         logger.info("stopped");
@@ -159,7 +170,7 @@ async function main(): Promise<void> {
       });
     });
     setTimeout(() => {
-      logger.error({ in_flight: pending.size, grace_ms: env.shutdownGraceMs }, "forced exit: requests still open after the grace period");
+      logger.error({ in_flight: openResponses(server).length, grace_ms: env.shutdownGraceMs }, "forced exit: requests still open after the grace period");
       process.exit(1);
     }, env.shutdownGraceMs).unref();
   };

@@ -1,7 +1,10 @@
 // Every error leaves in the one envelope: unknown routes, wrong methods, malformed JSON, wrong content
 // type, oversized bodies, bad parameters, and a handler that breaks the contract (caught as a 500).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Writable } from "node:stream";
+import { pino } from "pino";
 import { createContractAjv } from "../../lib/openapi-ajv.ts";
+import { StoreUnavailable } from "../src/stores/postgres/journal.ts";
 import { NEVER, startApi, type Api } from "./helpers.ts";
 
 const envelope = createContractAjv().validator("#/components/schemas/ErrorEnvelope");
@@ -87,6 +90,27 @@ describe("response validation", () => {
       expect(res.body).toEqual({ id: "x" });
     } finally {
       await lax.server.close();
+    }
+  });
+
+  it("a database that is away is a 503 telling the client to retry, its address and the driver's words in the log only", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
+    const cause = "connect ECONNREFUSED 10.20.30.40:6543";
+    const away = await startApi({
+      logger: pino({ level: "info" }, sink),
+      handlers: { listChats: () => { throw new StoreUnavailable(`the database is unavailable: ${cause}`); } },
+    });
+    try {
+      const res = await away.req("/v1/chats");
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(res.body).toEqual({ error: { type: "api_error", message: "Service unavailable: the service is briefly unavailable; retry after a second" } });
+      expect(res.text).not.toMatch(/ECONNREFUSED|10\.20\.30\.40|6543/);
+      const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "store unavailable");
+      expect(logged).toMatchObject({ level: 40, status: 503, detail: `the database is unavailable: ${cause}` });
+    } finally {
+      await away.server.close();
     }
   });
 

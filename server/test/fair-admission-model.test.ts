@@ -5,7 +5,7 @@
 import { EventEmitter } from "node:events";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { FairAdmission } from "../src/http/fair-admission.ts";
+import { FairAdmission, type Ticket } from "../src/http/fair-admission.ts";
 
 const flush = () => new Promise((r) => setImmediate(r));
 
@@ -28,6 +28,7 @@ interface Req {
   tenant: string;
   res: EventEmitter & { closed?: boolean };
   state: "waiting" | "started" | "done" | "refused" | "gone";
+  ticket?: Ticket | null;
 }
 
 interface Case {
@@ -62,9 +63,12 @@ async function replay({ slots, share, processes, ops }: Case): Promise<void> {
       if (o.kind === "arrive") {
         const req: Req = { tenant: `t${o.tenant}`, res: new EventEmitter(), state: "waiting" };
         reqs.push(req);
-        fair.enter(req.tenant, req.res as never).then(
-          (ok) => {
-            if (req.state === "waiting") req.state = ok ? "started" : "gone";
+        const now = fair.enter(req.tenant, req.res as never);
+        if (!(now instanceof Promise)) req.ticket = now;
+        Promise.resolve(now).then(
+          (ticket) => {
+            req.ticket = ticket;
+            if (req.state === "waiting") req.state = ticket ? "started" : "gone";
           },
           () => (req.state = "refused"),
         );
@@ -72,9 +76,14 @@ async function replay({ slots, share, processes, ops }: Case): Promise<void> {
         const pool = reqs.filter((r) => (o.kind === "finish" ? r.state === "started" : r.state === "waiting"));
         if (pool.length === 0) continue;
         const r = pool[o.pick % pool.length];
-        if (o.kind === "finish") r.state = "done";
-        r.res.emit("close");
-        r.res.closed = true;
+        // A request's work ends (its ticket done), or its client leaves while it waits.
+        if (o.kind === "finish") {
+          r.state = "done";
+          r.ticket!.done();
+        } else {
+          r.res.emit("close");
+          r.res.closed = true;
+        }
       } else if (o.kind === "present") fair.present(`t${o.tenant}`);
       else vi.advanceTimersByTime(o.ms);
       await settle();
@@ -83,7 +92,7 @@ async function replay({ slots, share, processes, ops }: Case): Promise<void> {
     for (let round = 0; round < 200 && reqs.some((r) => r.state === "waiting" || r.state === "started"); round++) {
       for (const r of reqs.filter((x) => x.state === "started")) {
         r.state = "done";
-        r.res.emit("close");
+        r.ticket!.done();
       }
       await settle();
       vi.advanceTimersByTime(50);

@@ -4,16 +4,24 @@
 import { EventEmitter } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../src/http/errors.ts";
-import { FairAdmission, type SharedAdmission } from "../src/http/fair-admission.ts";
+import { FairAdmission, type Ticket } from "../src/http/fair-admission.ts";
+import type { SharedAdmission } from "../src/stores/limits.ts";
 
-/** Admits `tenant` and records when its request starts; `done()` ends it (its response closes). */
+/**
+ * Admits `tenant` and records when its request starts; `done()` ends it: its work done when it was admitted (the router
+ * calls its ticket's done()), its client gone while it still waits.
+ */
 function request(fair: FairAdmission, tenant: string, started: string[], name = tenant) {
   const res = new EventEmitter();
-  const entered = fair.enter(tenant, res as never).then((ok) => {
-    if (ok) started.push(name);
-    return ok;
+  const now = fair.enter(tenant, res as never);
+  // Admitted at once: its ticket is there before any promise settles.
+  let ticket: Ticket | null = now instanceof Promise ? null : now;
+  const entered = Promise.resolve(now).then((t) => {
+    ticket = t;
+    if (t) started.push(name);
+    return t !== null;
   });
-  return { entered, done: () => res.emit("close") };
+  return { entered, done: () => (ticket ? ticket.done() : res.emit("close")) };
 }
 
 const flush = () => new Promise((r) => setImmediate(r));
@@ -160,7 +168,7 @@ describe("fair admission", () => {
     // their "close" already emitted, and every slot leaked until all requests hung.
     const fair = new FairAdmission({ slots: 1, queuedPerTenant: 10 });
     const left = Object.assign(new EventEmitter(), { closed: true });
-    expect(await fair.enter("acme", left as never)).toBe(false);
+    expect(fair.enter("acme", left as never)).toBe(null);
     expect(fair.load).toEqual({ active: 0, queued: 0 });
     const started: string[] = [];
     await request(fair, "acme", started, "next").entered;
@@ -180,7 +188,28 @@ describe("fair admission", () => {
     expect(started).toEqual(["first", "next"]);
     expect(fair.load).toEqual({ active: 1, queued: 0 });
     next.done();
-    // A response closed twice releases once.
+    // A ticket done twice releases once.
+    next.done();
+    await flush();
+    expect(fair.load).toEqual({ active: 0, queued: 0 });
+  });
+
+  it("admits a request at once, with no promise, while a slot is free, and holds the slot until its work is done, not its response's closing", async () => {
+    const fair = new FairAdmission({ slots: 1, queuedPerTenant: 10 });
+    const res = new EventEmitter();
+    const ticket = fair.enter("acme", res as never);
+    expect(ticket).not.toBeInstanceOf(Promise);
+    expect(ticket).toHaveProperty("done");
+    // The client leaving while its handler works does not free the slot: the work goes on.
+    res.emit("close");
+    expect(fair.load).toEqual({ active: 1, queued: 0 });
+    const started: string[] = [];
+    const next = request(fair, "acme", started, "next");
+    await flush();
+    expect(started).toEqual([]);
+    (ticket as Ticket).done();
+    await next.entered;
+    expect(started).toEqual(["next"]);
     next.done();
     await flush();
     expect(fair.load).toEqual({ active: 0, queued: 0 });

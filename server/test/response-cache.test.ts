@@ -60,7 +60,7 @@ describe("response cache", () => {
 });
 
 describe("ResponseCache bounds", () => {
-  it("evicts the least recently used entries past its entry and byte limits", () => {
+  it("evicts entries not read since the last sweep first (second chance), past its entry and byte limits", () => {
     const cache = new ResponseCache(3, 1000);
     const body = (n: number) => ({ status: 200, body: Buffer.alloc(n) });
     cache.set("a", body(10));

@@ -23,11 +23,16 @@ describe("capability evidence", () => {
     expect(decide("POST complete", json(404, { message: `No such interview: ${ID}` }), COMPLETE, fp, ID).offered).toBe(true);
   });
 
-  it("a 404 the same as the missing routes' is the operation's absence, whatever the route's words (ours, the foreign one's)", () => {
+  it("a 404 for an id that does not exist, the same as the missing routes', is left to a use with a real id (a framework's default 404 is both), whatever the route's words", () => {
     const ours = fingerprint(COMPLETE, (seg) => json(404, { error: { type: "not_found_error", message: `No such route: POST /api/_sim/interviews/${ID}/${seg}` } }));
-    expect(decide("POST complete", json(404, { error: { type: "not_found_error", message: `No such route: POST /api/_sim/interviews/${ID}/complete` } }), COMPLETE, ours, ID).offered).toBe(false);
-    const foreign = fingerprint(COMPLETE, () => json(404, "Not Found"));
-    expect(decide("POST complete", json(404, "Not Found"), COMPLETE, foreign, ID).offered).toBe(false);
+    const a = decide("POST complete", json(404, { error: { type: "not_found_error", message: `No such route: POST /api/_sim/interviews/${ID}/complete` } }), COMPLETE, ours, ID);
+    expect(a.offered).toBe("unknown");
+    expect(a.how).toMatch(/settled at first use, with a real id$/);
+    const fastapi = fingerprint(COMPLETE, () => json(404, { detail: "Not Found" }));
+    expect(decide("POST complete", json(404, { detail: "Not Found" }), COMPLETE, fastapi, ID).offered).toBe("unknown");
+    // Without an id asked for, an answer like the missing routes' is the operation's absence.
+    const foreign = fingerprint("/_sim/faults", () => json(404, "Not Found"));
+    expect(decide("PUT faults", json(404, "Not Found"), "/_sim/faults", foreign).offered).toBe(false);
   });
 
   it("a validation answer (400 or 422) unlike the missing routes' is the operation", () => {

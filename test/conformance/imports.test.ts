@@ -1,48 +1,15 @@
 // The conformance suite's modules form no import cycle (type-only imports included): a cycle makes load order matter
 // and hides which module owns what. It imports nothing from server/ either: it is an independent oracle.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { cycles, importGraph, importsOf } from "../support/import-graph.ts";
 
 const ROOT = resolve(import.meta.dirname, "../../conformance");
 
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (name === "node_modules" || name === "dist") return [];
-    return statSync(path).isDirectory() ? files(path) : path.endsWith(".ts") ? [path] : [];
-  });
-}
-
-/** Relative imports of a module (static `import`/`export ... from`, type-only ones too), resolved to files. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, "utf8");
-  const out: string[] = [];
-  for (const m of text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+["'](\.{1,2}\/[^"']+)["']/gms)) out.push(resolve(dirname(file), m[1]));
-  return out;
-}
-
-function cycles(graph: Map<string, string[]>): string[][] {
-  const found: string[][] = [];
-  const state = new Map<string, "open" | "done">();
-  const stack: string[] = [];
-  const visit = (node: string) => {
-    state.set(node, "open");
-    stack.push(node);
-    for (const next of graph.get(node) ?? []) {
-      if (state.get(next) === "open") found.push([...stack.slice(stack.indexOf(next)), next]);
-      else if (!state.has(next)) visit(next);
-    }
-    stack.pop();
-    state.set(node, "done");
-  };
-  for (const node of graph.keys()) if (!state.has(node)) visit(node);
-  return found;
-}
-
 describe("conformance module graph", () => {
-  const all = files(ROOT);
-  const graph = new Map(all.map((f) => [f, importsOf(f).filter((i) => i.startsWith(ROOT))]));
+  const graph = importGraph(ROOT);
+  const all = [...graph.keys()];
 
   it("reads the suite's modules and their imports", () => {
     expect(all.length).toBeGreaterThan(20);

@@ -2,12 +2,15 @@
 // could get after a sequence's steps, and the one rule it must break or keep. A change to how the model judges shows
 // here first, deterministically.
 import { createHmac } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { Contract } from "../../conformance/src/contract.ts";
+import { Http } from "../../conformance/src/http.ts";
 import { settle } from "../../conformance/src/model/commands/base.ts";
 import { TIMEOUT, watchSchedule } from "../../conformance/src/model/interview-steps.ts";
 import { newModel, type Judge, type Model, type World } from "../../conformance/src/model/world.ts";
-import type { Delivery } from "../../conformance/src/receiver.ts";
+import { RESET, type Delivery } from "../../conformance/src/receiver.ts";
 import type { Rule } from "../../conformance/src/rules.ts";
 
 const contract = new Contract();
@@ -30,7 +33,7 @@ function delivery(path: string, secret: string, body = payload()): Delivery {
   const raw = Buffer.from(JSON.stringify(body));
   const rest = { status: 200, body: { id: body.data.interview_id, study_id: STUDY, status: "completed", started_at: at, completed_at: at, reference_id: "r", respondent_email: null, language: "en", quality_score: "successful", duration_secs: 60 } };
   return {
-    at: Date.now(), path, method: "POST", raw, interviewId: body.data.interview_id, sessionId: body.data.session_id, observed: rest, lagMs: 0,
+    at: Date.now(), startedAt: Date.now(), path, method: "POST", raw, interviewId: body.data.interview_id, sessionId: body.data.session_id, observed: rest, lagMs: 0,
     headers: { "content-type": "application/json", "x-webhook-event": "interview.completed", "x-webhook-signature": `sha256=${createHmac("sha256", secret).update(raw).digest("hex")}` },
   };
 }
@@ -75,19 +78,49 @@ describe("the model's judgement of deliveries", () => {
   });
 
   it("allows a retry's timing the suite's own event-loop stall, and no more", async () => {
-    // An attempt left unanswered (the 2000 ms receiver timeout), its retry 181 ms after the timeout: 119 ms before the
-    // window for a 300 ms delay opens. Read by a receiver that stalled 150 ms, that is the suite's doing; without a
-    // stall, the service retried early.
+    // An attempt left unanswered (the 2000 ms receiver timeout), its retry 250 ms before the timeout ends: 50 ms before
+    // the window for a 300 ms delay opens, past the 400 ms a service may have started its clock before it connected
+    // (timeoutSlack). Read by a receiver that stalled 150 ms, that is the suite's doing; without a stall, the service
+    // retried early.
+    // A service the suite sent nothing to: it never answered late.
+    const quiet = new Http("http://127.0.0.1:9", "k", contract, 1_000);
     const run = async (lagMs: number) => {
       const failed: string[] = [];
       const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
-      const first = { ...delivery("/hook/m1/a", "s1"), at: 1_000_000, lagMs };
-      const retry = { ...delivery("/hook/m1/a", "s1"), at: 1_000_000 + 2_000 + 181, lagMs: 0 };
-      const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, receiver: { deliveries: [first, retry] } } as unknown as World;
+      const first = { ...delivery("/hook/m1/a", "s1"), at: 1_000_000, startedAt: 1_000_000, lagMs };
+      const retry = { ...delivery("/hook/m1/a", "s1"), at: 1_000_000 + 2_000 - 250, startedAt: 1_000_000 + 2_000 - 250, lagMs: 0 };
+      const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http: quiet, receiver: { deliveries: [first, retry] } } as unknown as World;
       await watchSchedule(newModel(1), w, ID, [TIMEOUT]);
       return failed;
     };
     expect(await run(0)).toEqual(["model.timeout-retried"]);
     expect(await run(150)).toEqual([]);
+  });
+
+  it("allows a retry late by as long as the service left its API unanswered meanwhile, and no more", async () => {
+    // The counterexample from CI (seed 1053354942): the foreign server, one of five runs at once on two cores, sent a
+    // retry 2005 ms after the receiver closed the connection, for a 300 ms delay. Its own clock was right (its 2 s
+    // timeout fired first when a starved process woke, and the retry followed 300 ms later); the suite could not see
+    // that, but it could see the service answer its API as late. A real request to a service that answers in `serviceMs`.
+    const service = createServer((req, res) => void setTimeout(() => res.end("{}"), Number(new URL(req.url!, "http://x").searchParams.get("ms"))));
+    await new Promise<void>((ok) => service.listen(0, "127.0.0.1", ok));
+    try {
+      const http = new Http(`http://127.0.0.1:${(service.address() as AddressInfo).port}`, "k", contract, 10_000);
+      const run = async (serviceMs: number) => {
+        const failed: string[] = [];
+        const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
+        const failedAt = Date.now();
+        await http.req(`/v1/interviews/${ID}?ms=${serviceMs}`);
+        const first = { ...delivery("/hook/m1/a", "s1"), at: failedAt - 5, startedAt: failedAt - 5, answeredAt: failedAt };
+        const retry = { ...delivery("/hook/m1/a", "s1"), at: failedAt + 2_005, startedAt: failedAt + 2_005 };
+        const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http, receiver: { deliveries: [first, retry] } } as unknown as World;
+        await watchSchedule(newModel(1), w, ID, [RESET]);
+        return failed;
+      };
+      expect(await run(10)).toEqual(["model.retries"]);
+      expect(await run(1_700)).toEqual([]);
+    } finally {
+      service.close();
+    }
   });
 });

@@ -23,7 +23,7 @@ async function recorded(extra: Partial<RunOptions>) {
   await proxy.start();
   try {
     const report = await runConformance({
-      baseUrl: proxy.baseUrl, apiKey: ACME, otherKey: GLOBEX, sim: true, seed: 11, runs: 3, webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 5_000, webhookWaitMs: 5_000, timeoutMs: 10_000, modelBudgetMs: 8_000, ...extra,
+      baseUrl: proxy.baseUrl, apiKey: ACME, otherKey: GLOBEX, sim: true, seed: 11, runs: 3, webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 5_000, webhookWaitMs: 5_000, timeoutMs: 10_000, modelBudgetMs: 8_000, ...extra,
     });
     return { report, seen };
   } finally {

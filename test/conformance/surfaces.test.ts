@@ -32,7 +32,7 @@ async function against(mutation: Mutation, extra: Partial<RunOptions>): Promise<
   try {
     return await runConformance({
       baseUrl: proxy.baseUrl, apiKey: ACME, otherKey: GLOBEX, publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: true, seed: randomSeed(), runs: 6, level: "seed",
-      webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, webhookWaitMs: 5_000, timeoutMs: 10_000, receiverCertDir: certDir, modelBudgetMs: 60_000, ...extra,
+      webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, webhookWaitMs: 5_000, timeoutMs: 10_000, receiverCertDir: certDir, ...extra,
     });
   } finally {
     await proxy.close();
@@ -54,11 +54,11 @@ const VARIANT_NEEDS: Record<string, Capability[]> = {
 describe.concurrent("each simulation capability removed in turn", () => {
   // Capabilities of the simulation surface (eligible-launch is read from the participant config, not planted).
   for (const cap of ALL_CAPABILITIES.filter((c) => CAPABILITIES[c].http.includes("/_sim"))) {
-    it(`finds ${cap} missing without side effects, names it, and still runs the model`, async () => {
+    it(`finds ${cap} missing (by a probe that creates nothing, or by its first use where no probe can tell), names it, and still runs the model`, async () => {
       // The budget is slack, not a target: three sequences take a few seconds, but fourteen of these runs go at once,
       // and on a loaded 2-core CI machine 20 s once gave only two (seed 955840248, CI of the #41 work). A link can only
       // be probed by planting, so its first use settles it: the fields check opens one.
-      const report = await against(withoutCapabilities([cap]), { only: ["auth", ...(cap === "interview-link" ? ["fields"] : []), "model"], runs: 3, modelBudgetMs: 45_000 });
+      const report = await against(withoutCapabilities([cap]), { only: ["auth", ...(cap === "interview-link" ? ["fields"] : []), "model"], runs: 3 });
       expect(failures(report), `seed ${report.seed}`).toEqual([]);
       const missing = report.states.capabilities.filter((c) => !c.offered);
       expect(missing.map((c) => c.capability), `seed ${report.seed}`).toContain(cap);
@@ -72,15 +72,20 @@ describe.concurrent("each simulation capability removed in turn", () => {
 });
 
 describe("the simulation surface of contract 2.0.0", () => {
-  it("runs the model with at least 15 sequences and names every capability it lacks", async () => {
-    // The budget is a cap, not the measure: 20 sequences asked, and a loaded machine may take longer to run them (13
-    // ran within a 45 s budget beside the install matrices, on four workers).
-    // A link is settled only by its first use: the fields check always makes one (a model run may open none).
-    const report = await against(surface200(), { only: ["fields", "model"], runs: 20, modelBudgetMs: 100_000 });
+  it("runs the model until every sequence ran or its measured budget ended, and names every capability it lacks", async () => {
+    // The model's budget is the default, measured on the target from its first sequence (here one at a time: this
+    // surface creates no projects). How many of the 20 fit depends on that sequence's length and the machine's load
+    // (12 on a loaded CI, seed 1328735237), so the test holds what the suite promises: all of them, or the budget
+    // named in the report as what stopped it; never fewer than 3. A link is settled only by its first use: the fields
+    // check always makes one (a model run may open none).
+    const report = await against(surface200(), { only: ["fields", "model"], runs: 20 });
     expect(failures(report), `seed ${report.seed}`).toEqual([]);
     expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability).sort(), `seed ${report.seed}`).toEqual([...AFTER_2_0_0].sort());
-    expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(15);
-    expect(model(report).notes.join("\n")).toMatch(/not drawn: abandonInterview \(needs capability abandon/);
+    const ran = sequences(report);
+    expect(ran, `seed ${report.seed}`).toBeGreaterThanOrEqual(3);
+    if (ran < 20) expect(model(report).notes.join("\n"), `seed ${report.seed}`).toMatch(new RegExp(`model: ${ran} of 20 sequences ran, 1 at a time within the budget measured on the target`));
+    // Its missing abandon answers an unknown interview as it answers a missing route: a use with a real id settles it.
+    expect(report.states.capabilities.find((c) => c.capability === "abandon")!.decided).toMatch(/^first use: POST \/_sim\/interviews\/.+\/abandon answered 404/);
   }, 240_000);
 
   describe.concurrent("catches every model variant whose capabilities remain", () => {

@@ -1,11 +1,13 @@
 /**
  * StrykerJS's command for one mutant (`npm run test:mutation`): the mutated foreign server in the current folder
  * (Stryker's sandbox), started with the mutant Stryker names in `__STRYKER_ACTIVE_MUTANT__` (inherited), and the
- * conformance suite through conformance/examples/foreign-states.ts at --level seed. Exit 0 when the suite passes (the
- * mutant survived), 1 when it fails or the server does not start (killed). Run alone, it holds the unmutated server.
+ * conformance suite through conformance/examples/foreign-states.ts at --level seed. Exit 1 (killed) only when the suite
+ * fails a named rule (its exit 1) or the server does not start; a run that fails nothing but leaves parts NOT TESTED
+ * (its exit 3) is no kill: it exits 0, and its outcome goes to MUTATION_LOG (one JSON line per mutant) for run.ts to
+ * count apart. Run alone, it holds the unmutated server.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { runConformance } from "../../conformance/src/run.ts";
@@ -20,7 +22,12 @@ const child = spawn(process.execPath, [server], {
   stdio: ["ignore", "pipe", "pipe"],
 });
 reapWhenGone(child.pid!, server);
+/** The mutant's outcome (killed, not-tested, survived), noted for run.ts. */
+const outcome = (kind: string, why: string) => {
+  if (process.env.MUTATION_LOG) appendFileSync(process.env.MUTATION_LOG, `${JSON.stringify({ mutant: process.env.__STRYKER_ACTIVE_MUTANT__ ?? null, kind, why: why.slice(0, 400) })}\n`);
+};
 const finish = (code: number, why: string) => {
+  outcome(code === 1 ? "killed" : why.startsWith("not tested") ? "not-tested" : "survived", why);
   process.stderr.write(`${why}\n`);
   child.kill("SIGKILL");
   rmSync(certDir, { recursive: true, force: true });
@@ -42,9 +49,10 @@ if (!origin) finish(1, `killed: the mutated server did not start (${said.trim().
 const report = await runConformance({
   baseUrl: `${origin}/api`, apiKey: FOREIGN.acme, otherKey: FOREIGN.globex, publicKey: FOREIGN.publicKey, sim: false,
   states: join(root, "conformance/examples/foreign-states.ts"), level: "seed", seed: Number(process.env.MUTATION_SUITE_SEED ?? 20261127), runs: Number(process.env.MUTATION_RUNS ?? 10),
-  receiver: "https", receiverCertDir: certDir, webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 10_000, webhookWaitMs: 10_000, timeoutMs: 10_000, modelBudgetMs: 60_000,
+  receiver: "https", receiverCertDir: certDir, webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookWaitMs: 10_000, timeoutMs: 10_000,
 }).catch((err: unknown) => finish(1, `killed: the suite could not run (${(err as Error).message})`));
 const failures = report!.results.flatMap((r) => r.failures.map((f) => `${f.rule}: ${f.message.slice(0, 200)}`));
 if (failures.length) finish(1, `killed: ${failures.slice(0, 3).join(" | ")}`);
-if (report!.exitCode !== 0) finish(1, `killed: exit ${report!.exitCode} (${report!.untested.slice(0, 2).join("; ")})`);
+// NOT TESTED is not a kill: the suite named no rule the mutant broke.
+if (report!.exitCode !== 0) finish(0, `not tested: exit ${report!.exitCode} (${report!.untested.slice(0, 2).join("; ")})`);
 finish(0, "survived: the suite passed");

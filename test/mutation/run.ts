@@ -16,11 +16,11 @@ import fc from "fast-check";
 import { FOREIGN_SERVER } from "../support/foreign.ts";
 import { root } from "../support/processes.ts";
 
-const { values } = parseArgs({ options: { sample: { type: "string", default: "20" }, seed: { type: "string", default: "1" }, lines: { type: "string" }, "include-testing": { type: "boolean", default: false } } });
+const { values } = parseArgs({ options: { sample: { type: "string", default: "20" }, seed: { type: "string", default: "1" }, lines: { type: "string" }, "include-testing": { type: "boolean", default: false }, concurrency: { type: "string", default: "4" } } });
 const sample = Number(values.sample);
 const seed = Number(values.seed);
-if (!Number.isInteger(sample) || sample < 1 || !Number.isInteger(seed)) {
-  console.error("usage: npm run test:mutation -- [--sample N (lines of code, default 20)] [--seed S (default 1)] [--lines 10-12,40] [--include-testing]");
+if (!Number.isInteger(sample) || sample < 1 || !Number.isInteger(seed) || !(Number(values.concurrency) >= 1)) {
+  console.error("usage: npm run test:mutation -- [--sample N (lines of code, default 20)] [--seed S (default 1)] [--lines 10-12,40] [--include-testing] [--concurrency N (mutants at once, default 4)]");
   process.exit(2);
 }
 
@@ -55,7 +55,8 @@ try {
     commandRunner: { command: `"${process.execPath}" --import "${join(root, "node_modules/tsx/dist/loader.mjs")}" "${join(root, "test/mutation/kill.ts")}"` },
     mutate: chosen.map((l) => `server.mjs:${l}-${l}`),
     coverageAnalysis: "off",
-    concurrency: 1,
+    // Each mutant runs a server and the suite of its own (free ports, its own folders): several at once.
+    concurrency: Number(values.concurrency),
     timeoutMS: 120_000,
     reporters: ["json", "clear-text"],
     jsonReporter: { fileName: report },
@@ -63,15 +64,21 @@ try {
     tempDirName: ".stryker-tmp",
   }, null, 2));
   console.error(`mutating ${chosen.length} lines of ${FOREIGN_SERVER} (seed ${seed}): ${chosen.join(", ")}`);
-  execFileSync(process.execPath, [join(root, "node_modules/@stryker-mutator/core/bin/stryker.js"), "run"], { cwd: dir, stdio: ["ignore", "inherit", "inherit"] });
+  const log = join(dir, "outcomes.jsonl");
+  writeFileSync(log, "");
+  execFileSync(process.execPath, [join(root, "node_modules/@stryker-mutator/core/bin/stryker.js"), "run"], { cwd: dir, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, MUTATION_LOG: log } });
   const result = JSON.parse(readFileSync(report, "utf8"));
   const mutants: any[] = Object.values<any>(result.files).flatMap((f: any) => f.mutants);
+  // A mutant the suite left NOT TESTED (exit 3) is no kill and no survivor: counted apart.
+  const notTested = new Set(readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((o) => o.kind === "not-tested").map((o) => String(o.mutant)));
   const killed = mutants.filter((m) => ["Killed", "Timeout"].includes(m.status));
-  const survived = mutants.filter((m) => m.status === "Survived" || m.status === "NoCoverage");
+  const untestedMutants = mutants.filter((m) => m.status === "Survived" && notTested.has(String(m.id)));
+  const survived = mutants.filter((m) => (m.status === "Survived" && !notTested.has(String(m.id))) || m.status === "NoCoverage");
   const verdicts: Record<string, { verdict: string; reason: string }> = JSON.parse(readFileSync(join(root, "test/mutation/verdicts.json"), "utf8"));
   const keyOf = (m: any) => `${m.location.start.line}:${m.location.start.column} ${m.mutatorName} ${JSON.stringify(m.replacement)}`;
   const scored = killed.length + survived.length;
-  console.log(`\nmutation score: ${scored ? ((100 * killed.length) / scored).toFixed(1) : "n/a"}% (${killed.length} killed of ${scored}; ${mutants.length - scored} not scored: compile errors or ignored) on ${chosen.length} lines, seed ${seed}`);
+  console.log(`\nmutation score: ${scored ? ((100 * killed.length) / scored).toFixed(1) : "n/a"}% (${killed.length} killed of ${scored}; ${untestedMutants.length} left NOT TESTED by the suite, counted apart; ${mutants.length - scored - untestedMutants.length} not scored: compile errors or ignored) on ${chosen.length} lines, seed ${seed}`);
+  for (const m of untestedMutants) console.log(`not tested ${keyOf(m)}  line ${m.location.start.line}: ${source[m.location.start.line - 1].trim().slice(0, 100)}`);
   for (const m of survived) {
     const v = verdicts[keyOf(m)];
     console.log(`survived ${keyOf(m)}  line ${m.location.start.line}: ${source[m.location.start.line - 1].trim().slice(0, 100)}\n  ${v ? `${v.verdict}: ${v.reason}` : "untriaged"}`);

@@ -231,17 +231,42 @@ describe("consumers run under Node, and the commands run from fresh installs", (
     expect(r.results.map((x: { name: string; status: string }) => [x.name, x.status])).toEqual([["schema", "passed"], ["auth", "passed"], ["deprecated", "passed"]]);
   }, 120_000);
 
+  it("api-conformance proxy judges traffic from its own install (its judge worker found beside the bundle)", async () => {
+    const report = join(project("conformance"), "proxy.json");
+    // The installed bin itself, so Ctrl-C reaches the proxy (npx would stand between).
+    const child = spawn(join(project("conformance"), "node_modules/.bin/api-conformance"), ["proxy", "--target", sandboxBase, "--port", "0", "--report", "json", report], { cwd: project("conformance"), env: npmEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (c) => (err += c));
+    try {
+      for (let i = 0; i < 400 && !/proxy: (http:\/\/\S+) ->/.test(err); i++) await new Promise((r) => setTimeout(r, 50));
+      const url = /proxy: (http:\/\/\S+) ->/.exec(err)?.[1];
+      expect(url, err).toBeDefined();
+      expect((await fetch(`${url}/v1/studies?limit=2`, { headers: { authorization: `Bearer ${ACME}` } })).status).toBe(200);
+      expect((await fetch(`${url}/v1/chats?limit=0`, { headers: { authorization: `Bearer ${ACME}` } })).status).toBe(400);
+      child.kill("SIGINT");
+      expect(await new Promise((r) => child.once("exit", r)), err).toBe(0);
+      const r = JSON.parse(readFileSync(report, "utf8"));
+      expect([r.kind, r.requests]).toEqual(["proxy", 2]);
+      expect(r.results.map((x: { name: string; status: string }) => [x.name, x.status])).toEqual([["implementation", "passed"], ["client", "failed"]]);
+      expect(err).toMatch(/CLIENT \[contract\] client.invalid-request: #2 GET \/v1\/chats: limit/);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  }, 60_000);
+
   it("npx api-conformance plants through a JavaScript --states module, and says how to load a TypeScript one", () => {
     const dir = project("conformance");
-    // A module over the sandbox's /_sim that offers studies only: what needs the rest is NOT TESTED, naming it.
+    // A module over the sandbox's /_sim that offers studies only: what needs the rest is NOT TESTED, naming it. It
+    // imports the states entry by the package's name, from the installed tarball.
     writeFileSync(join(dir, "states.mjs"), [
-      "export default (env) => ({",
+      'import { defineStates } from "@service/api-conformance/states";',
+      "export default defineStates((env) => ({",
       "  capabilities: () => ['plant-study'],",
       "  async plantStudy(input, project) {",
       "    const res = await fetch(env.baseUrl + '/_sim/studies', { method: 'POST', headers: { authorization: 'Bearer ' + project.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(input) });",
       "    return res.json();",
       "  },",
-      "});",
+      "}));",
     ].join("\n"));
     const report = join(dir, "states-report.json");
     execFileSync("npx", ["--no-install", "api-conformance", "--base-url", sandboxBase, "--api-key", ACME, "--states", "states.mjs", "--only", "windows", "--seed", "1", "--allow-untested", "--report", "json", report], { cwd: dir, encoding: "utf8", env: npmEnv });

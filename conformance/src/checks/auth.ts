@@ -33,7 +33,7 @@ export const authCheck: Check = {
     // capability (found at the start, without side effects); the sandbox's own tooling never is. Their bodies are
     // invalid ([] where an object is declared), so even a server that ignored the key could create nothing.
     const viaSim = !ctx.options.states;
-    const asked = ctx.contract.operations.filter((o) => o.tag !== "Simulation" || (viaSim && !o.tooling && OPERATION_CAPABILITY[o.operationId] && ctx.states.has(OPERATION_CAPABILITY[o.operationId])));
+    const asked = ctx.contract.operations.filter((o) => o.tag !== "Simulation" || (viaSim && !o.tooling && OPERATION_CAPABILITY[o.operationId] && ctx.states.sure(OPERATION_CAPABILITY[o.operationId])));
     for (const op of asked) {
       const path = op.path.replace("{id}", NEVER_ID);
       const isPublic = op.auth === "public";

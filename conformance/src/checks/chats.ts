@@ -5,24 +5,23 @@
  */
 import type { Check, Ctx } from "../check.ts";
 import { messagesOf, NEVER_ID, snapshot } from "../data.ts";
-import { errorDetails, errorMessage, issueNames } from "../http.ts";
+import { invalidParametersVerdicts, messageErrorRules, noSuchMessageVerdicts } from "../judge/messages-errors.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const PART_TYPES = ["text", "thinking", "redacted_thinking", "file", "tool_use", "tool_result"];
 const STATES = ["input_available", "output_available", "output_error", "output_denied"];
 
-const r = rules("chats", {
+const own = rules("chats", {
   "hidden-not-listed": seed("Chat: internal, evaluation and release-generated chats are excluded everywhere", "no listed chat has an internal source (eval, releases), and no hidden chat is ever listed", ["chat.visible-only", "chat.internal-sources", "service.chat-public"]),
   "hidden-404": seed("Errors 2", "an internal, evaluation or release-generated chat answers 404 on /v1/chats/:id and /v1/chats/:id/messages", ["errors.hidden-chat-404", "chat.visible-only", "endpoints.get-chat"]),
   "release-chats": seed("Release: chat_id; Chat: release-generated chats excluded; Errors 2", "every release's chat_id answers 404 on /v1/chats/:id and its messages, and is never listed", ["release.chat-id", "service.release-chat", "chat.visible-only", "errors.hidden-chat-404"]),
   "message-count": seed("Chat: message_count, visible messages only", "message_count equals the number of messages a full walk returns", ["chat.message-count"]),
   "chat-id": seed("Message: chat_id", "every message listed under a chat carries that chat's id", ["message.chat-id"]),
   "public-parts": seed("Message: part types; tool_use.state", "parts are the six public types, and tool_use.state is one of the four public states", ["part.discriminated", "part.tool-state", "states.tool-use", "part.internal-hidden"]),
-  "invalid-parameters": seed("Errors 4", "an invalid limit and a non-UUID starting_after on messages answer 400 `Invalid parameters` with one details entry per offending field", ["errors.invalid-parameters", "endpoints.messages-validation"]),
-  "no-such-message": seed("Errors 5", "a UUID starting_after that is not a visible message of the chat answers 400 `No such message: <id>`", ["errors.no-such-message", "endpoints.messages-unknown-cursor"]),
   "unknown-chat": seed("Errors 2", "messages of a chat that does not exist answer 404", ["errors.hidden-chat-404", "errors.404", "endpoints.get-chat"]),
   "message-fields": contract("closed response schemas", "messages carry no field the contract does not declare (internal metadata never leaks)"),
 });
+const r = { ...own, ...messageErrorRules };
 
 /** With --sim or --states, plants one chat of each hidden kind and probes that they stay hidden. */
 async function plantedHidden(ctx: Ctx): Promise<void> {
@@ -81,17 +80,14 @@ export const chatsCheck: Check = {
     const withMessages = chats[0];
     if (withMessages) {
       const bad = await ctx.http.req(`/v1/chats/${withMessages.id}/messages?limit=0&starting_after=nope`);
-      const details = errorDetails(bad.body) ?? [];
-      const named = (field: string) => details.filter((d) => issueNames(d, field)).length;
-      ctx.expect(r["invalid-parameters"], bad.status === 400 && errorMessage(bad.body) === "Invalid parameters", `invalid limit and cursor: expected 400 "Invalid parameters", got ${bad.status} ${JSON.stringify(errorMessage(bad.body))}`, bad);
-      ctx.expect(r["invalid-parameters"], details.length === 2 && named("limit") === 1 && named("starting_after") === 1, `details must list one issue per offending field (limit, starting_after), got ${JSON.stringify(details).slice(0, 300)}`, bad);
+      for (const [rule, ok, message] of invalidParametersVerdicts(bad.status, bad.body, ["limit", "starting_after"], "invalid limit and cursor")) ctx.expect(rule, ok, message, bad);
       const unknown = await ctx.http.req(`/v1/chats/${withMessages.id}/messages?starting_after=${NEVER_ID}`);
-      ctx.expect(r["no-such-message"], unknown.status === 400 && errorMessage(unknown.body) === `No such message: ${NEVER_ID}`, `an unknown message cursor: expected 400 "No such message: ${NEVER_ID}", got ${unknown.status} ${JSON.stringify(errorMessage(unknown.body))}`, unknown);
+      for (const [rule, ok, message] of noSuchMessageVerdicts(unknown.status, unknown.body, NEVER_ID, "an unknown message cursor")) ctx.expect(rule, ok, message, unknown);
       const otherChat = chats.find((c) => c.id !== withMessages.id);
       const foreignMessage = otherChat ? (await messagesOf(ctx.http, otherChat.id))[0] : undefined;
       if (foreignMessage) {
         const reply = await ctx.http.req(`/v1/chats/${withMessages.id}/messages?starting_after=${foreignMessage.id}`);
-        ctx.expect(r["no-such-message"], reply.status === 400 && errorMessage(reply.body) === `No such message: ${foreignMessage.id}`, `another chat's message as cursor: expected 400 "No such message: ${foreignMessage.id}", got ${reply.status} ${JSON.stringify(errorMessage(reply.body))}`, reply);
+        for (const [rule, ok, message] of noSuchMessageVerdicts(reply.status, reply.body, foreignMessage.id, "another chat's message as cursor")) ctx.expect(rule, ok, message, reply);
       }
     }
     const unknownChat = await ctx.http.req(`/v1/chats/${NEVER_ID}/messages`);

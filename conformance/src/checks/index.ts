@@ -3,6 +3,7 @@ import type { Check } from "../check.ts";
 import { authCheck } from "./auth.ts";
 import { capacityCheck } from "./capacity.ts";
 import { chatsCheck } from "./chats.ts";
+import { coverCheck } from "./cover.ts";
 import { deprecatedCheck } from "./deprecated.ts";
 import { fieldsCheck } from "./fields.ts";
 import { filtersCheck } from "./filters.ts";
@@ -20,5 +21,5 @@ import { windowsCheck } from "./windows.ts";
 
 export const checks: Check[] = [
   schemaCheck, authCheck, paginationCheck, isolationCheck, filtersCheck, chatsCheck, fieldsCheck, truncationCheck, capacityCheck,
-  windowsCheck, webhooksCheck, retriesCheck, modelCheck, parametersCheck, deprecatedCheck, participantCheck, metricsCheck,
+  windowsCheck, webhooksCheck, retriesCheck, coverCheck, modelCheck, parametersCheck, deprecatedCheck, participantCheck, metricsCheck,
 ];

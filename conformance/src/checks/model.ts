@@ -50,6 +50,17 @@ export const MODEL_BUDGET_MS = 25_000;
 /** Sequences per run: --runs scales them (20 runs, the default, give 20 sequences). */
 export const sequencesFor = (runs: number) => Math.max(3, runs);
 
+/** Sequences run side by side (--model-workers), each in a project of its own, where the target creates projects. */
+export const MODEL_WORKERS = 5;
+
+/** Where a worker's sequences act: the run's project (worker 0) or one created for it, with its clients and pool. */
+interface Slot {
+  project: { apiKey: string };
+  http: Http;
+  other?: Http;
+  projectPool: string[];
+}
+
 export const modelCheck: Check = {
   name: "model",
   description: "a model-based run: random sequences of seed operations against a model of the seed's state, deliveries and REST state compared after every command",
@@ -61,58 +72,115 @@ export const modelCheck: Check = {
     if (!registered) return;
     const { receiver } = registered;
     await ctx.http.req("/v1/webhooks", { method: "DELETE" });
-    // The receiver reads the resource a delivery names at the moment it arrives, with its own client (not logged).
-    const observer = new Http(ctx.http.baseUrl, ctx.http.apiKey, ctx.contract, ctx.options.timeoutMs);
+    // Sequences side by side need a project each (one webhook per project): the run's, and ones created for them.
+    const wanted = sequencesFor(ctx.options.runs);
+    const workers = ctx.states.has("create-project", "plant-study") ? Math.min(wanted, Math.max(1, ctx.options.modelWorkers ?? MODEL_WORKERS)) : 1;
+    const slots: Slot[] = [{ project: ctx.states.project, http: ctx.http, other: ctx.other, projectPool: [] }];
+    const live = new Map<number, { model: Model; key: string }>();
+    // The receiver reads the resource a delivery names at the moment it arrives, with its sequence's key (not logged).
+    const observers = new Map<string, Http>();
+    const observer = (key: string) => observers.get(key) ?? observers.set(key, new Http(ctx.http.baseUrl, key, ctx.contract, ctx.options.timeoutMs)).get(key)!;
+    const seqOf = (path: string) => live.get(Number(/^\/hook\/m(\d+)\//.exec(path)?.[1]));
     receiver.observe = async (d) => {
-      const reply = await observer.req(`/v1/interviews/${d.interviewId}`);
+      const reply = await observer(seqOf(d.path)?.key ?? ctx.http.apiKey).req(`/v1/interviews/${d.interviewId}`);
       return { status: reply.status, body: reply.body };
     };
-    // The receiver answers each attempt as the sequence chose (completeWithAnswers), 200 otherwise.
-    let answers: Model["answers"] = new Map();
-    receiver.policy = (id, attempt) => (id ? answers.get(id)?.[attempt - 1] || 200 : 200);
+    // The receiver answers each attempt as its sequence chose (completeWithAnswers), 200 otherwise.
+    const answerOf = (id: string | null, attempt: number) => {
+      for (const { model } of live.values()) if (id && model.answers.has(id)) return model.answers.get(id)![attempt - 1];
+      return undefined;
+    };
+    receiver.policy = (id, attempt) => answerOf(id, attempt) || 200;
     // No answer in time: held past the receiver timeout the service is configured with.
-    receiver.delay = (id, attempt) => (id && answers.get(id)?.[attempt - 1] === TIMEOUT ? (ctx.options.webhookTimeoutMs ?? 10_000) + 500 : 0);
+    receiver.delay = (id, attempt) => (answerOf(id, attempt) === TIMEOUT ? (ctx.options.webhookTimeoutMs ?? 10_000) + 500 : 0);
     let seq = 0;
-    const live: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
-    const wanted = sequencesFor(ctx.options.runs);
-    const budget = ctx.options.modelBudgetMs ?? MODEL_BUDGET_MS;
+    const judge: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
+    const batches = Math.ceil(wanted / workers);
+    const given = ctx.options.modelBudgetMs;
     const { arbitraries, left } = commandArbitraries({ caps: ctx.states.caps, retryDelaysMs: ctx.options.webhookRetryDelaysMs, receiverTimeoutMs: ctx.options.webhookTimeoutMs ?? 10_000, withOther: !!ctx.other, withPublicKey: !!ctx.options.publicKey });
     for (const l of left) ctx.note(`model: not drawn: ${l}`);
-    const projectPool: string[] = [];
     const once = new Set<string>();
-    const sequence = async (cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge) => runSequence(ctx, receiver, ++seq, cmds, judge, (m) => void (answers = m.answers), projectPool, once);
+    const slotFor = async (k: number): Promise<Slot> => {
+      if (!slots[k]) {
+        const { api_key } = await ctx.states.createProject(`Model worker ${k}`);
+        slots[k] = { project: { apiKey: api_key }, http: new Http(ctx.http.baseUrl, api_key, ctx.contract, ctx.options.timeoutMs), other: ctx.other && new Http(ctx.http.baseUrl, ctx.other.apiKey, ctx.contract, ctx.options.timeoutMs), projectPool: [] };
+      }
+      return slots[k];
+    };
+    const sequence = async (k: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, j: Judge) => runSequence(ctx, receiver, ++seq, await slotFor(k), cmds, j, (m, key) => live.set(m.seq, { model: m, key }), (m) => live.delete(m.seq), once);
+    // A batch: one sequence per worker, side by side; the first failure, once all have ended.
+    const batch = async (all: Array<Iterable<fc.AsyncCommand<Model, World>>>, j: Judge) => {
+      const settled = await Promise.allSettled(all.map((cmds, k) => sequence(k, cmds, j)));
+      const failed = settled.find((x): x is PromiseRejectedResult => x.status === "rejected");
+      if (failed) throw failed.reason;
+      return settled.map((x) => (x as PromiseFulfilledResult<string[]>).value);
+    };
+    // The budget: --model-budget-ms when given; otherwise measured on the target: three times what the first batch took,
+    // for every batch asked (a slower target gets a longer budget, never a constant tuned to one server).
+    const started = Date.now();
+    let deadline = given !== undefined ? started + given : Infinity;
+    let shrinkUntil = Infinity;
+    let firstBatchMs = 0;
+    let ran = 0;
+    const commands = fc.commands(arbitraries, { maxCommands: 40, size: "large" });
     try {
-      const done = await ctx.holds(
+      await ctx.holds(
         "model-based run",
-        fc.commands(arbitraries, { maxCommands: 40, size: "large" }),
-        async (cmds) => void (await sequence(cmds, live)),
-        wanted,
-        async (cmds) => {
-          // Replayed once more from a fresh start, recording what each command sent: the shortest sequence as curl lines.
+        fc.array(commands, { minLength: workers, maxLength: workers }),
+        async (all) => {
+          // Past the budget, or past the time left for shrinking once a batch failed: a case does nothing (and so
+          // passes), which ends drawing and shrinking alike.
+          if (Date.now() > deadline || Date.now() > shrinkUntil) return;
+          const t = Date.now();
+          try {
+            await batch(all, judge);
+            ran += all.length;
+          } catch (err) {
+            // Shrinking replays whole batches: it gets twice the first batch's time, at least 25 s, and never more.
+            if (shrinkUntil === Infinity) shrinkUntil = Date.now() + Math.max(MODEL_BUDGET_MS, 2 * (firstBatchMs || Date.now() - t));
+            throw err;
+          } finally {
+            firstBatchMs ||= Date.now() - t;
+            if (given === undefined && deadline === Infinity) deadline = started + Math.max(MODEL_BUDGET_MS, 3 * firstBatchMs * batches);
+          }
+        },
+        batches,
+        async (all) => {
+          // Replayed once more from a fresh start, recording what each command sent: the shortest batch as curl lines.
           let first = "";
           const quiet: Judge = { expect: (_rule, ok, message) => ((!ok && !first && (first = message)), !!ok), conforms: () => undefined, reached: () => undefined };
-          const log = await sequence([...cmds], quiet).catch((err) => [`# the replay stopped: ${(err as Error).message}`]);
-          return { curl: log.join("\n"), details: { sequence: String(cmds), replayed: first || "the replay did not fail again (a timing-dependent failure)" } };
+          const logs = await batch(all.map((cmds) => [...cmds]), quiet).catch((err) => [[`# the replay stopped: ${(err as Error).message}`]]);
+          return { curl: logs.map((log, k) => [`# sequence ${k + 1} of ${logs.length}${workers > 1 ? ", side by side" : ""}`, ...log].join("\n")).join("\n"), details: { sequence: all.map(String).join(" || "), replayed: first || "the replay did not fail again (a timing-dependent failure)" } };
         },
-        budget,
+        given ?? MODEL_HARD_CAP_MS,
+        { ran: () => ran, asked: wanted },
       );
-      // fast-check stops drawing new sequences at the budget (and shrinking too): say how many ran.
-      ctx.note(`model: ${done.runs} of ${wanted} sequences ran${done.runs < wanted ? ` within the ${budget / 1000} s budget (--model-budget-ms)` : ""}`);
+      // Say how many ran, side by side or not, and what bounded them.
+      const budget = given !== undefined ? `the ${given / 1000} s budget (--model-budget-ms)` : `the budget measured on the target (${Math.round((deadline - started) / 1000)} s: three times the first batch's time for each of ${batches} batches)`;
+      ctx.note(`model: ${ran} of ${wanted} sequences ran, ${workers} at a time${workers > 1 ? ", each worker in a project of its own" : ""}${ran < wanted ? ` within ${budget}` : ""}`);
     } finally {
-      await ctx.http.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
+      for (const slot of slots) {
+        await slot.http.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
+        if (slot !== slots[0]) {
+          ctx.http.absorb(slot.http);
+        }
+      }
       if (ctx.other) await ctx.other.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
       await receiver.stop();
     }
   },
 };
 
+/** The longest a model run may take when no --model-budget-ms is given (its budget is then measured on the target). */
+export const MODEL_HARD_CAP_MS = 30 * 60_000;
+
 /**
  * The study a sequence's interviews go to: a planted one (weekly cap 4), or, where studies cannot be planted, the
  * existing accepting study with the most room, judged from where it stood.
  */
-async function sequenceStudy(ctx: Ctx, m: Model): Promise<void> {
+async function sequenceStudy(ctx: Ctx, m: Model, slot: Slot): Promise<void> {
   if (ctx.states.has("plant-study")) {
-    const { id } = await ctx.states.plantStudy({ name: `Model study ${m.seq}`, weekly_limit: 4, monthly_limit: null });
+    const { id } = await ctx.states.plantStudy({ name: `Model study ${m.seq}`, weekly_limit: 4, monthly_limit: null }, slot.project);
     m.study = { id, weekly: 4, monthly: null, base: EMPTY_BASE() };
     return;
   }
@@ -124,17 +192,17 @@ async function sequenceStudy(ctx: Ctx, m: Model): Promise<void> {
 }
 
 /** One sequence from a fresh start (no webhook on either project, the sequence's study, what the capabilities allow); returns its curl log. */
-async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge, started: (m: Model) => void, projectPool: string[], once: Set<string>): Promise<string[]> {
+async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, slot: Slot, cmds: Iterable<fc.AsyncCommand<Model, World>>, judge: Judge, started: (m: Model, key: string) => void, ended: (m: Model) => void, once: Set<string>): Promise<string[]> {
   const m = newModel(seq);
-  started(m);
-  const w: World = { ctx, http: ctx.http, other: ctx.other, receiver, judge, log: [], completedAt: new Map(), projectPool, once, statementsOf: (name) => COMMAND_STATEMENTS[name] ?? [] };
-  ctx.http.tap = (curl) => w.log.push(curl);
-  if (ctx.other) ctx.other.tap = (curl) => w.log.push(`${curl}   # the other project's key`);
+  started(m, slot.project.apiKey);
+  const w: World = { ctx, project: slot.project, http: slot.http, other: slot.other, receiver, judge, log: [], completedAt: new Map(), projectPool: slot.projectPool, once, statementsOf: (name) => COMMAND_STATEMENTS[name] ?? [] };
+  slot.http.tap = (curl) => w.log.push(curl);
+  if (slot.other) slot.other.tap = (curl) => w.log.push(`${curl}   # the other project's key`);
   try {
-    w.log.push("# fresh start: no webhook on either project, the sequence's study, and what the capabilities allow");
-    await ctx.http.req("/v1/webhooks", { method: "DELETE" });
-    if (ctx.other) await ctx.other.req("/v1/webhooks", { method: "DELETE" });
-    await sequenceStudy(ctx, m);
+    w.log.push(`# fresh start${slot.project.apiKey === ctx.http.apiKey ? "" : " in a project of this worker's own"}: no webhook on either project, the sequence's study, and what the capabilities allow`);
+    await slot.http.req("/v1/webhooks", { method: "DELETE" });
+    if (slot.other) await slot.other.req("/v1/webhooks", { method: "DELETE" });
+    await sequenceStudy(ctx, m, slot);
     // A visible chat holding every kind of message the capabilities allow, so reads of non-visible items inside a
     // visible container (lists, counts, cursors) are reachable from the first command on.
     if (ctx.states.has("plant-chat")) {
@@ -153,9 +221,10 @@ async function runSequence(ctx: Ctx, receiver: Receiver, seq: number, cmds: Iter
     settle(m, w, "the end of the sequence");
     return w.log;
   } finally {
-    ctx.http.tap = null;
-    if (ctx.other) ctx.other.tap = null;
+    slot.http.tap = null;
+    if (slot.other) slot.other.tap = null;
     // The projects the sequence created keep nothing listening: their webhooks go.
-    for (const p of m.projects) if (p.hookPath) await ctx.http.req("/v1/webhooks", { method: "DELETE", key: p.apiKey }).catch(() => undefined);
+    for (const p of m.projects) if (p.hookPath) await slot.http.req("/v1/webhooks", { method: "DELETE", key: p.apiKey }).catch(() => undefined);
+    ended(m);
   }
 }

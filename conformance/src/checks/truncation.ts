@@ -5,22 +5,12 @@
  * of exact sizes: 32767, 32768 and 32769 bytes, multi-byte characters straddling the limit, escapes that
  * double a string's size, and strings short in characters but long in bytes.
  */
-import { isDeepStrictEqual } from "node:util";
 import type { Check, Ctx } from "../check.ts";
 import { messagesOf, snapshot } from "../data.ts";
 import type { Reply } from "../http.ts";
-import { contract, rules, seed, type Rule } from "../rules.ts";
+import { bytes, capped, LIMIT, messageVerdicts, truncationRules, verdicts, type Verdict } from "../judge/truncation.ts";
 
-const LIMIT = 32_768;
-const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), "utf8");
-
-const r = rules("truncation", {
-  "over-cap": seed("Message: Truncation; Limits: payload cap 32 KB of JSON-encoded UTF-8", "a value whose JSON encoding is over 32768 UTF-8 bytes is replaced by null", ["truncation.rule", "limits.payload-cap"]),
-  kept: seed("Message: Truncation (only values exceeding 32 KB)", "a value of at most 32768 bytes (exactly 32768 included) is returned whole and unmarked", ["truncation.rule", "limits.payload-cap"]),
-  markers: seed("Message: Source entry, Truncation", "a nulled value's object carries truncated: true and truncation_reason: size_limit_32kb, and only then", ["truncation.rule", "source.markers", "limits.payload-cap"]),
-  siblings: seed("Message: Truncation (is_error unchanged)", "truncation leaves the other fields of the part or source unchanged", ["truncation.siblings"]),
-  "rows-kept": contract("truncation", "a truncated source keeps its rows"),
-});
+const r = truncationRules;
 
 /** A JSON string value whose encoding is exactly `n` bytes: `unit` repeated, the rest ASCII (or the unit last, to straddle). */
 export function stringOfBytes(n: number, unit = "a", unitLast = false): string {
@@ -73,35 +63,6 @@ function messageFor(p: Planted): unknown {
   return { role: "assistant", parts: [{ type: "text", text: "Cited" }], sources: [{ id: "src_probe", description: "Probe source", rows: 7, query: p.value }] };
 }
 
-type Verdict = [rule: Rule, ok: boolean, message: string];
-
-/** Judges one value holder (a part or a source) as the server returned it; `original` when the suite planted it. */
-function verdicts(holder: any, field: string, what: string, original?: unknown): Verdict[] {
-  const marked = holder.truncated !== undefined || holder.truncation_reason !== undefined;
-  const markers = holder.truncated === true && holder.truncation_reason === "size_limit_32kb";
-  const value = holder[field];
-  if (original !== undefined) {
-    if (bytes(original) > LIMIT) {
-      return [
-        [r["over-cap"], value === null, `${what}: over the limit (${bytes(original)} bytes) but ${value === undefined ? "absent" : `returned (${bytes(value)} bytes)`}`],
-        [r.markers, markers, `${what}: nulled with markers ${JSON.stringify({ truncated: holder.truncated, truncation_reason: holder.truncation_reason })}`],
-      ];
-    }
-    return [[r.kept, !marked && isDeepStrictEqual(value, original), `${what}: ${bytes(original)} bytes (not over 32768) but ${marked ? "marked truncated" : value === null ? "nulled" : "changed"}`]];
-  }
-  if (marked) {
-    return [
-      [r.markers, markers, `${what} has truncation markers ${JSON.stringify({ truncated: holder.truncated, truncation_reason: holder.truncation_reason })}`],
-      [r.markers, value === null, `${what} is marked truncated but its ${field} is not null`],
-    ];
-  }
-  if (value === null || value === undefined) return [];
-  const size = bytes(value);
-  // Whole and unmarked within 256 bytes of the cap (32768 itself included): the data shows where the boundary is kept.
-  if (size <= LIMIT && size > LIMIT - 256) return [[r.kept, true, ""]];
-  return [[r["over-cap"], size <= LIMIT, `${what} is ${size} bytes of JSON (over 32768) and not truncated`]];
-}
-
 /** What the server's own data holds near the cap: values within 256 bytes of it (or marked), kept at exactly 32768 bytes, nulled and marked. */
 async function observed(ctx: Ctx): Promise<{ near: number; atLimit: number; truncated: number }> {
   const { chats } = await snapshot(ctx.http);
@@ -117,18 +78,11 @@ async function observed(ctx: Ctx): Promise<{ near: number; atLimit: number; trun
     for (const m of await messagesOf(ctx.http, chat.id)) {
       const where = `chat ${chat.id} message ${m.id}`;
       const isNear = (holder: any, value: unknown) => holder.truncated !== undefined || (value != null && bytes(value) > LIMIT - 256);
-      (m.parts ?? []).forEach((p: any, i: number) => {
-        const field = p.type === "tool_use" ? "input" : p.type === "tool_result" ? "content" : null;
-        if (!field) return;
-        found.push(...verdicts(p, field, `${where} parts[${i}] ${p.type}.${field}`));
-        if (isNear(p, p[field])) near++;
-        count(p, p[field]);
-      });
-      (m.sources ?? []).forEach((s: any, i: number) => {
-        found.push(...verdicts(s, "query", `${where} sources[${i}].query`));
-        if (isNear(s, s.query)) near++;
-        count(s, s.query);
-      });
+      found.push(...messageVerdicts(m, where));
+      for (const { holder, field } of capped(m)) {
+        if (isNear(holder, holder[field])) near++;
+        count(holder, holder[field]);
+      }
     }
     // The curl of a failure replays the chat's first page of messages.
     const reply: Reply | undefined = found.some(([, ok]) => !ok) ? await ctx.http.req(`/v1/chats/${chat.id}/messages?limit=100`) : undefined;

@@ -4,3 +4,16 @@ export const sleep = (ms: number) => new Promise<void>((res) => setTimeout(res, 
 
 /** How far a retry may land from its configured delay: early by max(100 ms, 10%), late by max(250 ms, 20%). */
 export const retryWindow = (delayMs: number): [number, number] => [delayMs - Math.max(100, delayMs * 0.1), delayMs + Math.max(250, delayMs * 0.2)];
+
+/**
+ * How much earlier than `timeout + delay` after an unanswered attempt arrived its retry may come: a service may start
+ * its receiver-timeout clock before it connects (its own TLS set-up, a certificate file read at every attempt), which
+ * the receiver cannot see. A fifth of the timeout, at least 250 ms.
+ */
+export const timeoutSlack = (timeoutMs: number) => Math.max(250, timeoutMs * 0.2);
+
+/** What a retry's window allowed for, in a failure message: the suite's stalls, and the service's own slowness. */
+export function stallWords(suiteMs: number, service: { ms: number; what: string }): string {
+  const parts = [suiteMs > 0 ? `${suiteMs} ms this process's event loop stalled` : "", service.ms > 0 ? `${service.ms} ms the service left ${service.what} unanswered meanwhile` : ""].filter(Boolean);
+  return parts.length ? `, allowing for ${parts.join(" and ")}` : "";
+}

@@ -4,7 +4,7 @@
  * model, and the window a retry may land in inside a sequence.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
-import { retryWindow, sleep } from "../judge/timing.ts";
+import { retryWindow, sleep, stallWords, timeoutSlack } from "../judge/timing.ts";
 import { RESET } from "../receiver.ts";
 import { refusal } from "../states/types.ts";
 import { completed, deliveriesOf } from "./commands/base.ts";
@@ -37,7 +37,7 @@ export async function start(m: Model, w: World, viaLink: boolean, flavour: Refer
     link = `${base}${base.includes("?") ? "&" : "?"}reference_id=${encodeURIComponent(reference)}`;
   }
   try {
-    const planted = await w.ctx.states.plantInterview({ study_id: m.study!.id, hold: true, ...(link ? { interview_link: link } : { reference_id: reference }) });
+    const planted = await w.ctx.states.plantInterview({ study_id: m.study!.id, hold: true, ...(link ? { interview_link: link } : { reference_id: reference }) }, w.project);
     m.interviews.set(planted.id, { status: planted.status === "processing" ? "processing" : "started", created: Date.now(), reference });
     return true;
   } catch (err) {
@@ -57,7 +57,7 @@ export const RANK: Record<string, number> = { started: 0, processing: 1, complet
  * its delivery where the webhook points at that moment. The statuses read on the way must go forward.
  */
 export async function completeNow(m: Model, w: World, id: string): Promise<void> {
-  const done = await w.ctx.states.completeInterview(id);
+  const done = await w.ctx.states.completeInterview(id, w.project);
   w.judge.expect(r["interview-status"], done.status === undefined || done.status !== "started", `completing interview ${id} answered status ${JSON.stringify(done.status)}`);
   const wait = completionWaitMs(w.ctx.options);
   const { reply, seen } = await untilCompleted(w.http, id, wait);
@@ -136,15 +136,20 @@ export async function watchSchedule(m: Model, w: World, id: string, answers: num
   for (let k = 1; k < got.length && k <= delays.length; k++) {
     // From the answer that failed (the receiver reads the interview before it answers, which the delay does not
     // include), or from the receiver timeout when there was no answer in time.
-    const failedAt = answers[k - 1] === TIMEOUT ? got[k - 1].at + timeoutMs : got[k - 1].answeredAt ?? got[k - 1].at;
+    const failedAt = answers[k - 1] === TIMEOUT ? got[k - 1].startedAt + timeoutMs : got[k - 1].answeredAt ?? got[k - 1].at;
     const gap = got[k].at - failedAt;
     // The suite's own stalls: an attempt the failure is counted from (a timeout) read late makes the gap look short; a
     // retry read late makes it look long. Neither is the service's doing.
-    const earlyStall = answers[k - 1] === TIMEOUT ? got[k - 1].lagMs : 0;
-    const lateStall = got[k].lagMs;
+    // A timeout clock the service started before it connected is not seen by the receiver either (timeoutSlack).
+    // The service's time before it connected: a fifth of the timeout, or as long as it left its API unanswered just before.
+    const before = answers[k - 1] === TIMEOUT ? w.http.slowness(got[k - 1].startedAt - timeoutMs, got[k - 1].startedAt).ms : 0;
+    const earlyStall = answers[k - 1] === TIMEOUT ? got[k - 1].lagMs + Math.max(timeoutSlack(timeoutMs), before) : 0;
+    // And the service's own: a retry late while the service also left its API unanswered that long.
+    const slow = w.http.slowness(failedAt, got[k].at);
+    const lateStall = Math.max(got[k].lagMs, slow.ms);
     const [windowEarly, windowLate] = sequenceWindow(delays[k - 1]);
     const [early, late] = [windowEarly - earlyStall, windowLate + lateStall];
-    const stalled = earlyStall + lateStall > 0 ? `, allowing for ${earlyStall + lateStall} ms this process's event loop stalled` : "";
+    const stalled = stallWords(earlyStall + got[k].lagMs, slow);
     w.judge.expect(answers[k - 1] === TIMEOUT ? r["timeout-retried"] : r.retries, gap >= early && gap <= late, `interview ${id}: retry ${k} came ${gap} ms after the attempt before it failed (${answers[k - 1] === TIMEOUT ? `no answer within the ${timeoutMs} ms receiver timeout` : describeAnswer(answers[k - 1])}); the configured delay is ${delays[k - 1]} ms (${Math.round(early)} to ${Math.round(late)} accepted${stalled})`);
     w.judge.expect(r.retries, got[k].raw.equals(got[0].raw) || JSON.parse(got[k].raw.toString()).data?.session_id === JSON.parse(got[0].raw.toString()).data?.session_id, `interview ${id}: retry ${k} is not the same event (session_id differs)`);
   }

@@ -17,6 +17,7 @@ import type { Ctx } from "../check.ts";
 import type { Http, Reply } from "../http.ts";
 import type { Receiver } from "../receiver.ts";
 import type { Rule } from "../rules.ts";
+import type { ProjectRef } from "../states/types.ts";
 
 export type InterviewStatus = "started" | "processing" | "completed";
 
@@ -95,6 +96,8 @@ export interface Judge {
 
 export interface World {
   ctx: Ctx;
+  /** The project the sequence acts in (the run's, or a worker's own when sequences run side by side). */
+  project: ProjectRef;
   http: Http;
   other?: Http;
   receiver: Receiver;

@@ -36,6 +36,8 @@ export interface CheckOutcome {
   untested: Array<{ capability: string; reason: string }>;
   rules: Array<{ id: string; failed: boolean; statements?: string[] }>;
   reached: Record<string, string[]>;
+  /** The covering phase's classes: a statement one of them stands for is NOT TESTED while that class was not reached. */
+  classes?: Array<{ unit: string; cls: string; reached: boolean; statements: string[] }>;
   notes?: string[];
 }
 
@@ -79,6 +81,9 @@ export function statementVerdicts(results: CheckOutcome[], rules: Rule[], option
   const reached = new Map<string, Set<string>>();
   for (const r of results) for (const [id, by] of Object.entries(r.reached)) for (const b of by) (reached.get(id) ?? reached.set(id, new Set()).get(id)!).add(b);
 
+  const unreached = new Map<string, string[]>();
+  for (const r of results) for (const c of r.classes ?? []) if (!c.reached) for (const id of c.statements) (unreached.get(id) ?? unreached.set(id, []).get(id)!).push(`${c.unit}: ${c.cls}`);
+
   return statements.map((s) => {
     const citing = rules.filter((r) => r.level === "seed" && r.cites.includes(s.id));
     const base = { id: s.id, section: s.section, quote: s.quote, reachedBy: [...(reached.get(s.id) ?? [])].sort() };
@@ -92,6 +97,9 @@ export function statementVerdicts(results: CheckOutcome[], rules: Rule[], option
     });
     const mine = failures.filter((f) => citing.some((r) => r.id === f.rule)).map(({ rule, message, curl, details }) => ({ rule, message, curl, details }));
     if (mine.length) return { ...base, verdict: "failed" as const, rules: outcomes, failures: mine };
+    // Every class of the covering phase that stands for it must have been reached: otherwise it is not tested, named.
+    const classes = unreached.get(s.id);
+    if (classes) return { ...base, verdict: "not_tested" as const, reason: `cover: classes not reached: ${[...new Set(classes)].join(", ")}`, rules: outcomes, failures: [] };
     if (outcomes.some((o) => o.outcome === "held")) return { ...base, verdict: "passed" as const, rules: outcomes, failures: [] };
     return { ...base, verdict: "not_tested" as const, reason: missing(citing, results, options), rules: outcomes, failures: [] };
   });

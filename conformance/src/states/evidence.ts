@@ -103,6 +103,9 @@ export function decide(what: string, answer: Answer, path: string, fp: Fingerpri
   // A 404 to a creation that names no resource: nothing it asked for can be missing but the route.
   if (answer.status === 404 && creates) return { offered: false, how: `${what} answered ${said(answer)} to a request that names no resource: the operation is not offered` };
   const missing = fp.matches(answer, path);
+  // A 404 for an id that does not exist, alike to a missing route's (a framework's default 404, such as FastAPI's
+  // HTTPException(404)): the probe cannot tell them apart; a use with a real id can.
+  if (missing === true && asked && answer.status === 404) return { offered: "unknown", how: `${what} answered ${said(answer)} for an id that does not exist, as a path that surely does not exist does (${sibling(path, "…")}); settled at first use, with a real id` };
   if (missing === true) return { offered: false, how: `${what} answered ${said(answer)}, as a path that surely does not exist does (${sibling(path, "…")}): the operation is not offered` };
   if (missing === false) return { offered: true, how: `${what} answered ${said(answer)}, unlike a path that surely does not exist (${fp.describe()})` };
   if (answer.status === 404 && asked && answer.text.includes(asked) && !fp.samples.some((s) => s.answer.text.includes(asked))) {

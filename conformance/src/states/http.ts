@@ -46,7 +46,8 @@ const OPERATIONS: Array<{ cap: Capability; method: string; path: string; body?: 
   { cap: "create-project", method: "POST", path: "/_sim/projects", body: { name: 42 } },
   { cap: "complete", method: "POST", path: `/_sim/interviews/${NEVER_ID}/complete`, asked: NEVER_ID },
   { cap: "abandon", method: "POST", path: `/_sim/interviews/${NEVER_ID}/abandon`, asked: NEVER_ID },
-  { cap: "faults", method: "GET", path: "/_sim/faults" },
+  // Probed with the method it is used with, and a body the contract declares invalid (a rate of "often"): nothing is set.
+  { cap: "faults", method: "PUT", path: "/_sim/faults", body: { rate: "often" } },
   { cap: "plant-interview", method: "POST", path: "/_sim/interviews", body: {} },
 ];
 
@@ -101,6 +102,13 @@ export class HttpStates implements ProviderStates {
       const fp = new Fingerprint(samples);
       this.fingerprints.set(op.cap, fp);
       this.decisions.set(op.cap, decide(`${op.method} ${op.path.replace(NEVER_ID, "{id}")}`, answerOf(await ask(op.method, op.path, op.body)), op.path, fp, op.asked, CREATES.has(op.cap)));
+    }
+    // An id's operation the probe left to a use with a real id cannot have one where no interview can be planted.
+    if (this.decisions.get("plant-interview")?.offered === false) {
+      for (const cap of ["complete", "abandon"] as const) {
+        const d = this.decisions.get(cap);
+        if (d?.offered === "unknown") this.decisions.set(cap, { offered: false, how: `${d.how.replace(/; settled at first use, with a real id$/, "")}; no interview can be planted to settle it with a real id` });
+      }
     }
     const fieldProbes = async (parent: Capability, probes: Array<[Capability, string, unknown, unknown]>, what: string) => {
       for (const [cap, field, without, withField] of probes) {

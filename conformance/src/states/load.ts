@@ -20,13 +20,15 @@ let hooked = false;
 /**
  * `import ... from "@service/api-conformance/states"` resolves, from a module anywhere (outside any project, in a
  * checkout where the package is not built), to the entry of the suite that is loading it: a resolve hook for that one
- * specifier. The module then gets the same errors and types as the run, whatever its own node_modules hold.
+ * specifier. The module then gets the same errors and types as the run, whatever its own node_modules hold. The entry's
+ * URL is handed on to the next resolver, not short-circuited: in a checkout it is TypeScript, which the running loader
+ * (tsx) loads only what it resolved itself.
  */
 function resolveStatesEntry(): void {
   if (hooked || !existsSync(fileURLToPath(ENTRY))) return;
   hooked = true;
   const hook = `export async function resolve(specifier, context, next) {
-    if (specifier === "@service/api-conformance/states") return { url: ${JSON.stringify(ENTRY.href)}, shortCircuit: true };
+    if (specifier === "@service/api-conformance/states") return next(${JSON.stringify(ENTRY.href)}, context);
     return next(specifier, context);
   }`;
   register(`data:text/javascript,${encodeURIComponent(hook)}`);

@@ -89,6 +89,16 @@ export class RunStates {
     });
   }
 
+  /**
+   * The same states acting in `project` by default: what it plants and learns is the run's (one list of what was
+   * created, one set of capabilities). A check run in a project of its own plants through it.
+   */
+  inProject(project: ProjectRef): RunStates {
+    const view = Object.create(this) as RunStates;
+    Object.defineProperty(view, "project", { value: project });
+    return view;
+  }
+
   /** A name that carries the run's id, so what a run leaves can be found. */
   name(base: string): string {
     return `${base} [${this.runId}]`;
@@ -96,6 +106,15 @@ export class RunStates {
 
   has(...caps: Capability[]): boolean {
     return this.caps.has(...caps);
+  }
+
+  /**
+   * Offered and known to be: it worked in this run, a states module said so, or its probe showed it (not one a probe
+   * left to its first use). What judges an operation's other answers (auth's 401s) asks this, not `has`.
+   */
+  sure(cap: Capability): boolean {
+    if (!this.has(cap) || this.worked.has(cap)) return this.has(cap);
+    return !(this.provider instanceof HttpStates) || this.provider.decisions.get(cap)?.offered !== "unknown";
   }
 
   private async call<T>(needs: Capability[], fn: () => Promise<T> | undefined): Promise<T> {

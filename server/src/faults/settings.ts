@@ -166,8 +166,12 @@ export class FaultRegistry {
   }
 }
 
+const NOTHING_PREFERRED: FaultPlan = Object.freeze({ delayMs: 0, kind: null });
+
 /** `Prefer: fault=503, delay=200` (RFC 7240 preferences; several headers or comma-separated). */
 export function preferredFaults(header: string | string[] | undefined): FaultPlan | { error: string } {
+  // Nearly every request asks none: no parsing, no allocation.
+  if (header === undefined) return NOTHING_PREFERRED;
   const plan: FaultPlan = { delayMs: 0, kind: null };
   const text = Array.isArray(header) ? header.join(",") : header ?? "";
   for (const raw of text.split(/[,;]/)) {

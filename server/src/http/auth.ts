@@ -48,10 +48,17 @@ export function presentedPublicKey(req: Request): string | null {
   return key.startsWith("pk_live_") ? key : null;
 }
 
-/** The project a request's credentials name (stores/projects.ts finds it), or the 401. */
-export async function authenticate<T>(req: Request, kind: "secret" | "public", find: (kind: "secret" | "public", key: string) => T | undefined | Promise<T | undefined>): Promise<T> {
+/**
+ * The project a request's credentials name (stores/projects.ts finds it), or the 401: at once when the finder answers at
+ * once (the embedded stores), a promise when it asks a database.
+ */
+export function authenticate<T>(req: Request, kind: "secret" | "public", projects: { byKey(kind: "secret" | "public", key: string): T | undefined | Promise<T | undefined> }): T | Promise<T> {
   const key = kind === "public" ? presentedPublicKey(req) : presentedApiKey(req);
-  const project = key === null ? undefined : await find(kind, key);
+  const found = key === null ? undefined : projects.byKey(kind, key);
+  return found instanceof Promise ? found.then((p) => known(p, kind)) : known(found, kind);
+}
+
+function known<T>(project: T | undefined, kind: "secret" | "public"): T {
   if (!project) throw unauthorized(kind === "public" ? "Invalid public key" : "Invalid API key");
   return project;
 }

@@ -9,7 +9,7 @@
  * A connection over the per-address cap is closed at once: nothing is read from it and it holds no descriptor.
  */
 import { readFileSync } from "node:fs";
-import { createServer, type RequestListener, type Server, type ServerOptions } from "node:http";
+import { createServer, type RequestListener, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { ServerEnv } from "../config.ts";
 import { Counter } from "../model/tenant-limits.ts";
@@ -72,6 +72,16 @@ const inProgress = (socket: Socket) => Boolean((socket as Socket & { _httpMessag
 /** The server's open connections with no request in progress (a shutdown shortens their keep-alive). */
 export function idleConnections(server: Server): Socket[] {
   return [...(countedOf.get(server)?.keys() ?? [])].filter((s) => !inProgress(s));
+}
+
+/** The responses in progress on the server's connections (a shutdown tells each one's client to close after it). */
+export function openResponses(server: Server): ServerResponse[] {
+  const open: ServerResponse[] = [];
+  for (const socket of countedOf.get(server)?.keys() ?? []) {
+    const res = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+    if (res) open.push(res);
+  }
+  return open;
 }
 
 export function limitConnections(server: Server, limits: ConnectionLimits): void {

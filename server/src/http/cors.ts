@@ -6,7 +6,7 @@
  * A preflight (OPTIONS with Access-Control-Request-Method) on a path of the contract answers 204 with that path's
  * methods and the headers the API reads; any other OPTIONS is what it was before (405 with Allow, in the envelope).
  */
-import type { RequestHandler } from "express";
+import type { Request, Response } from "express";
 import { routeMethods } from "./route-methods.ts";
 
 /** The request headers the API reads. */
@@ -14,23 +14,28 @@ const ALLOW_HEADERS = "authorization, content-type, x-public-key, last-event-id,
 /** Response headers a page may read besides the simple ones. */
 const EXPOSE_HEADERS = "Allow, Deprecation, Sunset, Link, Retry-After";
 
-export function cors(origins: readonly string[], routes: ReadonlyArray<{ method: string; expressPath: string }>): RequestHandler {
+/**
+ * Sets the CORS headers of a request from an allowed origin; true when it was a preflight, answered here (204). A
+ * function, not a middleware: the app's one front middleware calls it (app.ts), with no closure per request.
+ */
+export function cors(origins: readonly string[], routes: ReadonlyArray<{ method: string; expressPath: string }>): (req: Request, res: Response) => boolean {
   const any = origins.includes("*");
   const allowed = new Set(origins.map((o) => o.replace(/\/+$/, "")));
   const methodsOf = routeMethods(routes);
-  return (req, res, next) => {
+  return (req, res) => {
     const origin = req.headers.origin;
-    if (origins.length === 0 || typeof origin !== "string" || !(any || allowed.has(origin))) return next();
+    if (origins.length === 0 || typeof origin !== "string" || !(any || allowed.has(origin))) return false;
     res.setHeader("Access-Control-Allow-Origin", any ? "*" : origin);
     if (!any) res.append("Vary", "Origin");
     res.setHeader("Access-Control-Expose-Headers", EXPOSE_HEADERS);
-    if (req.method !== "OPTIONS" || req.headers["access-control-request-method"] === undefined) return next();
+    if (req.method !== "OPTIONS" || req.headers["access-control-request-method"] === undefined) return false;
     const methods = methodsOf(req.path);
-    if (methods.length === 0) return next();
+    if (methods.length === 0) return false;
     res.setHeader("Access-Control-Allow-Methods", methods.join(", "));
     res.setHeader("Access-Control-Allow-Headers", ALLOW_HEADERS);
     res.setHeader("Access-Control-Max-Age", "600");
     res.status(204).end();
+    return true;
   };
 }
 

@@ -23,11 +23,14 @@ export class ApiError extends Error {
    * How the error handler logs this answer when it is not a failure of the server: a fault the sandbox was asked to
    * inject, a refusal while it shuts down. Undefined: a 5xx is logged at error level as "server error".
    */
-  expected?: { level: "info" | "warn"; message: string };
+  expected?: { level: "info" | "warn"; message: string; detail?: string };
 
-  /** Marks the answer as the server's intended behaviour, logged at `level` with `message` (see `expected`). */
-  loggedAs(level: "info" | "warn", message: string): this {
-    this.expected = { level, message };
+  /**
+   * Marks the answer as the server's intended behaviour, logged at `level` with `message` (see `expected`); `detail`
+   * goes to the log only (a driver's message, a database's address: nothing a client may be told).
+   */
+  loggedAs(level: "info" | "warn", message: string, detail?: string): this {
+    this.expected = { level, message, detail };
     return this;
   }
 

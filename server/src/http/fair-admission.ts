@@ -1,6 +1,6 @@
 /**
  * Fair shares of one process's work between organisations (tenants). A request holds a slot from the moment its
- * handler starts until its response is done (or its connection is gone). While slots are free, every request starts
+ * handler starts until its handler has answered (or failed): the process's work, not the socket's sending. While slots are free, every request starts
  * at once: a team alone gets the whole process. Once they are all taken, a request waits in its organisation's own
  * queue, and each freed slot goes to the waiting organisation with the fewest requests at work (among equals, the one
  * served longest ago), so a flood from one team waits behind itself while another team's request goes first. While
@@ -20,10 +20,13 @@
  * processes each working on one request of a flood kept a two-core machine's cores busy, and another team's p99 at
  * 2.7-3.9x of alone (bench/fairness.ts; 1.4-2.3x with the share of the sandbox).
  *
- * A freed slot is handed on only after the event loop's next poll for input: on a store that answers in microseconds,
- * a slot freed at once would never be waited for, and the requests read in one poll would simply run in the order
- * their sockets were read (bench/fairness.ts measures the difference).
+ * A freed slot is handed on only after the event loop's next poll for input when requests wait: the requests read in
+ * that poll are in their queues when it is, and the fewest-at-work rule chooses among them, not the order their sockets
+ * were read (bench/fairness.ts measures the difference). On a store whose handlers never wait (memory, SQLite), a
+ * request's work ends before the next is read: slots are never all taken, no request queues, and admission costs a
+ * counter (issue #63: holding the slot until the response closed queued a lone team's requests behind its own).
  */
+import type { SharedAdmission } from "../stores/limits.ts";
 import { tooMany } from "../model/tenant-limits.ts";
 
 export interface AdmissionLimits {
@@ -48,15 +51,19 @@ const ANNOUNCE_MS = 250;
  */
 const REST_BASIS_MS = 100;
 
-/** The other processes of one sandbox (several processes over one PostgreSQL). */
-export interface SharedAdmission {
-  /** Processes serving the sandbox now, this one included. */
-  processes(): number;
-  /** Tells the other processes that `tenant` was just served here (they call `present` with it). */
-  announce(tenant: string): void;
+type Waiting = () => void;
+
+/** An admitted request's slot: `done()` gives it back (at most once, whatever calls it again). */
+export interface Ticket {
+  done(): void;
 }
 
-type Waiting = () => void;
+/** What admission sees of a response: whether, and when, its client left. */
+export interface Leaving {
+  readonly closed?: boolean;
+  once(event: "close", fn: () => void): unknown;
+  removeListener(event: "close", fn: () => void): unknown;
+}
 
 export class FairAdmission {
   private activeTotal = 0;
@@ -217,31 +224,45 @@ export class FairAdmission {
   }
 
   /**
-   * Admits the request behind `res` for `tenant` and releases its slot when its response is done or its connection is
-   * gone; false when the client left while it waited (its slot is given back at once, the handler should not run).
+   * Admits the request behind `res` for `tenant`: a ticket whose `done()` gives the slot back once the request's work is
+   * done (its handler has answered or failed: sending the bytes is the socket's, not the process's, work), or null when
+   * the client left while it waited (its slot is given back at once; the handler should not run). Synchronous when a
+   * slot is free: a request that starts at once pays a counter and a ticket, no promise, listener or timer.
    */
-  async enter(tenant: string, res: { once(event: "close", fn: () => void): unknown; readonly closed?: boolean }): Promise<boolean> {
+  enter(tenant: string, res: Leaving): Ticket | null | Promise<Ticket | null> {
     // The client left before the request got here (during a delay, or its body): its "close" has
-    // been emitted already and would never give a slot back.
-    if (res.closed) return false;
+    // been emitted already.
+    if (res.closed) return null;
     const wait = this.admit(tenant);
-    let admitted = wait === null;
-    let started = this.now();
+    if (wait === null) return this.ticket(tenant);
     let gone = false;
-    res.once("close", () => {
-      gone = true;
-      // Released after the poll phase: requests that arrived meanwhile are in their queues when the slot is handed out.
-      if (admitted) {
-        const worked = this.now() - started;
-        setImmediate(() => this.release(tenant, worked));
-      }
+    const left = () => void (gone = true);
+    res.once("close", left);
+    return wait.then(() => {
+      res.removeListener("close", left);
+      if (!gone) return this.ticket(tenant);
+      this.release(tenant);
+      return null;
     });
-    if (wait === null) return true;
-    await wait;
-    admitted = true;
-    started = this.now();
-    if (gone) this.release(tenant);
-    return !gone;
+  }
+
+  /** Only a process held to shares over several processes times its requests (their rests are made of it). */
+  private get timed(): boolean {
+    return this.shared !== null && this.share < this.limits.slots;
+  }
+
+  private ticket(tenant: string): Ticket {
+    return new Slot(this, tenant, this.timed ? this.now() : null);
+  }
+
+  /**
+   * A slot's work is done: with requests waiting, it is handed on after the poll phase (requests that arrived meanwhile
+   * are in their queues when it is; see the top of this file); with nobody waiting there is no one to choose.
+   */
+  finished(tenant: string, startedAt: number | null): void {
+    const worked = startedAt === null ? 0 : this.now() - startedAt;
+    if (this.queued === 0) this.release(tenant, worked);
+    else setImmediate(() => this.release(tenant, worked));
   }
 
   /** Whether another organisation has requests at work or waiting. */
@@ -292,5 +313,22 @@ export class FairAdmission {
     this.take(best);
     admit();
     return true;
+  }
+}
+
+/** An admitted request's slot (a class, not a closure: one small object per request on the path every request takes). */
+class Slot implements Ticket {
+  private open = true;
+
+  constructor(
+    private readonly admission: FairAdmission,
+    private readonly tenant: string,
+    private readonly startedAt: number | null,
+  ) {}
+
+  done(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.admission.finished(this.tenant, this.startedAt);
   }
 }

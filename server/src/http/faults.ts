@@ -11,7 +11,7 @@ import { preferredFaults, type FaultPlan, type FaultRegistry } from "../faults/s
 import type { Project } from "../model/project.ts";
 import { OpenSlots, tooMany, type TenantLimits } from "../model/tenant-limits.ts";
 import { ApiError, badRequest } from "./errors.ts";
-import type { SharedCounter } from "../stores/postgres/shared-slots.ts";
+import type { SharedCounter } from "../stores/limits.ts";
 
 const EXEMPT = new Set(["simGetFaults", "simPutFaults", "simDeleteFaults"]);
 
@@ -49,14 +49,26 @@ export class HeldRequests {
   }
 }
 
-export async function applyFaults(req: Request, route: RouteDef, project: Project, registry: FaultRegistry, timeoutHoldMs: number, held: HeldRequests): Promise<void> {
+/**
+ * The request's faults, carried out: nothing (undefined, at once) for a request that asked none of a project that has
+ * none set here; a promise while a delay holds it or the settings are read where they are shared; a throw for a fault.
+ */
+export function applyFaults(req: Request, route: RouteDef, project: Project, registry: FaultRegistry, timeoutHoldMs: number, held: HeldRequests): void | Promise<void> {
   if (EXEMPT.has(route.operationId)) return;
   const asked = preferredFaults(req.headers.prefer);
   if ("error" in asked) throw badRequest(asked.error);
-  const set = await registry.plan(project.id, route.operationId, route.path.startsWith("/v1/"));
-  const plan: FaultPlan = { delayMs: asked.delayMs + set.delayMs, kind: asked.kind ?? set.kind };
-  if (plan.delayMs > 0) await held.hold(project.tenant, req.socket.remoteAddress ?? "unknown", plan.delayMs);
-  switch (plan.kind) {
+  const set = registry.plan(project.id, route.operationId, route.path.startsWith("/v1/"));
+  if (set instanceof Promise) return set.then((s) => carryOut(req, project, { delayMs: asked.delayMs + s.delayMs, kind: asked.kind ?? s.kind }, timeoutHoldMs, held));
+  return carryOut(req, project, { delayMs: asked.delayMs + set.delayMs, kind: asked.kind ?? set.kind }, timeoutHoldMs, held);
+}
+
+function carryOut(req: Request, project: Project, plan: FaultPlan, timeoutHoldMs: number, held: HeldRequests): void | Promise<void> {
+  if (plan.delayMs > 0) return held.hold(project.tenant, req.socket.remoteAddress ?? "unknown", plan.delayMs).then(() => fail(req, plan.kind, timeoutHoldMs));
+  fail(req, plan.kind, timeoutHoldMs);
+}
+
+function fail(req: Request, kind: FaultPlan["kind"], timeoutHoldMs: number): void {
+  switch (kind) {
     case null:
       return;
     case "500":

@@ -19,7 +19,7 @@ export function health(journal: Journal): RequestHandler {
     journal.ready().then(
       (problem) => {
         if (problem === null) return void res.status(200).json({ status: "ready", store: journal.kind });
-        next(new ApiError(503, "api_error", `Not ready: ${problem}`, undefined, { "Retry-After": "1" }).loggedAs("info", "not ready"));
+        next(new ApiError(503, "api_error", `Not ready: ${problem.reason}`, undefined, { "Retry-After": "1" }).loggedAs("info", "not ready", problem.detail));
       },
       (err) => next(err),
     );

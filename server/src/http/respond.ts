@@ -48,6 +48,10 @@ const contractViolation = (detail: string) => new ApiError(500, "api_error", `Re
 
 /** Writes JSON bytes: the one place a JSON body leaves, cached or fresh. */
 export function sendJson(res: Response, status: number, body: Buffer): void {
-  // Content-Length explicitly: a HEAD answer has no body, but must still say how long the GET's would be.
-  res.status(status).set({ "Content-Type": "application/json; charset=utf-8", "Content-Length": String(body.length) }).end(body);
+  // Content-Length explicitly: a HEAD answer has no body, but must still say how long the GET's would be. Node's own
+  // setters: Express's res.set looks the type up again for a charset on every call (issue #63).
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", body.length);
+  res.end(body);
 }

@@ -3,7 +3,7 @@
  * (415/413/400), then the handler (404 and the rest), then the response check against the contract when
  * enabled. The order is the contract's: no unauthenticated caller learns whether an id exists.
  */
-import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import type { NextFunction, Request, Response } from "express";
 import { routes, type OperationId, type RouteDef } from "../../../generated/routes.ts";
 import type { OpenApiDoc } from "../../../lib/openapi-ajv.ts";
 import type { Projects } from "../stores/projects.ts";
@@ -11,7 +11,7 @@ import { authenticate } from "./auth.ts";
 import { readJson } from "./body.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import { applyFaults, type HeldRequests, Unanswered } from "./faults.ts";
-import type { FairAdmission } from "./fair-admission.ts";
+import type { FairAdmission, Ticket } from "./fair-admission.ts";
 import { ApiError } from "./errors.ts";
 import { ResponseCache } from "./response-cache.ts";
 import { ResponseWriter, sendJson } from "./respond.ts";
@@ -59,6 +59,8 @@ const USES_WINDOWS = new Set(["listStudies", "getStudy"]);
  */
 const FROM_TABLES = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listChats", "getChat", "listChatMessages"]);
 const DAY = 86_400_000;
+/** URLs whose validated parameters each operation keeps (all forgotten at once past it: a flood of new URLs costs a clear). */
+const VALIDATED_URLS = 512;
 
 /** Headers every response of a deprecated operation carries, errors included (the seed: "all its responses"). */
 export const DEPRECATION_HEADERS: Record<string, string> = {
@@ -70,7 +72,8 @@ export const DEPRECATION_HEADERS: Record<string, string> = {
 /** Node's query parser silently keeps malformed `%` escapes; a client sending them deserves a 400, not a garbled filter. */
 function assertWellFormedQuery(url: string): void {
   const q = url.indexOf("?");
-  if (q < 0) return;
+  // Only a `%` can be malformed (most queries have none: no decoding for them).
+  if (q < 0 || url.indexOf("%", q) < 0) return;
   try {
     decodeURIComponent(url.slice(q + 1).replace(/\+/g, " "));
   } catch {
@@ -78,9 +81,13 @@ function assertWellFormedQuery(url: string): void {
   }
 }
 
-export function buildRouter(options: RouterOptions): { router: Router; routes: RouteDef[] } {
-  // Strict: `/v1/chats/` is not `/v1/chats`; a trailing slash is a 404 like any other unknown path.
-  const router = express.Router({ caseSensitive: true, strict: true });
+/**
+ * The API's operations under `/api`, as one Express middleware (`dispatch`): a request whose path is none of them goes
+ * on to the next layer. Strict and case-sensitive, prefix included: `/v1/chats/` is not `/v1/chats`, nor `/API/...`
+ * `/api/...`; a trailing slash is a 404 like any other unknown path. Not an Express Router mounted at `/api`: its
+ * prefix trimming and layer walk cost every request (issue #63).
+ */
+export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; routes: RouteDef[] } {
   const factory = new ValidatorFactory(options.doc);
   const writer = new ResponseWriter(options.doc, options.validateResponses);
 
@@ -90,24 +97,45 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
     const handler = options.handlers[route.operationId as OperationId] as (ctx: Ctx<OperationId>) => unknown;
     const writes = route.method !== "get" || WRITING_READS.has(route.operationId);
     const { journal } = options;
+    const admitted = !LONG_LIVED.has(route.operationId);
+    const validated = route.requestBody ? null : new Map<string, Readonly<{ path: Record<string, string>; query: Record<string, unknown> }>>();
     table.add(route.method, route.expressPath, async (req: Request, res: Response, next: NextFunction) => {
+      // Every step below is synchronous where its work is (the embedded stores): a value is awaited only when it is a
+      // promise, since each await is a turn of the microtask queue and a promise for every request (issue #63).
+      const slot: { ticket: Ticket | null } = { ticket: null };
       try {
         if (route.deprecated) res.set(DEPRECATION_HEADERS);
         if (options.ready) await options.ready();
         // A project created through another process is found in the shared store's table at once.
-        const project = await authenticate(req, route.auth === "public" ? "public" : "secret", (kind, key) => options.projects.byKey(kind, key));
-        assertWellFormedQuery(req.originalUrl);
-        const path = validate.path(req.params as Record<string, string>);
-        const query = validate.query(req.query as Record<string, unknown>);
+        const found = authenticate(req, route.auth === "public" ? "public" : "secret", options.projects);
+        const project = found instanceof Promise ? await found : found;
+        // Path and query parameters are a pure function of the URL: a URL this operation has accepted is not parsed and
+        // validated again (its results are frozen, so nothing can change what the next request gets).
+        let params = validated?.get(req.url);
+        if (!params) {
+          assertWellFormedQuery(req.originalUrl);
+          params = Object.freeze({ path: Object.freeze(validate.path(req.params as Record<string, string>)), query: Object.freeze(validate.query(req.query as Record<string, unknown>)) });
+          if (validated) {
+            if (validated.size >= VALIDATED_URLS) validated.clear();
+            validated.set(req.url, params);
+          }
+        }
+        const { path, query } = params;
         const body = route.requestBody ? validate.body(await readJson(req, res, options.maxBodyBytes)) : undefined;
-        await applyFaults(req, route, project, options.faults, options.timeoutHoldMs, options.held);
+        const faulted = applyFaults(req, route, project, options.faults, options.timeoutHoldMs, options.held);
+        if (faulted) await faulted;
         // Work starts here (a delay above is held, not worked on): in the organisation's own queue when the process is busy.
-        const admit = LONG_LIVED.has(route.operationId) ? undefined : async () => {
-          if (!(await options.admission.enter(project.tenant, res))) throw new Unanswered();
-        };
         // A write on a shared store is admitted once its turn among its organisation's changes has come (stores/journal.ts).
-        const admitInTurn = writes && journal.shared ? admit : undefined;
-        if (admit && !admitInTurn) await admit();
+        const admitInTurn = admitted && writes && journal.shared ? async () => {
+          const t = options.admission.enter(project.tenant, res);
+          slot.ticket = t instanceof Promise ? await t : t;
+          if (!slot.ticket) throw new Unanswered();
+        } : undefined;
+        if (admitted && !admitInTurn) {
+          const t = options.admission.enter(project.tenant, res);
+          slot.ticket = t instanceof Promise ? await t : t;
+          if (!slot.ticket) return;
+        }
         let key: string | null = null;
         if (options.cache && CACHEABLE.has(route.operationId) && !(journal.shared && FROM_TABLES.has(route.operationId))) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.
@@ -118,7 +146,8 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
         }
         const ctx = { project, path, query, body, req } as unknown as Ctx<OperationId>;
         // A write is one change (on a shared store, one transaction of its own rows, beside every other's).
-        const result = writes ? await journal.write(() => handler(ctx), project.tenant, admitInTurn) : await handler(ctx);
+        const made = writes ? journal.write(() => handler(ctx), project.tenant, admitInTurn) : handler(ctx);
+        const result = made instanceof Promise ? await made : made;
         // A handler that answered itself (the event stream) is not answered again.
         if (res.headersSent) return;
         const sent = writer.send(res, route, result as { status: number; body: unknown; headers?: Record<string, string> });
@@ -126,14 +155,19 @@ export function buildRouter(options: RouterOptions): { router: Router; routes: R
       } catch (err) {
         if (err instanceof Unanswered) return;
         next(err);
+      } finally {
+        // The work is done (answered, or the error answered above): the slot goes back.
+        slot.ticket?.done();
       }
     });
   }
-  router.use(table.dispatch);
-  return { router, routes };
+  return { dispatch: table.dispatch, routes };
 }
 
 type RouteHandler = (req: Request, res: Response, next: NextFunction) => unknown;
+
+/** Where the API is served (the contract's server URL's path), with the slash that must follow it. */
+const PREFIX = "/api/";
 
 /**
  * The operations' paths, matched as Express's strict, case-sensitive routing matches them (first registered wins,
@@ -156,7 +190,10 @@ class RouteTable {
   }
 
   readonly dispatch = (req: Request, res: Response, next: NextFunction): unknown => {
-    const parts = req.path.split("/");
+    const path = req.path;
+    if (!path.startsWith(PREFIX)) return next();
+    // "/api/v1/studies" -> ["", "v1", "studies"], as the routes' paths split.
+    const parts = path.slice(PREFIX.length - 1).split("/");
     const candidates = this.byMethod.get(req.method === "HEAD" ? "GET" : req.method)?.get(parts.length);
     if (!candidates) return next();
     outer: for (const { segments, handle } of candidates) {

@@ -6,7 +6,7 @@
  */
 import leven from "leven";
 import type { RouteDef, RouteParam } from "../../../generated/routes.ts";
-import { createContractAjv, type ContractAjv, type ErrorObject, type OpenApiDoc, type ValidateFunction } from "../../../lib/openapi-ajv.ts";
+import { createContractAjv, INTEGER_TEXT, type ContractAjv, type ErrorObject, type OpenApiDoc, type ValidateFunction } from "../../../lib/openapi-ajv.ts";
 import { invalidParameters, type ValidationIssue } from "./errors.ts";
 
 type Location = ValidationIssue["location"];
@@ -73,9 +73,6 @@ export function bounded(issues: ValidationIssue[]): ValidationIssue[] {
   const rest = issues.length - MAX_ISSUES;
   return [...issues.slice(0, MAX_ISSUES), { location: issues[MAX_ISSUES].location, field: "(more)", message: `${rest} more invalid field${rest === 1 ? "" : "s"} not listed` }];
 }
-
-/** A query or path integer as the contract means it: decimal digits only (no 0x10, 1e2, +5, " 5", 1.0). */
-const INTEGER_TEXT = /^-?\d{1,15}$/;
 
 const valueAt = (data: unknown, instancePath: string): unknown =>
   instancePath.split("/").slice(1).reduce((node: any, key) => node?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], data);

@@ -6,7 +6,7 @@
  */
 import { ApiError, conflict } from "../http/errors.ts";
 import type { Project } from "./project.ts";
-import type { SharedCounter } from "../stores/postgres/shared-slots.ts";
+import type { SharedCounter } from "../stores/limits.ts";
 
 export interface TenantLimits {
   /** Projects a tenant may create through `POST /_sim/projects`. */

@@ -94,6 +94,12 @@ export const isLocal = (j: Journal): j is LocalJournal => "attempts" in j;
  * their own beside this file (studies.ts, interviews.ts, chats.ts, prompt-events.ts, stream.ts, ...); the same
  * behaviour tests run over each store (server/test/cluster/stores.test.ts).
  */
+/** Why a store cannot serve yet: what a client may be told, and what only the log may say. */
+export interface NotReady {
+  reason: string;
+  detail?: string;
+}
+
 export interface Journal {
   readonly kind: "memory" | "sqlite" | "postgres";
   /** Whether anything outlives the process (the banner and the SIGTERM log say which). */
@@ -115,8 +121,11 @@ export interface Journal {
    * what leaves the process (a stream frame) must never show a change the database then refuses.
    */
   afterCommit(fn: () => void): void;
-  /** null when the store answers and is migrated; else why not (`/readyz`). */
-  ready(): Promise<string | null>;
+  /**
+   * null when the store answers and is migrated; else why not: `reason` for anyone who asks `/readyz`, `detail` (the
+   * driver's message, the database's address) for the log only.
+   */
+  ready(): Promise<NotReady | null>;
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
   close(): void;

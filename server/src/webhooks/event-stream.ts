@@ -21,7 +21,7 @@ import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import type { Journal } from "../stores/journal.ts";
 import type { NewStreamEvent, StreamEvent, StreamLog } from "../stores/stream.ts";
-import type { SharedCounter } from "../stores/postgres/shared-slots.ts";
+import type { SharedCounter } from "../stores/limits.ts";
 import type { Project } from "../model/project.ts";
 import { ApiError } from "../http/errors.ts";
 import { DEFAULT_TENANT_LIMITS, OpenSlots, tooMany, type TenantLimits } from "../model/tenant-limits.ts";

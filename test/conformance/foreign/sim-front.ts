@@ -66,7 +66,11 @@ export class ForeignSimFront {
   private states: ProviderStates | null = null;
   baseUrl = "";
 
-  constructor(private readonly foreignOrigin: string, private readonly without: readonly Capability[] = []) {}
+  /**
+   * `framework404`: every 404 of the surface is one body, a missing route's and an unknown interview's alike, as a
+   * framework's default 404 is (FastAPI's `HTTPException(404)` answers `{"detail": "Not Found"}` for both).
+   */
+  constructor(private readonly foreignOrigin: string, private readonly without: readonly Capability[] = [], private readonly framework404 = false) {}
 
   async start(): Promise<void> {
     this.states = await foreignStates({ baseUrl: `${this.foreignOrigin}/api`, apiKey: "", runId: "front" });
@@ -87,7 +91,7 @@ export class ForeignSimFront {
     // That server checks the key before routing.
     if (!key || !(await this.known(key))) return send(res, 401, { status: 401, message: "Missing or invalid API key" });
     const at = ROUTES.filter((r) => r.re.test(path) && !this.without.includes(r.cap));
-    if (!at.length) return send(res, 404, "Not Found");
+    if (!at.length) return send(res, 404, this.framework404 ? { detail: "Not Found" } : "Not Found");
     const route = at.find((r) => r.method === req.method);
     if (!route) return send(res, 405, { status: 405, message: `${req.method} is not allowed here` }, { allow: at.map((r) => r.method).join(", ") });
     const body = await readJson(req);
@@ -112,6 +116,7 @@ export class ForeignSimFront {
       if (refused.code !== "STATE_REFUSED") throw err;
       const status = refused.reason === "not-found" ? 404 : refused.reason === "invalid" ? 422 : 409;
       const message = status === 404 ? (id ? `No such interview: ${id}` : `No such study: ${b?.study_id}`) : refused.message.replace(/^.*? answered \d+: /, "");
+      if (status === 404 && this.framework404) return send(res, 404, { detail: "Not Found" });
       return send(res, status, { status, message });
     }
   }

@@ -13,7 +13,7 @@ export class AbandonInterview extends Command {
   protected async act(m: Model, w: World) {
     const open = openInterviews(m);
     const [id, interview] = open[this.pick % open.length];
-    const left = await w.ctx.states.abandonInterview(id);
+    const left = await w.ctx.states.abandonInterview(id, w.project);
     interview.abandoned = true;
     m.forbidden.add(id);
     w.judge.expect(r["abandoned-silent"], left.status !== "completed", `an interview abandoned before completing reads ${JSON.stringify(left.status)}`);

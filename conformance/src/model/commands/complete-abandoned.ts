@@ -16,7 +16,7 @@ export class CompleteAbandoned extends Command {
     const [id] = gone[this.pick % gone.length];
     let reason = "completed";
     try {
-      await w.ctx.states.completeInterview(id);
+      await w.ctx.states.completeInterview(id, w.project);
     } catch (err) {
       const refused = refusal(err);
       if (!refused) throw err;

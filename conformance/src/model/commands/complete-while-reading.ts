@@ -15,7 +15,7 @@ export class CompleteWhileReading extends Command {
     const reference = `model_${m.seq}_timed`;
     let id: string;
     try {
-      id = (await w.ctx.states.plantInterview({ study_id: m.study!.id, reference_id: reference })).id;
+      id = (await w.ctx.states.plantInterview({ study_id: m.study!.id, reference_id: reference }, w.project)).id;
     } catch (err) {
       if (refusal(err)?.reason === "not-accepting") return;
       throw err;

@@ -13,7 +13,7 @@ export class CreateProject extends Command {
   readonly name = "createProject";
   override check = (m: Readonly<Model>) => m.projects.length < 2;
   protected async act(m: Model, w: World) {
-    if (w.projectPool.length < 2) w.projectPool.push((await w.ctx.states.createProject(`Model project ${m.seq}`)).api_key);
+    if (w.projectPool.length < 2) w.projectPool.push((await w.ctx.states.createProject(`Model project ${m.seq}`, w.project)).api_key);
     const key = w.projectPool[m.projects.length % w.projectPool.length];
     const hook = await w.http.req("/v1/webhooks", { key });
     w.judge.expect(r["project-isolation"], hook.status === 404, `GET /v1/webhooks of a project created during the sequence answered ${hook.status}, not 404 (none configured)`, hook);

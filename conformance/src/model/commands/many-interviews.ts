@@ -18,7 +18,7 @@ export class ManyInterviews extends Command {
   protected async act(m: Model, w: World) {
     if (w.once.has(this.name)) return;
     w.once.add(this.name);
-    const { id } = await w.ctx.states.plantStudy({ name: `Model study ${m.seq} (many)`, weekly_limit: null, monthly_limit: null });
+    const { id } = await w.ctx.states.plantStudy({ name: `Model study ${m.seq} (many)`, weekly_limit: null, monthly_limit: null }, w.project);
     m.study = { id, weekly: null, monthly: null, base: { interviewCount: 0, weeklyUsed: 0, monthlyUsed: 0, before: new Set() } };
     m.interviews = new Map();
     for (let k = 0; k < this.count; k++) await start(m, w, false);

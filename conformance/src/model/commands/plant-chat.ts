@@ -32,7 +32,7 @@ export class PlantChat extends Command {
     // A title carries the run's id, as every name the run gives; a null title stays null.
     const title = this.title === null ? null : w.ctx.states.name(this.title);
     const messages = this.kinds.map((kind, n) => ({ role: ROLES[n % ROLES.length], parts: kind === "internal" ? [{ type: "compaction" as const, summary: `compacted ${n}` }] : [PUBLIC_PARTS[(n + this.kinds.length) % PUBLIC_PARTS.length](n)], ...(kind === "hidden" ? { hidden: true } : {}) }));
-    const planted = await w.ctx.states.plantChat({ title: title, source: this.source, visibility: this.visibility, messages });
+    const planted = await w.ctx.states.plantChat({ title: title, source: this.source, visibility: this.visibility, messages }, w.project);
     const ids = planted.message_ids;
     const chat: ModelChat = {
       id: planted.id, visible: this.visibility === "visible", title: title, source: this.source,

@@ -10,7 +10,7 @@ export class PlantStudy extends Command {
     super();
   }
   protected async act(m: Model, w: World) {
-    const { id } = await w.ctx.states.plantStudy({ name: `Model study ${m.seq}`, status: this.status, weekly_limit: this.weekly, monthly_limit: null });
+    const { id } = await w.ctx.states.plantStudy({ name: `Model study ${m.seq}`, status: this.status, weekly_limit: this.weekly, monthly_limit: null }, w.project);
     const listed = (await w.http.walk("/v1/studies", 100)).items.filter((s: any) => s.id === id).length;
     const want = this.status === "active" ? 1 : 0;
     w.judge.expect(r["studies-listed"], listed === want, `a planted ${this.status} study is listed ${listed} times, not ${want}`);

@@ -29,7 +29,7 @@ export class StartBackdated extends Command {
     const at = this.instant(Date.now())!;
     const reference = `model_${m.seq}_${m.interviews.size}_backdated`;
     try {
-      const planted = await w.ctx.states.plantInterview({ study_id: m.study!.id, hold: true, reference_id: reference, created_at: new Date(at).toISOString() });
+      const planted = await w.ctx.states.plantInterview({ study_id: m.study!.id, hold: true, reference_id: reference, created_at: new Date(at).toISOString() }, w.project);
       m.interviews.set(planted.id, { status: planted.status === "processing" ? "processing" : "started", created: at, reference, createdAt: new Date(at).toISOString() });
     } catch (err) {
       const refused = refusal(err);

@@ -1,5 +1,5 @@
 /** The default store (`npm start`): state lives in the process, and nothing outlives it. */
-import type { ChangeLog, DeliveryLog, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
+import type { ChangeLog, DeliveryLog, Journal, NotReady, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
 
 /** No data dir: nothing is written, nothing is read back. */
 export class MemoryJournal implements Journal, ChangeLog, DeliveryLog {
@@ -13,7 +13,7 @@ export class MemoryJournal implements Journal, ChangeLog, DeliveryLog {
   afterCommit(fn: () => void): void {
     fn();
   }
-  ready(): Promise<string | null> {
+  ready(): Promise<NotReady | null> {
     return Promise.resolve(null);
   }
   private readonly meta = new Map<string, string>();

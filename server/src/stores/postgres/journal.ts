@@ -26,8 +26,8 @@ import pg from "pg";
 import { runner } from "node-pg-migrate";
 import type { Logger } from "pino";
 import { assetPath } from "../../../../lib/assets.ts";
-import type { Journal } from "../journal.ts";
-import { STREAM_CHANNEL } from "./stream.ts";
+import type { Journal, NotReady } from "../journal.ts";
+import { STREAM_CHANNEL } from "./channels.ts";
 
 /** Where the sandbox's tables are, in the database the URL names. */
 export const SCHEMA = "sandbox";
@@ -598,13 +598,13 @@ export class PgJournal implements Journal {
     this.enqueue("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value]);
   }
 
-  async ready(): Promise<string | null> {
-    if (this.closed) return "the store is closed";
-    if (!this.migrated) return "migrations have not run";
+  async ready(): Promise<NotReady | null> {
+    if (this.closed) return { reason: "the store is closed" };
+    if (!this.migrated) return { reason: "migrations have not run" };
     try {
       await this.pool.query("SELECT 1 FROM sandbox_migrations LIMIT 1");
     } catch (err) {
-      return `the database does not answer: ${(err as Error).message}`;
+      return { reason: "the database does not answer", detail: (err as Error).message };
     }
     return null;
   }

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type pg from "pg";
 import type { Logger } from "pino";
-import type { SharedAdmission } from "../../http/fair-admission.ts";
+import type { SharedAdmission, SharedCounter } from "../limits.ts";
 import { unavailable } from "./journal.ts";
 
 /** Carries an organisation's id when a process serves it (fair admission's presence). */
@@ -20,12 +20,6 @@ export const PRESENCE_CHANNEL = "sandbox_presence";
 
 const BEAT_MS = 5_000;
 const STALE_MS = 15_000;
-
-export interface SharedCounter {
-  /** Takes one of `cap` slots of `kind` for `tenant` over every process; false when they are all taken. */
-  take(kind: string, tenant: string, cap: number): Promise<boolean>;
-  give(kind: string, tenant: string): void;
-}
 
 export class SharedSlots implements SharedCounter, SharedAdmission {
   /** Live processes at the last beat, this one included. */

@@ -6,10 +6,9 @@
  * has a listener of that project reads the rows past what it sent (webhooks/event-stream.ts).
  */
 import type { NewStreamEvent, StreamEvent, StreamLog } from "../stream.ts";
+import { STREAM_CHANNEL } from "./channels.ts";
 import type { PgJournal } from "./journal.ts";
 
-/** The channel a commit of stream events notifies, with the project's id as payload. */
-export const STREAM_CHANNEL = "sandbox_stream";
 
 export class PgStream implements StreamLog {
   constructor(

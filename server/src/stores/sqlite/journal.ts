@@ -20,7 +20,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { join } from "node:path";
 import sqlite from "node-sqlite3-wasm";
 import { compact, compactionDue } from "../compaction.ts";
-import type { ChangeLog, DeliveryLog, Journal, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
+import type { ChangeLog, DeliveryLog, Journal, NotReady, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -127,8 +127,8 @@ export class SqliteJournal implements Journal, ChangeLog, DeliveryLog {
     fn();
   }
 
-  ready(): Promise<string | null> {
-    return Promise.resolve(this.db.isOpen ? null : "the data dir's database is closed");
+  ready(): Promise<NotReady | null> {
+    return Promise.resolve(this.db.isOpen ? null : { reason: "the data dir's database is closed" });
   }
 
 

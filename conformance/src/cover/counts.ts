@@ -1,0 +1,112 @@
+/**
+ * Counts at every class, every run: 0, 1, a page, 100, 101 and past a cap. A study capped at 101 a week takes 101
+ * interviews, one at a time up to 1 and then in batches: accepting below the cap, not at it, the 102nd refused;
+ * `used` and `interview_count` say 101, and its interviews walk as 100 + 1 at limit 100 and as six pages by default.
+ * Chats of 0, 1, 100 and 101 visible messages (a hidden one among them where the target plants one): message_count
+ * and the walk agree, oldest first, with has_more exactly when more remain.
+ */
+import { completionWaitMs } from "../judge/completion.ts";
+import { refusal } from "../states/types.ts";
+import type { PlantChatInput } from "../states/types.ts";
+import { until, type CoverEnv, type Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+const CAP = 101;
+
+async function study(env: CoverEnv, id: string) {
+  const reply = await env.req(`/v1/studies/${id}`);
+  return { reply, s: reply.body ?? {} };
+}
+
+/** The study's interviews walked at `limit`: the page sizes and has_more of each page. */
+async function pagesOf(env: CoverEnv, id: string, limit: number | null) {
+  const sizes: number[] = [];
+  const more: boolean[] = [];
+  const ids: string[] = [];
+  let after = "";
+  for (let n = 0; n < 20; n++) {
+    const reply = await env.req(`/v1/interviews?study_id=${id}${limit ? `&limit=${limit}` : ""}${after ? `&starting_after=${after}` : ""}`);
+    const data: any[] = reply.body?.data ?? [];
+    sizes.push(data.length);
+    more.push(reply.body?.has_more);
+    ids.push(...data.map((i) => i.id));
+    if (reply.status !== 200 || !reply.body?.has_more || !data.length) return { sizes, more, ids, reply };
+    after = data[data.length - 1].id;
+  }
+  return { sizes, more, ids, reply: null };
+}
+
+async function interviews(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const { id } = await ctx.states.plantStudy({ name: "Counts", weekly_limit: CAP, monthly_limit: null }, env.project);
+  const made: string[] = [];
+  const judgeAt = async (n: number, cls: string) => {
+    const { reply, s } = await study(env, id);
+    const used = [s.limits?.weekly?.used, s.limits?.monthly?.used];
+    // used lies between the completed interviews and the created ones (the seed does not say when one counts).
+    const completedNow = (await env.http.walk(`/v1/interviews?study_id=${id}&status=completed`, 100)).items.length;
+    env.expect(r.counts, used.every((u) => typeof u === "number" && u >= completedNow && u <= n), `with ${n} interviews created (${completedNow} completed) the study's limits.weekly.used and limits.monthly.used are ${JSON.stringify(used)}`, reply);
+    const accepting = s.status === "active" && (s.limits?.weekly?.used ?? 0) < CAP;
+    env.expect(r["cap-transition"], s.accepting_responses === accepting, `with limits.weekly ${JSON.stringify(s.limits?.weekly)} (cap ${CAP}) accepting_responses is ${s.accepting_responses}`, reply);
+    env.reach(cls, [...r.counts.cites, ...r["cap-transition"].cites]);
+  };
+  await judgeAt(0, "count 0");
+  const plant = async () => made.push((await ctx.states.plantInterview({ study_id: id }, env.project)).id);
+  await plant();
+  await judgeAt(1, "count 1");
+  // Up to 101, ten at a time (the service runs each to completion on its own timer).
+  while (made.length < CAP) await Promise.all(Array.from({ length: Math.min(10, CAP - made.length) }, plant));
+  // Every one completed: then used and interview_count are exact.
+  const wait = completionWaitMs(ctx.options) + 10_000;
+  await until(async () => (await env.http.walk(`/v1/interviews?study_id=${id}&status=completed`, 100)).items.length >= CAP, wait, 250);
+  const { reply, s } = await study(env, id);
+  const exact = [s.limits?.weekly?.used, s.limits?.monthly?.used, s.interview_count];
+  env.expect(r.counts, exact.every((v) => v === CAP), `with ${CAP} completed interviews, limits.weekly.used, limits.monthly.used and interview_count are ${JSON.stringify(exact)}, not ${CAP} each`, reply);
+  env.expect(r["cap-transition"], s.accepting_responses === false, `at its weekly cap of ${CAP} (used ${s.limits?.weekly?.used}) the study reads accepting_responses ${s.accepting_responses}`, reply);
+  env.reach("count 101", r.counts.cites);
+  try {
+    await ctx.states.plantInterview({ study_id: id }, env.project);
+    env.expect(r["cap-transition"], false, `an interview past the weekly cap of ${CAP} was accepted`);
+  } catch (err) {
+    const refused = refusal(err);
+    if (!refused) throw err;
+    env.expect(r["cap-transition"], refused.reason === "not-accepting", `the interview past the cap was refused as ${refused.reason} (${refused.message}), not as a study not accepting responses`);
+  }
+  env.reach("past a cap", r["cap-transition"].cites);
+  const at100 = await pagesOf(env, id, 100);
+  env.expect(r.counts, JSON.stringify(at100.sizes) === "[100,1]" && JSON.stringify(at100.more) === "[true,false]" && new Set(at100.ids).size === CAP, `the study's ${CAP} interviews walk at limit 100 as pages of ${JSON.stringify(at100.sizes)} with has_more ${JSON.stringify(at100.more)} (${new Set(at100.ids).size} distinct), not [100, 1] with [true, false]`, at100.reply ?? undefined);
+  const byDefault = await pagesOf(env, id, null);
+  env.expect(r.counts, JSON.stringify(byDefault.sizes) === "[20,20,20,20,20,1]" && new Set(byDefault.ids).size === CAP, `the study's ${CAP} interviews walk at the default page size as pages of ${JSON.stringify(byDefault.sizes)}, not five of 20 and one of 1`, byDefault.reply ?? undefined);
+  env.reach("a page", r.counts.cites);
+}
+
+async function messages(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const hidden = ctx.states.has("hidden-messages");
+  for (const n of [0, 1, 100, 101]) {
+    const msgs: PlantChatInput["messages"] = Array.from({ length: n }, (_, k) => ({ role: k % 2 ? "assistant" : "user", parts: [{ type: "text", text: `message ${k + 1} of ${n}` }] }));
+    // A hidden-branch message in the middle: never listed, never counted.
+    if (hidden && n > 1) msgs.splice(Math.floor(n / 2), 0, { role: "assistant", parts: [{ type: "text", text: "a hidden branch" }], hidden: true });
+    const chat = await ctx.states.plantChat({ title: `${n} messages`, messages: msgs }, env.project);
+    const visible = chat.message_ids.filter((_, k) => !msgs[k].hidden);
+    const read = await env.req(`/v1/chats/${chat.id}`);
+    env.expect(r["message-count"], read.status === 200 && read.body?.message_count === n, `a chat of ${n} visible messages reads message_count ${JSON.stringify(read.body?.message_count)} (${read.status})`, read);
+    const page = await env.req(`/v1/chats/${chat.id}/messages?limit=100`);
+    const first: string[] = (page.body?.data ?? []).map((m: any) => m.id);
+    env.expect(r["message-count"], page.status === 200 && JSON.stringify(first) === JSON.stringify(visible.slice(0, 100)) && page.body?.has_more === n > 100, `the first page at limit 100 of a chat of ${n} visible messages holds ${first.length} (has_more ${page.body?.has_more}), not its first ${Math.min(n, 100)} visible messages oldest first with has_more ${n > 100}`, page);
+    const walk = await env.http.walk(`/v1/chats/${chat.id}/messages`, 20);
+    env.expect(r["message-count"], JSON.stringify(walk.items.map((m: any) => m.id)) === JSON.stringify(visible), `a chat of ${n} visible messages walks at the default page size as ${walk.items.length} messages, not its ${n} visible ones oldest first`, walk.pages[walk.pages.length - 1]);
+    env.reach(`messages ${n}`, r["message-count"].cites);
+  }
+}
+
+export const counts: Unit = {
+  name: "counts",
+  doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages), chats of 0, 1, 100 and 101 visible messages (message_count and the walk)",
+  needs: ["plant-study", "plant-interview"],
+  statements: [...r["counts"].cites, ...r["cap-transition"].cites, ...r["message-count"].cites],
+  classes: (ctx) => ["count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101"] : [])],
+  async run(env) {
+    await Promise.all([interviews(env), env.ctx.states.has("plant-chat") ? messages(env) : undefined]);
+  },
+};

@@ -1,0 +1,38 @@
+/**
+ * Values from the whole domain the contract declares, biased to the edges: fast-check arbitraries read from a schema
+ * of `generated/openapi.json` (its type, lengths and bounds), seeded by the run and shrinkable. The hand-written
+ * classes of the units are extra edge cases on top of these, never the domain.
+ */
+import fc from "fast-check";
+import type { Contract } from "../contract.ts";
+
+/** Characters a URL or a query string treats specially, with hex digits so that `%XX` forms. */
+const URL_SPECIAL = ["%", "+", "&", "=", "#", "/", "?", " ", ";", "4", "1", "2", "5", "a", "A", "F", "é", "😀"];
+
+/** A string schema's bounds (`minLength`, `maxLength`), defaulting to the edges worth trying. */
+function bounds(schema: any): { min: number; max: number } {
+  return { min: schema?.minLength ?? 0, max: Math.min(schema?.maxLength ?? 200, 200) };
+}
+
+/**
+ * Strings of the schema's domain, biased to the edges: any Unicode text (graphemes, beyond the BMP and combining marks
+ * included), text made of what a URL treats specially (`%` before hex digits, `+`, `&`, `=`, `#`, `/`, space), case
+ * twins of ASCII words, and the longest the schema allows.
+ */
+export function stringDomain(schema: any, minLength = 1): fc.Arbitrary<string> {
+  const { min, max } = bounds(schema);
+  const lo = Math.max(min, minLength);
+  const hi = Math.max(lo, max);
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.string({ unit: "grapheme", minLength: lo, maxLength: Math.min(hi, 40) }) },
+    { weight: 3, arbitrary: fc.string({ unit: fc.constantFrom(...URL_SPECIAL), minLength: lo, maxLength: Math.min(hi, 16) }) },
+    { weight: 2, arbitrary: fc.mixedCase(fc.string({ unit: fc.constantFrom("a", "b", "x", "_", "1"), minLength: Math.max(lo, 1), maxLength: Math.min(hi, 12) })) },
+    { weight: 1, arbitrary: fc.string({ unit: "grapheme-ascii", minLength: hi, maxLength: hi }) },
+  ).filter((s) => s.length >= lo && s.trim() === s && s.length > 0);
+}
+
+/** The schema of a property of a component schema of the contract (e.g. `SimInterviewInput`, `reference_id`). */
+export function propertySchema(contract: Contract, component: string, property: string): any {
+  const schemas = (contract.doc as any).components?.schemas ?? {};
+  return schemas[component]?.properties?.[property];
+}

@@ -1,0 +1,13 @@
+/** Every unit of the covering phase, one file each, in the order they are listed in the report. */
+import { counts } from "./counts.ts";
+import { experiments } from "./experiments.ts";
+import { lists } from "./lists.ts";
+import { messages } from "./messages.ts";
+import { receiverAnswers } from "./receiver-answers.ts";
+import { recreation } from "./recreation.ts";
+import { referenceIds } from "./reference-ids.ts";
+import type { Unit } from "./unit.ts";
+
+export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, lists, experiments];
+
+export type { Unit } from "./unit.ts";

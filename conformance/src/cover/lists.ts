@@ -1,0 +1,67 @@
+/**
+ * Every status and visibility, every run, and lists predicted whole: studies planted in each status, chats in each
+ * visibility, interviews held started and completed. In a project of its own every list is exactly what the unit
+ * planted (ids, order aside); in the run's project, each planted item is where it must be and nowhere else.
+ */
+import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
+import type { Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+const STATUSES = ["active", "paused", "draft"] as const;
+const VISIBILITIES = ["visible", "internal", "evaluation", "release"] as const;
+
+const sorted = (ids: string[]) => [...ids].sort();
+
+export const lists: Unit = {
+  name: "lists",
+  doc: "studies planted in each status, chats in each visibility, interviews started and completed: each reads back, and every list is predicted whole (exactly what was planted, in a project of the unit's own)",
+  needs: ["plant-study"],
+  statements: [...r["lists-whole"].cites],
+  classes: (ctx) => [
+    ...STATUSES.map((s) => `study ${s}`),
+    ...(ctx.states.has("plant-chat") ? VISIBILITIES.map((v) => `chat ${v}`) : []),
+    ...(ctx.states.has("plant-interview", "hold", "complete") ? ["interview started", "interview completed"] : []),
+  ],
+  async run(env) {
+    const { ctx } = env;
+    const studies = await Promise.all(STATUSES.map(async (status) => ({ status, id: (await ctx.states.plantStudy({ name: `Status ${status}`, status, weekly_limit: null, monthly_limit: null }, env.project)).id })));
+    const listed: string[] = (await env.http.walk("/v1/studies", 100)).items.map((s: any) => s.id);
+    const mine = studies.map((s) => s.id);
+    const seen = env.own ? listed : listed.filter((id) => mine.includes(id));
+    const want = studies.filter((s) => s.status === "active").map((s) => s.id);
+    env.expect(r["lists-whole"], JSON.stringify(sorted(seen)) === JSON.stringify(sorted(want)), `GET /v1/studies lists ${JSON.stringify(seen)}${env.own ? " in a project holding only the unit's studies" : " of the unit's studies"}, not exactly the active one ${JSON.stringify(want)}`);
+    for (const s of studies) {
+      const read = await env.req(`/v1/studies/${s.id}`);
+      env.expect(r["lists-whole"], read.status === 200 && read.body?.status === s.status, `a study planted ${s.status} reads ${read.status} with status ${JSON.stringify(read.body?.status)}`, read);
+      env.reach(`study ${s.status}`, r["lists-whole"].cites);
+    }
+    if (ctx.states.has("plant-chat")) {
+      const chats = await Promise.all(VISIBILITIES.map(async (visibility) => ({ visibility, id: (await ctx.states.plantChat({ title: `Visibility ${visibility}`, visibility, messages: [{ role: "user", parts: [{ type: "text", text: "hello" }] }] }, env.project)).id })));
+      const all: string[] = (await env.http.walk("/v1/chats", 100)).items.map((c: any) => c.id);
+      const ours = chats.map((c) => c.id);
+      const got = env.own ? all : all.filter((id) => ours.includes(id));
+      const visible = chats.filter((c) => c.visibility === "visible").map((c) => c.id);
+      env.expect(r["lists-whole"], JSON.stringify(sorted(got)) === JSON.stringify(sorted(visible)), `GET /v1/chats lists ${JSON.stringify(got)}, not exactly the visible chat ${JSON.stringify(visible)}`);
+      for (const c of chats) {
+        const [read, msgs] = [await env.req(`/v1/chats/${c.id}`), await env.req(`/v1/chats/${c.id}/messages`)];
+        const want = c.visibility === "visible" ? 200 : 404;
+        env.expect(r["lists-whole"], read.status === want && msgs.status === want, `a chat planted ${c.visibility} answers ${read.status} and its messages ${msgs.status}, not ${want}`, read);
+        env.reach(`chat ${c.visibility}`, r["lists-whole"].cites);
+      }
+    }
+    if (ctx.states.has("plant-interview", "hold", "complete")) {
+      const active = studies.find((s) => s.status === "active")!.id;
+      const [started, done] = await Promise.all([0, 1].map(async () => (await ctx.states.plantInterview({ study_id: active, hold: true }, env.project)).id));
+      await ctx.states.completeInterview(done, env.project);
+      await untilCompleted(env.http, done, completionWaitMs(ctx.options));
+      for (const [status, id] of [["started", started], ["completed", done]] as const) {
+        const walk = await env.http.walk(`/v1/interviews?study_id=${active}&status=${status}`, 100);
+        const got = walk.items.map((i: any) => i.id);
+        env.expect(r["lists-whole"], JSON.stringify(got) === JSON.stringify([id]), `GET /v1/interviews?study_id=${active}&status=${status} lists ${JSON.stringify(got)}, not exactly [${id}]`, walk.pages[0]);
+        const read = await env.req(`/v1/interviews/${id}`);
+        env.expect(r["lists-whole"], read.body?.status === status, `interview ${id} reads status ${JSON.stringify(read.body?.status)}, not ${status}`, read);
+        env.reach(`interview ${status}`, r["lists-whole"].cites);
+      }
+    }
+  },
+};

@@ -1,0 +1,138 @@
+/**
+ * Every enum value of a message, every run, each read back whole: every role with usage recorded (served only on
+ * assistant messages), every feedback value, every part type, every tool_use state, tool results erring or not; and
+ * every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated), with sources the same.
+ */
+import type { PlantChatInput } from "../states/types.ts";
+import { firstDifference, sizedString, type CoverEnv, type Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+type Msg = PlantChatInput["messages"][number];
+type Part = Msg["parts"][number];
+
+const USAGE = { input_tokens: 1200, output_tokens: 345, cache_read_input_tokens: 0, cache_creation_input_tokens: null, cost_usd: 0.0123 };
+const ROLES = ["user", "assistant", "system"] as const;
+const FEEDBACK = ["positive", "negative", null] as const;
+const STATES = ["input_available", "output_available", "output_error", "output_denied"] as const;
+
+/** Raw tool transports as the service records them (the suite's names), and the public part each reads as. */
+const RAW_CALLS = ["server_tool_use", "mcp_tool_use"] as const;
+const RAW_RESULTS = ["web_search_tool_result", "code_execution_tool_result", "mcp_tool_result"] as const;
+const TRANSIENT = ["input_streaming", "approval_requested", "approval_responded"] as const;
+
+/** A tool input (an object) whose JSON encoding is exactly `bytes` bytes of UTF-8, with a 3-byte character at the end. */
+const sizedInput = (bytes: number) => ({ q: sizedString(bytes - '{"q":}'.length, "€") });
+const TRUNCATED = { truncated: true, truncation_reason: "size_limit_32kb" };
+
+function publicParts(): { planted: Part[]; want: unknown[] } {
+  const planted: Part[] = [
+    { type: "text", text: "plain text ✓ 😀" },
+    { type: "thinking", thinking: "considering" },
+    { type: "redacted_thinking" },
+    { type: "file", url: "https://files.example.com/a.csv", media_type: "text/csv", filename: "a.csv" },
+    { type: "file", url: "https://files.example.com/b.png", media_type: "image/png", filename: null },
+    ...STATES.map((state, k) => ({ type: "tool_use", id: `toolu_state_${k}`, name: "query", summary: `a call left ${state}`, input: { k }, state }) as Part),
+    { type: "tool_result", tool_use_id: "toolu_state_1", content: [{ rows: 3 }], is_error: false },
+    { type: "tool_result", tool_use_id: "toolu_state_2", content: "failed", is_error: true },
+  ];
+  return { planted, want: planted };
+}
+
+/** Every raw transport and transient state at both sides of the cap: what is planted and what must be read. */
+function rawParts(): { planted: Part[]; want: unknown[]; classes: string[] } {
+  const planted: any[] = [];
+  const want: unknown[] = [];
+  const classes: string[] = [];
+  for (const [k, type] of RAW_CALLS.entries()) {
+    for (const bytes of [32768, 32769]) {
+      const id = `toolu_${type}_${bytes}`;
+      const state = TRANSIENT[(k + bytes) % TRANSIENT.length];
+      planted.push({ type, id, name: `${type}_tool`, summary: `${type} at ${bytes} bytes`, input: sizedInput(bytes), state });
+      want.push({ type: "tool_use", id, name: `${type}_tool`, summary: `${type} at ${bytes} bytes`, state: "input_available", ...(bytes > 32768 ? { input: null, ...TRUNCATED } : { input: sizedInput(bytes) }) });
+      classes.push(`${type} at ${bytes} bytes`);
+    }
+  }
+  for (const type of RAW_RESULTS) {
+    for (const bytes of [32768, 32769]) {
+      const id = `toolu_${type}_${bytes}`;
+      const is_error = type === "mcp_tool_result";
+      planted.push({ type, tool_use_id: id, content: sizedInput(bytes), is_error });
+      want.push({ type: "tool_result", tool_use_id: id, is_error, ...(bytes > 32768 ? { content: null, ...TRUNCATED } : { content: sizedInput(bytes) }) });
+      classes.push(`${type} at ${bytes} bytes`);
+    }
+  }
+  return { planted, want, classes };
+}
+
+async function readMessages(env: CoverEnv, chatId: string) {
+  const walk = await env.http.walk(`/v1/chats/${chatId}/messages`, 100);
+  return { items: walk.items, reply: walk.pages[0] };
+}
+
+async function rolesAndParts(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const fields = ctx.states.has("chat-fields");
+  const { planted: parts, want: wantParts } = publicParts();
+  const msgs: Msg[] = [];
+  const want: Array<{ role: string; parts: unknown[]; feedback: unknown; usage: unknown; cls: string[] }> = [];
+  for (const role of ROLES) {
+    for (const feedback of fields ? FEEDBACK : [null]) {
+      msgs.push({ role, parts: role === "assistant" ? parts : [{ type: "text", text: `a ${role} message` }], ...(fields ? { feedback, usage: USAGE } : {}) });
+      want.push({ role, parts: role === "assistant" ? wantParts : [{ type: "text", text: `a ${role} message` }], feedback, usage: role === "assistant" && fields ? USAGE : null, cls: [`role ${role}`, ...(fields ? [`feedback ${feedback}`, `usage on ${role}`] : [])] });
+    }
+  }
+  const chat = await ctx.states.plantChat({ title: "Every role, feedback and part", messages: msgs }, env.project);
+  const { items, reply } = await readMessages(env, chat.id);
+  env.expect(r["message-whole"], items.length === want.length, `a chat of ${want.length} messages lists ${items.length}`, reply);
+  for (const [k, w] of want.entries()) {
+    const got = items[k];
+    if (!got) continue;
+    const predicted = { id: chat.message_ids[k], object: "message", chat_id: chat.id, role: w.role, parts: w.parts, feedback: w.feedback, usage: w.usage, sources: null };
+    const gotFields = Object.fromEntries(Object.keys(predicted).map((f) => [f, got[f]]));
+    const differs = firstDifference(gotFields, predicted);
+    env.expect(r["message-whole"], !differs, `message ${k + 1} (${w.role}, feedback ${w.feedback}${fields ? ", usage recorded" : ""}) reads differently than planted: ${differs}`, reply, { got });
+    for (const cls of w.cls) env.reach(cls, r["message-whole"].cites);
+  }
+  env.reach("every part type and tool state", r["message-whole"].cites);
+}
+
+async function transports(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const { planted, want, classes } = rawParts();
+  // One chat per part (a service may cap a request's body near 100 KB): each read whole and predicted.
+  await Promise.all(planted.map(async (part, k) => {
+    const chat = await ctx.states.plantChat({ title: `Raw transport: ${classes[k]}`, messages: [{ role: "assistant", parts: [part] }] }, env.project);
+    const { items, reply } = await readMessages(env, chat.id);
+    const got: any[] = items[0]?.parts ?? [];
+    const differs = got.length === 1 ? firstDifference(got[0], want[k]) : `${got.length} parts: ${JSON.stringify(got.map((p) => p?.type))}`;
+    env.expect(r["transport-truncated"], !differs, `the raw transport ${classes[k]} reads differently than predicted: ${differs}`, reply);
+    env.reach(classes[k], r["transport-truncated"].cites);
+  }));
+  const sources = [32768, 32769].map((bytes) => ({ id: `src_${bytes}`, description: `a query of ${bytes} bytes`, rows: 7, query: sizedString(bytes, "é") }));
+  const chat = await ctx.states.plantChat({ title: "Sources at the cap", messages: [{ role: "assistant", parts: [{ type: "text", text: "cited" }], sources }] }, env.project);
+  const { items, reply } = await readMessages(env, chat.id);
+  const src: any[] = items[0]?.sources ?? [];
+  const kept = src[0];
+  env.expect(r["transport-truncated"], kept?.query === sources[0].query && kept?.truncated === undefined && kept?.rows === 7, `a source query of exactly 32768 bytes reads ${JSON.stringify({ ...kept, query: typeof kept?.query === "string" ? `${kept.query.length} characters` : kept?.query })}, not kept whole`, reply);
+  const cut = src[1];
+  // rows may be null on a truncated source (the seed: "and rows may be null").
+  env.expect(r["transport-truncated"], cut?.query === null && cut?.truncated === true && cut?.truncation_reason === "size_limit_32kb" && (cut?.rows === 7 || cut?.rows === null), `a source query of 32769 bytes reads ${JSON.stringify({ ...cut, query: typeof cut?.query === "string" ? `${cut.query.length} characters` : cut?.query })}, not nulled with truncated and size_limit_32kb`, reply);
+  env.reach("sources at 32768 and 32769 bytes", r["transport-truncated"].cites);
+}
+
+export const messages: Unit = {
+  name: "messages",
+  doc: "every role with usage recorded (served on assistant messages only), every feedback, every part type and tool state read back whole; every raw tool transport and transient state, and sources, at 32768 bytes (kept) and 32769 (truncated)",
+  needs: ["plant-chat"],
+  statements: [...r["message-whole"].cites, ...r["transport-truncated"].cites],
+  classes: (ctx) => [
+    ...ROLES.map((role) => `role ${role}`),
+    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`)] : []),
+    "every part type and tool state",
+    ...(ctx.states.has("recorded-parts") ? [...rawParts().classes, "sources at 32768 and 32769 bytes"] : []),
+  ],
+  async run(env) {
+    await rolesAndParts(env);
+    if (env.ctx.states.has("recorded-parts")) await transports(env);
+  },
+};

@@ -1,0 +1,126 @@
+/**
+ * Every class of receiver answer, every run: one interview per class (a 2xx other than 200, a 3xx, a 4xx, a 5xx, a
+ * closed connection, no answer within the receiver timeout) completed at once in a study whose name is beyond ASCII,
+ * each with a reference id and email beyond ASCII. Each attempt is judged whole (headers, signature over the raw
+ * bytes, the payload predicted from what was planted and the REST read); each class must be retried exactly once
+ * after the first delay (then answered 200), a 2xx never.
+ */
+import { judgeAttempt, signed } from "../judge/attempts.ts";
+import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
+import { stallWords, timeoutSlack } from "../judge/timing.ts";
+import { describeAnswer, sequenceWindow, TIMEOUT } from "../model/interview-steps.ts";
+import { RESET, type Delivery } from "../receiver.ts";
+import { firstDifference, until, type CoverEnv, type Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+/** A class of answer and the status (or RESET / TIMEOUT) that stands for it. */
+const CLASSES: Array<[string, number]> = [["2xx", 202], ["3xx", 302], ["4xx", 404], ["5xx", 503], ["reset", RESET], ["timeout", TIMEOUT]];
+
+/** Text beyond ASCII: an accent, a combining mark, a character beyond the BMP, a right-to-left script. */
+export const NON_ASCII = "Étude naïve e\u0301 😀 𝄞 مرحبا";
+
+const ok = (a: number) => a >= 200 && a < 300;
+
+export const receiverAnswers: Unit = {
+  name: "receiver-answers",
+  doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time) in a study named beyond ASCII: retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole",
+  needs: ["plant-study", "plant-interview", "hold", "complete"],
+  statements: [...r["answer-retried"].cites, ...r["payload-whole"].cites, ...r["signature-text"].cites],
+  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), "payload beyond ASCII", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
+  async run(env) {
+    const { ctx } = env;
+    const delays = ctx.options.webhookRetryDelaysMs;
+    const timeoutMs = ctx.options.webhookTimeoutMs ?? 10_000;
+    const study = await ctx.states.plantStudy({ name: NON_ASCII, weekly_limit: null, monthly_limit: null }, env.project);
+    // The name as planted (the run's id appended): the payload must carry it byte for byte.
+    const name = ctx.states.name(NON_ASCII);
+    const hook = await env.hook("answers");
+    if (!hook) return;
+    // The 2xx one opened through a respondent-specific link where the target plants one: its payload names the respondent.
+    const respondentOf = (cls: string) => (cls === "2xx" && ctx.states.has("respondent-id") ? `resp_é_${k0}` : null);
+    const k0 = Math.floor(Math.random() * 1e6);
+    const planted = await Promise.all(CLASSES.map(async ([cls, answer], k) => {
+      const reference = `réf-😀-${cls}-${k}`;
+      const email = `ñandú.${k}@exämple.com`;
+      const respondent = respondentOf(cls);
+      const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, reference_id: reference, respondent_email: email, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);
+      env.answers.set(i.id, [answer]);
+      return { cls, answer, id: i.id, reference, email, respondent };
+    }));
+    await Promise.all(planted.map((p) => ctx.states.completeInterview(p.id, env.project)));
+    const reads = new Map(await Promise.all(planted.map(async (p) => [p.id, (await untilCompleted(env.http, p.id, completionWaitMs(ctx.options))).reply] as const)));
+    const of = (id: string): Delivery[] => env.receiver.deliveries.filter((d) => d.interviewId === id && d.path.startsWith(hook.path));
+    const due = (answer: number) => (ok(answer) || !delays.length ? 1 : 2);
+    // Every first attempt, then every retry due (a timeout is held past the receiver timeout), then a quiet while in
+    // which an attempt too many would come.
+    const firstWait = completionWaitMs(ctx.options);
+    const retryWait = timeoutMs + 500 + sequenceWindow(delays[0] ?? 0)[1];
+    // While the attempts and retries come, a light read of the service every 200 ms: how long it leaves one unanswered
+    // is the evidence of its own stalls (a starved service starts a timeout's clock long before it connects, and
+    // retries late), which the timing judgements below allow for (Http.slowness).
+    let watching = true;
+    const heartbeat = (async () => {
+      while (watching) {
+        await env.http.req(`/v1/interviews/${planted[0].id}`).catch(() => undefined);
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    })();
+    try {
+      await until(() => planted.every((p) => of(p.id).length >= 1), firstWait);
+      await until(() => planted.every((p) => of(p.id).length >= due(p.answer)), retryWait);
+      await new Promise((res) => setTimeout(res, sequenceWindow(delays[0] ?? 0)[1]));
+    } finally {
+      watching = false;
+      await heartbeat;
+    }
+    for (const p of planted) {
+      const got = of(p.id);
+      const label = `the delivery of interview ${p.id} (receiver answer ${describeAnswer(p.answer)})`;
+      const read = reads.get(p.id)!;
+      if (got.length === 0) {
+        env.expect(r["answer-retried"], false, `${label}: no attempt came within ${firstWait} ms of its completion`, read);
+        continue;
+      }
+      env.expect(r["answer-retried"], got.length === due(p.answer), `${label}: ${got.length} attempt(s) came; ${due(p.answer)} were due (${ok(p.answer) ? "a 2xx ends the delivery" : "a failed attempt is retried once after the first delay, then answered 200"})`);
+      if (got.length >= 2 && !ok(p.answer)) {
+        const failedAt = p.answer === TIMEOUT ? got[0].startedAt + timeoutMs : got[0].answeredAt ?? got[0].at;
+        const gap = got[1].at - failedAt;
+        // The suite's own stalls: a first attempt (whose timeout the failure is counted from) read late makes the gap
+        // look short; a retry read late makes it look long. Neither is the service's doing. Nor is a timeout clock the
+        // service started before it connected (timeoutSlack).
+        const before = p.answer === TIMEOUT ? env.http.slowness(got[0].startedAt - timeoutMs, got[0].startedAt) : { ms: 0, what: "" };
+        const earlyStall = p.answer === TIMEOUT ? got[0].lagMs + Math.max(timeoutSlack(timeoutMs), before.ms) : 0;
+        const [early, late] = sequenceWindow(delays[0]);
+        // The service's own: a retry late while the service also left its API unanswered that long.
+        const slow = env.http.slowness(failedAt, got[1].at);
+        const [lo, hi] = [early - earlyStall, late + Math.max(got[1].lagMs, slow.ms)];
+        env.expect(r["answer-retried"], gap >= lo && gap <= hi, `${label}: the retry came ${gap} ms after the attempt failed; the first delay is ${delays[0]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${stallWords(got[0].lagMs + got[1].lagMs, slow.ms >= before.ms ? slow : before)}${p.answer === TIMEOUT ? `, and ${Math.max(timeoutSlack(timeoutMs), before.ms)} ms the service may have run its timeout's clock before it connected` : ""})`);
+      }
+      env.reach(`answer ${p.cls}`, r["answer-retried"].cites);
+      for (const [k, d] of got.entries()) {
+        judgeAttempt({ ...ctx, expect: env.expect }, hook.secret, d, `attempt ${k + 1} of ${label}`);
+        let payload: any;
+        try {
+          payload = JSON.parse(d.raw.toString("utf8"));
+        } catch {
+          continue;
+        }
+        const rest = read.body ?? {};
+        const want = {
+          interview_id: p.id, session_id: p.id, study_id: study.id, experiment_id: study.id, study_name: name, experiment_name: name,
+          status: "completed", reference_id: p.reference, respondent_email: p.email, started_at: rest.started_at, completed_at: rest.completed_at, language: rest.language,
+          duration_secs: rest.duration_secs, quality_score: rest.quality_score, respondent_id: p.respondent,
+        };
+        const gotData = Object.fromEntries(Object.keys(want).map((f) => [f, payload?.data?.[f]]));
+        const differs = firstDifference(gotData, want);
+        const whole = env.expect(r["payload-whole"], !differs && payload?.event === "interview.completed", `attempt ${k + 1} of ${label}: the payload is not the one predicted from the planted interview and its REST read: ${differs || `event ${JSON.stringify(payload?.event)}`}`, undefined, payload);
+        if (whole && p.respondent) env.reach("respondent-specific link", r["payload-whole"].cites);
+        // The class is reached when the body carried the text beyond ASCII (as UTF-8 or escaped: either is JSON).
+        if (typeof payload?.data?.study_name === "string" && /[^\x00-\x7f]/.test(payload.data.study_name)) {
+          env.expect(r["signature-text"], signed(hook.secret, d), `attempt ${k + 1} of ${label}: a body holding ${JSON.stringify(payload.data.study_name)} is not signed over its raw bytes (X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])})`, undefined, { body: d.raw.toString("utf8").slice(0, 400) });
+          env.reach("payload beyond ASCII", r["signature-text"].cites);
+        }
+      }
+    }
+  },
+};

@@ -1,0 +1,60 @@
+/**
+ * Re-creation of what can be deleted, every run: the webhook created, deleted and created again at the same URL, then
+ * moved to another URL. After each step an interview completes: delivered to the webhook in force and signed with its
+ * secret, or never delivered while none is configured. Re-creation answers 201 with a new secret; a move, 200 without.
+ */
+import { judgeAttempt, signed } from "../judge/attempts.ts";
+import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
+import type { Delivery } from "../receiver.ts";
+import { until, type CoverEnv, type Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+export const recreation: Unit = {
+  name: "recreation",
+  doc: "the webhook created, deleted, created again at the same URL and moved: each completion delivered to the webhook in force and signed with its secret, none while deleted; 201 with a new secret on re-creation",
+  needs: ["plant-study", "plant-interview", "hold", "complete"],
+  statements: [...r["recreation"].cites],
+  classes: () => ["created", "deleted", "re-created at the same URL", "moved to another URL"],
+  async run(env) {
+    const { ctx } = env;
+    const { id: studyId } = await ctx.states.plantStudy({ name: "Re-creation", weekly_limit: null, monthly_limit: null }, env.project);
+    const wait = completionWaitMs(ctx.options);
+    const mine = (d: Delivery) => d.path.startsWith(`/cover/recreation/`);
+    /** Completes an interview now and waits for its delivery (when one is due); returns it. */
+    const complete = async (tag: string, dueAt: string | null): Promise<{ id: string; got: Delivery[] }> => {
+      const { id } = await ctx.states.plantInterview({ study_id: studyId, hold: true, reference_id: `recreation_${tag}` }, env.project);
+      await ctx.states.completeInterview(id, env.project);
+      await untilCompleted(env.http, id, wait);
+      if (dueAt) await until(() => env.receiver.deliveries.some((d) => mine(d) && d.interviewId === id), wait);
+      return { id, got: env.receiver.deliveries.filter((d) => mine(d) && d.interviewId === id) };
+    };
+    const judge = (cls: string, done: { id: string; got: Delivery[] }, path: string, secret: string) => {
+      const ok = env.expect(r.recreation, done.got.length > 0 && done.got.every((d) => d.path === path), `after the webhook was ${cls}, interview ${done.id} was delivered to ${JSON.stringify(done.got.map((d) => d.path))}, not to the webhook in force (${path})`);
+      for (const d of done.got) {
+        judgeAttempt({ ...ctx, expect: env.expect }, secret, d, `the delivery of ${done.id} after the webhook was ${cls}`);
+        env.expect(r.recreation, signed(secret, d), `after the webhook was ${cls}, the delivery of ${done.id} is not signed with the secret it was given`);
+      }
+      if (ok) env.reach(cls, r.recreation.cites);
+    };
+    const first = await env.hook("recreation/a");
+    if (!first) return;
+    env.expect(r.recreation, first.reply.status === 201 && typeof first.secret === "string" && first.secret.length > 0, `the first PUT /v1/webhooks answered ${first.reply.status} with signing_secret ${JSON.stringify(first.reply.body?.signing_secret)}`, first.reply);
+    judge("created", await complete("created", first.path), first.path, first.secret);
+    const del = await env.req("/v1/webhooks", { method: "DELETE" });
+    const gone = await env.req("/v1/webhooks");
+    env.expect(r.recreation, del.status === 204 && gone.status === 404, `DELETE /v1/webhooks answered ${del.status} and GET then ${gone.status} (204, then 404)`, gone);
+    const silent = await complete("deleted", null);
+    const again = await env.hook("recreation/a");
+    if (!again) return;
+    env.expect(r.recreation, again.reply.status === 201 && typeof again.secret === "string" && again.secret !== first.secret, `PUT /v1/webhooks after DELETE answered ${again.reply.status} with signing_secret ${again.secret === first.secret ? "equal to the deleted webhook's" : JSON.stringify(again.reply.body?.signing_secret)}: a re-created webhook gets a new secret`, again.reply);
+    judge("re-created at the same URL", await complete("recreated", again.path), again.path, again.secret);
+    const moved = await env.hook("recreation/b");
+    if (!moved) return;
+    env.expect(r.recreation, moved.reply.status === 200 && moved.reply.body?.signing_secret === undefined, `PUT /v1/webhooks over an existing one answered ${moved.reply.status}${moved.reply.body?.signing_secret !== undefined ? " with a signing_secret" : ""} (200 without the secret)`, moved.reply);
+    judge("moved to another URL", await complete("moved", moved.path), moved.path, again.secret);
+    // By now the interview completed while no webhook existed has had every chance to arrive.
+    const late = env.receiver.deliveries.filter((d) => mine(d) && d.interviewId === silent.id);
+    env.expect(r.recreation, late.length === 0, `interview ${silent.id} completed while the webhook was deleted, and was delivered to ${JSON.stringify(late.map((d) => d.path))}`);
+    env.reach("deleted", r.recreation.cites);
+  },
+};

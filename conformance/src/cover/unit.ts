@@ -1,0 +1,102 @@
+/**
+ * The covering phase's frame. A unit is one model operation with every class of its inputs, each followed by the
+ * observation that would show it wrong. It declares its classes before it runs; a class counts as reached only when
+ * the observation that judges it was made (`reach`), so a class whose evidence never came is NOT TESTED, named, never
+ * "held". A unit acts in a project of its own when the target can create one (then units run side by side), or in
+ * the run's project, one unit at a time.
+ */
+import type { Ctx } from "../check.ts";
+import type { Http, Reply } from "../http.ts";
+import type { Receiver } from "../receiver.ts";
+import type { Rule } from "../rules.ts";
+import type { Capability } from "../states/capabilities.ts";
+import type { ProjectRef } from "../states/types.ts";
+
+export interface Hook {
+  url: string;
+  /** The receiver path deliveries to this webhook arrive on. */
+  path: string;
+  secret: string;
+  reply: Reply;
+}
+
+export interface CoverEnv {
+  ctx: Ctx;
+  /** The project the unit acts in. */
+  project: ProjectRef;
+  /** Whether that project is the unit's own (created for it): its lists hold only what the unit planted. */
+  own: boolean;
+  receiver: Receiver;
+  /** The receiver's answers to the attempts of an interview's delivery (200 past them); RESET and TIMEOUT included. */
+  answers: Map<string, number[]>;
+  /** The API with the unit's project key (its requests count in the run's). */
+  http: Http;
+  /** A request with the unit's project key. */
+  req(path: string, init?: Parameters<Http["req"]>[1]): Promise<Reply>;
+  /** PUTs the project's webhook to the receiver at /cover/<unit>/<name>; null when the service refused it. */
+  hook(name: string): Promise<Hook | null>;
+  /** The observation that judges `cls` was made: it reached these seed statements. */
+  reach(cls: string, statements: string[]): void;
+  /** What the unit's run leaves for its exploration (the study it planted, say). */
+  memo: Map<string, unknown>;
+  /** Records an assertion under a rule (the check's expect), with the unit and class in its message. */
+  expect(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown): boolean;
+}
+
+export interface Unit {
+  name: string;
+  /** What it does, for the README and the report. */
+  doc: string;
+  /** The seed statements it judges: a class of it left unreached leaves them NOT TESTED. */
+  statements: string[];
+  /** Capabilities without which it cannot run at all. */
+  needs: Capability[];
+  /** Every class it covers, decided before it runs (what the target offers may add or remove some). */
+  classes(ctx: Ctx): string[];
+  run(env: CoverEnv): Promise<void>;
+  /**
+   * Random values from the contract's domain, after every unit has run (a fast-check property, seeded and shrinkable;
+   * properties run one at a time, since a failure inside one must reach that property alone).
+   */
+  explore?(env: CoverEnv): Promise<void>;
+}
+
+/** Polls `done` every `everyMs` until it holds or `ms` passes; returns whether it held. */
+export async function until(done: () => boolean | Promise<boolean>, ms: number, everyMs = 25): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await done()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((res) => setTimeout(res, everyMs));
+  }
+}
+
+/** A JSON string value whose encoding (quotes included) is exactly `bytes` bytes of UTF-8, ending in `tail`. */
+export function sizedString(bytes: number, tail = ""): string {
+  const tailBytes = Buffer.byteLength(JSON.stringify(tail)) - 2;
+  return "x".repeat(bytes - 2 - tailBytes) + tail;
+}
+
+/** Deep equality of JSON values, member order of objects aside. */
+export function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, k) => same(x, (b as unknown[])[k]));
+  const ka = Object.keys(a).sort();
+  const kb = Object.keys(b).sort();
+  return same(ka, kb) && ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** Where two JSON values differ first, as a path and the two values (for failure messages). */
+export function firstDifference(got: unknown, want: unknown, path = ""): string {
+  if (same(got, want)) return "";
+  if (typeof got === "object" && typeof want === "object" && got !== null && want !== null && Array.isArray(got) === Array.isArray(want)) {
+    const keys = new Set([...Object.keys(got), ...Object.keys(want)]);
+    for (const k of keys) {
+      const d = firstDifference((got as any)[k], (want as any)[k], `${path}/${k}`);
+      if (d) return d;
+    }
+  }
+  return `${path || "/"}: got ${JSON.stringify(got)?.slice(0, 160)}, predicted ${JSON.stringify(want)?.slice(0, 160)}`;
+}

@@ -1,0 +1,20 @@
+/** Finding a resource in a response whose shape the seed does not show (the deprecated experiments report). */
+
+const holds = (v: unknown, id: string): boolean => v === id || (v !== null && typeof v === "object" && Object.values(v).some((x) => holds(x, id)));
+
+/**
+ * A resource's entry in a body of any shape: the outermost member of a list that holds its id anywhere, else the
+ * object holding it; undefined when the id appears nowhere. A study is "in" a report exactly when this finds it.
+ */
+export function entryOf(body: unknown, id: string): unknown {
+  if (body === null || typeof body !== "object") return undefined;
+  if (Array.isArray(body)) {
+    const entry = body.find((x) => holds(x, id));
+    if (entry !== undefined) return entry;
+  }
+  for (const v of Object.values(body)) {
+    const inner = entryOf(v, id);
+    if (inner !== undefined) return inner;
+  }
+  return Object.values(body).includes(id) ? body : undefined;
+}

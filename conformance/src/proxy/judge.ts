@@ -1,0 +1,190 @@
+/**
+ * One exchange judged on its own: the request against the contract (the client's), the answer against the contract
+ * and the seed's single-exchange rules (the implementation's), with the suite's own judges: Contract.judge, the
+ * truncation, deprecation and messages-error judges, the pagination order. What needs other exchanges is memory.ts's.
+ */
+import type { ValidateFunction } from "ajv";
+import { orderProblem, paginationRules } from "../judge/pages.ts";
+import { deprecationVerdicts } from "../judge/deprecation.ts";
+import { invalidParametersVerdicts, noSuchMessageVerdicts } from "../judge/messages-errors.ts";
+import { messageVerdicts } from "../judge/truncation.ts";
+import { responseRules, type Contract, type Operation } from "../contract.ts";
+import { UUID, type Reply } from "../http.ts";
+import type { Rule } from "../rules.ts";
+import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
+import { jsonOf, type Exchange } from "./exchange.ts";
+import { acrossRules, clientRules } from "./rules.ts";
+
+export type Party = "implementation" | "client";
+
+/** Where verdicts go: `ok` false is a finding; true records that the rule was exercised and held. */
+export interface Verdicts {
+  verdict(party: Party, rule: Rule, ok: boolean, message: string, ex: Exchange, others?: Exchange[]): void;
+}
+
+
+/** The order each list is kept in: the seed's for releases, chats and messages; our contract's for the rest. */
+export const LIST_ORDER: Record<string, { key: string; desc: boolean; seedOrder: boolean }> = {
+  listStudies: { key: "created_at", desc: true, seedOrder: false },
+  listInterviews: { key: "created_at", desc: true, seedOrder: false },
+  listReleases: { key: "merged_at", desc: true, seedOrder: true },
+  listChats: { key: "created_at", desc: true, seedOrder: true },
+  listChatMessages: { key: "created_at", desc: false, seedOrder: true },
+};
+
+interface ParamCheck {
+  query: ValidateFunction;
+  path: ValidateFunction;
+  body: ValidateFunction | null;
+  declared: Set<string>;
+  integers: string[];
+  pathNames: string[];
+}
+
+/** The request side: each operation's parameters and body compiled once from the contract (coercing, as the server reads them). */
+export class RequestJudge {
+  private readonly ajv = createContractAjv(undefined, { coerceTypes: true });
+  private readonly strict = createContractAjv();
+  private readonly compiled = new Map<string, ParamCheck>();
+
+  constructor(private readonly contract: Contract) {}
+
+  private forOperation(op: Operation): ParamCheck {
+    let c = this.compiled.get(op.operationId);
+    if (c) return c;
+    const params = (op.op.parameters ?? []).map((p: any) => this.contract.resolve(p));
+    const schemaOf = (p: any) => (p.schema?.$ref ? { $ref: `openapi.json${p.schema.$ref}` } : p.schema ?? {});
+    const object = (where: string) => {
+      const ps = params.filter((p: any) => p.in === where);
+      return { type: "object", properties: Object.fromEntries(ps.map((p: any) => [p.name, schemaOf(p)])), required: ps.filter((p: any) => p.required).map((p: any) => p.name) };
+    };
+    const body = op.op.requestBody?.content?.["application/json"]?.schema;
+    c = {
+      query: this.ajv.compile(object("query")),
+      path: this.ajv.compile(object("path")),
+      body: body ? this.strict.compile(body.$ref ? { $ref: `openapi.json${body.$ref}` } : body) : null,
+      declared: new Set(params.filter((p: any) => p.in === "query").map((p: any) => p.name)),
+      integers: params.filter((p: any) => p.in === "query" && this.contract.resolve(p.schema)?.type === "integer").map((p: any) => p.name),
+      pathNames: [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
+    };
+    this.compiled.set(op.operationId, c);
+    return c;
+  }
+
+  /** The fields of the request the contract refuses (parameters and body), and the query parameters it does not declare. */
+  problems(op: Operation, ex: Exchange): { invalid: string[]; unknown: string[]; messages: string[] } {
+    const c = this.forOperation(op);
+    const invalid = new Set<string>();
+    const messages: string[] = [];
+    const query: Record<string, unknown> = {};
+    for (const [k, v] of ex.query) query[k] = v;
+    const unknown = Object.keys(query).filter((k) => !c.declared.has(k));
+    for (const k of unknown) delete query[k];
+    for (const name of c.integers) {
+      if (typeof query[name] === "string" && !INTEGER_TEXT.test(query[name] as string)) {
+        invalid.add(name);
+        messages.push(`${name}=${JSON.stringify(query[name])} is not an integer`);
+        delete query[name];
+      }
+    }
+    if (!c.query(query)) for (const e of c.query.errors ?? []) {
+      const field = e.instancePath.split("/")[1] ?? (e.params as { missingProperty?: string }).missingProperty ?? "(query)";
+      if (!invalid.has(field)) messages.push(`${field} ${e.message}`);
+      invalid.add(field);
+    }
+    const m = op.regex.exec(ex.path);
+    if (m) {
+      const segments = ex.path.split("/");
+      const template = op.path.split("/");
+      const values: Record<string, string> = {};
+      template.forEach((t, i) => {
+        const name = /^\{(.+)\}$/.exec(t)?.[1];
+        if (name) values[name] = decodeURIComponent(segments[i] ?? "");
+      });
+      if (!c.path(values)) for (const e of c.path.errors ?? []) {
+        const field = e.instancePath.split("/")[1] ?? "(path)";
+        invalid.add(field);
+        messages.push(`path ${field} ${JSON.stringify(values[field])} ${e.message}`);
+      }
+    }
+    if (c.body && ex.requestBody !== null) {
+      const type = ex.requestHeaders["content-type"] ?? "";
+      const body = jsonOf(ex.requestBody);
+      if (!/^application\/json\b/i.test(type)) messages.push(`the body is sent as ${JSON.stringify(type)}, not application/json`), invalid.add("(body)");
+      else if (!c.body(body)) {
+        invalid.add("(body)");
+        messages.push(`the body ${(c.body.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || "(root)"} ${e.message}`).join("; ")}`);
+      }
+    }
+    return { invalid: [...invalid], unknown, messages };
+  }
+}
+
+/** The exchange as the suite's judges read a reply. */
+export function replyOf(ex: Exchange, curl: string): Reply {
+  const text = ex.responseBody?.toString("utf8") ?? "";
+  return { status: ex.status, headers: ex.responseHeaders, text, body: jsonOf(ex.responseBody), curl, method: ex.method, path: ex.url };
+}
+
+/**
+ * Everything one exchange shows. `faulted`: the client asked the target for injected faults (PUT /_sim/faults) for
+ * this key, so the target's answers are not its own: not judged.
+ */
+export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Exchange, reply: Reply, out: Verdicts, faulted: boolean): void {
+  const op = contract.match(ex.method, ex.path);
+  const body = reply.body;
+  // The client's side.
+  let sentInvalid: string[] = [];
+  if (op && !op.tooling) {
+    const p = requests.problems(op, ex);
+    sentInvalid = p.invalid;
+    out.verdict("client", clientRules["invalid-request"], p.invalid.length === 0, `${ex.method} ${ex.path}: ${p.messages.join("; ")}`, ex);
+    out.verdict("client", clientRules["unknown-parameter"], p.unknown.length === 0, `${ex.method} ${ex.path}: ${p.unknown.map((k) => `${k}`).join(", ")} ${p.unknown.length === 1 ? "is not a parameter" : "are not parameters"} of ${op.operationId} (declared: ${(op.op.parameters ?? []).map((x: any) => contract.resolve(x)).filter((x: any) => x.in === "query").map((x: any) => x.name).join(", ") || "none"})`, ex);
+    if (op.auth === "project" && !op.path.startsWith("/_sim")) out.verdict("client", clientRules["no-key"], ex.key !== null, `${ex.method} ${ex.path} was sent without Authorization: Bearer <API_KEY>`, ex);
+  }
+  if (ex.upstreamError) {
+    out.verdict("implementation", acrossRules.answers, false, `${ex.method} ${ex.path}: ${ex.upstreamError}`, ex);
+    return;
+  }
+  if (faulted) return;
+  // The implementation's: the contract and the seed's per-response rules, as the suite judges every reply.
+  if (ex.responseBody !== null || ex.status === 204) {
+    const problems = contract.judge(reply, op);
+    for (const rule of contract.judgedRules(reply, op)) {
+      const mine = problems.filter((p) => p.rule === rule.id);
+      out.verdict("implementation", rule, mine.length === 0, mine.map((p) => p.message).join("; "), ex);
+    }
+  }
+  for (const [rule, ok, message] of deprecationVerdicts(ex.method, ex.url, ex.status, ex.responseHeaders)) out.verdict("implementation", rule, ok, message, ex);
+  if (!op || op.tooling) return;
+  // Authentication 4: no key, or one that cannot be a project key, is 401 whatever else is wrong.
+  if (op.auth === "project" && !op.path.startsWith("/_sim") && (ex.key === null || !ex.key.startsWith("svc_live_"))) {
+    out.verdict("implementation", acrossRules["auth-first"], ex.status === 401, `${ex.method} ${ex.url} with ${ex.key === null ? "no key" : "a key without the svc_live_ prefix"} answered ${ex.status}, not 401`, ex);
+    return;
+  }
+  if (ex.status === 401 || ex.responseBody === null) return;
+  if (op.operationId === "listChatMessages" && ex.status !== 404) {
+    const offending = sentInvalid.filter((f) => f === "limit" || f === "starting_after");
+    if (offending.length && offending.length === sentInvalid.length) {
+      for (const [rule, ok, message] of invalidParametersVerdicts(ex.status, body, offending, `${ex.method} ${ex.url}`)) out.verdict("implementation", rule, ok, message, ex);
+    } else if (ex.status === 400 && !sentInvalid.length && UUID.test(ex.query.get("starting_after") ?? "")) {
+      for (const [rule, ok, message] of noSuchMessageVerdicts(ex.status, body, ex.query.get("starting_after")!, `${ex.method} ${ex.url}`)) out.verdict("implementation", rule, ok, message, ex);
+    }
+  }
+  if (ex.status !== 200 || sentInvalid.length) return;
+  if ((body as any)?.object === "list" && Array.isArray((body as any).data)) {
+    const items = (body as any).data as any[];
+    const asked = ex.query.get("limit");
+    const limit = asked === null ? 20 : Number(asked);
+    out.verdict("implementation", acrossRules["page-size"], items.length <= limit, `${ex.method} ${ex.url}: ${items.length} items on a page of limit ${limit}${asked === null ? " (the default)" : ""}`, ex);
+    if ((body as any).has_more === true) out.verdict("implementation", acrossRules["page-size"], items.length === limit, `${ex.method} ${ex.url}: has_more is true on a page of ${items.length} items, not a full page of ${limit}`, ex);
+    const order = LIST_ORDER[op.operationId];
+    if (order) {
+      const problem = orderProblem(items, { path: ex.path, ...order }, false);
+      out.verdict("implementation", order.seedOrder ? paginationRules.order : paginationRules["pinned-order"], !problem, `${ex.method} ${ex.url}: ${problem}`, ex);
+    }
+    if (op.operationId === "listChatMessages") {
+      for (const m of items) for (const [rule, ok, message] of messageVerdicts(m, `message ${m?.id}`)) out.verdict("implementation", rule, ok, message, ex);
+    }
+  }
+}

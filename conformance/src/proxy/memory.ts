@@ -1,0 +1,259 @@
+/**
+ * What the proxy remembers across exchanges, and what it judges from it: ids that answered 200 and later 404, fields
+ * that never change and changed, keys that share a project and then disagree, walks that repeat, skip or break their
+ * order, counts a whole walk contradicts, and the client's walks past has_more and retries before Retry-After. Every
+ * map is capped; past a cap the oldest entries go, and the proxy says so once per map.
+ */
+import { chatsCheck } from "../checks/chats.ts";
+import { orderProblem } from "../judge/pages.ts";
+import type { Operation } from "../contract.ts";
+import type { Exchange } from "./exchange.ts";
+import { LIST_ORDER, type Verdicts } from "./judge.ts";
+import { acrossRules, clientRules } from "./rules.ts";
+
+/** A Map that keeps at most `cap` entries, dropping the oldest (and telling `forgot` once). */
+class Capped<K, V> extends Map<K, V> {
+  private told = false;
+  constructor(private readonly cap: number, private readonly what: string, private readonly forgot: (what: string) => void) {
+    super();
+  }
+  override set(key: K, value: V): this {
+    if (super.has(key)) super.delete(key);
+    super.set(key, value);
+    if (this.size > this.cap) {
+      super.delete(super.keys().next().value as K);
+      if (!this.told) {
+        this.told = true;
+        this.forgot(`${this.what}: over ${this.cap} remembered, the oldest are forgotten from now on (verdicts that need them are no longer made)`);
+      }
+    }
+    return this;
+  }
+}
+
+/** Fields that never change, per object kind (completed_at: once set). */
+const FIXED: Record<string, string[]> = {
+  study: ["id", "object", "created_at"],
+  interview: ["id", "object", "created_at", "study_id"],
+  release: ["id", "object", "created_at"],
+  chat: ["id", "object", "created_at"],
+  message: ["id", "object", "created_at", "chat_id", "role"],
+};
+const RETRIEVALS = new Set(["getStudy", "getInterview", "getRelease", "getChat", "listChatMessages"]);
+/** Lists whose order the seed states and whose members are never removed: a walk's skips show there. */
+const UNFILTERED_ORDERED = new Set(["listChats", "listReleases", "listChatMessages"]);
+
+interface Seen {
+  fields: Record<string, unknown>;
+  ex: Exchange;
+}
+
+interface Walk {
+  ids: Set<string>;
+  last: any;
+  hasMore: boolean;
+  fromStart: boolean;
+  first: Exchange;
+  lastEx: Exchange;
+  maxCreated: string;
+}
+
+export interface Caps {
+  resources: number;
+  walks: number;
+  members: number;
+}
+
+export const DEFAULT_CAPS: Caps = { resources: 200_000, walks: 2_000, members: 20_000 };
+
+export class Memory {
+  private readonly resources: Capped<string, Seen>;
+  /** id -> the keys it answered 200 to. */
+  private readonly readers: Capped<string, Set<string>>;
+  /** "a\nb" (sorted) -> the exchange that showed two keys read one resource: they are one project's. */
+  private readonly together: Capped<string, Exchange>;
+  private readonly walks: Capped<string, Walk>;
+  /** key + list -> id -> its sort value, for the ordered lists. */
+  private readonly members: Capped<string, Map<string, string>>;
+  private readonly counts: Capped<string, { count: number; updatedAt: string; streaming: boolean; ex: Exchange }>;
+  private readonly retryAfter: Capped<string, { until: number; ex: Exchange }>;
+  private readonly faulted = new Set<string>();
+  /** key -> the chat ids its releases name (never a visible chat). */
+  private readonly releaseChats: Capped<string, Map<string, Exchange>>;
+  /** key + list operation -> ids retrieved one by one, with the exchange. */
+  private readonly retrieved: Capped<string, Map<string, Exchange>>;
+
+  constructor(private readonly caps: Caps, forgot: (what: string) => void) {
+    this.resources = new Capped(caps.resources, "resources read", forgot);
+    this.readers = new Capped(caps.resources, "ids and the keys that read them", forgot);
+    this.together = new Capped(10_000, "pairs of keys of one project", forgot);
+    this.walks = new Capped(caps.walks, "walks in progress", forgot);
+    this.members = new Capped(1_000, "ordered lists", forgot);
+    this.counts = new Capped(caps.walks, "chats' message counts", forgot);
+    this.retryAfter = new Capped(10_000, "answers with Retry-After", forgot);
+    this.releaseChats = new Capped(1_000, "keys' release chats", forgot);
+    this.retrieved = new Capped(3_000, "keys' retrieved ids", forgot);
+  }
+
+  /** Before judging: the client's retry timing, and whether the target answers with faults the client injected. */
+  before(ex: Exchange, op: Operation | undefined, out: Verdicts): { faulted: boolean } {
+    const k = `${ex.key}\n${ex.method} ${ex.url}`;
+    const pending = this.retryAfter.get(k);
+    if (pending) {
+      this.retryAfter.delete(k);
+      const early = pending.until - ex.at;
+      out.verdict("client", clientRules["retry-after"], early <= 0, `${ex.method} ${ex.url} was sent again ${Math.round(ex.at - pending.ex.at)} ms after a ${pending.ex.status} that asked to wait ${Math.round(pending.until - pending.ex.at)} ms (Retry-After: ${pending.ex.responseHeaders.get("retry-after")})`, ex, [pending.ex]);
+    }
+    if (op?.path === "/_sim/faults" && ex.status >= 200 && ex.status < 300) {
+      if (ex.method === "PUT") this.faulted.add(String(ex.key));
+      if (ex.method === "DELETE") this.faulted.delete(String(ex.key));
+    }
+    return { faulted: this.faulted.has(String(ex.key)) };
+  }
+
+  after(ex: Exchange, op: Operation | undefined, body: any, out: Verdicts): void {
+    if (ex.status === 429 || ex.status === 503) {
+      const wait = retryAfterMs(ex.responseHeaders.get("retry-after"), ex.at);
+      if (wait !== null) this.retryAfter.set(`${ex.key}\n${ex.method} ${ex.url}`, { until: ex.at + wait, ex });
+    }
+    if (!op || ex.key === null || this.faulted.has(ex.key) || op.path.startsWith("/_sim")) return;
+    const key = ex.key;
+    if (ex.status === 404 && RETRIEVALS.has(op.operationId)) this.notFound(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), ex, out);
+    if (ex.status !== 200 || body === null || typeof body !== "object") return;
+    const items: any[] = body.object === "list" && Array.isArray(body.data) ? body.data : [body];
+    for (const item of items) this.seen(key, item, ex, out);
+    if (op.operationId === "getChat" && typeof body.id === "string" && typeof body.message_count === "number") {
+      this.counts.set(`${key}\n${body.id}`, { count: body.message_count, updatedAt: String(body.updated_at), streaming: body.is_streaming === true, ex });
+    }
+    this.releasesAndRetrievals(key, op, body, items, ex, out);
+    if (body.object === "list" && Array.isArray(body.data) && LIST_ORDER[op.operationId]) this.page(key, op, body, ex, out);
+  }
+
+  /** A release's chat_id never reads or lists as a chat; what a key retrieved one by one, its whole list holds. */
+  private releasesAndRetrievals(key: string, op: Operation, body: any, items: any[], ex: Exchange, out: Verdicts): void {
+    const hidden = this.releaseChats.get(key) ?? new Map<string, Exchange>();
+    if (op.operationId === "listReleases" || op.operationId === "getRelease") {
+      for (const r of items) if (typeof r?.chat_id === "string" && hidden.size < this.caps.members) hidden.set(r.chat_id, ex);
+      this.releaseChats.set(key, hidden);
+    }
+    const rule = chatsCheck.rules["release-chats"];
+    const chatIds = op.operationId === "listChats" ? items.map((c) => c?.id) : op.operationId === "getChat" ? [body.id] : op.operationId === "listChatMessages" ? [decodeURIComponent(ex.path.split("/")[3] ?? "")] : [];
+    for (const id of chatIds) {
+      const release = hidden.get(id);
+      if (release) out.verdict("implementation", rule, false, `${ex.method} ${ex.url} shows chat ${id}, the chat_id of a release (${release.method} ${release.url}): release-generated chats are excluded everywhere`, ex, [release]);
+    }
+    const LIST_OF: Record<string, string> = { getInterview: "listInterviews", getRelease: "listReleases", getChat: "listChats" };
+    const list = LIST_OF[op.operationId];
+    if (list && typeof body.id === "string") {
+      const k = `${key}\n${list}`;
+      const got = this.retrieved.get(k) ?? new Map<string, Exchange>();
+      if (got.size < this.caps.members) got.set(body.id, ex);
+      this.retrieved.set(k, got);
+    }
+  }
+
+  /** A whole walk of an unfiltered list, against what the key retrieved before the walk began. */
+  private wholeWalk(key: string, op: Operation, walk: Walk, ex: Exchange, out: Verdicts): void {
+    const got = this.retrieved.get(`${key}\n${op.operationId}`);
+    if (!got) return;
+    const missing = [...got].filter(([id, at]) => at.seq < walk.first.seq && !walk.ids.has(id));
+    out.verdict("implementation", acrossRules.listed, missing.length === 0, `${missing.length} item(s) this key retrieved before the walk are missing from its whole walk of ${ex.path}, e.g. ${missing[0]?.[0]} (${missing[0]?.[1].method} ${missing[0]?.[1].url} answered 200)`, ex, missing.slice(0, 2).map(([, e]) => e).concat([walk.first]));
+  }
+
+  private seen(key: string, item: any, ex: Exchange, out: Verdicts): void {
+    if (!item || typeof item !== "object" || typeof item.id !== "string") return;
+    const fixed = FIXED[item.object];
+    if (!fixed) return;
+    const k = `${key}\n${item.id}`;
+    const before = this.resources.get(k);
+    const fields: Record<string, unknown> = {};
+    for (const f of fixed) fields[f] = item[f];
+    if (item.object === "interview" && item.completed_at != null) fields.completed_at = item.completed_at;
+    if (before) {
+      const changed = Object.keys(fields).filter((f) => f in before.fields && JSON.stringify(before.fields[f]) !== JSON.stringify(fields[f]));
+      out.verdict("implementation", acrossRules.immutable, changed.length === 0, `${item.object} ${item.id}: ${changed.map((f) => `${f} read ${JSON.stringify(before.fields[f])}, then ${JSON.stringify(fields[f])}`).join("; ")}`, ex, [before.ex]);
+      for (const f of Object.keys(before.fields)) if (!(f in fields)) fields[f] = before.fields[f];
+    }
+    this.resources.set(k, { fields, ex });
+    const keys = this.readers.get(item.id) ?? new Set<string>();
+    for (const other of keys) if (other !== key) this.together.set([key, other].sort().join("\n"), ex);
+    keys.add(key);
+    this.readers.set(item.id, keys);
+  }
+
+  private notFound(key: string, id: string, ex: Exchange, out: Verdicts): void {
+    const mine = this.resources.get(`${key}\n${id}`);
+    if (mine) out.verdict("implementation", acrossRules["stays-found"], false, `${ex.method} ${ex.url} answered 404, but ${id} answered 200 to the same key before (${mine.ex.method} ${mine.ex.url}); nothing in the API deletes it`, ex, [mine.ex]);
+    for (const other of this.readers.get(id) ?? []) {
+      if (other === key) continue;
+      const shared = this.together.get([key, other].sort().join("\n"));
+      const theirs = this.resources.get(`${other}\n${id}`);
+      if (shared && theirs) out.verdict("implementation", acrossRules.isolation, false, `${ex.method} ${ex.url} answered 404 to one key while another key reads ${id} (${theirs.ex.method} ${theirs.ex.url}), and both keys read ${shared.method} ${shared.url}'s resources: either a project's data shows under another project's key, or a resource of the project is hidden from one of its keys`, ex, [theirs.ex, shared]);
+    }
+  }
+
+  private page(key: string, op: Operation, body: any, ex: Exchange, out: Verdicts): void {
+    const order = LIST_ORDER[op.operationId];
+    const filters = [...ex.query].filter(([k]) => k !== "limit" && k !== "starting_after").sort().map(([k, v]) => `${k}=${v}`).join("&");
+    const wk = `${key}\n${ex.path}?${filters}`;
+    const items = body.data as any[];
+    const ids = items.map((i) => String(i?.id));
+    const cursor = ex.query.get("starting_after");
+    let walk = this.walks.get(wk);
+    const repeatsInPage = ids.filter((id, i) => ids.indexOf(id) !== i);
+    out.verdict("implementation", acrossRules["walk-once"], repeatsInPage.length === 0, `${ex.method} ${ex.url}: ${repeatsInPage[0]} appears twice on one page`, ex);
+    let previous: any = undefined;
+    if (cursor === null) {
+      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: true, first: ex, lastEx: ex, maxCreated: "" };
+    } else if (walk && String(walk.last?.id) === cursor) {
+      out.verdict("client", clientRules["has-more"], walk.hasMore, `${ex.method} ${ex.url} asks for the page after ${walk.lastEx.method} ${walk.lastEx.url}, which said has_more false`, ex, [walk.lastEx]);
+      const again = ids.filter((id) => walk!.ids.has(id));
+      out.verdict("implementation", acrossRules["walk-once"], again.length === 0, `${ex.method} ${ex.url}: ${again.length} item(s) of the walk's earlier pages came again, e.g. ${again[0]}`, ex, [walk.first]);
+      previous = walk.last;
+      if (previous && items.length) {
+        const problem = orderProblem([previous, items[0]], { path: ex.path, ...order }, false);
+        out.verdict("implementation", acrossRules["walk-order"], !problem, `${ex.method} ${ex.url}: across the page boundary, ${problem}`, ex, [walk.lastEx]);
+      }
+    } else {
+      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: false, first: ex, lastEx: ex, maxCreated: "" };
+    }
+    // Skips: a member of the list seen before, whose place falls inside the stretch this page covers, is missing.
+    if (UNFILTERED_ORDERED.has(op.operationId) && filters === "" && items.length) {
+      const mk = `${key}\n${ex.path}`;
+      const members = this.members.get(mk) ?? new Map<string, string>();
+      const lastValue = String(items[items.length - 1][order.key]);
+      const from = previous === undefined ? (cursor === null ? null : undefined) : String(previous[order.key]);
+      if (from !== undefined) {
+        const inside = (v: string) => (order.desc ? (from === null || v < from) && v > lastValue : (from === null || v > from) && v < lastValue);
+        const here = new Set(ids);
+        const skipped = [...members].filter(([id, v]) => inside(v) && !here.has(id)).map(([id]) => id);
+        out.verdict("implementation", acrossRules["walk-once"], skipped.length === 0, `${ex.method} ${ex.url}: ${skipped.length} item(s) of this list seen before belong inside this page's stretch (${order.key} ${from ?? "start"} to ${lastValue}) and are missing, e.g. ${skipped[0]}`, ex);
+      }
+      for (const item of items) if (typeof item?.id === "string" && members.size < this.caps.members) members.set(item.id, String(item[order.key]));
+      this.members.set(mk, members);
+    }
+    for (const id of ids) if (walk.ids.size < 100_000) walk.ids.add(id);
+    for (const item of items) if (typeof item?.created_at === "string" && item.created_at > walk.maxCreated) walk.maxCreated = item.created_at;
+    walk.last = items[items.length - 1] ?? walk.last;
+    walk.hasMore = body.has_more === true;
+    walk.lastEx = ex;
+    this.walks.set(wk, walk);
+    if (!walk.hasMore && walk.fromStart && filters === "" && (op.operationId === "listInterviews" || op.operationId === "listReleases" || op.operationId === "listChats") && walk.ids.size < 100_000) this.wholeWalk(key, op, walk, ex, out);
+    // A whole walk of a chat's messages against the count read before it, when none of them is newer than that read.
+    if (!walk.hasMore && walk.fromStart && op.operationId === "listChatMessages" && filters === "") {
+      const chatId = decodeURIComponent(ex.path.split("/")[3] ?? "");
+      const c = this.counts.get(`${key}\n${chatId}`);
+      if (c && !c.streaming && c.ex.seq < walk.first.seq && walk.maxCreated <= c.updatedAt) {
+        out.verdict("implementation", acrossRules["count-agrees"], c.count === walk.ids.size, `chat ${chatId}: message_count ${c.count} (${c.ex.method} ${c.ex.url}), but a whole walk of its messages after that read returned ${walk.ids.size}, none newer than the chat's updated_at ${c.updatedAt}`, c.ex, [walk.first, ex]);
+      }
+    }
+  }
+}
+
+/** Retry-After in milliseconds from `at`: delta-seconds or an HTTP-date; null when absent or unreadable. */
+export function retryAfterMs(value: string | null, at: number): number | null {
+  if (value === null) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - at);
+}

@@ -1,0 +1,65 @@
+// The covering phase (the cover check) against ../shared/foreign, an implementation written from the seed alone: it
+// passes with every class reached, and each violation of test/conformance/foreign/violations.ts (the kinds an outside
+// check found random sequences missing) planted in a copy of it fails the named rule on every run, whatever the seed.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runConformance, type Report } from "../../conformance/src/run.ts";
+import { FOREIGN, startForeign } from "../support/foreign.ts";
+import { plant, VIOLATIONS } from "./foreign/violations.ts";
+
+const DELAYS = [300, 600, 900];
+const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
+
+/** The cover check alone through the README's states module, on a foreign server (or a changed copy) of its own. */
+async function cover(server?: string): Promise<Report> {
+  const dir = mkdtempSync(join(tmpdir(), "foreign-cover-"));
+  const foreign = await startForeign({ WEBHOOK_CA_FILE: join(dir, "ca.pem"), WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(","), WEBHOOK_TIMEOUT_MS: "2000", SIM_TALK_MS: "50", SIM_PROCESSING_MS: "100" }, server);
+  try {
+    return await runConformance({
+      baseUrl: foreign.baseUrl, apiKey: FOREIGN.acme, otherKey: FOREIGN.globex, publicKey: FOREIGN.publicKey, sim: false, seed: randomSeed(), runs: 4, level: "seed",
+      receiver: "https", receiverCertDir: dir, webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 10_000, webhookWaitMs: 10_000, timeoutMs: 10_000,
+      states: join(process.cwd(), "conformance/examples/foreign-states.ts"), only: ["cover"],
+    });
+  } finally {
+    await foreign.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const cover_ = (report: Report) => report.results.find((r) => r.name === "cover")!;
+
+describe("the covering phase", () => {
+  it("passes the foreign server with every class reached, and lists the classes that reached each statement", async () => {
+    const report = await cover();
+    const result = cover_(report);
+    expect(result.failures, `seed ${report.seed}`).toEqual([]);
+    expect(report.untested).toEqual([]);
+    const classes = result.classes ?? [];
+    expect(classes.length).toBeGreaterThan(60);
+    expect(classes.filter((c) => !c.reached)).toEqual([]);
+    for (const cls of ["answer 4xx", "answer timeout", "payload beyond ASCII", "% and two hex digits", "count 101", "messages 101", "role system", "usage on user", "mcp_tool_use at 32769 bytes", "re-created at the same URL", "interview completed"]) {
+      expect(classes.some((c) => c.cls === cls), cls).toBe(true);
+    }
+    // The report names, statement by statement, the classes that reached it.
+    const retries = report.statements.find((s) => s.id === "delivery.retries")!;
+    expect(retries.reachedBy).toEqual(expect.arrayContaining(["cover receiver-answers: answer 4xx", "cover receiver-answers: answer reset"]));
+  }, 120_000);
+
+  describe.concurrent("catches every planted violation on every run", () => {
+    for (const v of VIOLATIONS) {
+      it(`${v.name} (${v.rule})`, async () => {
+        const dir = mkdtempSync(join(tmpdir(), "foreign-violation-"));
+        try {
+          const report = await cover(plant(v, dir));
+          const failed = cover_(report).failures.map((f) => f.rule);
+          expect(failed, `seed ${report.seed}: ${cover_(report).failures.map((f) => f.message).join("\n").slice(0, 2000)}`).toContain(v.rule);
+          expect(report.exitCode).toBe(1);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }, 180_000);
+    }
+  });
+});

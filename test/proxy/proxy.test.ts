@@ -1,0 +1,379 @@
+// The contract-checking proxy (conformance/src/proxy) between real clients and real servers: in front of the reference
+// server, driven by the typed client and the mobile library's participant calls, it finds nothing; in front of broken
+// variants of it (test/conformance/broken), each is flagged with the right rule; a client that misuses the API is
+// flagged as the client's; bodies, streams and compression pass byte for byte; a broken upstream gives a 502.
+import { createServer as createNet } from "node:net";
+import { createServer, request, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startProxy, type RunningProxy } from "../../conformance/src/proxy/index.ts";
+import { PROXY_RULES } from "../../conformance/src/proxy/judging.ts";
+import { statements } from "../../conformance/src/seed/statements.ts";
+import type { Report } from "../../conformance/src/run.ts";
+import { createApiClient, paginate } from "../../sdk/src/index.ts";
+import { ParticipantApi } from "../../mobile/src/core/api.ts";
+import { startServer, type RunningServer } from "../../server/src/testing.ts";
+import { BrokenProxy, type Mutation } from "../conformance/broken/proxy.ts";
+import { ACME, GLOBEX, variants } from "../conformance/broken/variants.ts";
+import { call } from "../support/http.ts";
+
+const PUBLIC = "pk_live_acme_0123456789abcdef0123456789abcdef";
+const lines: string[] = [];
+const failures = (report: Report, party: "implementation" | "client") => report.results.find((r) => r.name === party)!.failures.map((f) => `${f.rule}: ${f.message}`);
+const rulesOf = (report: Report, party: "implementation" | "client") => [...new Set(report.results.find((r) => r.name === party)!.failures.map((f) => f.rule))];
+
+
+/** What a client that reads the whole project does, through the typed client: every list walked, every item read. */
+async function readEverything(baseUrl: string, key: string): Promise<number> {
+  const client = createApiClient({ baseUrl, apiKey: key, retry: false });
+  let n = 0;
+  for (const path of ["/v1/studies", "/v1/releases", "/v1/chats"] as const) {
+    for await (const item of paginate(client, path, { query: { limit: 7 } } as never)) {
+      n++;
+      const detail = path === "/v1/studies" ? "/v1/studies/{id}" : path === "/v1/releases" ? "/v1/releases/{id}" : "/v1/chats/{id}";
+      await (client.GET as any)(detail, { params: { path: { id: (item as any).id } } });
+      if (path === "/v1/chats") for await (const _ of paginate(client, "/v1/chats/{id}/messages", { path: { id: (item as any).id }, query: { limit: 13 } } as never)) n++;
+      if (path === "/v1/studies") for await (const i of paginate(client, "/v1/interviews", { query: { study_id: (item as any).id, limit: 25 } } as never)) await (client.GET as any)("/v1/interviews/{id}", { params: { path: { id: (i as any).id } } });
+    }
+  }
+  // The whole unfiltered lists after the reads one by one: what was read is listed.
+  for (const path of ["/v1/interviews", "/v1/releases", "/v1/chats"] as const) for await (const _ of paginate(client, path, { query: { limit: 100 } } as never)) n++;
+  await client.GET("/v1/experiments");
+  return n;
+}
+
+it("cites only statements of the seed, with every seed rule it judges by", () => {
+  const ids = new Set(statements.map((s) => s.id));
+  for (const rule of PROXY_RULES) {
+    expect(rule.cites.filter((c) => !ids.has(c)), rule.id).toEqual([]);
+    if (rule.level === "seed") expect(rule.cites.length, rule.id).toBeGreaterThan(0);
+  }
+});
+
+describe("the proxy in front of the reference server", () => {
+  let server: RunningServer;
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    server = await startServer({ validateResponses: true, simProcessingMs: 50, webhookRetryDelaysMs: [200, 400, 600] });
+    proxy = await startProxy({ target: server.baseUrl, print: (l) => lines.push(l) });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.close();
+  });
+
+  it("driven by the typed client and the mobile library's participant calls, judges every exchange and finds nothing", async () => {
+    expect(await readEverything(proxy.url, ACME)).toBeGreaterThan(100);
+    await readEverything(proxy.url, GLOBEX);
+    const participant = new ParticipantApi(proxy.url, PUBLIC, fetch);
+    const config = await participant.config("user_1");
+    expect(config).toBeTypeOf("object");
+    await participant.promptEvent({ eventId: "6c5b4a39-2817-4f6e-9d5c-4b3a29180f7e", phase: "shown", referenceId: "user_1", occurredAt: new Date().toISOString() } as never).catch(() => undefined);
+    await proxy.settled();
+    const report = await proxy.report(true);
+    expect(failures(report, "implementation")).toEqual([]);
+    expect(failures(report, "client")).toEqual([]);
+    expect(report.requests).toBeGreaterThan(200);
+    // It judged the seed's statements it can see: the truncation rule on the fixtures' large values among them.
+    const passed = report.statements.filter((s) => s.verdict === "passed").map((s) => s.id);
+    expect(passed).toEqual(expect.arrayContaining(["list.has-more", "endpoints.order", "truncation.rule", "versioning.deprecated", "resources.timestamps", "chat.message-count", "endpoints.list-chats"]));
+    const held = report.results[0].rules.map((r) => r.id);
+    expect(held).toEqual(expect.arrayContaining(["proxy.count-agrees", "proxy.listed", "proxy.walk-once", "proxy.walk-order", "proxy.immutable", "truncation.markers", "truncation.kept"]));
+    expect(report.exitCode).toBe(0);
+  }, 120_000);
+
+  it("relays webhook deliveries to the client's receiver, judging their signature, and the receiver's answer time", async () => {
+    const received: Array<{ headers: IncomingMessage["headers"]; body: string }> = [];
+    const receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        received.push({ headers: req.headers, body });
+        res.statusCode = 204;
+        res.end();
+      });
+    });
+    await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
+    const relaying = await startProxy({ target: server.baseUrl, relayWebhooks: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, print: (l) => lines.push(l) });
+    try {
+      const hook = await call(relaying.url, "/v1/webhooks", { key: GLOBEX, method: "PUT", body: { url: relaying.relayUrl, events: ["interview.completed"] } });
+      expect(hook.status, hook.text).toBe(201);
+      const study = (await call(relaying.url, "/v1/studies?limit=1", { key: GLOBEX })).body.data[0];
+      const planted = await call(relaying.url, "/_sim/interviews", { key: GLOBEX, method: "POST", body: { study_id: study.id, reference_id: "relay" } });
+      expect(planted.status, planted.text).toBe(201);
+      await call(relaying.url, `/_sim/interviews/${planted.body.id}/complete`, { key: GLOBEX, method: "POST", body: {} });
+      for (let i = 0; i < 200 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(received.length).toBe(1);
+      expect(JSON.parse(received[0].body).data.interview_id).toBe(planted.body.id);
+      // A delivery that was not signed with the issued secret, posted to the relay as a forger would.
+      const forged = await fetch(relaying.relayUrl!, { method: "POST", headers: { "content-type": "application/json", "x-webhook-event": "interview.completed", "x-webhook-signature": `sha256=${"0".repeat(64)}` }, body: received[0].body });
+      expect(forged.status).toBe(204);
+      await call(relaying.url, "/v1/webhooks", { key: GLOBEX, method: "DELETE" });
+      await relaying.settled();
+      const report = await relaying.close();
+      expect(rulesOf(report, "implementation").sort()).toEqual(["proxy.relay-signature", "webhooks.signature"]);
+      expect(failures(report, "implementation").join("\n")).toMatch(/delivery 2 relayed/);
+    } finally {
+      await relaying.close();
+      receiver.close();
+    }
+  }, 60_000);
+});
+
+describe("the proxy's judgement of a webhook receiver, and its bounds", () => {
+  it("labels a receiver that answers after the seed's 10 s as the client's", async () => {
+    const slow = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => setTimeout(() => res.end("late"), 10_300));
+    });
+    await new Promise<void>((ok) => slow.listen(0, "127.0.0.1", ok));
+    const relaying = await startProxy({ target: "http://127.0.0.1:9/api", relayWebhooks: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook` });
+    try {
+      const answer = await fetch(relaying.relayUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(answer.status).toBe(200);
+      const report = await relaying.close();
+      // Past the seed's 10 s; how far past is the loaded machine's, not a bound of the seed's.
+      const late = /^client.receiver-timeout: #-1: delivery 1 relayed to .*: the receiver answered after (\d+) ms/m.exec(failures(report, "client").join("\n"));
+      expect(late, failures(report, "client").join("\n")).not.toBeNull();
+      expect(Number(late![1])).toBeGreaterThan(10_000);
+      expect(failures(report, "implementation")).toEqual([]);
+    } finally {
+      await relaying.close();
+      slow.close();
+      slow.closeAllConnections();
+    }
+  }, 30_000);
+
+  it("keeps bodies within its memory budget: a larger one is forwarded whole and counted as not judged", async () => {
+    const server = await startServer({});
+    const proxy = await startProxy({ target: server.baseUrl, memoryBudget: 50_000 });
+    try {
+      const chats = (await call(server.baseUrl, "/v1/chats?limit=100", { key: ACME })).body.data;
+      let large = 0;
+      for (const chat of chats.slice(0, 10)) {
+        const path = `/v1/chats/${chat.id}/messages?limit=100`;
+        const direct = await raw(server.baseUrl, path, { authorization: `Bearer ${ACME}` });
+        const through = await raw(proxy.url, path, { authorization: `Bearer ${ACME}` });
+        expect(through.body.equals(direct.body)).toBe(true);
+        if (direct.body.length > 50_000) large++;
+      }
+      expect(large).toBeGreaterThan(0);
+      await proxy.settled();
+      expect(await proxy.progress()).toMatch(new RegExp(`\\(${large} bodies not judged\\)`));
+      const report = await proxy.close();
+      expect(failures(report, "implementation")).toEqual([]);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  }, 60_000);
+
+  it("remembers within its caps, and says once when it starts to forget", async () => {
+    const server = await startServer({});
+    const notes: string[] = [];
+    const proxy = await startProxy({ target: server.baseUrl, caps: { resources: 5, walks: 2, members: 5 }, print: (l) => notes.push(l) });
+    try {
+      await readEverything(proxy.url, ACME);
+      const report = await proxy.close();
+      expect(notes.filter((l) => l.startsWith("note: resources read: over 5 remembered"))).toHaveLength(1);
+      expect(report.results[0].notes.join("\n")).toMatch(/walks in progress: over 2 remembered, the oldest are forgotten/);
+      expect(failures(report, "implementation")).toEqual([]);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe("the proxy in front of broken variants", () => {
+  let server: RunningServer;
+  beforeAll(async () => void (server = await startServer({ validateResponses: false })));
+  afterAll(() => server?.close());
+
+  // Each variant with the rule that must flag it when a client reads the whole project through the proxy.
+  const expected: Record<string, string[]> = {
+    "has_more off by one on the last page": ["proxy.page-size"],
+    "the cursor item repeated on the next page": ["proxy.walk-once"],
+    "an item skipped after every cursor": ["proxy.page-size", "proxy.walk-once"],
+    "the first two items of a page swapped": ["pagination.order", "pagination.pinned-order"],
+    "a retrieval falls back to another project's data": ["proxy.listed"],
+    "a detail-only field leaking into study list items": ["response.detail-only"],
+    "message_count counts a hidden message": ["proxy.count-agrees"],
+    "no Sunset header": ["deprecated.headers"],
+    "release-generated chats retrievable by id": ["chats.release-chats"],
+    "a 500 on bad input": ["response.no-5xx"],
+  };
+  const all = variants();
+  for (const [name, rules] of Object.entries(expected)) {
+    it(`flags "${name}" with ${rules.join(" or ")}`, async () => {
+      const variant = all.find((v) => v.mutation.name === name);
+      expect(variant, name).toBeDefined();
+      const broken = new BrokenProxy(server.origin, variant!.mutation as Mutation);
+      await broken.start();
+      const proxy = await startProxy({ target: broken.baseUrl });
+      try {
+        await readEverything(proxy.url, ACME);
+        if (name === "a retrieval falls back to another project's data") {
+          // Another project's interview read by id with this key: then this key's whole list of interviews lacks it.
+          const theirs = (await call(server.baseUrl, "/v1/interviews?limit=1", { key: GLOBEX })).body.data[0];
+          await call(proxy.url, `/v1/interviews/${theirs.id}`, { key: ACME });
+          await readEverything(proxy.url, ACME);
+        }
+        if (name === "release-generated chats retrievable by id") {
+          const release = (await call(proxy.url, "/v1/releases?limit=1", { key: ACME })).body.data[0];
+          await call(proxy.url, `/v1/chats/${release.chat_id}`, { key: ACME });
+        }
+        if (name === "a 500 on bad input") await call(proxy.url, "/v1/chats?limit=0", { key: ACME });
+        await proxy.settled();
+        const report = await proxy.close();
+        const found = rulesOf(report, "implementation");
+        expect(found.some((r) => rules.includes(r)), `${name}: ${failures(report, "implementation").slice(0, 5).join("\n")}`).toBe(true);
+        expect(report.exitCode).toBe(1);
+        // Each finding names the exchange it came from, as a curl line against the target.
+        expect(report.results[0].failures.every((f) => f.curl?.startsWith("curl "))).toBe(true);
+      } finally {
+        await proxy.close();
+        await broken.close();
+      }
+    }, 60_000);
+  }
+});
+
+describe("the proxy's judgement of the client", () => {
+  let server: RunningServer;
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    server = await startServer({});
+    proxy = await startProxy({ target: server.baseUrl, print: (l) => lines.push(l) });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.close();
+  });
+
+  it("labels invalid parameters, an unknown parameter, a missing key, a walk past has_more and a retry before Retry-After as the client's", async () => {
+    await call(proxy.url, "/v1/chats?limit=0", { key: ACME });
+    await call(proxy.url, "/v1/interviews?studyId=x", { key: ACME });
+    await call(proxy.url, "/v1/studies");
+    const all = await call(proxy.url, "/v1/releases?limit=100", { key: ACME });
+    expect(all.body.has_more).toBe(false);
+    await call(proxy.url, `/v1/releases?limit=100&starting_after=${all.body.data.at(-1).id}`, { key: ACME });
+    // The sandbox's injected 503 asks for a second; the client asks again at once.
+    expect((await call(proxy.url, "/_sim/faults", { key: ACME, method: "PUT", body: { fail_next: 1, fail_next_kind: "503" } })).status).toBe(200);
+    const refused = await call(proxy.url, "/v1/studies", { key: ACME });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    await call(proxy.url, "/v1/studies", { key: ACME });
+    await call(proxy.url, "/_sim/faults", { key: ACME, method: "DELETE" });
+    await proxy.settled();
+    const report = await proxy.report(false);
+    expect(rulesOf(report, "client").sort()).toEqual(["client.has-more", "client.invalid-request", "client.no-key", "client.retry-after", "client.unknown-parameter"]);
+    // None is the implementation's: it answered each as it should (the 503 was asked for).
+    expect(failures(report, "implementation")).toEqual([]);
+    // The client's findings fail the run only when asked.
+    expect(report.exitCode).toBe(0);
+    expect((await proxy.report(true)).exitCode).toBe(1);
+    expect(lines.some((l) => l.startsWith("CLIENT [contract] client.has-more"))).toBe(true);
+  });
+});
+
+/** GET through `base` with raw bytes kept (no decoding), the answer's status, headers and bytes. */
+function raw(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingMessage["headers"]; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("the proxy's forwarding", () => {
+  let server: RunningServer;
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    server = await startServer({});
+    proxy = await startProxy({ target: server.baseUrl, via: false });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.close();
+  });
+
+  it("passes large and compressed bodies byte for byte, and large request bodies whole", async () => {
+    const chats = (await call(server.baseUrl, "/v1/chats?limit=100", { key: ACME })).body.data;
+    const auth = { authorization: `Bearer ${ACME}` };
+    let biggest = 0;
+    for (const chat of chats.slice(0, 10)) {
+      for (const encoding of ["identity", "gzip", "br"]) {
+        const path = `/v1/chats/${chat.id}/messages?limit=100`;
+        const direct = await raw(server.baseUrl, path, { ...auth, "accept-encoding": encoding });
+        const through = await raw(proxy.url, path, { ...auth, "accept-encoding": encoding });
+        expect(through.status).toBe(direct.status);
+        expect(through.headers["content-encoding"]).toBe(direct.headers["content-encoding"]);
+        expect(through.body.equals(direct.body), `${path} ${encoding}`).toBe(true);
+        biggest = Math.max(biggest, direct.body.length);
+      }
+    }
+    expect(biggest).toBeGreaterThan(100_000);
+    // A request body near the server's limit arrives whole: the planted chat reads back the same text.
+    const text = "é".repeat(40_000);
+    const planted = await call(proxy.url, "/_sim/chats", { key: ACME, method: "POST", body: { title: "big", messages: [{ role: "user", parts: [{ type: "text", text }] }] } });
+    expect(planted.status, planted.text.slice(0, 200)).toBe(201);
+    const back = await call(server.baseUrl, `/v1/chats/${planted.body.id}/messages`, { key: ACME });
+    expect(back.body.data[0].parts[0].text).toBe(text);
+  });
+
+  it("streams an event stream as it happens, and adds a Via header only when asked", async () => {
+    const stop = new AbortController();
+    const res = await fetch(`${proxy.url}/_sim/events`, { headers: { authorization: `Bearer ${ACME}`, accept: "text/event-stream" }, signal: stop.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(res.headers.get("via")).toBeNull();
+    const reader = res.body!.getReader();
+    // An event made after the stream opened arrives through it while the stream stays open.
+    const study = (await call(server.baseUrl, "/v1/studies?limit=1", { key: ACME })).body.data[0];
+    const planted = await call(server.baseUrl, "/_sim/interviews", { key: ACME, method: "POST", body: { study_id: study.id } });
+    let seen = "";
+    for (let i = 0; i < 50 && !seen.includes(planted.body.id); i++) seen += new TextDecoder().decode((await reader.read()).value);
+    expect(seen).toContain(planted.body.id);
+    stop.abort();
+    const announcing = await startProxy({ target: server.baseUrl, via: true });
+    try {
+      const r = await call(announcing.url, "/v1/studies", { key: ACME });
+      expect(r.headers.get("via")).toBe("1.1 api-conformance-proxy");
+    } finally {
+      await announcing.close();
+    }
+  });
+
+  it("answers 502 in the error envelope for a target that refuses, and for one that never answers, without hanging", async () => {
+    const closed = createNet();
+    await new Promise<void>((ok) => closed.listen(0, "127.0.0.1", ok));
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    const silent = createNet((socket) => socket.on("data", () => undefined));
+    await new Promise<void>((ok) => silent.listen(0, "127.0.0.1", ok));
+    const refusedProxy = await startProxy({ target: `http://127.0.0.1:${port}/api` });
+    const silentProxy = await startProxy({ target: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/api`, upstreamTimeoutMs: 500 });
+    try {
+      const refused = await call(refusedProxy.url, "/v1/studies", { key: ACME });
+      expect(refused.status).toBe(502);
+      expect(refused.body.error.message).toMatch(/^Bad gateway: .*ECONNREFUSED/);
+      const started = Date.now();
+      const stalled = await call(silentProxy.url, "/v1/studies", { key: ACME });
+      expect(stalled.status).toBe(502);
+      expect(stalled.body.error.type).toBe("api_error");
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await silentProxy.settled();
+      const silentReport = await silentProxy.report(false);
+      expect(failures(silentReport, "implementation").join("\n"), JSON.stringify(silentReport.results)).toMatch(/proxy.answers: #1: GET \/v1\/studies: .*no answer within 500 ms/);
+    } finally {
+      await refusedProxy.close();
+      await silentProxy.close();
+      silent.close();
+    }
+  });
+});
