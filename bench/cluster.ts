@@ -15,11 +15,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
-import type { Op } from "../server/src/stores/journal.ts";
-import { PgJournal } from "../server/src/stores/postgres/journal.ts";
+import type { Op } from "../server/src/stores/backend.ts";
+import { PgBackend } from "../server/src/stores/postgres/backend.ts";
 import { SET_WEBHOOK } from "../server/src/stores/postgres/webhook-settings.ts";
 import { SET_FAULT_SETTINGS } from "../server/src/stores/postgres/fault-settings.ts";
-import { SqliteJournal } from "../server/src/stores/sqlite/journal.ts";
+import { SqliteBackend } from "../server/src/stores/sqlite/backend.ts";
 import { NO_FAULTS } from "../server/src/faults/settings.ts";
 import { readDataset } from "../server/src/model/dataset.ts";
 import { startPostgres } from "../server/test/cluster/postgres.ts";
@@ -56,7 +56,7 @@ async function history(n: number, write: (batch: Op[]) => Promise<void> | void):
 }
 
 /** One change of the history as the statement the sandbox runs on PostgreSQL's tables (stores/postgres/). */
-function rowChange(j: PgJournal, op: Op): Promise<void> {
+function rowChange(j: PgBackend, op: Op): Promise<void> {
   switch (op.kind) {
     case "webhook.set":
       return j.atCommit(SET_WEBHOOK, [op.project_id, op.url, JSON.stringify(op.events), op.secret, null]);
@@ -108,20 +108,20 @@ export async function benchStartup(counts = [1_000, 1_000_000]): Promise<Startup
     for (const n of counts) {
       const dir = mkdtempSync(join(tmpdir(), "bench-startup-"));
       try {
-        const j = new SqliteJournal(dir);
+        const j = new SqliteBackend(dir);
         j.setMeta("time_shift_ms", String(Date.now() - Date.parse(readDataset().anchor)));
         await history(n, (batch) => j.atomically(() => batch.forEach((op) => j.append(op))));
         j.close();
         const starts = [];
         for (let r = 0; r < 3; r++) starts.push(await startupMs({ SANDBOX_DATA_DIR: dir }));
-        const check = new SqliteJournal(dir);
+        const check = new SqliteBackend(dir);
         rows.push({ store: "SQLite", changes: n, startMs: median(starts), restored: check.ops().length });
         check.close();
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
       const url = pg.database(`startup_${n}`);
-      const j = await PgJournal.open(url, { initialMeta: { time_shift_ms: String(Date.now() - Date.parse(readDataset().anchor)), stream_epoch: randomBytes(5).toString("hex"), launch_token_secret: randomBytes(32).toString("hex") } });
+      const j = await PgBackend.open(url, { initialMeta: { time_shift_ms: String(Date.now() - Date.parse(readDataset().anchor)), stream_epoch: randomBytes(5).toString("hex"), launch_token_secret: randomBytes(32).toString("hex") } });
       // PostgreSQL keeps no change log: the same changes are the statements the sandbox runs on its tables, sent as
       // changes, 1,000 with each COMMIT.
       await history(n, (batch) => j.write(async () => {
@@ -133,7 +133,7 @@ export async function benchStartup(counts = [1_000, 1_000_000]): Promise<Startup
       const starts = [];
       for (let r = 0; r < 3; r++) starts.push(await startupMs({ DATABASE_URL: url }));
       // PostgreSQL keeps no log: what a start reads of one is what is left in an older version's table (nothing).
-      const check = await PgJournal.open(url, { initialMeta: {} });
+      const check = await PgBackend.open(url, { initialMeta: {} });
       rows.push({ store: "PostgreSQL", changes: n, startMs: median(starts), restored: Number((await check.pool.query("SELECT COUNT(*) AS n FROM ops")).rows[0].n) });
       check.close();
     }

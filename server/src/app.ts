@@ -21,8 +21,6 @@ import { simulationHandlers } from "./handlers/simulation.ts";
 import { simEventsHandlers } from "./handlers/sim-events.ts";
 import { simFaultsHandlers } from "./handlers/sim-faults.ts";
 import { simProjectsHandlers } from "./handlers/sim-projects.ts";
-import { FaultRegistry } from "./faults/settings.ts";
-import { EventStreams } from "./webhooks/event-stream.ts";
 import { studiesHandlers } from "./handlers/studies.ts";
 import { webhooksHandlers } from "./handlers/webhooks.ts";
 import { isCorruptEncoding } from "./http/body.ts";
@@ -36,47 +34,14 @@ import { ResponseCache } from "./http/response-cache.ts";
 import { buildRouter } from "./http/router.ts";
 import type { Handlers } from "./http/types.ts";
 import { readDataset, shiftDataset } from "./model/dataset.ts";
-import { Store } from "./model/store.ts";
-import type { Project } from "./model/project.ts";
-import { createWebhookDispatcher } from "./webhooks/dispatcher.ts";
-import { isLocal, type Journal } from "./stores/journal.ts";
 import { openLocalStore } from "./stores/open.ts";
-import { replay } from "./stores/restore.ts";
-import { PgJournal, StoreUnavailable } from "./stores/postgres/journal.ts";
-import { PgFaultSettings } from "./stores/postgres/fault-settings.ts";
-import { PRESENCE_CHANNEL, SharedSlots } from "./stores/postgres/shared-slots.ts";
-import { createPgDispatcher } from "./stores/postgres/dispatcher.ts";
+import { composeStores } from "./stores/compose.ts";
+import { StoreUnavailable, type Backend } from "./stores/backend.ts";
+import type { Store } from "./model/store.ts";
+import type { EventStreams } from "./webhooks/event-stream.ts";
+import { DEFAULT_TENANT_LIMITS, type TenantLimits } from "./model/tenant-limits.ts";
 import { health } from "./http/health.ts";
-import { InterviewRunner } from "./simulation/interview-runner.ts";
-import { PgTimers } from "./stores/postgres/timers.ts";
-import { PgStream } from "./stores/postgres/stream.ts";
-import { MemoryStream } from "./stores/memory/stream.ts";
-import { PgInterviews } from "./stores/postgres/interviews.ts";
-import { PgStudies } from "./stores/postgres/studies.ts";
-import { seedFixtures } from "./stores/postgres/fixtures.ts";
-import { MemoryStudies } from "./stores/memory/studies.ts";
-import type { Studies } from "./stores/studies.ts";
-import type { Chats } from "./stores/chats.ts";
-import { MemoryChats } from "./stores/memory/chats.ts";
-import { PgChats } from "./stores/postgres/chats.ts";
-import type { PromptEvents } from "./stores/prompt-events.ts";
-import { MemoryPromptEvents } from "./stores/memory/prompt-events.ts";
-import { PgPromptEvents } from "./stores/postgres/prompt-events.ts";
-import { PgPlanted } from "./stores/postgres/planted.ts";
-import { MemoryInterviews } from "./stores/memory/interviews.ts";
-import type { Interviews } from "./stores/interviews.ts";
-import type { Projects } from "./stores/projects.ts";
-import { MemoryProjects } from "./stores/memory/projects.ts";
-import { PgProjects } from "./stores/postgres/projects.ts";
-import type { WebhookSettings } from "./stores/webhook-settings.ts";
-import { MemoryWebhookSettings } from "./stores/memory/webhook-settings.ts";
-import { PgWebhookSettings } from "./stores/postgres/webhook-settings.ts";
-import type { Listeners } from "./stores/listeners.ts";
-import { MemoryListeners } from "./stores/memory/listeners.ts";
-import { PgListeners } from "./stores/postgres/listeners.ts";
-import { listenerSecret } from "./webhooks/listener.ts";
 import { simListenerHandlers } from "./handlers/sim-listener.ts";
-import { DEFAULT_TENANT_LIMITS, Quotas, type TenantLimits } from "./model/tenant-limits.ts";
 import type { WebhookDispatcher } from "./webhooks/types.ts";
 
 export interface AppOptions {
@@ -120,10 +85,10 @@ export interface AppOptions {
   /** Per-tenant limits (model/tenant-limits.ts); each one defaults to DEFAULT_TENANT_LIMITS. */
   tenantLimits?: Partial<TenantLimits>;
   /**
-   * A store already opened (PostgreSQL: `PgJournal.open`, which is asynchronous); it wins over `dataDir`. With a
+   * A store already opened (PostgreSQL: `PgBackend.open`, which is asynchronous); it wins over `dataDir`. With a
    * shared store, webhook attempts are claimed from the database (stores/postgres/dispatcher.ts).
    */
-  journal?: Journal;
+  backend?: Backend;
 }
 
 export interface App {
@@ -132,7 +97,7 @@ export interface App {
   webhooks: WebhookDispatcher;
   streams: EventStreams;
   /** Where state is kept: durable with a data dir, else memory. */
-  journal: Journal;
+  backend: Backend;
   /**
    * Settles once the store is ready for requests (a shared store: the fixtures' studies, interviews and chats written to their tables);
    * requests that come first wait for it. Rejects when the database cannot be used.
@@ -152,99 +117,54 @@ const DOCS = assetPath("docs/");
 
 export function createApp(options: AppOptions = {}): App {
   const clock = options.clock ?? systemClock;
-  const journal: Journal = options.journal ?? openLocalStore(options.dataDir);
+  const backend: Backend = options.backend ?? openLocalStore(options.dataDir);
   const limits: TenantLimits = { ...DEFAULT_TENANT_LIMITS, ...options.tenantLimits };
   const dataset = options.dataset ?? readDataset();
   if (options.shiftTime !== false) {
     // With a data dir the fixtures keep the shift of the first start, so what was recorded against them still fits.
-    const kept = journal.getMeta("time_shift_ms");
+    const kept = backend.getMeta("time_shift_ms");
     const shift = kept === undefined ? clock.now() - Date.parse(dataset.anchor) : Number(kept);
-    if (kept === undefined) journal.setMeta("time_shift_ms", String(shift));
+    if (kept === undefined) backend.setMeta("time_shift_ms", String(shift));
     shiftDataset(dataset, shift);
   }
-  // Several processes on one PostgreSQL: every resource lives in its tables (stores/postgres/); a store of one process
-  // keeps them in memory and writes its changes to its log (stores/memory/).
-  const pg = journal instanceof PgJournal ? journal : null;
-  const local = isLocal(journal) ? journal : null;
-  if (!pg && !local) throw new Error(`unknown store: ${journal.kind}`);
-  const store = new Store(pg ? { ...dataset, studies: [], interviews: [], chats: [], messages: [] } : dataset);
-  const interviews: Interviews = local ? new MemoryInterviews(local) : new PgInterviews(pg!);
-  const studies: Studies = local ? new MemoryStudies(local) : new PgStudies(pg!);
-  const chats: Chats = local ? new MemoryChats(local) : new PgChats(pg!);
-  const promptEvents: PromptEvents = local ? new MemoryPromptEvents(local) : new PgPromptEvents(pg!);
-  const projects: Projects = local ? new MemoryProjects(store, local) : new PgProjects(pg!, store);
-  const webhookSettings: WebhookSettings = local ? new MemoryWebhookSettings(local) : new PgWebhookSettings(pg!);
-  const listeners: Listeners = local ? new MemoryListeners(local) : new PgListeners(pg!);
-  const doc = loadOpenApi();
+  // Every store's parts, built in the one place that knows its kind (stores/compose.ts).
   const addressPolicy = { allowLoopback: options.webhookAllowLoopback ?? true };
-  // Several processes: the stream's events are rows (stores/postgres/stream.ts), held by none of them.
-  const streams = new EventStreams(journal, (epoch, keep) => (local ? new MemoryStream(local, epoch, keep) : new PgStream(pg!, epoch, keep)), { limits, logger: options.logger || undefined });
-  // Several processes keep the settings in a row (shared below), never in a log.
-  const faults = new FaultRegistry((projectId, settings) => local?.append({ kind: "faults.set", project_id: projectId, settings }));
-  // Several processes: the settings are rows read by every request, their counters consumed exactly once whichever
-  // process answers.
-  if (pg) faults.share(new PgFaultSettings(pg));
-  const quotas = new Quotas(limits);
-  if (pg) quotas.share(new PgPlanted(pg));
-  // The same rules either way; with several processes on one PostgreSQL, attempts are claimed from the database.
-  const delivery = {
-    streams,
-    faults,
+  const parts = composeStores(backend, {
     clock,
+    dataset,
+    limits,
+    addressPolicy,
     retryDelaysMs: options.webhookRetryDelaysMs ?? [10_000, 60_000, 300_000],
     timeoutMs: options.webhookTimeoutMs ?? 10_000,
     caFile: options.webhookCaFile,
-    addressPolicy,
     maxConcurrent: options.webhookMaxConcurrent,
-    maxConcurrentPerTenant: limits.deliveriesPerTenant,
     maxConcurrentPerProject: options.webhookMaxConcurrentPerProject,
-    eventsKeptPerTenant: limits.eventsKept,
+    simProcessingMs: options.simProcessingMs ?? 1_000,
+    webhooks: options.webhooks,
     logger: options.logger || undefined,
-  };
-  const webhooks =
-    options.webhooks ??
-    (local
-      ? createWebhookDispatcher({ ...delivery, listenerSecret: (project: Project) => listenerSecret(project, local), journal: local })
-      : createPgDispatcher({ ...delivery, journal: pg!, projects, webhookSettings, listeners }));
-  const runner = new InterviewRunner(clock, webhooks, journal, interviews, studies, options.simProcessingMs ?? 1_000, options.logger || undefined);
-  // Several processes: interview timers are rows, each transition made by the one process that claims it.
-  const timerRows = pg ? new PgTimers(pg, clock, projects, (p, id, kind) => runner.make(p, id, kind), options.logger || undefined) : null;
-  if (timerRows) runner.useRows(timerRows);
-  // A store of one process replays its log; PostgreSQL keeps none (an older version's is moved into the tables).
-  const restoredChanges = local ? replay(local, { store, faults, runner, quotas }) : 0;
-  // Several processes: a stream event any of them commits names its project, whose listeners here are sent it.
-  pg?.onStreamEvents((projectId) => streams.wake(projectId), () => streams.wakeAll());
-  // The fixtures' studies, interviews and chats are written to their tables first (by the database's first start; later
-  // ones find them); requests, and the claims of due timers, wait for it. A failure (the database away) is tried again by the next request.
-  let seeding: Promise<void> | null = null;
-  const ready = pg
-    ? () => (seeding ??= seedFixtures(pg, dataset).then(() => timerRows?.start(), (err) => {
-        seeding = null;
-        throw err;
-      }))
-    : undefined;
-  ready?.().catch((err) => options.logger && options.logger.warn({ err: (err as Error).message }, "the fixtures could not be written to the database yet"));
-  webhooks.restore(store.projects);
+  });
+  const { store, projects, streams, faults, webhooks } = parts;
+  const doc = loadOpenApi();
   // Launch tokens stay valid across restarts with a data dir: their key is kept there.
-  let tokenKey = journal.getMeta("launch_token_secret");
-  if (tokenKey === undefined) journal.setMeta("launch_token_secret", (tokenKey = randomBytes(32).toString("hex")));
+  let tokenKey = backend.getMeta("launch_token_secret");
+  if (tokenKey === undefined) backend.setMeta("launch_token_secret", (tokenKey = randomBytes(32).toString("hex")));
   const deps: HandlerDeps = {
     store,
     projects,
-    webhookSettings,
-    listeners,
+    webhookSettings: parts.webhookSettings,
+    listeners: parts.listeners,
     clock,
     webhooks,
     streams,
     faults,
     addressPolicy,
-    runner,
-    interviews,
-    studies,
-    chats,
-    promptEvents,
-    journal,
-    quotas,
+    runner: parts.runner,
+    interviews: parts.interviews,
+    studies: parts.studies,
+    chats: parts.chats,
+    promptEvents: parts.promptEvents,
+    backend,
+    quotas: parts.quotas,
     launchTokenSecret: Buffer.from(tokenKey, "hex"),
     launchTokenTtlMs: options.launchTokenTtlMs ?? 15 * 60_000,
     participantConfigTtlSeconds: options.participantConfigTtlSeconds ?? 300,
@@ -266,18 +186,10 @@ export function createApp(options: AppOptions = {}): App {
     ...options.handlers,
   };
   const held = new HeldRequests(limits);
-  // Several processes on one PostgreSQL: open streams and held requests count per tenant over all of them.
-  const sharedSlots = journal instanceof PgJournal ? new SharedSlots(journal.pool, options.logger || undefined) : null;
-  if (sharedSlots) {
-    streams.share(sharedSlots);
-    held.share(sharedSlots);
-  }
-  const admission = new FairAdmission({ slots: limits.requestSlots, queuedPerTenant: limits.queuedPerTenant, perTenantShared: limits.activePerTenant });
-  if (sharedSlots && pg) {
-    // One sandbox over several processes: an organisation's share is of all of them.
-    admission.shareWith(sharedSlots);
-    pg.onNotify(PRESENCE_CHANNEL, (tenant) => admission.present(tenant));
-  }
+  // Several processes on one PostgreSQL: held requests count per tenant over all of them (and open streams: compose.ts).
+  if (parts.sharedCounts) held.share(parts.sharedCounts);
+  // Each process shares its own slots, work-conserving: nothing to tell the others (fair-admission.ts).
+  const admission = new FairAdmission({ slots: limits.requestSlots, queuedPerTenant: limits.queuedPerTenant });
   const { dispatch, routes } = buildRouter({
     doc,
     projects,
@@ -289,8 +201,8 @@ export function createApp(options: AppOptions = {}): App {
     faults,
     timeoutHoldMs: options.faultTimeoutHoldMs ?? 30_000,
     held,
-    journal,
-    ready,
+    backend,
+    ready: parts.ready,
     admission,
   });
 
@@ -316,7 +228,7 @@ export function createApp(options: AppOptions = {}): App {
     if (req.method === "OPTIONS") return notAllowed(req, res, next);
     return dispatch(req, res, next);
   }) as RequestHandler);
-  app.use(health(journal));
+  app.use(health(backend));
   // The reference page and its bundle only: nothing else of docs/ (its tests, screenshots) is served. After the API,
   // so no API request is matched against them.
   if (existsSync(DOCS)) {
@@ -332,16 +244,13 @@ export function createApp(options: AppOptions = {}): App {
     store,
     webhooks,
     streams,
-    journal,
-    restoredChanges,
-    ready: ready ?? (() => Promise.resolve()),
+    backend,
+    restoredChanges: parts.restoredChanges,
+    ready: parts.ready ?? (() => Promise.resolve()),
     endStreams: (final = false) => streams.closeAll(final),
     close: async () => {
-      timerRows?.close();
-      streams.dispose();
-      await webhooks.close();
-      await sharedSlots?.close();
-      journal.close();
+      await parts.close();
+      backend.close();
     },
   };
 }

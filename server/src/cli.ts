@@ -44,7 +44,6 @@ const TENANT_LIMIT_FLAGS: Array<[keyof TenantLimits, string, string]> = [
   ["deliveriesPerTenant", "max-deliveries-per-tenant", "webhook attempts on the wire at once per organisation"],
   ["requestSlots", "max-active-requests", "API requests one process works on at once (past it, each organisation waits in its own queue)"],
   ["queuedPerTenant", "max-queued-per-tenant", "API requests one organisation may have waiting for this process (past it, 429)"],
-  ["activePerTenant", "max-active-per-tenant", "API requests one organisation works on at once while another is served by this process (its share)"],
 ];
 const list = (v: string) => v.split(",").map((s) => s.trim()).filter(Boolean);
 
@@ -81,7 +80,10 @@ const start = program
 for (const [key, flag, what] of TENANT_LIMIT_FLAGS) {
   start.option(`--${flag} <n>`, `${what} (env ${TENANT_LIMIT_ENV[key]}, default ${DEFAULT_TENANT_LIMITS[key]})`, positive);
 }
+// Gone with #61's work-conserving admission: accepted so that scripts passing it still start, and said once.
+start.addOption(new Option("--max-active-per-tenant <n>").hideHelp());
 start.action(async (o: Record<string, string | number | undefined>) => {
+  if (o.maxActivePerTenant !== undefined) console.error("api-sandbox: --max-active-per-tenant no longer has an effect: a team is held to its share only while others wait (--max-active-requests bounds the work)");
   if (o.port !== undefined) process.env.PORT = String(o.port);
   if (o.host !== undefined) process.env.HOST = String(o.host);
   if (o.corsOrigin !== undefined) process.env.CORS_ORIGIN = String(o.corsOrigin);

@@ -14,7 +14,6 @@ export const TENANT_LIMIT_ENV: Record<keyof TenantLimits, string> = {
   deliveriesPerTenant: "WEBHOOK_MAX_CONCURRENT_PER_TENANT",
   requestSlots: "MAX_ACTIVE_REQUESTS",
   queuedPerTenant: "MAX_QUEUED_PER_TENANT",
-  activePerTenant: "MAX_ACTIVE_PER_TENANT",
 };
 
 /** Environment of `npm start`, parsed once with clear errors instead of NaN surprises. */

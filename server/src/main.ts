@@ -6,10 +6,10 @@ import type { FixtureDataset } from "../../fixtures/types.ts";
 import { Server as NetServer } from "node:net";
 import { createHttpServer, idleConnections, limitsOf, openResponses } from "./http/connection-limits.ts";
 import { createApp } from "./app.ts";
-import { DataDirLocked } from "./stores/sqlite/journal.ts";
-import { StoreUnavailable } from "./stores/postgres/journal.ts";
+import { DataDirLocked } from "./stores/sqlite/backend.ts";
+import { StoreUnavailable } from "./stores/backend.ts";
 import { openStore } from "./stores/open.ts";
-import type { Journal } from "./stores/journal.ts";
+import type { Backend } from "./stores/backend.ts";
 import { readDataset } from "./model/dataset.ts";
 import { randomBytes } from "node:crypto";
 import { readEnv } from "./config.ts";
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     const { generateDataset } = await import("../../fixtures/generate.ts");
     return generateDataset({ scale: env.fixturesScale, anchorMs: Date.now() });
   };
-  const openJournal = async (data: FixtureDataset): Promise<Journal> =>
+  const openBackend = async (data: FixtureDataset): Promise<Backend> =>
     openStore({
       databaseUrl: env.databaseUrl,
       postgres: {
@@ -51,9 +51,9 @@ async function main(): Promise<void> {
         },
       },
     });
-  const build = (dataset: FixtureDataset | undefined, journal: Journal | undefined) =>
+  const build = (dataset: FixtureDataset | undefined, backend: Backend | undefined) =>
     createApp({
-      journal,
+      backend,
       dataset,
       shiftTime: env.fixturesScale === null,
       logger,
@@ -71,10 +71,10 @@ async function main(): Promise<void> {
       tenantLimits: env.tenantLimits,
     });
   const dataset = await freshDataset();
-  let journal: Journal | undefined;
+  let backend: Backend | undefined;
   if (env.databaseUrl) {
     try {
-      journal = await openJournal(dataset!);
+      backend = await openBackend(dataset!);
     } catch (err) {
       if (!(err instanceof StoreUnavailable)) throw err;
       console.error(err.message);
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   }
   let app;
   try {
-    app = build(dataset, journal);
+    app = build(dataset, backend);
   } catch (err) {
     if (!(err instanceof DataDirLocked)) throw err;
     console.error(err.message);
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   try {
     await app.ready();
   } catch (err) {
-    console.error(`Cannot use the database at ${app.journal.dir}: ${(err as Error).message}`);
+    console.error(`Cannot use the database at ${app.backend.dir}: ${(err as Error).message}`);
     await app.close().catch(() => {});
     process.exit(2);
   }
@@ -104,11 +104,11 @@ async function main(): Promise<void> {
     console.log(`API reference: ${base.replace(/\/api$/, "/docs")}`);
     for (const [name, key, pk] of KEYS) console.log(`  ${name.padEnd(7)} API key ${key}   public key ${pk}`);
     console.log(`Try: curl -H "Authorization: Bearer ${KEYS[0][1]}" ${base}/v1/chats`);
-    if (app.journal.shared) {
-      console.log(`State: shared in PostgreSQL ${app.journal.dir} (${app.restoredChanges} changes restored); health: /healthz, /readyz`);
-    } else if (app.journal.durable) {
+    if (app.backend.shared) {
+      console.log(`State: shared in PostgreSQL ${app.backend.dir} (${app.restoredChanges} changes restored); health: /healthz, /readyz`);
+    } else if (app.backend.durable) {
       const p = app.webhooks.pending();
-      console.log(`State: kept in ${app.journal.dir} (${app.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
+      console.log(`State: kept in ${app.backend.dir} (${app.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
     } else {
       console.log("State: in memory only; it is lost when the sandbox stops. Keep it with --data-dir DIR (or SANDBOX_DATA_DIR)");
     }
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     logger.info({ signal, in_flight: openResponses(server).length }, "shutting down");
     const p = app.webhooks.pending();
     const deliveries = p.waiting + p.queued + p.inFlight;
-    if (app.journal.durable) logger.info({ pending_deliveries: deliveries, data_dir: app.journal.dir }, `${deliveries} pending webhook deliveries are kept in the data dir and resume at the next start`);
+    if (app.backend.durable) logger.info({ pending_deliveries: deliveries, data_dir: app.backend.dir }, `${deliveries} pending webhook deliveries are kept in the data dir and resume at the next start`);
     else logger.warn({ pending_deliveries: deliveries }, `${deliveries} pending webhook deliveries are lost: the sandbox keeps no state without --data-dir`);
     // Event streams never end by themselves: end them now (listeners reconnect with their Last-Event-ID).
     app.endStreams(true);

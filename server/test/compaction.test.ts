@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../fixtures/types.ts";
 import { FaultRegistry, NO_FAULTS } from "../src/faults/settings.ts";
 import { compact, type LoggedOp } from "../src/stores/compaction.ts";
-import type { Op } from "../src/stores/journal.ts";
+import type { Op } from "../src/stores/backend.ts";
 import { applyOp, type ReplayTargets, type Running } from "../src/stores/restore.ts";
 import type { InterviewRunner } from "../src/simulation/interview-runner.ts";
 import { readDataset } from "../src/model/dataset.ts";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { createContractAjv } from "../../lib/openapi-ajv.ts";
-import { StoreUnavailable } from "../src/stores/postgres/journal.ts";
+import { StoreUnavailable } from "../src/stores/postgres/backend.ts";
 import { NEVER, startApi, type Api } from "./helpers.ts";
 
 const envelope = createContractAjv().validator("#/components/schemas/ErrorEnvelope");

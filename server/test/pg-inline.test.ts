@@ -1,11 +1,11 @@
 /**
- * `prepared` (stores/postgres/journal.ts) names each statement text, so every pooled connection parses and plans it
+ * `prepared` (stores/postgres/backend.ts) names each statement text, so every pooled connection parses and plans it
  * once. `inline` writes a change's values into statements sent with its COMMIT, which take no
  * parameters: every value must come out as the literal PostgreSQL reads back exactly, and anything it cannot write
  * must be refused, never written as something else.
  */
 import { describe, expect, it } from "vitest";
-import { inline, prepared } from "../src/stores/postgres/journal.ts";
+import { inline, prepared } from "../src/stores/postgres/backend.ts";
 
 describe("inline", () => {
   it("writes strings, whole numbers, booleans, NULL and arrays of strings as literals", () => {

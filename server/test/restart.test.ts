@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createParser } from "eventsource-parser";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteJournal } from "../src/stores/sqlite/journal.ts";
+import { SqliteBackend } from "../src/stores/sqlite/backend.ts";
 import { signWebhookBody } from "../src/webhooks/signing.ts";
 import { freePort, root, waitUntilUp } from "../../test/support/processes.ts";
 import { ACME, ACME_PK, GLOBEX } from "./helpers.ts";
@@ -237,11 +237,11 @@ describe("restart with --data-dir after kill -9", () => {
     }
     expect(acknowledged.length).toBeGreaterThan(20);
     // Opened as the sandbox opens it (its lock taken over from the killed process), then SQLite's own check.
-    const journal = new SqliteJournal(dir);
+    const backend = new SqliteBackend(dir);
     try {
-      expect(journal.integrity()).toBe("ok");
+      expect(backend.integrity()).toBe("ok");
     } finally {
-      journal.close();
+      backend.close();
     }
     const last = await startSandbox(["--data-dir", dir]);
     const missing: string[] = [];

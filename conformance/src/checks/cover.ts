@@ -100,8 +100,7 @@ export const coverCheck: Check = {
   async run(ctx) {
     // One receiver for every unit: the answers each unit chose per interview, 200 otherwise; no answer in time is held past the timeout.
     const answers = new Map<string, number[]>();
-    const needsReceiver = UNITS.some((u) => u.name === "receiver-answers" || u.name === "recreation");
-    const registered = needsReceiver ? await register(ctx) : null;
+    const registered = UNITS.some((u) => u.receives) ? await register(ctx) : null;
     const receiver = registered?.receiver ?? null;
     if (registered) await ctx.http.req("/v1/webhooks", { method: "DELETE" });
     if (receiver) {
@@ -109,7 +108,7 @@ export const coverCheck: Check = {
       receiver.delay = (id, attempt) => (id && answers.get(id)?.[attempt - 1] === TIMEOUT ? (ctx.options.webhookTimeoutMs ?? 10_000) + 500 : 0);
     }
     const separate = ctx.states.has("create-project");
-    const runnable = UNITS.filter((u) => receiver || (u.name !== "receiver-answers" && u.name !== "recreation"));
+    const runnable = UNITS.filter((u) => receiver || !u.receives);
     for (const u of UNITS) if (!runnable.includes(u)) ctx.untested(`cover ${u.name}: ${u.classes(ctx).join(", ")}`, "no receiver the service accepts (see the webhooks check)");
     try {
       const running = separate

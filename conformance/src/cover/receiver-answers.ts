@@ -25,6 +25,7 @@ export const receiverAnswers: Unit = {
   name: "receiver-answers",
   doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time) in a study named beyond ASCII: retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
+  receives: true,
   statements: [...r["answer-retried"].cites, ...r["payload-whole"].cites, ...r["signature-text"].cites],
   classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), "payload beyond ASCII", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
   async run(env) {

@@ -13,6 +13,7 @@ export const recreation: Unit = {
   name: "recreation",
   doc: "the webhook created, deleted, created again at the same URL and moved: each completion delivered to the webhook in force and signed with its secret, none while deleted; 201 with a new secret on re-creation",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
+  receives: true,
   statements: [...r["recreation"].cites],
   classes: () => ["created", "deleted", "re-created at the same URL", "moved to another URL"],
   async run(env) {

@@ -51,6 +51,8 @@ export interface Unit {
   statements: string[];
   /** Capabilities without which it cannot run at all. */
   needs: Capability[];
+  /** Whether it observes deliveries: it runs only with a receiver the service accepted as a webhook. */
+  receives?: boolean;
   /** Every class it covers, decided before it runs (what the target offers may add or remove some). */
   classes(ctx: Ctx): string[];
   run(env: CoverEnv): Promise<void>;

@@ -58,7 +58,7 @@ export class FaultRegistry {
   /** Shared settings: this process's seeded draws, per project, for the settings' version they were seeded for. */
   private readonly draws = new Map<string, { version: string; random: () => number }>();
 
-  /** `onChange`: told the whole settings after every change (the journal writes them down), unless they are shared. */
+  /** `onChange`: told the whole settings after every change (the backend writes them down), unless they are shared. */
   constructor(private readonly onChange: (projectId: string, settings: FaultSettings | null) => void = () => {}) {}
 
   /** Keeps the settings in `settings` from now on (several processes on one PostgreSQL). */

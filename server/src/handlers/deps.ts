@@ -5,7 +5,7 @@ import type { AddressPolicy } from "../webhooks/address-policy.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
 import type { EventStreams } from "../webhooks/event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
-import type { Journal } from "../stores/journal.ts";
+import type { Backend } from "../stores/backend.ts";
 import type { InterviewRunner } from "../simulation/interview-runner.ts";
 import type { Quotas } from "../model/tenant-limits.ts";
 import type { Interviews } from "../stores/interviews.ts";
@@ -43,7 +43,7 @@ export interface HandlerDeps {
   /** Simulated interviews over time (timers, transitions, completion events). */
   runner: InterviewRunner;
   /** Where changes are written down (`--data-dir`), or nowhere. */
-  journal: Journal;
+  backend: Backend;
   /** Per-tenant quotas of things kept. */
   quotas: Quotas;
   /** HMAC key of participant launch tokens. */

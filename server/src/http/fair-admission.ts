@@ -1,32 +1,30 @@
 /**
- * Fair shares of one process's work between organisations (tenants). A request holds a slot from the moment its
- * handler starts until its handler has answered (or failed): the process's work, not the socket's sending. While slots are free, every request starts
- * at once: a team alone gets the whole process. Once they are all taken, a request waits in its organisation's own
- * queue, and each freed slot goes to the waiting organisation with the fewest requests at work (among equals, the one
- * served longest ago), so a flood from one team waits behind itself while another team's request goes first. While
- * another team has requests at work or waiting, a queue past its bound answers 429 with Retry-After, naming the option
- * that raises it.
+ * Fair shares of one process's work between organisations (tenants), work-conserving: a slot is never left idle while a
+ * request waits for one.
  *
- * While another organisation has been served in the last second, an organisation works on at most `perTenantShared`
- * requests at once (its share; more wait in its queue even with slots free): on a store whose requests take several
- * round trips to a database, a flood with every slot of every process keeps the machine's cores busy, and another
- * team's request then waits behind the flood's in the event loop, the pool and the run queue, however soon it is
- * admitted. Alone, an organisation gets every slot.
+ * A request holds a slot from the moment its handler starts until its handler has answered (or failed): the process's
+ * work, not the socket's sending. The slots bound the requests at work to what the machine can run
+ * (`--max-active-requests`): past them, more requests at once only make each one slower. While slots are free every
+ * request starts at once, so a team alone, or beside teams that are not waiting, gets the whole process (and, each
+ * process deciding alone, the whole sandbox). Once they are all taken, a request waits in its organisation's own queue,
+ * and each freed slot goes to the waiting organisation with the fewest requests at work, the one served longest ago
+ * among equals: round robin over the organisations waiting, weighted by what each already has. A flood therefore
+ * waits behind itself, and another team's request takes the next slot that frees. Only while others wait is a team held
+ * to its share; nothing is announced between processes, and nobody rests.
  *
- * Several processes over one store are one sandbox (`shareWith()`): each tells the others which organisations it serves,
- * so an organisation is present on every process as soon as it is served on one; and an organisation held to its share
- * rests, after each request, for as long as the request took times the number of other live processes. Its share is
- * then of the whole sandbox (about `perTenantShared` requests at work over all processes), not of each process: three
- * processes each working on one request of a flood kept a two-core machine's cores busy, and another team's p99 at
- * 2.7-3.9x of alone (bench/fairness.ts; 1.4-2.3x with the share of the sandbox).
+ * While another organisation has requests at work or waiting, a queue past its bound answers 429 with Retry-After,
+ * naming the option that raises it; a team alone waits only on itself (its connections are capped anyway:
+ * http/connection-limits.ts).
  *
- * A freed slot is handed on only after the event loop's next poll for input when requests wait: the requests read in
- * that poll are in their queues when it is, and the fewest-at-work rule chooses among them, not the order their sockets
- * were read (bench/fairness.ts measures the difference). On a store whose handlers never wait (memory, SQLite), a
- * request's work ends before the next is read: slots are never all taken, no request queues, and admission costs a
- * counter (issue #63: holding the slot until the response closed queued a lone team's requests behind its own).
+ * The event loop is a slot too. One poll for input reads many requests at once (a flood's 24 connections and another
+ * team's one); run as they are read, each handler that never waits (the memory store's) runs before the next request
+ * is even looked at, and the other team's request waits behind the whole flood's batch. So only the first
+ * `BURST_PER_TURN` requests of a turn of the event loop start as they are read; the rest of the turn's join their
+ * queues, and the queues are handed slots in the turn's check phase (`setImmediate`), fairly, before the next poll. A
+ * slot given back is handed on there too, so the requests read meanwhile are in their queues when the choice is made,
+ * not chosen by the order their sockets were read. Nothing idles: the loop goes on reading and answering meanwhile, and
+ * every request waiting is looked at in the same turn. A request that starts at once costs a counter (issue #63).
  */
-import type { SharedAdmission } from "../stores/limits.ts";
 import { tooMany } from "../model/tenant-limits.ts";
 
 export interface AdmissionLimits {
@@ -34,24 +32,15 @@ export interface AdmissionLimits {
   slots: number;
   /** Requests one organisation may have waiting for a slot (`--max-queued-per-tenant`). */
   queuedPerTenant: number;
-  /**
-   * Requests one organisation works on at once while another has been served in the last second
-   * (`--max-active-per-tenant`; default: every slot).
-   */
-  perTenantShared?: number;
 }
 
-/** How long after its last request another organisation still counts as present. */
-const PRESENT_MS = 1_000;
-/** How often a process tells the others again that it serves an organisation. */
-const ANNOUNCE_MS = 250;
-/**
- * The longest a request counts as work for its organisation's rest: longer is waiting (a row lock, a slow peer), not
- * the process's time, and must not keep the organisation out for seconds.
- */
-const REST_BASIS_MS = 100;
-
 type Waiting = () => void;
+
+/**
+ * Requests started as they are read in one turn of the event loop; the rest of the turn's wait for its check phase,
+ * where the queues are served fairly (see the top of this file).
+ */
+const BURST_PER_TURN = 1;
 
 /** An admitted request's slot: `done()` gives it back (at most once, whatever calls it again). */
 export interface Ticket {
@@ -73,111 +62,16 @@ export class FairAdmission {
   /** When each organisation with work or a queue was last given a slot (a counter, not a time). */
   private readonly served = new Map<string, number>();
   private turn = 0;
-  /** When each organisation was last given a slot (ms), while it may still count as present. */
-  private readonly seen = new Map<string, number>();
-  private readonly share: number;
-  /** When this process last told the others it serves each organisation (ms). */
-  private readonly announced = new Map<string, number>();
-  /** Per organisation held to its share, until when each of its finished requests rests (ms). */
-  private readonly resting = new Map<string, number[]>();
-  private shared: SharedAdmission | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private timerAt = Infinity;
+  /** Requests started at once in this turn of the event loop, and whether its check phase is booked. */
+  private burst = 0;
+  private booked = false;
+  private readonly checkPhase = () => {
+    this.booked = false;
+    this.burst = 0;
+    this.drain();
+  };
 
-  constructor(
-    private readonly limits: AdmissionLimits,
-    private readonly now: () => number = () => performance.now(),
-  ) {
-    this.share = Math.max(1, limits.perTenantShared ?? limits.slots);
-  }
-
-  /** Makes this process one of several over a shared store (see the top of this file). */
-  shareWith(shared: SharedAdmission): void {
-    this.shared = shared;
-  }
-
-  /** Another process served `tenant` just now. */
-  present(tenant: string): void {
-    if (this.share < this.limits.slots) this.seen.set(tenant, this.now());
-  }
-
-  /** Whether `tenant` has its share at work (or resting) while another organisation is present. */
-  private pastShare(tenant: string): boolean {
-    if (this.share >= this.limits.slots) return false;
-    const now = this.now();
-    if ((this.active.get(tenant) ?? 0) + this.restingNow(tenant, now) < this.share) return false;
-    return this.othersPresent(tenant, now);
-  }
-
-  private othersPresent(tenant: string, now: number): boolean {
-    for (const [t, at] of this.seen) {
-      if (now - at >= PRESENT_MS && !this.active.has(t) && !this.queues.has(t)) {
-        this.seen.delete(t);
-        this.announced.delete(t);
-      } else if (t !== tenant) return true;
-    }
-    return false;
-  }
-
-  /** How many of `tenant`'s finished requests still rest at `now`. */
-  private restingNow(tenant: string, now: number): number {
-    const until = this.resting.get(tenant);
-    if (!until) return 0;
-    const left = until.filter((t) => t > now);
-    if (left.length === 0) this.resting.delete(tenant);
-    else if (left.length < until.length) this.resting.set(tenant, left);
-    return left.length;
-  }
-
-  /**
-   * A request of `tenant` that worked `workedMs` is done: if more of its requests wait (it is held to its share), with
-   * other processes and another organisation present, it rests for that long times the other processes, and whoever
-   * waits is looked at again when it has rested. A team that waits for each answer before it asks again never rests.
-   */
-  private rest(tenant: string, workedMs: number): void {
-    const others = (this.shared?.processes() ?? 1) - 1;
-    if (others < 1 || this.share >= this.limits.slots || !this.queues.has(tenant)) return;
-    const now = this.now();
-    if (!this.othersPresent(tenant, now)) return;
-    const ms = Math.min(Math.max(workedMs, 0), REST_BASIS_MS) * others;
-    if (ms <= 0) return;
-    const until = this.resting.get(tenant) ?? [];
-    until.push(now + ms);
-    this.resting.set(tenant, until);
-  }
-
-  /** Hands free slots to the waiting organisations with the fewest at work. */
-  private drain(): void {
-    while (this.activeTotal < this.limits.slots && this.queued > 0) if (!this.next()) break;
-    this.schedule();
-  }
-
-  /**
-   * With slots free and requests still waiting (held to their share), no release may come to start them: looks at the
-   * queues again when the first rest ends or another organisation stops counting as present. One timer at a time.
-   */
-  private schedule(): void {
-    if (this.queued === 0 || this.activeTotal >= this.limits.slots) return;
-    const now = this.now();
-    let at = Infinity;
-    for (const tenant of this.queues.keys()) for (const until of this.resting.get(tenant) ?? []) if (until > now) at = Math.min(at, until);
-    for (const [tenant, seen] of this.seen) {
-      if (!this.active.has(tenant) && !this.queues.has(tenant) && seen + PRESENT_MS > now) at = Math.min(at, seen + PRESENT_MS);
-    }
-    // A rest or a presence that ended since the queues were last looked at (the clock moves between two reads of it)
-    // leaves a queue that may start now, and is in none of the times above: look again at once.
-    if ([...this.queues.keys()].some((t) => !this.pastShare(t))) at = now;
-    if (at === Infinity || (this.timer && this.timerAt <= at)) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      // Early by this clock, the queues still rest, and the drain's own look sets the next time.
-      this.drain();
-    }, Math.max(1, Math.ceil(at - now)));
-    this.timer.unref();
-  }
+  constructor(private readonly limits: AdmissionLimits) {}
 
   /** Requests at work now, and waiting (the bench and `/readyz`-style figures). */
   get load(): { active: number; queued: number } {
@@ -185,34 +79,31 @@ export class FairAdmission {
   }
 
   /**
-   * Takes a slot for `tenant`: null when it was free (the request starts now), else a promise that resolves when a
-   * slot is given to it. Throws the 429 when the tenant's queue is full. Each admission is released exactly once.
+   * Takes a slot for `tenant`: null when one was free (the request starts now), else a promise that resolves when a
+   * slot is given to it. Throws the 429 when the tenant's queue is full while another organisation wants the process.
    */
   admit(tenant: string): Promise<void> | null {
-    // With slots free, those waiting have their share at work: a request within its own share starts beside them.
-    if (this.activeTotal < this.limits.slots && !this.pastShare(tenant) && (this.queued === 0 || (!this.queues.has(tenant) && [...this.queues.keys()].every((t) => this.pastShare(t))))) {
+    if (this.activeTotal < this.limits.slots && this.queued === 0 && this.burst < BURST_PER_TURN) {
+      this.burst++;
+      this.book();
       this.take(tenant);
       return null;
     }
     let queue = this.queues.get(tenant);
-    // The bound is on a team past its share while others want the process too; a team alone waits only on itself
-    // (its connections are capped anyway: http/connection-limits.ts).
     if ((queue?.length ?? 0) >= this.limits.queuedPerTenant && this.othersThan(tenant)) {
       throw tooMany(`This organisation already has ${this.limits.queuedPerTenant} requests waiting for this sandbox process (--max-queued-per-tenant); other organisations' requests go first while it is busy`);
     }
     if (!queue) this.queues.set(tenant, (queue = []));
     this.queued++;
-    const waiting = new Promise<void>((resolve) => queue.push(resolve));
-    this.schedule();
-    return waiting;
+    this.book();
+    return new Promise<void>((resolve) => queue.push(resolve));
   }
 
   /**
-   * Gives back `tenant`'s slot (of a request that worked `workedMs`), and hands free slots to the waiting organisations
-   * with the fewest at work.
+   * Gives back `tenant`'s slot; with requests waiting, the turn's check phase hands it to the waiting organisation with
+   * the fewest at work.
    */
-  release(tenant: string, workedMs = 0): void {
-    this.rest(tenant, workedMs);
+  release(tenant: string): void {
     this.activeTotal--;
     const left = (this.active.get(tenant) ?? 1) - 1;
     if (left > 0) this.active.set(tenant, left);
@@ -220,7 +111,7 @@ export class FairAdmission {
       this.active.delete(tenant);
       if (!this.queues.has(tenant)) this.served.delete(tenant);
     }
-    this.drain();
+    if (this.queued > 0) this.book();
   }
 
   /**
@@ -230,39 +121,43 @@ export class FairAdmission {
    * slot is free: a request that starts at once pays a counter and a ticket, no promise, listener or timer.
    */
   enter(tenant: string, res: Leaving): Ticket | null | Promise<Ticket | null> {
-    // The client left before the request got here (during a delay, or its body): its "close" has
-    // been emitted already.
+    // The client left before the request got here (during a delay, or its body): its "close" has been emitted already.
     if (res.closed) return null;
     const wait = this.admit(tenant);
-    if (wait === null) return this.ticket(tenant);
+    if (wait === null) return new Slot(this, tenant);
     let gone = false;
     const left = () => void (gone = true);
     res.once("close", left);
     return wait.then(() => {
       res.removeListener("close", left);
-      if (!gone) return this.ticket(tenant);
+      if (!gone) return new Slot(this, tenant);
+      // Nothing was done with it: the slot goes on now, in the same check phase.
       this.release(tenant);
+      this.drain();
       return null;
     });
   }
 
-  /** Only a process held to shares over several processes times its requests (their rests are made of it). */
-  private get timed(): boolean {
-    return this.shared !== null && this.share < this.limits.slots;
+  /** A slot's work is done (its ticket's `done()`). */
+  finished(tenant: string): void {
+    this.release(tenant);
   }
 
-  private ticket(tenant: string): Ticket {
-    return new Slot(this, tenant, this.timed ? this.now() : null);
+  /** Books the check phase of this turn of the event loop (once a turn). */
+  private book(): void {
+    if (this.booked) return;
+    this.booked = true;
+    setImmediate(this.checkPhase);
   }
 
   /**
-   * A slot's work is done: with requests waiting, it is handed on after the poll phase (requests that arrived meanwhile
-   * are in their queues when it is; see the top of this file); with nobody waiting there is no one to choose.
+   * Hands every free slot to the waiting organisations, the fewest at work first. The handlers admitted here run after
+   * it (their promises settle after this callback), so a handler that never waits gives its slot back after the loop
+   * and the next ones are handed on in the next turn's check phase, after its poll: the requests read then are chosen
+   * among too.
    */
-  finished(tenant: string, startedAt: number | null): void {
-    const worked = startedAt === null ? 0 : this.now() - startedAt;
-    if (this.queued === 0) this.release(tenant, worked);
-    else setImmediate(() => this.release(tenant, worked));
+  private drain(): void {
+    while (this.activeTotal < this.limits.slots && this.queued > 0) this.next();
   }
 
   /** Whether another organisation has requests at work or waiting. */
@@ -276,27 +171,17 @@ export class FairAdmission {
     this.activeTotal++;
     this.active.set(tenant, (this.active.get(tenant) ?? 0) + 1);
     this.served.set(tenant, this.turn++);
-    if (this.share < this.limits.slots) {
-      const now = this.now();
-      this.seen.set(tenant, now);
-      if (this.shared && now - (this.announced.get(tenant) ?? -Infinity) >= ANNOUNCE_MS) {
-        this.announced.set(tenant, now);
-        this.shared.announce(tenant);
-      }
-    }
   }
 
   /**
    * Starts the head of the queue of the waiting organisation with the fewest requests at work, the one served longest
-   * ago among equals (never served first; then the queue that formed first, as the map keeps insertion order); false
-   * when every waiting organisation has its share at work (one of its own releases starts the next).
+   * ago among equals (never served first; then the queue that formed first, as the map keeps insertion order).
    */
-  private next(): boolean {
+  private next(): void {
     let best: string | null = null;
     let bestActive = Infinity;
     let bestServed = Infinity;
     for (const tenant of this.queues.keys()) {
-      if (this.pastShare(tenant)) continue;
       const at = this.active.get(tenant) ?? 0;
       const served = this.served.get(tenant) ?? -1;
       if (at < bestActive || (at === bestActive && served < bestServed)) {
@@ -305,14 +190,12 @@ export class FairAdmission {
         bestServed = served;
       }
     }
-    if (best === null) return false;
-    const queue = this.queues.get(best)!;
+    const queue = this.queues.get(best!)!;
     const admit = queue.shift()!;
-    if (queue.length === 0) this.queues.delete(best);
+    if (queue.length === 0) this.queues.delete(best!);
     this.queued--;
-    this.take(best);
+    this.take(best!);
     admit();
-    return true;
   }
 }
 
@@ -323,12 +206,11 @@ class Slot implements Ticket {
   constructor(
     private readonly admission: FairAdmission,
     private readonly tenant: string,
-    private readonly startedAt: number | null,
   ) {}
 
   done(): void {
     if (!this.open) return;
     this.open = false;
-    this.admission.finished(this.tenant, this.startedAt);
+    this.admission.finished(this.tenant);
   }
 }

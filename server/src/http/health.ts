@@ -4,10 +4,10 @@
  * is migrated). Neither needs a key; neither says more than the store's kind and, when not ready, why.
  */
 import type { RequestHandler } from "express";
-import type { Journal } from "../stores/journal.ts";
+import type { Backend } from "../stores/backend.ts";
 import { ApiError } from "./errors.ts";
 
-export function health(journal: Journal): RequestHandler {
+export function health(backend: Backend): RequestHandler {
   return (req, res, next) => {
     if (req.path !== "/healthz" && req.path !== "/readyz") return next();
     if (req.method !== "GET" && req.method !== "HEAD") {
@@ -16,9 +16,9 @@ export function health(journal: Journal): RequestHandler {
     }
     res.set("Cache-Control", "no-store");
     if (req.path === "/healthz") return void res.status(200).json({ status: "ok" });
-    journal.ready().then(
+    backend.ready().then(
       (problem) => {
-        if (problem === null) return void res.status(200).json({ status: "ready", store: journal.kind });
+        if (problem === null) return void res.status(200).json({ status: "ready", store: backend.kind });
         next(new ApiError(503, "api_error", `Not ready: ${problem.reason}`, undefined, { "Retry-After": "1" }).loggedAs("info", "not ready", problem.detail));
       },
       (err) => next(err),

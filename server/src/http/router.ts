@@ -16,7 +16,7 @@ import { ApiError } from "./errors.ts";
 import { ResponseCache } from "./response-cache.ts";
 import { ResponseWriter, sendJson } from "./respond.ts";
 import type { Ctx, Handlers } from "./types.ts";
-import type { Journal } from "../stores/journal.ts";
+import type { Backend } from "../stores/backend.ts";
 import { ValidatorFactory } from "./validate.ts";
 
 export interface RouterOptions {
@@ -36,8 +36,8 @@ export interface RouterOptions {
   timeoutHoldMs: number;
   /** Requests held by a delay, capped per tenant and per address. */
   held: HeldRequests;
-  /** The store: each write runs as one change of it (stores/journal.ts). */
-  journal: Journal;
+  /** The store: each write runs as one change of it (stores/backend.ts). */
+  backend: Backend;
   /** What every request waits for first (a shared store: the fixtures written to their tables). */
   ready?: () => Promise<void>;
   /** Fair shares of the process's work between organisations (fair-admission.ts). */
@@ -96,7 +96,7 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; r
     const validate = factory.forRoute(route);
     const handler = options.handlers[route.operationId as OperationId] as (ctx: Ctx<OperationId>) => unknown;
     const writes = route.method !== "get" || WRITING_READS.has(route.operationId);
-    const { journal } = options;
+    const { backend } = options;
     const admitted = !LONG_LIVED.has(route.operationId);
     const validated = route.requestBody ? null : new Map<string, Readonly<{ path: Record<string, string>; query: Record<string, unknown> }>>();
     table.add(route.method, route.expressPath, async (req: Request, res: Response, next: NextFunction) => {
@@ -125,8 +125,8 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; r
         const faulted = applyFaults(req, route, project, options.faults, options.timeoutHoldMs, options.held);
         if (faulted) await faulted;
         // Work starts here (a delay above is held, not worked on): in the organisation's own queue when the process is busy.
-        // A write on a shared store is admitted once its turn among its organisation's changes has come (stores/journal.ts).
-        const admitInTurn = admitted && writes && journal.shared ? async () => {
+        // A write on a shared store is admitted once its turn among its organisation's changes has come (stores/backend.ts).
+        const admitInTurn = admitted && writes && backend.shared ? async () => {
           const t = options.admission.enter(project.tenant, res);
           slot.ticket = t instanceof Promise ? await t : t;
           if (!slot.ticket) throw new Unanswered();
@@ -137,7 +137,7 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; r
           if (!slot.ticket) return;
         }
         let key: string | null = null;
-        if (options.cache && CACHEABLE.has(route.operationId) && !(journal.shared && FROM_TABLES.has(route.operationId))) {
+        if (options.cache && CACHEABLE.has(route.operationId) && !(backend.shared && FROM_TABLES.has(route.operationId))) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.
           const day = USES_WINDOWS.has(route.operationId) ? Math.floor(options.now() / DAY) : 0;
           key = `${project.id}|${project.dataVersion}|${day}|${req.originalUrl}`;
@@ -146,7 +146,7 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; r
         }
         const ctx = { project, path, query, body, req } as unknown as Ctx<OperationId>;
         // A write is one change (on a shared store, one transaction of its own rows, beside every other's).
-        const made = writes ? journal.write(() => handler(ctx), project.tenant, admitInTurn) : handler(ctx);
+        const made = writes ? backend.write(() => handler(ctx), project.tenant, admitInTurn) : handler(ctx);
         const result = made instanceof Promise ? await made : made;
         // A handler that answered itself (the event stream) is not answered again.
         if (res.headersSent) return;

@@ -32,11 +32,6 @@ export interface TenantLimits {
   requestSlots: number;
   /** API requests one tenant may have waiting for a slot; past it, 429 with Retry-After. */
   queuedPerTenant: number;
-  /**
-   * API requests one tenant works on at once in a process while another tenant has been served there in the last
-   * second (its share: the rest wait in its queue); alone, a tenant gets every slot.
-   */
-  activePerTenant: number;
 }
 
 export const DEFAULT_TENANT_LIMITS: TenantLimits = {
@@ -51,7 +46,6 @@ export const DEFAULT_TENANT_LIMITS: TenantLimits = {
   deliveriesPerTenant: 16,
   requestSlots: 8,
   queuedPerTenant: 256,
-  activePerTenant: 1,
 };
 
 export const tooMany = (message: string, retryAfterS = 1) => new ApiError(429, "api_error", message, undefined, { "Retry-After": String(retryAfterS) });

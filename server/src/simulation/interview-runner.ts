@@ -2,12 +2,12 @@
  * Simulated interviews over time: started -> processing -> completed, on the service's timers or on demand, and
  * `interview.completed` when one completes. An interview's status only moves forward, whichever of its timers or
  * a completion request comes first; an abandoned interview never moves again. Every transition is written to the
- * journal, and `resume` re-arms the timers of interviews still running when the sandbox restarts from its data dir.
+ * backend, and `resume` re-arms the timers of interviews still running when the sandbox restarts from its data dir.
  */
 import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
 import { iso, schedule, type Clock } from "../clock.ts";
 import type { Logger } from "pino";
-import type { Journal } from "../stores/journal.ts";
+import type { Backend } from "../stores/backend.ts";
 import type { PgTimers, TimerKind } from "../stores/postgres/timers.ts";
 import type { Project } from "../model/project.ts";
 import type { Interviews, Moved } from "../stores/interviews.ts";
@@ -47,7 +47,7 @@ export class InterviewRunner {
   constructor(
     private readonly clock: Clock,
     private readonly webhooks: WebhookDispatcher,
-    private readonly journal: Journal,
+    private readonly backend: Backend,
     private readonly interviews: Interviews,
     private readonly studies: Studies,
     /** Delay from a simulated interview's start to its completion (half of it to `processing`). */
@@ -88,7 +88,7 @@ export class InterviewRunner {
 
   private transition(fn: () => Promise<unknown>): void {
     try {
-      const out = this.journal.write(fn);
+      const out = this.backend.write(fn);
       if (out instanceof Promise) out.catch((err) => this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition could not be written"));
     } catch (err) {
       this.logger?.error({ err: (err as Error).message }, "a simulated interview's transition failed");

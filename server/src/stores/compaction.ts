@@ -9,7 +9,7 @@
  * comes before it. A folded webhook change carries the version the changes it stands for reached (events are bound to
  * it). The result replays to the same state (server/test/compaction.test.ts: every prefix of random logs, op by op).
  */
-import type { Op } from "./journal.ts";
+import type { Op } from "./backend.ts";
 import { FORWARDS_KEPT } from "../model/project.ts";
 
 export interface LoggedOp {

@@ -1,10 +1,10 @@
 /**
  * The interviews of every project: one job of the store, behind one small interface. Memory and SQLite keep them in
- * the process, indexed (stores/memory/interviews.ts; SQLite writes each change to its journal); several processes on
+ * the process, indexed (stores/memory/interviews.ts; SQLite writes each change to its backend); several processes on
  * one PostgreSQL keep them in its `interviews` table only, queried per request (stores/postgres/interviews.ts), so
  * no process holds a copy of them, whatever their number.
  *
- * A change is made inside the store's change in progress (`Journal.write`): on PostgreSQL, in its transaction.
+ * A change is made inside the store's change in progress (`Backend.write`): on PostgreSQL, in its transaction.
  */
 import type { StoredInterview } from "../../../fixtures/types.ts";
 import type { Query } from "../http/types.ts";

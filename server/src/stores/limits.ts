@@ -1,5 +1,5 @@
 /**
- * The limits port: what the per-tenant limits, fault counts, event streams and fair admission need of a store that
+ * The limits port: what the per-tenant limits, fault counts and event streams need of a store that
  * processes share. The PostgreSQL store implements it (stores/postgres/shared-slots.ts); one process needs none.
  */
 
@@ -8,12 +8,4 @@ export interface SharedCounter {
   /** Takes one of `cap` slots of `kind` for `tenant` over every process; false when they are all taken. */
   take(kind: string, tenant: string, cap: number): Promise<boolean>;
   give(kind: string, tenant: string): void;
-}
-
-/** What fair admission learns from the other processes. */
-export interface SharedAdmission {
-  /** Processes serving the sandbox now, this one included. */
-  processes(): number;
-  /** Tells the other processes that `tenant` was just served here (they call `present` with it). */
-  announce(tenant: string): void;
 }

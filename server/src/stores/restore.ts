@@ -1,5 +1,5 @@
 /**
- * A restart from the data dir: the journal's store changes are replayed in order over the freshly loaded fixtures,
+ * A restart from the data dir: the backend's store changes are replayed in order over the freshly loaded fixtures,
  * then the interviews that were still running get their timers back (late ones fire at once). Replaying sends
  * nothing: webhook events and attempts come back through the dispatcher's own restore.
  */
@@ -9,7 +9,7 @@ import type { InterviewRunner } from "../simulation/interview-runner.ts";
 import type { Project } from "../model/project.ts";
 import type { Store } from "../model/store.ts";
 import type { Quotas } from "../model/tenant-limits.ts";
-import type { ChangeLog, Op } from "./journal.ts";
+import type { ChangeLog, Op } from "./backend.ts";
 import { forget } from "../views/memo.ts";
 
 export interface ReplayTargets {
@@ -20,10 +20,10 @@ export interface ReplayTargets {
 }
 
 /** Replays every recorded change; returns how many were applied (the start-up banner says so). */
-export function replay(journal: ChangeLog, targets: ReplayTargets): number {
+export function replay(backend: ChangeLog, targets: ReplayTargets): number {
   const running: Running = new Map();
   let applied = 0;
-  for (const op of journal.ops()) if (applyOp(op, targets, running)) applied++;
+  for (const op of backend.ops()) if (applyOp(op, targets, running)) applied++;
   resumeRunning(running, targets.runner);
   return applied;
 }

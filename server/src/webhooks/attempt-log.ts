@@ -22,7 +22,7 @@ export class AttemptLog {
 
   constructor(private readonly maxPerProject = DEFAULT_ATTEMPTS_PER_PROJECT) {}
 
-  /** Returns the records no longer listed (the journal forgets them too). */
+  /** Returns the records no longer listed (the backend forgets them too). */
   add(projectId: string, record: WebhookDelivery): WebhookDelivery[] {
     let list = this.byProject.get(projectId);
     if (!list) this.byProject.set(projectId, (list = []));

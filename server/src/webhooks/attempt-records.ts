@@ -1,10 +1,10 @@
 /**
  * The record of one process's attempts (dispatcher.ts): every attempt is a `WebhookDelivery` in the deliveries list
- * (attempt-log.ts) and in the journal, written as it is made and at every change of its status.
+ * (attempt-log.ts) and in the backend, written as it is made and at every change of its status.
  */
 import { randomUUID } from "node:crypto";
 import { iso } from "../clock.ts";
-import type { LocalJournal } from "../stores/journal.ts";
+import type { LocalBackend } from "../stores/backend.ts";
 import { AttemptLog, type AttemptChange } from "./attempt-log.ts";
 import type { EventDelivery } from "./attempt-outcome.ts";
 import { INTERVIEW_COMPLETED } from "./payload.ts";
@@ -20,7 +20,7 @@ export class AttemptRecords {
   readonly log: AttemptLog;
 
   constructor(
-    private readonly journal: LocalJournal,
+    private readonly backend: LocalBackend,
     maxPerProject?: number,
   ) {
     this.log = new AttemptLog(maxPerProject);
@@ -45,18 +45,18 @@ export class AttemptRecords {
       finished_at: null,
     };
     this.add(ev.project.id, record);
-    this.journal.putAttempt({ project_id: ev.project.id, record });
+    this.backend.putAttempt({ project_id: ev.project.id, record });
     return { ev, record };
   }
 
-  /** Lists a record (one read back from the journal, or just made). */
+  /** Lists a record (one read back from the backend, or just made). */
   add(projectId: string, record: WebhookDelivery): void {
-    for (const dropped of this.log.add(projectId, record)) this.journal.dropAttempt(dropped.id);
+    for (const dropped of this.log.add(projectId, record)) this.backend.dropAttempt(dropped.id);
   }
 
   update(a: Attempt, change: AttemptChange): void {
     a.record = this.log.update(a.ev.project.id, a.record, change);
-    this.journal.putAttempt({ project_id: a.ev.project.id, record: a.record });
+    this.backend.putAttempt({ project_id: a.ev.project.id, record: a.record });
   }
 
   list(projectId: string): readonly WebhookDelivery[] {

@@ -10,7 +10,7 @@
  * Handlers call in and return at once: nothing here is awaited in a request, and no error escapes to the caller.
  *
  * This file only wires the parts, each in a file named for its job: the events with their retention
- * (event-store.ts), the record of attempts in the list and the journal (attempt-records.ts), the slots and the fair
+ * (event-store.ts), the record of attempts in the list and the backend (attempt-records.ts), the slots and the fair
  * line for them (fair-queue.ts), the retries waiting on the clock (attempt-schedule.ts, with schedule.ts's delays), the send itself (delivery.ts) and
  * what an outcome records (attempt-outcome.ts). Several processes on one PostgreSQL use stores/postgres/dispatcher.ts instead.
  */
@@ -31,8 +31,8 @@ import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
 import type { EventStreams } from "./event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import { ApiError, conflict, notFound } from "../http/errors.ts";
-import type { LocalJournal } from "../stores/journal.ts";
-import { MemoryJournal } from "../stores/memory/journal.ts";
+import type { LocalBackend } from "../stores/backend.ts";
+import { MemoryBackend } from "../stores/memory/backend.ts";
 
 /** Events kept for resends and request lookups, per tenant (the oldest are forgotten first). */
 const EVENTS_KEPT_PER_TENANT = 10_000;
@@ -57,7 +57,7 @@ export interface WebhookDispatcherOptions {
   /** Events kept per tenant for resends and lookups (default 10,000). */
   eventsKeptPerTenant?: number;
   /** Where events and attempts are written down (`--data-dir`); pending ones resume at the next start. */
-  journal?: LocalJournal;
+  backend?: LocalBackend;
   /**
    * A PEM file of extra CA certificates trusted for https receivers (`WEBHOOK_CA_FILE`). Read at each attempt,
    * so a certificate written after start-up (a conformance run's receiver) is trusted; a missing file adds nothing.
@@ -77,9 +77,9 @@ const staleNow = (ev: EventDelivery) => staleReason(ev, ev.project.webhook);
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { clock, timeoutMs, logger } = options;
   const retryDelaysMs = [...options.retryDelaysMs];
-  const journal = options.journal ?? new MemoryJournal();
-  const records = new AttemptRecords(journal, options.maxAttemptsPerProject);
-  const events = new EventStore(journal, options.eventsKeptPerTenant ?? EVENTS_KEPT_PER_TENANT);
+  const backend = options.backend ?? new MemoryBackend();
+  const records = new AttemptRecords(backend, options.maxAttemptsPerProject);
+  const events = new EventStore(backend, options.eventsKeptPerTenant ?? EVENTS_KEPT_PER_TENANT);
   const slots = new FairQueue<Attempt>(
     { total: options.maxConcurrent ?? 64, perTenant: options.maxConcurrentPerTenant ?? 16, perProject: options.maxConcurrentPerProject ?? 8 },
     (a) => ({ tenant: a.ev.project.tenant, project: a.ev.project.id }),
@@ -148,8 +148,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   function finish(a: Attempt, outcome: PostOutcome): void {
-    // Cut by a shutdown with a data dir: left in flight in the journal, so the next start retries it.
-    if (outcome.kind === "aborted" && journal.durable) return;
+    // Cut by a shutdown with a data dir: left in flight in the backend, so the next start retries it.
+    if (outcome.kind === "aborted" && backend.durable) return;
     const now = clock.now();
     records.update(a, { ...outcomeFields(outcome), finished_at: iso(now) });
     if (a.record.status !== "failed" || a.record.trigger === "resend") return;
@@ -188,7 +188,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         const { delivery: ev, streamed } = newEvent(project, project.webhook, interview, study, now, options.listenerSecret && (() => options.listenerSecret!(project)));
         if (streamed) options.streams?.publish(project.id, streamed);
         if (!ev) return;
-        journal.atomically(() => events.remember(ev));
+        backend.atomically(() => events.remember(ev));
         send(records.create(ev, 1, now, "event"), now);
       } catch (err) {
         logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");
@@ -237,7 +237,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     restore(projects) {
       events.restore(projects);
       const now = clock.now();
-      for (const { project_id, record } of journal.attempts()) {
+      for (const { project_id, record } of backend.attempts()) {
         const project = projects.get(project_id);
         const stored = events.get(record.event_id);
         if (!project || !stored) continue;
@@ -261,7 +261,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       // With a data dir, pending attempts stay pending in it and resume at the next start; without one they end here.
       const waiting = schedule.clear();
       const queued = slots.clear();
-      if (!journal.durable) for (const a of [...waiting, ...queued]) cancelAttempt(a, "cancelled: server shutting down");
+      if (!backend.durable) for (const a of [...waiting, ...queued]) cancelAttempt(a, "cancelled: server shutting down");
       for (const controller of inFlight.values()) controller.abort();
       await Promise.allSettled([...running]);
     },

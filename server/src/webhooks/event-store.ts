@@ -1,9 +1,9 @@
 /**
  * The events of one process's dispatcher (dispatcher.ts): each with its exact bytes and the webhook setting it was
- * made for, by id, for retries, resends and request lookups; written to the journal, and kept per tenant up to a
- * bound (the oldest are forgotten first, in memory and in the journal alike).
+ * made for, by id, for retries, resends and request lookups; written to the backend, and kept per tenant up to a
+ * bound (the oldest are forgotten first, in memory and in the backend alike).
  */
-import type { LocalJournal, StoredEvent } from "../stores/journal.ts";
+import type { LocalBackend, StoredEvent } from "../stores/backend.ts";
 import type { Project } from "../model/project.ts";
 import type { EventDelivery } from "./attempt-outcome.ts";
 
@@ -13,7 +13,7 @@ export class EventStore {
   private readonly ofTenant = new Map<string, Set<string>>();
 
   constructor(
-    private readonly journal: LocalJournal,
+    private readonly backend: LocalBackend,
     private readonly keptPerTenant: number,
   ) {}
 
@@ -21,10 +21,10 @@ export class EventStore {
     return this.byId.get(id);
   }
 
-  /** Keeps `ev` (and writes it, unless it was read back from the journal). */
+  /** Keeps `ev` (and writes it, unless it was read back from the backend). */
   remember(ev: EventDelivery, write = true): void {
     this.byId.set(ev.id, ev);
-    if (write) this.journal.putEvent(stored(ev));
+    if (write) this.backend.putEvent(stored(ev));
     const tenant = ev.project.tenant;
     let ids = this.ofTenant.get(tenant);
     if (!ids) this.ofTenant.set(tenant, (ids = new Set()));
@@ -33,13 +33,13 @@ export class EventStore {
       const oldest = ids.values().next().value!;
       ids.delete(oldest);
       this.byId.delete(oldest);
-      this.journal.dropEvent(oldest);
+      this.backend.dropEvent(oldest);
     }
   }
 
-  /** The journal's events, bound to the projects they belong to (a restart). */
+  /** The backend's events, bound to the projects they belong to (a restart). */
   restore(projects: ReadonlyMap<string, Project>): void {
-    for (const e of this.journal.events()) {
+    for (const e of this.backend.events()) {
       const project = projects.get(e.project_id);
       if (!project) continue;
       this.remember({ id: e.id, project, interviewId: e.interview_id, url: e.url, secret: e.secret, version: e.version, body: Buffer.from(e.body, "utf8"), headers: e.headers }, false);

@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import type { Journal } from "../stores/journal.ts";
+import type { Backend } from "../stores/backend.ts";
 import type { NewStreamEvent, StreamEvent, StreamLog } from "../stores/stream.ts";
 import type { SharedCounter } from "../stores/limits.ts";
 import type { Project } from "../model/project.ts";
@@ -66,7 +66,7 @@ export class EventStreams {
 
   /** `log`: where the numbered events are kept (stores/stream.ts), given this stream's epoch and how many to hold. */
   constructor(
-    private readonly journal: Journal,
+    private readonly backend: Backend,
     log: (epoch: string, keep: number) => StreamLog,
     options: EventStreamOptions = {},
   ) {
@@ -78,9 +78,9 @@ export class EventStreams {
       tenant: () => tooMany(`This organisation already has ${streams} open event streams (--max-streams); close one first`, 5),
       address: () => tooMany(`This address already has ${streamsPerAddress} open event streams (--max-streams-per-address); close one first`, 5),
     });
-    const kept = journal.getMeta("stream_epoch");
+    const kept = backend.getMeta("stream_epoch");
     this.epoch = kept ?? randomBytes(5).toString("hex");
-    if (!kept) journal.setMeta("stream_epoch", this.epoch);
+    if (!kept) backend.setMeta("stream_epoch", this.epoch);
     this.log = log(this.epoch, keep);
     // A comment line now and then keeps proxies and idle timeouts from closing a quiet stream, and finds listeners
     // that stopped reading even when no event is published.
@@ -112,7 +112,7 @@ export class EventStreams {
    */
   publish(projectId: string, event: NewStreamEvent): StreamEvent | Promise<StreamEvent> {
     const e = this.log.append(projectId, event);
-    this.journal.afterCommit(() => this.wake(projectId));
+    this.backend.afterCommit(() => this.wake(projectId));
     return e;
   }
 

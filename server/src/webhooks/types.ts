@@ -25,7 +25,7 @@ export interface WebhookDispatcher {
   resend(project: Project, attemptId: string): WebhookDelivery | Promise<WebhookDelivery>;
   /** Attempts not finished: waiting for a retry, queued for a slot, on the wire (the SIGTERM log). */
   pending(): { waiting: number; queued: number; inFlight: number };
-  /** Loads events and attempts from the journal and resumes the pending ones (a restart from the data dir). */
+  /** Loads events and attempts from the backend and resumes the pending ones (a restart from the data dir). */
   restore(projects: ReadonlyMap<string, Project>): void;
   /** Stops timers and aborts in-flight requests (server shutdown). */
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * The same behaviour over each store behind the one store interface (stores/journal.ts): memory (the default),
+ * The same behaviour over each store behind the one store interface (stores/backend.ts): memory (the default),
  * SQLite (`--data-dir`) and PostgreSQL (`--database-url`). Each case runs the real app on a free port and talks HTTP
  * to it; a restart closes the app and opens a new one on the same data dir or database.
  */
@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppOptions } from "../../src/app.ts";
-import type { Journal } from "../../src/stores/journal.ts";
-import { PgJournal } from "../../src/stores/postgres/journal.ts";
+import type { Backend } from "../../src/stores/backend.ts";
+import { PgBackend } from "../../src/stores/postgres/backend.ts";
 import { readDataset } from "../../src/model/dataset.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
 import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
@@ -60,10 +60,10 @@ function postgres(): StoreUnderTest {
   return {
     kind: "postgres",
     async start() {
-      const journal: Journal = await PgJournal.open(url, {
+      const backend: Backend = await PgBackend.open(url, {
         initialMeta: { time_shift_ms: String(Date.now() - anchor), stream_epoch: randomBytes(5).toString("hex"), launch_token_secret: randomBytes(32).toString("hex") },
       });
-      return startServer({ ...OPTIONS, journal });
+      return startServer({ ...OPTIONS, backend });
     },
   };
 }

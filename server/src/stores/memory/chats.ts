@@ -4,10 +4,10 @@ import { listPage } from "../../handlers/pagination.ts";
 import type { Query } from "../../http/types.ts";
 import { chatOrder, messageOrder, type Project } from "../../model/project.ts";
 import type { Chats } from "../chats.ts";
-import type { ChangeLog } from "../journal.ts";
+import type { ChangeLog } from "../backend.ts";
 
 export class MemoryChats implements Chats {
-  constructor(private readonly journal: ChangeLog) {}
+  constructor(private readonly backend: ChangeLog) {}
 
   async list(project: Project, query: Query<"listChats">) {
     return listPage({
@@ -40,7 +40,7 @@ export class MemoryChats implements Chats {
   }
 
   async plant(project: Project, chat: StoredChat, messages: StoredMessage[]): Promise<void> {
-    this.journal.append({ kind: "chat.planted", chat, messages });
+    this.backend.append({ kind: "chat.planted", chat, messages });
     project.plantChat(chat, messages);
   }
 }

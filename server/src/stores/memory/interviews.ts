@@ -1,6 +1,6 @@
 /**
  * Interviews kept in the process (memory and SQLite): each project's sorted indexes (model/project.ts), every change
- * written to the journal as it is made (nothing with the memory journal; a row with SQLite, replayed at the next
+ * written to the backend as it is made (nothing with the memory backend; a row with SQLite, replayed at the next
  * start by stores/restore.ts). Nothing here waits: every answer is ready when the call returns.
  *
  * A filtered page walks the smallest index that holds it, or merges the few per-combination lists whose union is
@@ -13,7 +13,7 @@ import { comboKey, interviewOrder, type Project } from "../../model/project.ts";
 import { createdSince } from "../../model/windows.ts";
 import { forget } from "../../views/memo.ts";
 import type { Interviews, Moved, StudyUsageCounts, Timers } from "../interviews.ts";
-import type { ChangeLog } from "../journal.ts";
+import type { ChangeLog } from "../backend.ts";
 
 const EMPTY: StoredInterview[] = [];
 const STATUSES = ["started", "processing", "completed"] as const;
@@ -54,7 +54,7 @@ function matches(q: Query<"listInterviews">): ((i: StoredInterview) => boolean) 
 }
 
 export class MemoryInterviews implements Interviews {
-  constructor(private readonly journal: ChangeLog) {}
+  constructor(private readonly backend: ChangeLog) {}
 
   async get(project: Project, id: string): Promise<StoredInterview | undefined> {
     return project.interviews.get(id);
@@ -93,7 +93,7 @@ export class MemoryInterviews implements Interviews {
   }
 
   async create(project: Project, interview: StoredInterview, timers: Timers | null): Promise<void> {
-    this.journal.append({ kind: "interview.created", interview, processing_at: timers?.processingAt ?? null, completes_at: timers?.completesAt ?? null });
+    this.backend.append({ kind: "interview.created", interview, processing_at: timers?.processingAt ?? null, completes_at: timers?.completesAt ?? null });
     project.addInterview(interview, true);
   }
 
@@ -103,7 +103,7 @@ export class MemoryInterviews implements Interviews {
     const abandoned = project.abandoned.has(id);
     if (abandoned || !from.includes(interview.status)) return { interview, moved: false, abandoned };
     const fields = await change(interview);
-    this.journal.append({ kind: "interview.changed", project_id: project.id, id, change: fields });
+    this.backend.append({ kind: "interview.changed", project_id: project.id, id, change: fields });
     project.updateInterview(interview, fields);
     forget(interview);
     return { interview, moved: true, abandoned: false };
@@ -114,7 +114,7 @@ export class MemoryInterviews implements Interviews {
     if (!interview) return undefined;
     const abandoned = project.abandoned.has(id);
     if (abandoned || interview.status === "completed") return { interview, moved: false, abandoned };
-    this.journal.append({ kind: "interview.abandoned", project_id: project.id, id });
+    this.backend.append({ kind: "interview.abandoned", project_id: project.id, id });
     project.abandoned.add(id);
     return { interview, moved: true, abandoned: true };
   }

@@ -1,18 +1,18 @@
-/** Listener secrets and forwards kept on the project in the process (memory and SQLite), written to the journal. */
+/** Listener secrets and forwards kept on the project in the process (memory and SQLite), written to the backend. */
 import type { Project } from "../../model/project.ts";
-import type { ChangeLog } from "../journal.ts";
+import type { ChangeLog } from "../backend.ts";
 import type { Listeners, SimForward } from "../listeners.ts";
 import { listenerSecret } from "../../webhooks/listener.ts";
 
 export class MemoryListeners implements Listeners {
-  constructor(private readonly journal: ChangeLog) {}
+  constructor(private readonly backend: ChangeLog) {}
 
   async secret(project: Project): Promise<string> {
-    return listenerSecret(project, this.journal);
+    return listenerSecret(project, this.backend);
   }
 
   async addForward(project: Project, forward: SimForward): Promise<void> {
-    this.journal.append({ kind: "forward.recorded", project_id: project.id, forward });
+    this.backend.append({ kind: "forward.recorded", project_id: project.id, forward });
     project.addForward(forward);
   }
 

@@ -1,9 +1,9 @@
-/** Projects kept in the process (memory and SQLite): the store's key rings, created ones written to the journal. */
+/** Projects kept in the process (memory and SQLite): the store's key rings, created ones written to the backend. */
 import { randomBytes, randomUUID } from "node:crypto";
 import { conflict } from "../../http/errors.ts";
 import type { Project } from "../../model/project.ts";
 import type { Store } from "../../model/store.ts";
-import type { ChangeLog } from "../journal.ts";
+import type { ChangeLog } from "../backend.ts";
 import { projectsCapMessage, type CreatedProject, type Projects } from "../projects.ts";
 
 /** Fresh keys of a new project. */
@@ -12,7 +12,7 @@ export const newKeys = () => ({ apiKey: `svc_live_sim_${randomBytes(16).toString
 export class MemoryProjects implements Projects {
   constructor(
     private readonly store: Store,
-    private readonly journal: ChangeLog,
+    private readonly backend: ChangeLog,
   ) {}
 
   byKey(kind: "secret" | "public", key: string): Project | undefined {
@@ -27,7 +27,7 @@ export class MemoryProjects implements Projects {
     if ((this.store.created.get(tenant) ?? 0) >= cap) throw conflict(projectsCapMessage(cap));
     const { apiKey, publicKey, id } = newKeys();
     const project = this.store.restoreProject({ id, name, api_key: apiKey, public_key: publicKey }, tenant);
-    this.journal.append({ kind: "project.created", project: { id, name, api_key: apiKey, public_key: publicKey, tenant, created_at: createdAt } });
+    this.backend.append({ kind: "project.created", project: { id, name, api_key: apiKey, public_key: publicKey, tenant, created_at: createdAt } });
     return { project, apiKey, publicKey };
   }
 }

@@ -1,5 +1,5 @@
-/** The stream's events kept in the process (memory and SQLite): the last `keep` per project, written to the journal. */
-import type { ChangeLog } from "../journal.ts";
+/** The stream's events kept in the process (memory and SQLite): the last `keep` per project, written to the backend. */
+import type { ChangeLog } from "../backend.ts";
 import type { NewStreamEvent, StreamEvent, StreamLog } from "../stream.ts";
 
 interface Held {
@@ -11,11 +11,11 @@ export class MemoryStream implements StreamLog {
   private readonly projects = new Map<string, Held>();
 
   constructor(
-    private readonly journal: ChangeLog,
+    private readonly backend: ChangeLog,
     private readonly epoch: string,
     private readonly keep: number,
   ) {
-    for (const { project_id, event } of journal.streamEvents()) {
+    for (const { project_id, event } of backend.streamEvents()) {
       const p = this.of(project_id);
       p.events.push(event);
       p.next = event.seq + 1;
@@ -32,11 +32,11 @@ export class MemoryStream implements StreamLog {
     const p = this.of(projectId);
     const seq = p.next++;
     const e = { seq, id: `${this.epoch}-${seq}`, ...event } as StreamEvent;
-    this.journal.putStreamEvent({ project_id: projectId, event: e });
+    this.backend.putStreamEvent({ project_id: projectId, event: e });
     p.events.push(e);
     if (p.events.length > this.keep) {
       const gone = p.events.splice(0, p.events.length - this.keep);
-      this.journal.dropStreamEvents(projectId, gone[gone.length - 1].seq);
+      this.backend.dropStreamEvents(projectId, gone[gone.length - 1].seq);
     }
     return e;
   }

@@ -3,11 +3,11 @@ import type { StoredStudy } from "../../../../fixtures/types.ts";
 import { listPage } from "../../handlers/pagination.ts";
 import type { Query } from "../../http/types.ts";
 import { studyOrder, type Project } from "../../model/project.ts";
-import type { ChangeLog } from "../journal.ts";
+import type { ChangeLog } from "../backend.ts";
 import type { Studies } from "../studies.ts";
 
 export class MemoryStudies implements Studies {
-  constructor(private readonly journal: ChangeLog) {}
+  constructor(private readonly backend: ChangeLog) {}
 
   async get(project: Project, id: string): Promise<StoredStudy | undefined> {
     return project.studies.get(id);
@@ -30,7 +30,7 @@ export class MemoryStudies implements Studies {
   }
 
   async plant(project: Project, study: StoredStudy): Promise<void> {
-    this.journal.append({ kind: "study.planted", study });
+    this.backend.append({ kind: "study.planted", study });
     project.plantStudy(study);
   }
 }

@@ -1,22 +1,22 @@
-/** Webhook settings kept on the project in the process (memory and SQLite), each change written to the journal. */
+/** Webhook settings kept on the project in the process (memory and SQLite), each change written to the backend. */
 import type { Project, WebhookSetting } from "../../model/project.ts";
-import type { ChangeLog } from "../journal.ts";
+import type { ChangeLog } from "../backend.ts";
 import type { WebhookSettings } from "../webhook-settings.ts";
 
 export class MemoryWebhookSettings implements WebhookSettings {
-  constructor(private readonly journal: ChangeLog) {}
+  constructor(private readonly backend: ChangeLog) {}
 
   async get(project: Project): Promise<WebhookSetting | null> {
     return project.webhook;
   }
 
   async set(project: Project, url: string, events: Array<"interview.completed">, secret: string): Promise<WebhookSetting> {
-    this.journal.append({ kind: "webhook.set", project_id: project.id, url, events, secret });
+    this.backend.append({ kind: "webhook.set", project_id: project.id, url, events, secret });
     return project.setWebhook(url, events, secret);
   }
 
   async delete(project: Project): Promise<void> {
-    this.journal.append({ kind: "webhook.deleted", project_id: project.id });
+    this.backend.append({ kind: "webhook.deleted", project_id: project.id });
     project.deleteWebhook();
   }
 }

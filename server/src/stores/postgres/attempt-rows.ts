@@ -5,7 +5,7 @@
 import { iso } from "../../clock.ts";
 import { INTERVIEW_COMPLETED } from "../../webhooks/payload.ts";
 import type { WebhookDelivery } from "../../webhooks/types.ts";
-import type { StoredEvent } from "../journal.ts";
+import type { StoredEvent } from "../backend.ts";
 
 export interface AttemptRow {
   id: string;
@@ -24,7 +24,7 @@ export interface AttemptRow {
   finished_ms: string | null;
 }
 
-/** An `events` row: the journal's stored event with its tenant, headers as JSON text. */
+/** An `events` row: the backend's stored event with its tenant, headers as JSON text. */
 export type EventRow = Omit<StoredEvent, "headers"> & { tenant: string; headers: string };
 
 const ms = (v: string | null) => (v === null ? null : iso(Number(v)));

@@ -26,7 +26,7 @@ import type { Logger } from "pino";
 import { iso, type Clock } from "../../clock.ts";
 import type { FaultRegistry } from "../../faults/settings.ts";
 import { ApiError, conflict, notFound } from "../../http/errors.ts";
-import type { PgJournal } from "./journal.ts";
+import type { PgBackend } from "./backend.ts";
 import type { Project } from "../../model/project.ts";
 import type { Listeners } from "../listeners.ts";
 import type { Projects } from "../projects.ts";
@@ -48,7 +48,7 @@ const WAKE = "sandbox_deliveries";
 const LEASE_MARGIN_MS = 5_000;
 
 export interface PgDispatcherOptions {
-  journal: PgJournal;
+  backend: PgBackend;
   /** The projects rows name (a created one is found in its table by any process). */
   projects: Projects;
   /** Each project's webhook, read in the change that needs it. */
@@ -75,8 +75,8 @@ export interface PgDispatcherOptions {
 }
 
 export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
-  const { journal, clock, logger } = o;
-  const db = journal.pool;
+  const { backend, clock, logger } = o;
+  const db = backend.pool;
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const maxTotal = o.maxConcurrent ?? 64;
   const perTenant = o.maxConcurrentPerTenant ?? 16;
@@ -95,7 +95,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
 
   const insertAttempt = (ev: { id: string; project: Project; interviewId: string }, attempt: number, trigger: WebhookDelivery["trigger"], url: string, dueMs: number) => {
     const id = randomUUID();
-    journal.enqueue(INSERT_ATTEMPT, [id, ev.project.tenant, ev.project.id, ev.id, ev.interviewId, attempt, trigger, url, dueMs]);
+    backend.enqueue(INSERT_ATTEMPT, [id, ev.project.tenant, ev.project.id, ev.id, ev.interviewId, attempt, trigger, url, dueMs]);
     return id;
   };
 
@@ -210,15 +210,15 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     const { rows } = await db.query<{ tenant: string }>("SELECT DISTINCT tenant FROM attempts WHERE status = 'in_flight' AND lease_ms < $1", [now]);
     // Each tenant's in a change of its own, rows locked: two processes never recover the same attempt (the second skips
     // or finds it recovered), and no tenant waits for another's.
-    await Promise.all(rows.map(({ tenant }) => journal.write(async () => {
-      const { rows: lost } = await journal.query<AttemptRow & { e: string }>(
+    await Promise.all(rows.map(({ tenant }) => backend.write(async () => {
+      const { rows: lost } = await backend.query<AttemptRow & { e: string }>(
         `SELECT a.*, row_to_json(e)::text AS e FROM attempts a JOIN events e ON e.id = a.event_id
          WHERE a.tenant = $2 AND a.status = 'in_flight' AND a.lease_ms < $1 FOR UPDATE OF a SKIP LOCKED`,
         [now, tenant],
       );
       for (const row of lost) {
         const ev = await eventOf(JSON.parse(row.e) as EventRow);
-        journal.enqueue("UPDATE attempts SET status = 'failed', error = $2, finished_ms = $3, lease_ms = NULL WHERE id = $1 AND status = 'in_flight'", [
+        backend.enqueue("UPDATE attempts SET status = 'failed', error = $2, finished_ms = $3, lease_ms = NULL WHERE id = $1 AND status = 'in_flight'", [
           row.id, "interrupted: the sandbox process sending this attempt stopped", now,
         ]);
         if (ev && row.trigger !== "resend") await retry(ev, row.attempt, now);
@@ -235,7 +235,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     }
     if (staleReason(ev, await o.webhookSettings.get(ev.project))) return;
     insertAttempt(ev, failedAttempt + 1, "retry", ev.url, failedAtMs + delay);
-    journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
+    backend.enqueue("SELECT pg_notify($1, '')", [WAKE]);
   }
 
   function start(row: AttemptRow & { e: string }): void {
@@ -254,9 +254,9 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
 
   async function send(row: AttemptRow, stored: EventDelivery | null, controller: AbortController): Promise<void> {
     const finish = (fields: Pick<WebhookDelivery, "status" | "response_status" | "error">, then?: (now: number) => Promise<void>) =>
-      journal.write(async () => {
+      backend.write(async () => {
         const now = clock.now();
-        const done = await journal.query("UPDATE attempts SET status = $3, response_status = $4, error = $5, finished_ms = $6, lease_ms = NULL WHERE id = $1 AND owner = $2 AND status = 'in_flight'", [
+        const done = await backend.query("UPDATE attempts SET status = $3, response_status = $4, error = $5, finished_ms = $6, lease_ms = NULL WHERE id = $1 AND owner = $2 AND status = 'in_flight'", [
           row.id, owner, fields.status, fields.response_status, fields.error, now,
         ]);
         // No row: the lease ran out and another process already counted this attempt failed and retried it.
@@ -300,7 +300,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
   async function listen(): Promise<void> {
     if (closed) return;
     const pg = (await import("pg")).default;
-    const client = new pg.Client({ connectionString: journal.url });
+    const client = new pg.Client({ connectionString: backend.url });
     client.on("notification", () => wake());
     client.on("error", () => {
       client.end().catch(() => {});
@@ -328,19 +328,19 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       if (streamed) await o.streams?.publish(project.id, streamed);
       if (!ev) return;
       // In the change that completed the interview: the event exists exactly when the completion does.
-      journal.enqueue("INSERT INTO events (id, tenant, project_id, interview_id, url, secret, version, body, headers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", [
+      backend.enqueue("INSERT INTO events (id, tenant, project_id, interview_id, url, secret, version, body, headers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", [
         ev.id, project.tenant, project.id, ev.interviewId, ev.url, ev.secret, ev.version, ev.body.toString("utf8"), JSON.stringify(ev.headers),
       ]);
-      journal.enqueue("DELETE FROM events WHERE tenant = $1 AND ord <= (SELECT ord FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 LIMIT 1)", [project.tenant, eventsKept]);
+      backend.enqueue("DELETE FROM events WHERE tenant = $1 AND ord <= (SELECT ord FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 LIMIT 1)", [project.tenant, eventsKept]);
       insertAttempt(ev, 1, "event", ev.url, now);
-      journal.enqueue("DELETE FROM attempts WHERE project_id = $1 AND status NOT IN ('pending', 'in_flight') AND id IN (SELECT id FROM attempts WHERE project_id = $1 ORDER BY scheduled_ms DESC, id DESC OFFSET $2)", [project.id, attemptsKept]);
-      journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
+      backend.enqueue("DELETE FROM attempts WHERE project_id = $1 AND status NOT IN ('pending', 'in_flight') AND id IN (SELECT id FROM attempts WHERE project_id = $1 ORDER BY scheduled_ms DESC, id DESC OFFSET $2)", [project.id, attemptsKept]);
+      backend.enqueue("SELECT pg_notify($1, '')", [WAKE]);
     },
 
     async webhookChanged(project, current) {
       // Pending attempts of a replaced or deleted webhook never go out; an identical PUT keeps them. Which ones are
       // stale is staleReason's rule, the one the dispatcher of one process applies, read here from their rows.
-      const { rows } = await journal.query<{ id: string; e: string }>(
+      const { rows } = await backend.query<{ id: string; e: string }>(
         `SELECT a.id, row_to_json(e)::text AS e FROM attempts a JOIN events e ON e.id = a.event_id
          WHERE a.project_id = $1 AND a.status = 'pending' AND a.trigger <> 'resend' FOR UPDATE OF a`,
         [project.id],
@@ -354,7 +354,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       }
       const now = clock.now();
       for (const [reason, ids] of byReason) {
-        journal.enqueue("UPDATE attempts SET status = 'cancelled', error = $2, finished_ms = $3 WHERE id = ANY($1::text[]) AND status = 'pending'", [ids, reason, now]);
+        backend.enqueue("UPDATE attempts SET status = 'cancelled', error = $2, finished_ms = $3 WHERE id = ANY($1::text[]) AND status = 'pending'", [ids, reason, now]);
       }
     },
 
@@ -375,11 +375,11 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       if (!webhook) throw conflict("No webhook is configured: PUT /v1/webhooks first");
       const now = clock.now();
       // The event's row locked until this change commits: two resends at once number their attempts one after the other.
-      await journal.query("SELECT 1 FROM events WHERE id = $1 FOR UPDATE", [ev.id]);
-      const { rows } = await journal.query<{ m: number }>("SELECT MAX(attempt) AS m FROM attempts WHERE event_id = $1", [ev.id]);
+      await backend.query("SELECT 1 FROM events WHERE id = $1 FOR UPDATE", [ev.id]);
+      const { rows } = await backend.query<{ m: number }>("SELECT MAX(attempt) AS m FROM attempts WHERE event_id = $1", [ev.id]);
       const attempt = (rows[0]?.m ?? 0) + 1;
       const id = insertAttempt(ev, attempt, "resend", webhook.url, now);
-      journal.enqueue("SELECT pg_notify($1, '')", [WAKE]);
+      backend.enqueue("SELECT pg_notify($1, '')", [WAKE]);
       await o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
       return {
         id, object: "webhook_delivery", event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, attempt, trigger: "resend", url: webhook.url,

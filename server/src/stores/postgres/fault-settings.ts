@@ -5,7 +5,7 @@
  * process, and no process holds settings another process's PUT has replaced.
  */
 import type { FaultCounter, FaultSettings, SharedFaultSettings } from "../../faults/settings.ts";
-import type { PgJournal } from "./journal.ts";
+import type { PgBackend } from "./backend.ts";
 
 // Column names are only ever these two (never from input).
 const COLUMNS: Record<FaultCounter, string> = { fail_next: "fail_next", webhook_failures: "webhook_failures" };
@@ -18,11 +18,11 @@ export const SET_FAULT_SETTINGS = `INSERT INTO fault_settings (project_id, setti
 type Row = { settings: FaultSettings; version: string };
 
 export class PgFaultSettings implements SharedFaultSettings {
-  constructor(private readonly journal: PgJournal) {}
+  constructor(private readonly backend: PgBackend) {}
 
   set(projectId: string, settings: FaultSettings | null): Promise<void> {
-    if (settings === null) return this.journal.atCommit("DELETE FROM fault_settings WHERE project_id = $1", [projectId]);
-    return this.journal.atCommit(SET_FAULT_SETTINGS, [projectId, JSON.stringify(settings), settings.fail_next, settings.webhook_failures]);
+    if (settings === null) return this.backend.atCommit("DELETE FROM fault_settings WHERE project_id = $1", [projectId]);
+    return this.backend.atCommit(SET_FAULT_SETTINGS, [projectId, JSON.stringify(settings), settings.fail_next, settings.webhook_failures]);
   }
 
   /** Reads asked for while one is in flight: sent together as the next one (see read). */
@@ -36,7 +36,7 @@ export class PgFaultSettings implements SharedFaultSettings {
    */
   read(projectId: string): Promise<Row | null> {
     // Inside a change, its own transaction's view.
-    if (this.journal.inChange()) return this.readIn([projectId]).then((rows) => rows.get(projectId) ?? null);
+    if (this.backend.inChange()) return this.readIn([projectId]).then((rows) => rows.get(projectId) ?? null);
     return new Promise((resolve, reject) => {
       let waiting = this.asked.get(projectId);
       if (!waiting) this.asked.set(projectId, (waiting = []));
@@ -63,13 +63,13 @@ export class PgFaultSettings implements SharedFaultSettings {
   private async readIn(projectIds: string[], outside = false): Promise<Map<string, Row>> {
     const text = "SELECT project_id, settings, version::text AS version, fail_next, webhook_failures FROM fault_settings WHERE project_id = ANY($1::text[])";
     type Found = { project_id: string; settings: FaultSettings; version: string; fail_next: number; webhook_failures: number };
-    const { rows } = await (outside ? this.journal.queryOutside<Found>(text, [projectIds]) : this.journal.query<Found>(text, [projectIds]));
+    const { rows } = await (outside ? this.backend.queryOutside<Found>(text, [projectIds]) : this.backend.query<Found>(text, [projectIds]));
     return new Map(rows.map((r) => [r.project_id, { settings: { ...r.settings, fail_next: r.fail_next, webhook_failures: r.webhook_failures }, version: r.version }]));
   }
 
   async take(projectId: string, counter: FaultCounter): Promise<number | null> {
     const column = COLUMNS[counter];
-    const { rows } = await this.journal.query<{ left: number }>(
+    const { rows } = await this.backend.query<{ left: number }>(
       `UPDATE fault_settings SET ${column} = ${column} - 1 WHERE project_id = $1 AND ${column} > 0 RETURNING ${column} AS left`,
       [projectId],
     );

@@ -7,11 +7,11 @@
  */
 import type { StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../../fixtures/types.ts";
 import { chatRows, insertChats, insertRows } from "./chats.ts";
-import type { Op } from "../journal.ts";
+import type { Op } from "../backend.ts";
 import { digest } from "../../http/auth.ts";
 import { FORWARDS_KEPT } from "../../model/project.ts";
 import { SET_WEBHOOK } from "./webhook-settings.ts";
-import type { PgJournal } from "./journal.ts";
+import type { PgBackend } from "./backend.ts";
 
 /** The advisory lock the seeding holds: processes starting together seed one at a time. */
 const SEED_LOCK = 7_724_120_003;
@@ -30,43 +30,43 @@ export interface Fixtures {
   messages: readonly StoredMessage[];
 }
 
-export async function seedFixtures(journal: PgJournal, fixtures: Fixtures): Promise<void> {
-  await journal.write(async () => {
-    await journal.query("SELECT pg_advisory_xact_lock($1)", [SEED_LOCK]);
+export async function seedFixtures(backend: PgBackend, fixtures: Fixtures): Promise<void> {
+  await backend.write(async () => {
+    await backend.query("SELECT pg_advisory_xact_lock($1)", [SEED_LOCK]);
     // Fixtures of this seed written by an earlier start: nothing to write again (a million generated rows would cost
     // minutes, and a generated dataset's ids differ at each generation: the database keeps the first start's).
     const signature = String(fixtures.seed);
-    const { rows: written } = await journal.query<{ value: string }>("SELECT value FROM meta WHERE key = 'fixtures_in_tables'", []);
+    const { rows: written } = await backend.query<{ value: string }>("SELECT value FROM meta WHERE key = 'fixtures_in_tables'", []);
     if (written[0]?.value !== signature) {
       for (const [table, rows] of [["studies", fixtures.studies], ["interviews", fixtures.interviews]] as const) {
-        await insertRows(journal, `INSERT INTO ${table} (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`, rows, true);
+        await insertRows(backend, `INSERT INTO ${table} (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`, rows, true);
       }
-      await insertChats(journal, chatRows(fixtures.chats, fixtures.messages), true);
-      await journal.query("INSERT INTO meta (key, value) VALUES ('fixtures_in_tables', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [signature]);
+      await insertChats(backend, chatRows(fixtures.chats, fixtures.messages), true);
+      await backend.query("INSERT INTO meta (key, value) VALUES ('fixtures_in_tables', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [signature]);
     }
-    const { rows } = await journal.query<{ seq: string; op: string }>("SELECT seq, op FROM ops WHERE op::jsonb->>'kind' = ANY($1::text[]) ORDER BY seq", [MOVED]);
+    const { rows } = await backend.query<{ seq: string; op: string }>("SELECT seq, op FROM ops WHERE op::jsonb->>'kind' = ANY($1::text[]) ORDER BY seq", [MOVED]);
     for (const r of rows) {
       const op = JSON.parse(r.op) as Op;
       if (op.kind === "study.planted") {
-        await journal.query("INSERT INTO studies (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.study.project_id, op.study.id, JSON.stringify(op.study)]);
+        await backend.query("INSERT INTO studies (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.study.project_id, op.study.id, JSON.stringify(op.study)]);
       } else if (op.kind === "prompt.recorded") {
-        await journal.query("INSERT INTO prompt_events (project_id, event_id, phase, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [op.project_id, op.event_id, op.phase, op.received_at]);
+        await backend.query("INSERT INTO prompt_events (project_id, event_id, phase, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", [op.project_id, op.event_id, op.phase, op.received_at]);
       } else if (op.kind === "chat.planted") {
-        await insertChats(journal, chatRows([op.chat], op.messages), true);
+        await insertChats(backend, chatRows([op.chat], op.messages), true);
       } else if (op.kind === "interview.created") {
-        await journal.query("INSERT INTO interviews (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.interview.project_id, op.interview.id, JSON.stringify(op.interview)]);
+        await backend.query("INSERT INTO interviews (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.interview.project_id, op.interview.id, JSON.stringify(op.interview)]);
       } else if (op.kind === "interview.changed") {
-        await journal.query("UPDATE interviews SET doc = doc || $3::jsonb WHERE project_id = $1 AND id = $2", [op.project_id, op.id, JSON.stringify(op.change)]);
+        await backend.query("UPDATE interviews SET doc = doc || $3::jsonb WHERE project_id = $1 AND id = $2", [op.project_id, op.id, JSON.stringify(op.change)]);
       } else if (op.kind === "interview.abandoned") {
-        await journal.query("UPDATE interviews SET abandoned = true WHERE project_id = $1 AND id = $2", [op.project_id, op.id]);
-      } else await moveProjectChange(journal, op);
+        await backend.query("UPDATE interviews SET abandoned = true WHERE project_id = $1 AND id = $2", [op.project_id, op.id]);
+      } else await moveProjectChange(backend, op);
     }
     // The last FORWARDS_KEPT of each project, as the process that wrote them kept.
-    if (rows.length > 0) await journal.query(
+    if (rows.length > 0) await backend.query(
       "DELETE FROM forwards f WHERE seq <= (SELECT seq FROM forwards g WHERE g.project_id = f.project_id ORDER BY seq DESC OFFSET $1 LIMIT 1)",
       [FORWARDS_KEPT],
     );
-    if (rows.length > 0) await journal.query("DELETE FROM ops WHERE seq = ANY($1::bigint[])", [rows.map((r) => r.seq)]);
+    if (rows.length > 0) await backend.query("DELETE FROM ops WHERE seq = ANY($1::bigint[])", [rows.map((r) => r.seq)]);
   });
 }
 
@@ -74,27 +74,27 @@ export async function seedFixtures(journal: PgJournal, fixtures: Fixtures): Prom
  * A change of a created project, its webhook, listener secret or forwards from an older version's log. A webhook's
  * version goes on as the process that wrote it counted: one per change, or the version a compacted change kept.
  */
-async function moveProjectChange(journal: PgJournal, op: Op): Promise<void> {
+async function moveProjectChange(backend: PgBackend, op: Op): Promise<void> {
   if (op.kind === "project.created") {
     const p = op.project;
-    const { rowCount } = await journal.query(
+    const { rowCount } = await backend.query(
       "INSERT INTO projects (id, name, tenant, api_key_sha256, public_key_sha256, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
       [p.id, p.name, p.tenant, digest(p.api_key), digest(p.public_key), p.created_at],
     );
     if (rowCount === 1) {
-      await journal.query("INSERT INTO tenant_projects (tenant, n, cap) VALUES ($1, 1, 1) ON CONFLICT (tenant) DO UPDATE SET n = tenant_projects.n + 1, cap = GREATEST(tenant_projects.cap, tenant_projects.n + 1)", [p.tenant]);
+      await backend.query("INSERT INTO tenant_projects (tenant, n, cap) VALUES ($1, 1, 1) ON CONFLICT (tenant) DO UPDATE SET n = tenant_projects.n + 1, cap = GREATEST(tenant_projects.cap, tenant_projects.n + 1)", [p.tenant]);
     }
   } else if (op.kind === "webhook.set") {
-    await journal.query(SET_WEBHOOK, [op.project_id, op.url, JSON.stringify(op.events), op.secret, op.version ?? null]);
+    await backend.query(SET_WEBHOOK, [op.project_id, op.url, JSON.stringify(op.events), op.secret, op.version ?? null]);
   } else if (op.kind === "webhook.deleted") {
-    await journal.query(
+    await backend.query(
       `INSERT INTO webhooks (project_id, version) VALUES ($1, COALESCE($2::int, 1))
        ON CONFLICT (project_id) DO UPDATE SET url = NULL, events = NULL, secret = NULL, version = COALESCE($2::int, webhooks.version + 1)`,
       [op.project_id, op.version ?? null],
     );
   } else if (op.kind === "listener.secret") {
-    await journal.query("INSERT INTO listener_secrets (project_id, secret) VALUES ($1, $2) ON CONFLICT (project_id) DO UPDATE SET secret = excluded.secret", [op.project_id, op.secret]);
+    await backend.query("INSERT INTO listener_secrets (project_id, secret) VALUES ($1, $2) ON CONFLICT (project_id) DO UPDATE SET secret = excluded.secret", [op.project_id, op.secret]);
   } else if (op.kind === "forward.recorded") {
-    await journal.query("INSERT INTO forwards (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.project_id, op.forward.id, JSON.stringify(op.forward)]);
+    await backend.query("INSERT INTO forwards (project_id, id, doc) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [op.project_id, op.forward.id, JSON.stringify(op.forward)]);
   }
 }

@@ -14,7 +14,7 @@ import type { Query } from "../../http/types.ts";
 import { noCounts, type Project, type StudyCounts } from "../../model/project.ts";
 import type { Page } from "../../model/sorted.ts";
 import type { Interviews, InterviewStatus, Moved, StudyUsageCounts } from "../interviews.ts";
-import type { PgJournal } from "./journal.ts";
+import type { PgBackend } from "./backend.ts";
 import { keysetPage } from "./keyset.ts";
 
 type Row = { doc: StoredInterview };
@@ -36,10 +36,10 @@ function filters(q: Query<"listInterviews">): { where: string; values: unknown[]
 }
 
 export class PgInterviews implements Interviews {
-  constructor(private readonly journal: PgJournal) {}
+  constructor(private readonly backend: PgBackend) {}
 
   async get(project: Project, id: string): Promise<StoredInterview | undefined> {
-    const { rows } = await this.journal.query<Row>("SELECT doc FROM interviews WHERE project_id = $1 AND id = $2", [project.id, id]);
+    const { rows } = await this.backend.query<Row>("SELECT doc FROM interviews WHERE project_id = $1 AND id = $2", [project.id, id]);
     return rows[0]?.doc;
   }
 
@@ -47,11 +47,11 @@ export class PgInterviews implements Interviews {
     const { where, values } = filters(query);
     // A list shows summaries: the transcript and answers, most of an interview's bytes, stay in the database.
     const list = { table: "interviews", select: "doc - 'transcript' - 'question_answers'", where, values: [project.id, ...values], newestFirst: true, noun: "interview" };
-    return keysetPage(this.journal, list, query.starting_after, query.limit);
+    return keysetPage(this.backend, list, query.starting_after, query.limit);
   }
 
   async usage(project: Project, studyIds: readonly string[], weekIso: string, monthIso: string): Promise<Map<string, StudyUsageCounts>> {
-    const { rows } = await this.journal.query<{ study_id: string; week: string; month: string; completed: string }>(
+    const { rows } = await this.backend.query<{ study_id: string; week: string; month: string; completed: string }>(
       `WITH w AS (SELECT study_id, COUNT(*) FILTER (WHERE created_at >= $3) AS week, COUNT(*) FILTER (WHERE created_at >= $4) AS month
                   FROM interviews WHERE project_id = $1 AND study_id = ANY($2::text[]) AND created_at >= LEAST($3, $4) COLLATE "C" GROUP BY study_id),
             c AS (SELECT study_id, SUM(n) AS completed FROM interview_counts
@@ -64,11 +64,11 @@ export class PgInterviews implements Interviews {
   }
 
   async report(project: Project, weekIso: string, monthIso: string) {
-    const counts = await this.journal.query<{ study_id: string; status: InterviewStatus; quality_score: string; n: string }>(
+    const counts = await this.backend.query<{ study_id: string; status: InterviewStatus; quality_score: string; n: string }>(
       "SELECT study_id, status, quality_score, n FROM interview_counts WHERE project_id = $1 AND n > 0",
       [project.id],
     );
-    const windows = await this.journal.query<{ week: string; month: string }>(
+    const windows = await this.backend.query<{ week: string; month: string }>(
       `SELECT COUNT(*) FILTER (WHERE created_at >= $2) AS week, COUNT(*) FILTER (WHERE created_at >= $3) AS month
        FROM interviews WHERE project_id = $1 AND created_at >= LEAST($2, $3) COLLATE "C"`,
       [project.id, weekIso, monthIso],
@@ -88,7 +88,7 @@ export class PgInterviews implements Interviews {
   }
 
   async completedBy(project: Project, studyId: string, referenceId: string): Promise<boolean> {
-    const { rows } = await this.journal.query(
+    const { rows } = await this.backend.query(
       "SELECT 1 FROM interviews WHERE project_id = $1 AND reference_id = $2 AND study_id = $3 AND status = 'completed' LIMIT 1",
       [project.id, referenceId, studyId],
     );
@@ -97,14 +97,14 @@ export class PgInterviews implements Interviews {
 
   async create(project: Project, interview: StoredInterview): Promise<void> {
     // Now, not at commit: a planted interview completed in the same change must find its row.
-    await this.journal.query("INSERT INTO interviews (project_id, id, doc) VALUES ($1, $2, $3)", [project.id, interview.id, JSON.stringify(interview)]);
+    await this.backend.query("INSERT INTO interviews (project_id, id, doc) VALUES ($1, $2, $3)", [project.id, interview.id, JSON.stringify(interview)]);
   }
 
   async move(project: Project, id: string, from: readonly InterviewStatus[], change: (i: StoredInterview) => Partial<StoredInterview> | Promise<Partial<StoredInterview>>): Promise<Moved | undefined> {
     const found = await this.locked(project, id);
     if (!found) return undefined;
     if (found.abandoned || !from.includes(found.doc.status)) return { interview: found.doc, moved: false, abandoned: found.abandoned };
-    const { rows } = await this.journal.query<Row>(
+    const { rows } = await this.backend.query<Row>(
       "UPDATE interviews SET doc = doc || $3::jsonb WHERE project_id = $1 AND id = $2 AND status = ANY($4::text[]) AND NOT abandoned RETURNING doc",
       [project.id, id, JSON.stringify(await change(found.doc)), from],
     );
@@ -115,7 +115,7 @@ export class PgInterviews implements Interviews {
     const found = await this.locked(project, id);
     if (!found) return undefined;
     if (found.abandoned || found.doc.status === "completed") return { interview: found.doc, moved: false, abandoned: found.abandoned };
-    const { rows } = await this.journal.query<Row>(
+    const { rows } = await this.backend.query<Row>(
       "UPDATE interviews SET abandoned = true WHERE project_id = $1 AND id = $2 AND status <> 'completed' AND NOT abandoned RETURNING doc",
       [project.id, id],
     );
@@ -124,7 +124,7 @@ export class PgInterviews implements Interviews {
 
   /** The row, locked until the change in progress ends: a racing transition waits for this one, then finds it moved. */
   private async locked(project: Project, id: string): Promise<{ doc: StoredInterview; abandoned: boolean } | undefined> {
-    const { rows } = await this.journal.query<{ doc: StoredInterview; abandoned: boolean }>(
+    const { rows } = await this.backend.query<{ doc: StoredInterview; abandoned: boolean }>(
       "SELECT doc, abandoned FROM interviews WHERE project_id = $1 AND id = $2 FOR UPDATE",
       [project.id, id],
     );

@@ -5,7 +5,7 @@
  */
 import { badRequest } from "../../http/errors.ts";
 import type { Page } from "../../model/sorted.ts";
-import type { PgJournal } from "./journal.ts";
+import type { PgBackend } from "./backend.ts";
 
 export interface KeysetList {
   /** The table, and what of a row the page shows (default its `doc`); both written in code, never from input. */
@@ -19,19 +19,19 @@ export interface KeysetList {
   noun: string;
 }
 
-export async function keysetPage<T>(journal: PgJournal, list: KeysetList, startingAfter: string | undefined, limit: number): Promise<Page<T>> {
+export async function keysetPage<T>(backend: PgBackend, list: KeysetList, startingAfter: string | undefined, limit: number): Promise<Page<T>> {
   const params = [...list.values];
   let after = "";
   if (startingAfter !== undefined) {
     params.push(startingAfter);
-    const { rows } = await journal.query<{ created_at: string }>(`SELECT created_at FROM ${list.table} WHERE ${list.where} AND id = $${params.length}`, params);
+    const { rows } = await backend.query<{ created_at: string }>(`SELECT created_at FROM ${list.table} WHERE ${list.where} AND id = $${params.length}`, params);
     if (rows.length === 0) throw badRequest(`No such ${list.noun}: ${startingAfter}`);
     params.push(rows[0].created_at);
     after = ` AND (created_at, id) ${list.newestFirst ? "<" : ">"} ($${params.length}, $${params.length - 1})`;
   }
   params.push(limit + 1);
   const order = list.newestFirst ? "created_at DESC, id DESC" : "created_at, id";
-  const { rows } = await journal.query<{ doc: T }>(
+  const { rows } = await backend.query<{ doc: T }>(
     `SELECT ${list.select ?? "doc"} AS doc FROM ${list.table} WHERE ${list.where}${after} ORDER BY ${order} LIMIT $${params.length}`,
     params,
   );

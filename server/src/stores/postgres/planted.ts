@@ -6,13 +6,13 @@
  */
 import pg from "pg";
 import type { SharedQuota } from "../../model/tenant-limits.ts";
-import type { PgJournal, Query } from "./journal.ts";
+import type { PgBackend, Query } from "./backend.ts";
 
 const TAKE = "INSERT INTO planted (tenant, n, cap) VALUES ($1, $2, $3) ON CONFLICT (tenant) DO UPDATE SET n = planted.n + excluded.n, cap = excluded.cap";
 const CONSTRAINT = "planted_within_cap";
 
 export class PgPlanted implements SharedQuota {
-  constructor(private readonly journal: PgJournal) {}
+  constructor(private readonly backend: PgBackend) {}
 
   take(tenant: string, n: number, cap: number, refusal: (count: number) => Error): Promise<void> {
     // Refused: the count it names is read by a statement of its own, after the refused change.
@@ -21,6 +21,6 @@ export class PgPlanted implements SharedQuota {
       const now = await query<{ n: string }>("SELECT n FROM planted WHERE tenant = $1", [tenant]);
       return refusal(Number(now.rows[0]?.n ?? 0));
     };
-    return this.journal.atCommit(TAKE, [tenant, n, cap], refused);
+    return this.backend.atCommit(TAKE, [tenant, n, cap], refused);
   }
 }

@@ -12,7 +12,7 @@ import { Project } from "../../model/project.ts";
 import type { Store } from "../../model/store.ts";
 import { newKeys } from "../memory/projects.ts";
 import { projectsCapMessage, type CreatedProject, type Projects } from "../projects.ts";
-import type { PgJournal } from "./journal.ts";
+import type { PgBackend } from "./backend.ts";
 
 const CACHED = 10_000;
 type Row = { id: string; name: string; tenant: string };
@@ -23,7 +23,7 @@ export class PgProjects implements Projects {
   private readonly byDigestCache = new Map<string, Project>();
 
   constructor(
-    private readonly journal: PgJournal,
+    private readonly backend: PgBackend,
     private readonly store: Store,
   ) {}
 
@@ -49,14 +49,14 @@ export class PgProjects implements Projects {
     const cached = this.byDigestCache.get(cacheKey);
     if (cached) return cached;
     const column = kind === "public" ? "public_key_sha256" : "api_key_sha256";
-    const { rows } = await this.journal.query<Row>(`SELECT id, name, tenant FROM projects WHERE ${column} = $1`, [hash]);
+    const { rows } = await this.backend.query<Row>(`SELECT id, name, tenant FROM projects WHERE ${column} = $1`, [hash]);
     return rows[0] ? this.keep(this.project(rows[0]), cacheKey) : undefined;
   }
 
   async byId(id: string): Promise<Project | undefined> {
     const known = this.store.projects.get(id) ?? this.byIdCache.get(id);
     if (known) return known;
-    const { rows } = await this.journal.query<Row>("SELECT id, name, tenant FROM projects WHERE id = $1", [id]);
+    const { rows } = await this.backend.query<Row>("SELECT id, name, tenant FROM projects WHERE id = $1", [id]);
     return rows[0] ? this.keep(this.project(rows[0])) : undefined;
   }
 
@@ -64,12 +64,12 @@ export class PgProjects implements Projects {
     const { apiKey, publicKey, id } = newKeys();
     // The organisation's count and the project's row go with the COMMIT; past the cap, the row's own constraint refuses
     // the change (the 409).
-    await this.journal.atCommit(
+    await this.backend.atCommit(
       "INSERT INTO tenant_projects (tenant, n, cap) VALUES ($1, 1, $2) ON CONFLICT (tenant) DO UPDATE SET n = tenant_projects.n + 1, cap = $2",
       [tenant, cap],
       async (err) => (err instanceof pg.DatabaseError && err.code === "23514" && err.constraint === "tenant_projects_within_cap" ? conflict(projectsCapMessage(cap)) : null),
     );
-    await this.journal.atCommit(
+    await this.backend.atCommit(
       "INSERT INTO projects (id, name, tenant, api_key_sha256, public_key_sha256, created_at) VALUES ($1, $2, $3, decode($4, 'hex'), decode($5, 'hex'), $6)",
       [id, name, tenant, digest(apiKey).toString("hex"), digest(publicKey).toString("hex"), createdAt],
     );

@@ -4,26 +4,18 @@
  * (`slot_holders`); a take counts every live process's slots under an advisory lock per kind and tenant, so two
  * processes never both take the last one. A process killed with slots open stops counting once it has not been seen
  * for `STALE_MS`, and its rows are removed by the next process that notices.
- *
- * The same beat counts the live processes, and fair admission (http/fair-admission.ts) tells the others, through
- * `NOTIFY` on `PRESENCE_CHANNEL`, which organisations it serves: an organisation's share is of the whole sandbox.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type pg from "pg";
 import type { Logger } from "pino";
-import type { SharedAdmission, SharedCounter } from "../limits.ts";
-import { unavailable } from "./journal.ts";
-
-/** Carries an organisation's id when a process serves it (fair admission's presence). */
-export const PRESENCE_CHANNEL = "sandbox_presence";
+import type { SharedCounter } from "../limits.ts";
+import { unavailable } from "./backend.ts";
 
 const BEAT_MS = 5_000;
 const STALE_MS = 15_000;
 
-export class SharedSlots implements SharedCounter, SharedAdmission {
-  /** Live processes at the last beat, this one included. */
-  private live = 1;
+export class SharedSlots implements SharedCounter {
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly beat: NodeJS.Timeout;
   /** Gives are written in order, one after another, so a count never goes below what is open. */
@@ -46,20 +38,9 @@ export class SharedSlots implements SharedCounter, SharedAdmission {
       await this.pool.query("INSERT INTO slot_holders (owner, seen_ms) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET seen_ms = excluded.seen_ms", [this.owner, now]);
       await this.pool.query("DELETE FROM open_slots WHERE owner IN (SELECT owner FROM slot_holders WHERE seen_ms < $1)", [now - STALE_MS * 4]);
       await this.pool.query("DELETE FROM slot_holders WHERE seen_ms < $1", [now - STALE_MS * 4]);
-      const { rows } = await this.pool.query<{ n: string }>("SELECT count(*) AS n FROM slot_holders WHERE seen_ms > $1 OR owner = $2", [now - STALE_MS, this.owner]);
-      this.live = Math.max(1, Number(rows[0].n));
     } catch (err) {
       this.logger?.warn({ err: (err as Error).message }, "could not record this process as alive; its open slots stop counting after 15 s");
     }
-  }
-
-  processes(): number {
-    return this.live;
-  }
-
-  announce(tenant: string): void {
-    if (this.closed) return;
-    this.pool.query("SELECT pg_notify($1, $2)", [PRESENCE_CHANNEL, tenant]).catch(() => {});
   }
 
   async take(kind: string, tenant: string, cap: number): Promise<boolean> {

@@ -7,31 +7,31 @@ import type { Query } from "../../http/types.ts";
 import type { Project } from "../../model/project.ts";
 import type { Page } from "../../model/sorted.ts";
 import type { Studies } from "../studies.ts";
-import type { PgJournal } from "./journal.ts";
+import type { PgBackend } from "./backend.ts";
 import { keysetPage } from "./keyset.ts";
 
 type Row = { doc: StoredStudy };
 
 export class PgStudies implements Studies {
-  constructor(private readonly journal: PgJournal) {}
+  constructor(private readonly backend: PgBackend) {}
 
   async get(project: Project, id: string, lock = false): Promise<StoredStudy | undefined> {
-    const { rows } = await this.journal.query<Row>(`SELECT doc FROM studies WHERE project_id = $1 AND id = $2${lock ? " FOR UPDATE" : ""}`, [project.id, id]);
+    const { rows } = await this.backend.query<Row>(`SELECT doc FROM studies WHERE project_id = $1 AND id = $2${lock ? " FOR UPDATE" : ""}`, [project.id, id]);
     return rows[0]?.doc;
   }
 
   list(project: Project, query: Query<"listStudies">): Promise<Page<StoredStudy>> {
     const list = { table: "studies", where: "project_id = $1 AND status = 'active'", values: [project.id], newestFirst: true, noun: "study" };
-    return keysetPage(this.journal, list, query.starting_after, query.limit);
+    return keysetPage(this.backend, list, query.starting_after, query.limit);
   }
 
   async active(project: Project): Promise<StoredStudy[]> {
-    const { rows } = await this.journal.query<Row>("SELECT doc FROM studies WHERE project_id = $1 AND status = 'active' ORDER BY created_at DESC, id DESC", [project.id]);
+    const { rows } = await this.backend.query<Row>("SELECT doc FROM studies WHERE project_id = $1 AND status = 'active' ORDER BY created_at DESC, id DESC", [project.id]);
     return rows.map((r) => r.doc);
   }
 
   plant(project: Project, study: StoredStudy): Promise<void> {
     // Its answer is not needed: sent with the change's COMMIT.
-    return this.journal.atCommit("INSERT INTO studies (project_id, id, doc) VALUES ($1, $2, $3)", [project.id, study.id, JSON.stringify(study)]);
+    return this.backend.atCommit("INSERT INTO studies (project_id, id, doc) VALUES ($1, $2, $3)", [project.id, study.id, JSON.stringify(study)]);
   }
 }

@@ -8,7 +8,7 @@
 import type { Logger } from "pino";
 import type { StoredInterview } from "../../../../fixtures/types.ts";
 import { schedule, type Clock } from "../../clock.ts";
-import { StoreClosed, type PgJournal } from "./journal.ts";
+import { StoreClosed, type PgBackend } from "./backend.ts";
 import type { Project } from "../../model/project.ts";
 import type { Projects } from "../projects.ts";
 
@@ -25,7 +25,7 @@ const BATCH = 64;
 export class PgTimers {
   /** Claims up to BATCH due rows of these projects (one tenant's, by id) and makes their transitions, in the change in progress. */
   private async makeDue(projects: Map<string, Project>, now: number): Promise<number> {
-    const { rows } = await this.journal.query<{ interview_id: string; kind: TimerKind; project_id: string; due_ms: string }>(
+    const { rows } = await this.backend.query<{ interview_id: string; kind: TimerKind; project_id: string; due_ms: string }>(
       `DELETE FROM timers WHERE (interview_id, kind) IN (
          SELECT interview_id, kind FROM timers WHERE due_ms <= $1 AND project_id = ANY($3::text[]) ORDER BY due_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
        RETURNING interview_id, kind, project_id, due_ms`,
@@ -47,7 +47,7 @@ export class PgTimers {
   private closed = false;
 
   constructor(
-    private readonly journal: PgJournal,
+    private readonly backend: PgBackend,
     private readonly clock: Clock,
     private readonly projects: Projects,
     private readonly transition: Transition,
@@ -56,11 +56,11 @@ export class PgTimers {
 
   /** In the change that creates the interview: its two transitions' rows; this process wakes for them once committed. */
   add(project: Project, interview: StoredInterview, processingAt: number, completesAt: number): void {
-    this.journal.enqueue(
+    this.backend.enqueue(
       "INSERT INTO timers (interview_id, kind, project_id, due_ms) VALUES ($1, 'processing', $2, $3), ($1, 'completed', $2, $4) ON CONFLICT DO NOTHING",
       [interview.id, project.id, processingAt, completesAt],
     );
-    this.journal.afterCommit(() => this.wake(processingAt));
+    this.backend.afterCommit(() => this.wake(processingAt));
   }
 
   /** Claims what is due now (rows left by a stopped process, or by this one before a restart), then follows. */
@@ -116,7 +116,7 @@ export class PgTimers {
       if (this.closed) return null;
       const now = this.clock.now();
       // Outside any lock: most wakes of a process find their rows claimed by another one, or none due.
-      const { rows: due } = await this.journal.query<{ project_id: string }>("SELECT DISTINCT project_id FROM timers WHERE due_ms <= $1", [now]);
+      const { rows: due } = await this.backend.query<{ project_id: string }>("SELECT DISTINCT project_id FROM timers WHERE due_ms <= $1", [now]);
       if (due.length === 0) break;
       const byTenant = new Map<string, Map<string, Project>>();
       const gone: string[] = [];
@@ -127,12 +127,12 @@ export class PgTimers {
         else byTenant.set(project.tenant, (byTenant.get(project.tenant) ?? new Map()).set(project_id, project));
       }
       // Rows of a project the data no longer has (fixtures replaced under the same database): nothing to make.
-      if (gone.length > 0) await this.journal.query("DELETE FROM timers WHERE project_id = ANY($1::text[]) AND due_ms <= $2", [gone, now]);
+      if (gone.length > 0) await this.backend.query("DELETE FROM timers WHERE project_id = ANY($1::text[]) AND due_ms <= $2", [gone, now]);
       // A change per tenant: one tenant's backlog never holds another's transitions back.
-      const claimed = await Promise.all([...byTenant.values()].map((projects) => this.journal.write(() => this.makeDue(projects, now))));
+      const claimed = await Promise.all([...byTenant.values()].map((projects) => this.backend.write(() => this.makeDue(projects, now))));
       if (claimed.every((n) => n < BATCH)) break;
     }
-    const { rows } = await this.journal.query<{ next: string | null }>("SELECT MIN(due_ms) AS next FROM timers", []);
+    const { rows } = await this.backend.query<{ next: string | null }>("SELECT MIN(due_ms) AS next FROM timers", []);
     return rows[0].next === null ? null : Number(rows[0].next);
   }
 }

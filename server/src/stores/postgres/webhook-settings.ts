@@ -5,7 +5,7 @@
  */
 import type { Project, WebhookSetting } from "../../model/project.ts";
 import type { WebhookSettings } from "../webhook-settings.ts";
-import type { PgJournal } from "./journal.ts";
+import type { PgBackend } from "./backend.ts";
 
 /**
  * Configures a project's webhook: $1 project, $2 url, $3 events (JSON), $4 secret, $5 the version (NULL: the next
@@ -21,20 +21,20 @@ const setting = (r: Row | undefined): WebhookSetting | null =>
   r && r.url !== null ? { url: r.url, events: r.events ?? [], signing_secret: r.secret ?? "", version: r.version } : null;
 
 export class PgWebhookSettings implements WebhookSettings {
-  constructor(private readonly journal: PgJournal) {}
+  constructor(private readonly backend: PgBackend) {}
 
   async get(project: Project, lock = false): Promise<WebhookSetting | null> {
-    if (lock) await this.journal.query("INSERT INTO webhooks (project_id, version) VALUES ($1, 0) ON CONFLICT (project_id) DO NOTHING", [project.id]);
-    const { rows } = await this.journal.query<Row>(`SELECT url, events, secret, version FROM webhooks WHERE project_id = $1${lock ? " FOR UPDATE" : ""}`, [project.id]);
+    if (lock) await this.backend.query("INSERT INTO webhooks (project_id, version) VALUES ($1, 0) ON CONFLICT (project_id) DO NOTHING", [project.id]);
+    const { rows } = await this.backend.query<Row>(`SELECT url, events, secret, version FROM webhooks WHERE project_id = $1${lock ? " FOR UPDATE" : ""}`, [project.id]);
     return setting(rows[0]);
   }
 
   async set(project: Project, url: string, events: Array<"interview.completed">, secret: string): Promise<WebhookSetting> {
-    const { rows } = await this.journal.query<Row>(SET_WEBHOOK, [project.id, url, JSON.stringify(events), secret, null]);
+    const { rows } = await this.backend.query<Row>(SET_WEBHOOK, [project.id, url, JSON.stringify(events), secret, null]);
     return setting(rows[0])!;
   }
 
   async delete(project: Project): Promise<void> {
-    await this.journal.query("UPDATE webhooks SET url = NULL, events = NULL, secret = NULL, version = version + 1 WHERE project_id = $1 AND url IS NOT NULL", [project.id]);
+    await this.backend.query("UPDATE webhooks SET url = NULL, events = NULL, secret = NULL, version = version + 1 WHERE project_id = $1 AND url IS NOT NULL", [project.id]);
   }
 }

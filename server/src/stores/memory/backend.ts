@@ -1,8 +1,8 @@
 /** The default store (`npm start`): state lives in the process, and nothing outlives it. */
-import type { ChangeLog, DeliveryLog, Journal, NotReady, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
+import type { ChangeLog, DeliveryLog, Backend, NotReady, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../backend.ts";
 
 /** No data dir: nothing is written, nothing is read back. */
-export class MemoryJournal implements Journal, ChangeLog, DeliveryLog {
+export class MemoryBackend implements Backend, ChangeLog, DeliveryLog {
   readonly kind = "memory";
   readonly durable = false;
   readonly dir = null;

@@ -26,7 +26,7 @@ import pg from "pg";
 import { runner } from "node-pg-migrate";
 import type { Logger } from "pino";
 import { assetPath } from "../../../../lib/assets.ts";
-import type { Journal, NotReady } from "../journal.ts";
+import { StoreClosed, StoreUnavailable, type Backend, type NotReady } from "../backend.ts";
 import { STREAM_CHANNEL } from "./channels.ts";
 
 /** Where the sandbox's tables are, in the database the URL names. */
@@ -106,7 +106,7 @@ interface Grouped {
 
 const sqlOf = (c: Grouped) => (c.sql ??= c.withCommit.map((w) => w.sql).join("; "));
 
-/** A tenant's turns in a process (PgJournal.inTurn). */
+/** A tenant's turns in a process (PgBackend.inTurn). */
 interface Turns {
   /** Turns taken: changes running their handler or a statement, and group commits being written. */
   running: number;
@@ -136,11 +136,7 @@ interface Scope {
   begin(): Promise<void>;
 }
 
-/** The database cannot be used now (stopped, restarting, unreachable): the request is answered 503 with Retry-After. */
-export class StoreUnavailable extends Error {}
-
-/** This process closed its store (a shutdown): nothing more is written through it. */
-export class StoreClosed extends StoreUnavailable {}
+export { StoreClosed, StoreUnavailable };
 
 /** A failure of the database itself, as StoreUnavailable; any other error (a handler's 404) as it is. */
 export function unavailable(err: unknown): Error {
@@ -159,13 +155,13 @@ export function redactUrl(url: string): string {
   }
 }
 
-export interface PgJournalOptions {
+export interface PgBackendOptions {
   /** Values written at the first start only (the fixtures' time shift, the stream epoch, the token key). */
   initialMeta: Record<string, string>;
   logger?: Logger;
   /** Pooled connections per process (default 6; two more only listen: see config.ts). */
   poolSize?: number;
-  /** Group commits written at once per tenant in a process (default 2, at least 1; see PgJournal.groupCommit). */
+  /** Group commits written at once per tenant in a process (default 2, at least 1; see PgBackend.groupCommit). */
   groups?: number;
   /** How often a process with listeners looks for stream events when no notification came (default 1 s). */
   pollMs?: number;
@@ -186,7 +182,7 @@ export function prepared(text: string, values: unknown[]): pg.QueryConfig {
   return name === undefined ? { text, values } : { name, text, values };
 }
 
-export class PgJournal implements Journal {
+export class PgBackend implements Backend {
   readonly kind = "postgres";
   readonly durable = true;
   readonly shared = true;
@@ -212,7 +208,7 @@ export class PgJournal implements Journal {
 
   private constructor(
     readonly url: string,
-    private readonly options: PgJournalOptions,
+    private readonly options: PgBackendOptions,
   ) {
     this.dir = redactUrl(url);
     // Every table lives in the `sandbox` schema: a database shared with other things (a DATABASE_URL set for an app)
@@ -226,8 +222,8 @@ export class PgJournal implements Journal {
   }
 
   /** Connects, migrates, and reads the meta values; throws StoreUnavailable with the reason when the database cannot be used. */
-  static async open(url: string, options: PgJournalOptions): Promise<PgJournal> {
-    const j = new PgJournal(url, options);
+  static async open(url: string, options: PgBackendOptions): Promise<PgBackend> {
+    const j = new PgBackend(url, options);
     try {
       await j.migrate();
       await j.load();
@@ -326,7 +322,7 @@ export class PgJournal implements Journal {
    * Runs a change: one plain transaction, committed before the promise resolves, so the caller acknowledges nothing
    * lost. Its own statements keep the invariants (a quota row's constraint, a row locked while it changes); no
    * advisory lock, nothing held in memory to catch up with. A change inside a change is part of it. `tenant` and
-   * `admit`: see Journal.write.
+   * `admit`: see Backend.write.
    */
   write<T>(fn: () => T, tenant?: string, admit?: () => Promise<void>): T | Promise<Awaited<T>> {
     if (this.current()) return fn();

@@ -1,8 +1,11 @@
 /**
- * What the server writes down so a restart with `--data-dir` finds everything as it was. Without a data dir the
- * memory journal writes nothing: state lives in the process, as it always did.
+ * The store's backend: where a change runs and commits, and the meta values (`Backend`, below). Memory, SQLite
+ * (`--data-dir`) and PostgreSQL (`--database-url`) each have one (stores/<kind>/backend.ts); stores/compose.ts builds
+ * every other port over it. The two of one process also keep a log of their changes (`ChangeLog`), so a restart with
+ * `--data-dir` finds everything as it was; without a data dir the memory backend writes nothing down. PostgreSQL keeps
+ * no log: every change is rows of the tables it changes.
  *
- * Store changes are recorded as their results (the interview as created, the fields a transition set), never as
+ * Changes are recorded as their results (the interview as created, the fields a transition set), never as
  * requests to run again, so replaying them at the next start is deterministic and sends nothing.
  */
 import type { StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../fixtures/types.ts";
@@ -82,11 +85,11 @@ export interface ChangeLog {
   atomically<T>(fn: () => T): T;
 }
 
-/** A store of one process (memory, SQLite): its journal, its log of changes and its deliveries' log. */
-export type LocalJournal = Journal & ChangeLog & DeliveryLog;
+/** A store of one process (memory, SQLite): its backend, its log of changes and its deliveries' log. */
+export type LocalBackend = Backend & ChangeLog & DeliveryLog;
 
 /** Whether the store is one process's (memory, SQLite) rather than rows several processes share. */
-export const isLocal = (j: Journal): j is LocalJournal => "attempts" in j;
+export const isLocal = (j: Backend): j is LocalBackend => "attempts" in j;
 
 /**
  * What every store does: a change, its commit, and the meta values. Memory (the default), SQLite (`--data-dir`) and
@@ -94,13 +97,22 @@ export const isLocal = (j: Journal): j is LocalJournal => "attempts" in j;
  * their own beside this file (studies.ts, interviews.ts, chats.ts, prompt-events.ts, stream.ts, ...); the same
  * behaviour tests run over each store (server/test/cluster/stores.test.ts).
  */
+/**
+ * The store cannot be used now (a database stopped, restarting, unreachable): the request is answered 503 with
+ * Retry-After, and what the driver said goes to the log only.
+ */
+export class StoreUnavailable extends Error {}
+
+/** This process closed its store (a shutdown): nothing more is written through it. */
+export class StoreClosed extends StoreUnavailable {}
+
 /** Why a store cannot serve yet: what a client may be told, and what only the log may say. */
 export interface NotReady {
   reason: string;
   detail?: string;
 }
 
-export interface Journal {
+export interface Backend {
   readonly kind: "memory" | "sqlite" | "postgres";
   /** Whether anything outlives the process (the banner and the SIGTERM log say which). */
   readonly durable: boolean;

@@ -8,7 +8,7 @@
  * change on disk before it answers. A lock file naming the owner's pid keeps a second process off the directory
  * (two writers are the one way to corrupt it); a lock left by a killed process is taken over.
  *
- * What is kept (see journal.ts for the shapes):
+ * What is kept (see backend.ts for the shapes):
  * - `ops`: every change to the store (projects, webhooks, planted data, interview transitions, faults), replayed in
  *   order over the fixtures at the next start, and compacted as it grows (compaction.ts), so a start replays about
  *   as many changes as the state holds, not the whole history;
@@ -20,7 +20,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { join } from "node:path";
 import sqlite from "node-sqlite3-wasm";
 import { compact, compactionDue } from "../compaction.ts";
-import type { ChangeLog, DeliveryLog, Journal, NotReady, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../journal.ts";
+import type { ChangeLog, DeliveryLog, Backend, NotReady, Op, StoredAttempt, StoredEvent, StoredStreamEvent } from "../backend.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,7 +62,7 @@ function alive(pid: number): boolean {
   }
 }
 
-export class SqliteJournal implements Journal, ChangeLog, DeliveryLog {
+export class SqliteBackend implements Backend, ChangeLog, DeliveryLog {
   readonly kind = "sqlite";
   readonly shared = false;
   readonly dir: string;
