@@ -138,11 +138,6 @@ export class FairAdmission {
     });
   }
 
-  /** A slot's work is done (its ticket's `done()`). */
-  finished(tenant: string): void {
-    this.release(tenant);
-  }
-
   /** Books the check phase of this turn of the event loop (once a turn). */
   private book(): void {
     if (this.booked) return;
@@ -211,6 +206,6 @@ class Slot implements Ticket {
   done(): void {
     if (!this.open) return;
     this.open = false;
-    this.admission.finished(this.tenant);
+    this.admission.release(this.tenant);
   }
 }
