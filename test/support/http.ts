@@ -26,8 +26,17 @@ export async function call<T = any>(base: string, path: string, init: CallInit =
     body = JSON.stringify(init.body);
     headers["content-type"] ??= "application/json";
   }
-  const res = await fetch(`${base}${path}`, { method: init.method ?? "GET", headers, body });
-  const text = await res.text();
+  const method = init.method ?? "GET";
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${base}${path}`, { method, headers, body });
+    text = await res.text();
+  } catch (err) {
+    // undici says only "fetch failed": name the request and the socket's own error (ECONNRESET, ECONNREFUSED...).
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`${method} ${base}${path}: ${(err as Error).message}${cause ? ` (${cause.code ?? ""} ${cause.message ?? ""})` : ""}`, { cause: err });
+  }
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;

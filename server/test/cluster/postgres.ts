@@ -7,6 +7,7 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { freePort } from "./processes.ts";
 
 export interface Postgres {
@@ -16,8 +17,12 @@ export interface Postgres {
   database(name: string): string;
   /** Stops the server as a crash would (`-m immediate`: no checkpoint, every connection cut), then starts it again. */
   restart(downMs: number): Promise<void>;
-  /** Connections open now (pg_stat_activity, every database), not counting the one that asks. */
-  connections(): number;
+  /**
+   * Connections open now (pg_stat_activity, every database), not counting the one that asks. Asked on a connection
+   * of the test's own, never by a psql the test waits for: a synchronous child blocks the test's event loop, and under
+   * CI's load a kept-alive socket the server closed meanwhile was then reused ("fetch failed", stop 65).
+   */
+  connections(): Promise<number>;
   /** The postmaster's process id; the server's other processes (backends, helpers) are its children. */
   postmaster(): number;
   stop(): void;
@@ -105,8 +110,15 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       // postmaster.pid's first line: the server's first process, every other one (backends, helpers) its child.
       return Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]);
     },
-    connections() {
-      return Number(run("psql", ["-h", "127.0.0.1", "-p", String(port), "-U", "sandbox", "-d", "postgres", "-tAc", "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"]).trim());
+    async connections() {
+      const client = new pg.Client({ connectionString: urlOf("postgres") });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()");
+        return Number(rows[0].n);
+      } finally {
+        await client.end().catch(() => {});
+      }
     },
     stop,
   };
