@@ -200,6 +200,41 @@ describe("three processes on one PostgreSQL", () => {
     await call(base(0), "/v1/webhooks", { key: GLOBEX, method: "DELETE" });
   }, 60_000);
 
+  it("claims each tenant's deliveries apart: while a claim holds Acme's, Globex's go out from every process, and Acme's follow", async () => {
+    const acmeHook = await receiver(() => ({ status: 200 }));
+    const globexHook = await receiver(() => ({ status: 200 }));
+    receivers.push(acmeHook, globexHook);
+    await hook(base(0), ACME, acmeHook.url);
+    await hook(base(1), GLOBEX, globexHook.url);
+    const acmeStudy = await plantStudy(base(0), ACME);
+    const globexStudy = await plantStudy(base(1), GLOBEX);
+    const got = (r: Receiver, ids: string[]) => ids.every((id) => r.received.some((x) => x.interviewId === id));
+    const first = await complete(0, ACME, acmeStudy);
+    await waitFor("Acme's first delivery", () => (got(acmeHook, [first]) ? true : undefined), 15_000);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // A claim of Acme's in progress, held from outside: its tenant's row in `delivery_tenants`, locked.
+      const tenant = (await client.query("SELECT tenant FROM sandbox.attempts WHERE interview_id = $1", [first])).rows[0].tenant;
+      await client.query("BEGIN");
+      expect((await client.query("SELECT tenant FROM sandbox.delivery_tenants WHERE tenant = $1 FOR UPDATE", [tenant])).rows).toHaveLength(1);
+      const acme: string[] = [];
+      const globex: string[] = [];
+      for (let i = 0; i < 3; i++) acme.push(await complete(i, ACME, acmeStudy));
+      for (let i = 0; i < 3; i++) globex.push(await complete(i, GLOBEX, globexStudy));
+      // Globex's are claimed by every process meanwhile (one lock over every tenant would hold them too).
+      await waitFor("Globex's deliveries while Acme's claim is held", () => (got(globexHook, globex) ? true : undefined), 15_000);
+      expect(acmeHook.received.filter((x) => acme.includes(x.interviewId))).toEqual([]);
+      await client.query("COMMIT");
+      await waitFor("Acme's deliveries once its claim is let go", () => (got(acmeHook, acme) ? true : undefined), 15_000);
+    } finally {
+      await client.query("ROLLBACK").catch(() => {});
+      await client.end();
+      await call(base(0), "/v1/webhooks", { key: ACME, method: "DELETE" });
+      await call(base(0), "/v1/webhooks", { key: GLOBEX, method: "DELETE" });
+    }
+  }, 60_000);
+
   it("caps open event streams per tenant over all processes, and frees a slot when a stream closes", async () => {
     const open = async (i: number) => {
       const controller = new AbortController();

@@ -51,16 +51,28 @@ export function recordOf(r: AttemptRow): WebhookDelivery {
 export const INSERT_ATTEMPT = `INSERT INTO attempts (id, tenant, project_id, event_id, interview_id, attempt, trigger, url, status, scheduled_ms)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9)`;
 
+/** The tenants with due attempts whose rows no claim has yet (a tenant's first due attempt adds its row). $1 now. */
+export const NEW_DELIVERY_TENANTS = `INSERT INTO delivery_tenants (tenant)
+  SELECT DISTINCT tenant FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1 ON CONFLICT (tenant) DO NOTHING`;
+
 /**
- * The due attempts this process may claim: of each project, its oldest due ones, up to the cap per project (the line
- * the fair queue takes them from, oldest first); rows another process is claiming are skipped, not waited for. Which
- * of them go now is webhooks/fair-queue.ts's rule, the one the dispatcher of one process applies. $1 now, $2 the cap
- * per project.
+ * The tenants with due attempts, each row locked for the claim; a tenant another process is claiming for is skipped,
+ * not waited for, and counted in `due` (that process claims for it; this one looks again soon). $1 now.
+ */
+export const CLAIM_TENANTS = `SELECT t.tenant FROM delivery_tenants t
+  WHERE t.tenant IN (SELECT tenant FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1) FOR UPDATE OF t SKIP LOCKED`;
+export const DUE_TENANTS = "SELECT count(DISTINCT tenant)::int AS n FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1";
+
+/**
+ * The due attempts of the claimed tenants ($3): of each project, its oldest due ones, up to the cap per project (the
+ * line the fair queue takes them from, oldest first); rows locked otherwise (a cancellation) are skipped. Which of
+ * them go now is webhooks/fair-queue.ts's rule, the one the dispatcher of one process applies. $1 now, $2 the cap per
+ * project.
  */
 export const DUE_CANDIDATES = `SELECT a.id, a.tenant, a.project_id FROM attempts a
   JOIN (SELECT id, ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY scheduled_ms, ord) AS rp
-        FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1) AS due ON due.id = a.id
+        FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1 AND tenant = ANY($3::text[])) AS due ON due.id = a.id
   WHERE due.rp <= $2 ORDER BY a.scheduled_ms, a.ord FOR UPDATE OF a SKIP LOCKED`;
 
-/** What every process has on the wire, per tenant and project (the caps count them all). */
-export const ON_THE_WIRE = "SELECT tenant, project_id, COUNT(*)::int AS n FROM attempts WHERE status = 'in_flight' GROUP BY tenant, project_id";
+/** What every process has on the wire for the claimed tenants ($1), per tenant and project (the caps count them all). */
+export const ON_THE_WIRE = "SELECT tenant, project_id, COUNT(*)::int AS n FROM attempts WHERE status = 'in_flight' AND tenant = ANY($1::text[]) GROUP BY tenant, project_id";

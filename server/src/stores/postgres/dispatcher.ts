@@ -12,9 +12,10 @@
  * - An event and its first attempt are written in the change that completed the interview; a retry is written in
  *   the same transaction as the failure that asks for it. Nothing is scheduled in memory, so a retry survives the
  *   death of the process that scheduled it.
- * - Each attempt is claimed by exactly one process: the claim takes one advisory lock (so the caps count every
- *   process's attempts on the wire) and the rows `FOR UPDATE SKIP LOCKED`; a claimed row carries its owner and a
- *   lease (the timeout plus a margin).
+ * - Each attempt is claimed by exactly one process: a claim locks the rows of the tenants it claims for
+ *   (`delivery_tenants`, `FOR UPDATE SKIP LOCKED`), so a tenant's caps count every process's attempts on the wire while
+ *   other tenants are claimed elsewhere at the same time (no lock over every tenant); a claimed row carries its owner
+ *   and a lease (the timeout plus a margin). A process that found a tenant being claimed by another looks again soon.
  * - A process killed with an attempt on the wire leaves its lease to run out: the next claim counts that attempt
  *   failed ("interrupted") and schedules its retry. Whether the receiver got it is unknown, so it may arrive twice;
  *   an attempt recorded as answered with a 2xx is never sent again.
@@ -39,11 +40,12 @@ import { INTERVIEW_COMPLETED } from "../../webhooks/payload.ts";
 import { newEvent } from "../../webhooks/new-event.ts";
 import { retryDelayAfter } from "../../webhooks/schedule.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "../../webhooks/types.ts";
-import { DUE_CANDIDATES, INSERT_ATTEMPT, ON_THE_WIRE, recordOf, type AttemptRow, type EventRow } from "./attempt-rows.ts";
+import { CLAIM_TENANTS, DUE_CANDIDATES, DUE_TENANTS, INSERT_ATTEMPT, NEW_DELIVERY_TENANTS, ON_THE_WIRE, recordOf, type AttemptRow, type EventRow } from "./attempt-rows.ts";
 import { FairQueue, type Slotted } from "../../webhooks/fair-queue.ts";
 
-const CLAIM_LOCK = 7_724_120_002;
 const WAKE = "sandbox_deliveries";
+/** How soon a process looks again after another process held some tenants' claim. */
+const CONTENDED_MS = 25;
 /** Added to the attempt timeout: how long a claim outlives its process. */
 const LEASE_MARGIN_MS = 5_000;
 
@@ -154,22 +156,23 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     await recoverExpired();
     const room = maxTotal - inFlight.size;
     const claimed: Array<AttemptRow & { e: string }> = [];
+    let contended = false;
     if (room > 0) {
+      await db.query(NEW_DELIVERY_TENANTS, [clock.now()]);
       const client = await db.connect();
       try {
         await client.query("BEGIN");
-        const { rows: lock } = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock($1) AS ok", [CLAIM_LOCK]);
-        if (lock[0].ok) {
-          const now = clock.now();
-          const chosen = await pickFairly(client, now, room);
-          if (chosen.length > 0) {
-            const { rows: taken } = await client.query<AttemptRow & { e: string }>(
-              `UPDATE attempts a SET status = 'in_flight', sent_ms = $2, lease_ms = $3, owner = $4 FROM events e
-               WHERE a.id = ANY($1::text[]) AND e.id = a.event_id RETURNING a.*, row_to_json(e)::text AS e`,
-              [chosen, now, now + o.timeoutMs + LEASE_MARGIN_MS, owner],
-            );
-            claimed.push(...taken);
-          }
+        const now = clock.now();
+        const tenants = (await client.query<{ tenant: string }>(CLAIM_TENANTS, [now])).rows.map((r) => r.tenant);
+        contended = tenants.length < (await client.query<{ n: number }>(DUE_TENANTS, [now])).rows[0].n;
+        const chosen = tenants.length > 0 ? await pickFairly(client, now, room, tenants) : [];
+        if (chosen.length > 0) {
+          const { rows: taken } = await client.query<AttemptRow & { e: string }>(
+            `UPDATE attempts a SET status = 'in_flight', sent_ms = $2, lease_ms = $3, owner = $4 FROM events e
+             WHERE a.id = ANY($1::text[]) AND e.id = a.event_id RETURNING a.*, row_to_json(e)::text AS e`,
+            [chosen, now, now + o.timeoutMs + LEASE_MARGIN_MS, owner],
+          );
+          claimed.push(...taken);
         }
         await client.query("COMMIT");
       } catch (err) {
@@ -180,17 +183,17 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       }
     }
     for (const row of claimed) start(row);
-    await scheduleNext();
+    await scheduleNext(contended);
   }
 
   /**
-   * Which due attempts this process sends now (at most `room`): the fair queue of one process (webhooks/fair-queue.ts)
-   * over the due rows, with what every process has on the wire already counted against the caps. Under the claim's
-   * lock, so the counts hold until the chosen rows are marked.
+   * Which due attempts of `tenants` this process sends now (at most `room`): the fair queue of one process
+   * (webhooks/fair-queue.ts) over their due rows, with what every process has on the wire for them already counted
+   * against the caps. Under their rows' locks, so the counts hold until the chosen rows are marked.
    */
-  async function pickFairly(client: import("pg").PoolClient, now: number, room: number): Promise<string[]> {
-    const { rows: wire } = await client.query<{ tenant: string; project_id: string; n: number }>(ON_THE_WIRE);
-    const { rows: due } = await client.query<{ id: string; tenant: string; project_id: string }>(DUE_CANDIDATES, [now, perProject]);
+  async function pickFairly(client: import("pg").PoolClient, now: number, room: number, tenants: string[]): Promise<string[]> {
+    const { rows: wire } = await client.query<{ tenant: string; project_id: string; n: number }>(ON_THE_WIRE, [tenants]);
+    const { rows: due } = await client.query<{ id: string; tenant: string; project_id: string }>(DUE_CANDIDATES, [now, perProject, tenants]);
     if (due.length === 0) return [];
     const onWire = wire.reduce((sum, w) => sum + w.n, 0);
     const queue = new FairQueue<Slotted & { id?: string }>({ total: onWire + room, perTenant, perProject }, (x) => x);
@@ -287,14 +290,18 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
   }
 
   /** Arms the wake-up for the next due attempt (at most `pollMs` away) and refreshes the counts for the logs. */
-  async function scheduleNext(): Promise<void> {
+  async function scheduleNext(contended = false): Promise<void> {
     if (closed) return;
     const { rows } = await db.query<{ next: string | null; waiting: string; queued: string }>(
       "SELECT MIN(scheduled_ms) AS next, COUNT(*) FILTER (WHERE scheduled_ms > $1) AS waiting, COUNT(*) FILTER (WHERE scheduled_ms <= $1) AS queued FROM attempts WHERE status = 'pending'",
       [clock.now()],
     );
     known = { waiting: Number(rows[0].waiting), queued: Number(rows[0].queued) };
-    wake(rows[0].next === null ? clock.now() + pollMs : Number(rows[0].next));
+    const now = clock.now();
+    // Due attempts left behind (another process was claiming for their tenant, or a cap or this process is full): look
+    // again shortly, not at once (a cap frees when an attempt on any process finishes, which notifies no one).
+    const next = rows[0].next === null ? now + pollMs : Number(rows[0].next);
+    wake(contended || next <= now ? now + CONTENDED_MS : next);
   }
 
   async function listen(): Promise<void> {
