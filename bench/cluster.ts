@@ -378,7 +378,7 @@ export function processesTable(load: ClusterLoad[]): string {
     "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...load.map((l) => `| ${l.processes === 0 ? "1, memory store" : l.processes} | ${fmt(l.rps)} | ${fmt(l.p99)} | ${fmt(l.writes)} | ${fmt(l.writeP99)} | ${l.errors + l.writeErrors} | ${cpu(l.writeCpu, "sandboxUs")} | ${cpu(l.writeCpu, "postgresUs")} | ${cpu(l.writeCpu, "idlePercent")} |`),
     "",
-    `Three against one: reads ${fmt(three.rps / one.rps, 2)}x, writes ${fmt(three.writes / one.writes, 2)}x (target: at least 1x); writes on three processes against the memory store's: ${fmt(three.writes / load[3].writes, 2)}x (target: at least 0.5x). A planted study is a change of its tenant's quota row and its own row (no lock), and a read is one query on the table; the processes, PostgreSQL and the load generator share the machine's two cores.`,
+    `Three against one: reads ${fmt(three.rps / one.rps, 2)}x, writes ${fmt(three.writes / one.writes, 2)}x (target: at least 1x); writes on three processes against the memory store's: ${fmt(three.writes / load[3].writes, 2)}x (target: at least 0.5x). A planted study is a take of one of its tenant's four quota rows and its own row (no lock), and a read is one query on the table; the processes, PostgreSQL and the load generator share the machine's two cores.`,
   ];
   if (one.writeCpu && three.writeCpu && one.writeCpu.postgresUs !== null && three.writeCpu.postgresUs !== null) {
     // What bounds each: one process's writes by its one event loop, three's by the machine.

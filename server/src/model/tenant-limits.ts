@@ -139,9 +139,10 @@ export class OpenSlots {
 }
 
 /**
- * A quota counted where every process sees it (PostgreSQL): `take` counts `n` in the change in progress when that
- * stays within `cap`, one conditional statement, so two processes never both take the last unit; past the cap the
- * change is refused with `refusal(count)` (and rolled back).
+ * A quota counted where every process sees it (PostgreSQL): `take` counts `n` in the change in progress when the
+ * count leaves room under `cap`, one statement that never makes all of a tenant's writes wait on one row (takes in
+ * flight at once may together pass the cap by what they add); past the cap the change is refused with
+ * `refusal(count)` (and rolled back).
  */
 export interface SharedQuota {
   take(tenant: string, n: number, cap: number, refusal: (count: number) => Error): Promise<void>;
