@@ -51,17 +51,19 @@ export function recordOf(r: AttemptRow): WebhookDelivery {
 export const INSERT_ATTEMPT = `INSERT INTO attempts (id, tenant, project_id, event_id, interview_id, attempt, trigger, url, status, scheduled_ms)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9)`;
 
-/** The tenants with due attempts whose rows no claim has yet (a tenant's first due attempt adds its row). $1 now. */
-export const NEW_DELIVERY_TENANTS = `INSERT INTO delivery_tenants (tenant)
-  SELECT DISTINCT tenant FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1 ON CONFLICT (tenant) DO NOTHING`;
+/**
+ * The tenants with due attempts, read once; a tenant's first due attempt adds its row to delivery_tenants, which
+ * claims lock. $1 now.
+ */
+export const DUE_TENANTS = `WITH due AS (SELECT DISTINCT tenant FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1),
+  added AS (INSERT INTO delivery_tenants (tenant) SELECT tenant FROM due ON CONFLICT (tenant) DO NOTHING)
+  SELECT tenant FROM due`;
 
 /**
- * The tenants with due attempts, each row locked for the claim; a tenant another process is claiming for is skipped,
- * not waited for, and counted in `due` (that process claims for it; this one looks again soon). $1 now.
+ * Of the due tenants ($1), the rows locked for this claim; a tenant another process is claiming for is skipped, not
+ * waited for (that process claims for it; its attempts left due make this one look again soon).
  */
-export const CLAIM_TENANTS = `SELECT t.tenant FROM delivery_tenants t
-  WHERE t.tenant IN (SELECT tenant FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1) FOR UPDATE OF t SKIP LOCKED`;
-export const DUE_TENANTS = "SELECT count(DISTINCT tenant)::int AS n FROM attempts WHERE status = 'pending' AND scheduled_ms <= $1";
+export const CLAIM_TENANTS = "SELECT tenant FROM delivery_tenants WHERE tenant = ANY($1::text[]) FOR UPDATE SKIP LOCKED";
 
 /**
  * The due attempts of the claimed tenants ($3): of each project, its oldest due ones, up to the cap per project (the

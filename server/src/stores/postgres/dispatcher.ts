@@ -40,7 +40,7 @@ import { INTERVIEW_COMPLETED } from "../../webhooks/payload.ts";
 import { newEvent } from "../../webhooks/new-event.ts";
 import { retryDelayAfter } from "../../webhooks/schedule.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "../../webhooks/types.ts";
-import { CLAIM_TENANTS, DUE_CANDIDATES, DUE_TENANTS, INSERT_ATTEMPT, NEW_DELIVERY_TENANTS, ON_THE_WIRE, recordOf, type AttemptRow, type EventRow } from "./attempt-rows.ts";
+import { CLAIM_TENANTS, DUE_CANDIDATES, DUE_TENANTS, INSERT_ATTEMPT, ON_THE_WIRE, recordOf, type AttemptRow, type EventRow } from "./attempt-rows.ts";
 import { FairQueue, type Slotted } from "../../webhooks/fair-queue.ts";
 
 const WAKE = "sandbox_deliveries";
@@ -156,15 +156,14 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     await recoverExpired();
     const room = maxTotal - inFlight.size;
     const claimed: Array<AttemptRow & { e: string }> = [];
-    let contended = false;
-    if (room > 0) {
-      await db.query(NEW_DELIVERY_TENANTS, [clock.now()]);
+    const due = room > 0 ? (await db.query<{ tenant: string }>(DUE_TENANTS, [clock.now()])).rows.map((r) => r.tenant) : [];
+    // No transaction when nothing is due: the claim runs every few milliseconds while a cap is full.
+    if (due.length > 0) {
       const client = await db.connect();
       try {
         await client.query("BEGIN");
         const now = clock.now();
-        const tenants = (await client.query<{ tenant: string }>(CLAIM_TENANTS, [now])).rows.map((r) => r.tenant);
-        contended = tenants.length < (await client.query<{ n: number }>(DUE_TENANTS, [now])).rows[0].n;
+        const tenants = (await client.query<{ tenant: string }>(CLAIM_TENANTS, [due])).rows.map((r) => r.tenant);
         const chosen = tenants.length > 0 ? await pickFairly(client, now, room, tenants) : [];
         if (chosen.length > 0) {
           const { rows: taken } = await client.query<AttemptRow & { e: string }>(
@@ -183,7 +182,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       }
     }
     for (const row of claimed) start(row);
-    await scheduleNext(contended);
+    await scheduleNext();
   }
 
   /**
@@ -290,7 +289,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
   }
 
   /** Arms the wake-up for the next due attempt (at most `pollMs` away) and refreshes the counts for the logs. */
-  async function scheduleNext(contended = false): Promise<void> {
+  async function scheduleNext(): Promise<void> {
     if (closed) return;
     const { rows } = await db.query<{ next: string | null; waiting: string; queued: string }>(
       "SELECT MIN(scheduled_ms) AS next, COUNT(*) FILTER (WHERE scheduled_ms > $1) AS waiting, COUNT(*) FILTER (WHERE scheduled_ms <= $1) AS queued FROM attempts WHERE status = 'pending'",
@@ -301,7 +300,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     // Due attempts left behind (another process was claiming for their tenant, or a cap or this process is full): look
     // again shortly, not at once (a cap frees when an attempt on any process finishes, which notifies no one).
     const next = rows[0].next === null ? now + pollMs : Number(rows[0].next);
-    wake(contended || next <= now ? now + CONTENDED_MS : next);
+    wake(next <= now ? now + CONTENDED_MS : next);
   }
 
   async function listen(): Promise<void> {
