@@ -1,6 +1,7 @@
 /**
  * auth: every operation answers 401 to a missing header, another scheme, an empty bearer, an unknown key, a
- * wrong prefix and a key with trailing garbage; and 401 wins over 400 and 404.
+ * wrong prefix, a key with trailing garbage, a second word after the key and text before the scheme; and 401 wins over
+ * 400 and 404.
  */
 import type { Check } from "../check.ts";
 import { NEVER_ID } from "../data.ts";
@@ -28,6 +29,10 @@ export const authCheck: Check = {
       ["unknown key", { authorization: `Bearer ${prefix}nobody_0123456789abcdef0123456789abcdef` }],
       ["wrong prefix", { authorization: `Bearer ${key.replace(/^[a-z]+_[a-z]+_/, "svc_test_")}` }],
       ["trailing garbage", { authorization: `Bearer ${key}x` }],
+      // The key whole but not alone: a second word after it, or text before the scheme. A server that finds the key
+      // somewhere in the header, rather than reading the header as "Bearer <key>", lets these in.
+      ["a second word after the key", { authorization: `Bearer ${key} ${key}` }],
+      ["text before the scheme", { authorization: `Token Bearer ${key}` }],
     ];
     // The simulation operations are asked about only when the run plants through them and the target offers their
     // capability (found at the start, without side effects); the sandbox's own tooling never is. Their bodies are

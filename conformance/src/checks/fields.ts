@@ -15,15 +15,17 @@ import type { PlantChatInput, PlantInterviewInput } from "../states/types.ts";
 const r = rules("fields", {
   "interview-study": seed("What the service does: an interview belongs to one study; Interview: study_id", "every interview's study_id names a study of the project (GET /v1/studies/:id answers 200)", ["service.interview-study", "interview.study-id"]),
   "interview-times": seed("Interview: started_at, completed_at", "a completed interview's completed_at is not before its started_at", ["interview.completed-at", "interview.started-at"]),
+  quality: seed("Interview: quality_score", "a completed interview's quality_score is insightful, successful or unsuccessful", ["interview.quality-score"]),
+  duration: seed("Interview: duration_secs, interview length in seconds", "a completed interview's duration_secs is a whole number of seconds, no longer than from its started_at to its completed_at", ["interview.duration"]),
   transcript: seed("Interview: transcript, chronological", "a transcript is in chronological order: time_in_call_secs never decreases", ["interview.transcript", "interview.time-in-call"]),
-  translated: seed("Interview: transcript translated, present only for non-English interviews", "no transcript entry of an English interview carries `translated`", ["interview.translated"]),
+  translated: seed("Interview: transcript translated, present only for non-English interviews", "no transcript entry of an English interview carries `translated`; every entry of a German one planted does", ["interview.translated"]),
   "question-answers": seed("Interview: question_answers, one per interview question, question_index 0-based", "a completed interview has one answer per question of its study: question_index 0..n-1, each once, with that question's text", ["interview.question-answers", "interview.question-index"]),
   "interview-statuses": seed("States and transitions: Interview status", "a simulated interview held open reads `started` (and is listed under status=started); once completed it reads `completed` (and is listed under status=completed), passing only through `processing`", ["states.interview", "interview.status"]),
   "chat-no-bodies": seed("Chat: message bodies are not part of the chat object", "no chat, listed or retrieved, carries messages, parts or content", ["chat.no-bodies"]),
   "updated-at": seed("Chat: updated_at, most recent update", "a chat's updated_at is not before its created_at", ["chat.updated-at"]),
   "usage-roles": seed("Message: usage, assistant messages only", "every user and system message has usage null", ["message.usage"]),
   "null-forms": seed("Resources and their fields: `null` forms", "values planted absent read back as `null`, never \"\", [] or {}: respondent_email, chat title, source and is_streaming, message sources, feedback, usage and completed_at (while streaming), a file part's filename", ["interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.sources", "message.feedback", "message.usage", "message.completed-at", "part.file"]),
-  "planted-values": seed("Resources and their fields", "values planted read back unchanged: reference_id and respondent_email, chat title, source and is_streaming, each part in order (all four tool_use states), sources, feedback positive and negative, usage", ["interview.reference-id", "interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.parts", "message.sources", "message.feedback", "message.usage", "states.tool-use", "part.text", "part.thinking", "part.redacted-thinking", "part.file", "part.tool-use", "part.tool-result", "source.fields", "usage.fields"]),
+  "planted-values": seed("Resources and their fields", "values planted read back unchanged: a study's name, supported_languages and questions, an interview's language, reference_id and respondent_email, chat title, source and is_streaming, each part in order (all four tool_use states), sources, feedback positive and negative, usage", ["study.name", "study.languages", "study.detail-only", "interview.language", "interview.reference-id", "interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.parts", "message.sources", "message.feedback", "message.usage", "states.tool-use", "part.text", "part.thinking", "part.redacted-thinking", "part.file", "part.tool-use", "part.tool-result", "source.fields", "usage.fields"]),
   "reference-tag": seed("Study: interview_link, appending reference_id=<your_user_id> tags the interview", "an interview opened through the study's interview_link with ?reference_id=X reads reference_id X", ["study.reference-tag"]),
   "transient-states": seed("Message: transient internal lifecycle states are reported as input_available", "a tool call recorded while its input streams or while it waits for approval reads state input_available", ["part.transient-states"]),
   transports: seed("Message: all tool transports are normalized to tool_use / tool_result", "tool calls and results recorded by server tools, MCP, web search and code execution read as tool_use and tool_result with the same id, name, summary, input, content and is_error", ["part.transports"]),
@@ -45,6 +47,10 @@ const same = (a: unknown, b: unknown): boolean => {
 function judgeInterview(ctx: Ctx, i: any, study: any, reply: Reply): void {
   if (i?.status === "completed" && typeof i.started_at === "string" && typeof i.completed_at === "string") {
     ctx.expect(r["interview-times"], Date.parse(i.completed_at) >= Date.parse(i.started_at), `interview ${i.id} completed_at ${i.completed_at} is before started_at ${i.started_at}`, reply);
+    ctx.expect(r.quality, ["insightful", "successful", "unsuccessful"].includes(i.quality_score), `completed interview ${i.id} has quality_score ${JSON.stringify(i.quality_score)}, not insightful, successful or unsuccessful`, reply);
+    // The interview's length cannot outlast the span it was started and completed in (a second for rounding).
+    const span = (Date.parse(i.completed_at) - Date.parse(i.started_at)) / 1000;
+    ctx.expect(r.duration, Number.isInteger(i.duration_secs) && i.duration_secs >= 0 && i.duration_secs <= Math.max(0, span) + 1, `completed interview ${i.id} has duration_secs ${JSON.stringify(i.duration_secs)}, not a whole number of seconds between 0 and ${span.toFixed(1)} (started_at ${i.started_at}, completed_at ${i.completed_at})`, reply);
   }
   const transcript: any[] = Array.isArray(i?.transcript) ? i.transcript : [];
   const times = transcript.map((t) => t?.time_in_call_secs);
@@ -104,7 +110,13 @@ async function listedUnder(ctx: Ctx, status: string, studyId: string, id: string
 async function plantedInterviews(ctx: Ctx): Promise<void> {
   const questions = [{ text: "What did you try first?" }, { text: "What stopped you?" }, { text: "What would you change?" }];
   const planted = await ctx.states.plantStudy({ name: "Fields probe", supported_languages: ["en", "de"], questions });
-  const study = (await ctx.http.req(`/v1/studies/${planted.id}`)).body;
+  const studyReply = await ctx.http.req(`/v1/studies/${planted.id}`);
+  const study = studyReply.body;
+  // The study reads back as planted: its name (the run's tag appended), its languages (a set: the seed gives no order)
+  // and its questions in order.
+  const langs = Array.isArray(study?.supported_languages) ? [...study.supported_languages].sort() : study?.supported_languages;
+  ctx.expect(r["planted-values"], String(study?.name).startsWith("Fields probe") && JSON.stringify(langs) === JSON.stringify(["de", "en"]), `a study planted with name "Fields probe" and supported_languages ["en","de"] reads name ${JSON.stringify(study?.name)} and supported_languages ${JSON.stringify(study?.supported_languages)}`, studyReply);
+  ctx.expect(r["planted-values"], JSON.stringify((study?.questions ?? []).map((q: any) => q?.text)) === JSON.stringify(questions.map((q) => q.text)), `a study planted with questions ${JSON.stringify(questions.map((q) => q.text))} reads questions ${JSON.stringify(study?.questions)}`, studyReply);
   const make = (body: Omit<PlantInterviewInput, "study_id">) => ctx.states.plantInterview({ study_id: planted.id, ...body });
   const en = await make({ reference_id: "fields_en", language: "en", respondent_email: null });
   const de = await make({ reference_id: "fields_de", language: "de", respondent_email: "respondent@example.com" });
@@ -133,9 +145,16 @@ async function plantedInterviews(ctx: Ctx): Promise<void> {
     ctx.conforms(done, "GET /v1/interviews/:id (planted)");
     const i = done.body;
     ctx.expect(r["planted-values"], i?.reference_id === reference, `interview planted with reference_id ${reference} reads ${JSON.stringify(i?.reference_id)}`, done);
+    const language = reference === "fields_de" ? "de" : "en";
+    ctx.expect(r["planted-values"], i?.language === language, `interview planted in ${language} reads language ${JSON.stringify(i?.language)}`, done);
     if (email === null) ctx.expect(r["null-forms"], i?.respondent_email === null, `an interview with no email collected has respondent_email ${JSON.stringify(i?.respondent_email)}, not null`, done);
     else ctx.expect(r["planted-values"], i?.respondent_email === email, `respondent_email ${JSON.stringify(i?.respondent_email)}, planted ${email}`, done);
     judgeInterview(ctx, i, study, done);
+    // An interview planted in German: its transcript carries the English translation of every entry.
+    if (reference === "fields_de" && i?.language === "de") {
+      const transcript: any[] = Array.isArray(i.transcript) ? i.transcript : [];
+      ctx.expect(r.translated, transcript.length > 0 && transcript.every((t) => typeof t?.translated === "string"), `interview ${i.id} is in de, but ${transcript.filter((t) => typeof t?.translated !== "string").length} of its ${transcript.length} transcript entries carry no \`translated\``, done);
+    }
   }
 }
 
@@ -150,7 +169,9 @@ async function plantedChats(ctx: Ctx): Promise<void> {
     { type: "text", text: "Signups rose 12%." },
   ];
   const usage = { input_tokens: 1200, output_tokens: null, cache_read_input_tokens: 0, cache_creation_input_tokens: null, cost_usd: 0.0125 };
-  const sources = [{ id: "src_1", description: "signups table", rows: null, query: null }, { id: "src_2", description: "events table", rows: 42, query: "select 1" }];
+  // The third source is planted without rows and query: absent, they read back null (the seed: "null when absent").
+  const sources = [{ id: "src_1", description: "signups table", rows: null, query: null }, { id: "src_2", description: "events table", rows: 42, query: "select 1" }, { id: "src_3", description: "funnel table" }];
+  const sourcesRead = sources.map((x) => ({ rows: null, query: null, ...x }));
   const messages = [
     { role: "user", parts: [{ type: "text", text: "How did signups change?" }, { type: "file", url: "https://files.example.com/a.csv", media_type: "text/csv", filename: null }] },
     { role: "assistant", parts, sources, feedback: "positive", usage },
@@ -177,7 +198,7 @@ async function plantedChats(ctx: Ctx): Promise<void> {
   ctx.expect(r["null-forms"], user.parts?.[1]?.filename === null, `a file part planted with filename null reads ${JSON.stringify(user.parts?.[1]?.filename)}`, reply);
   for (const field of ["sources", "feedback", "usage"]) ctx.expect(r["null-forms"], user[field] === null, `a user message planted without ${field} reads ${JSON.stringify(user[field])}, not null`, reply);
   ctx.expect(r["planted-values"], same(assistant.parts, parts), `the assistant message's parts (every tool_use state, in order) read back as ${JSON.stringify(assistant.parts).slice(0, 400)}`, reply);
-  ctx.expect(r["planted-values"], same(assistant.sources, sources), `sources read back as ${JSON.stringify(assistant.sources)}`, reply);
+  ctx.expect(r["planted-values"], same(assistant.sources, sourcesRead), `sources planted as ${JSON.stringify(sources)} read back as ${JSON.stringify(assistant.sources)}, not ${JSON.stringify(sourcesRead)}`, reply);
   ctx.expect(r["planted-values"], assistant.feedback === "positive" && streaming.feedback === "negative", `feedback positive and negative read back as ${JSON.stringify([assistant.feedback, streaming.feedback])}`, reply);
   ctx.expect(r["planted-values"], same(assistant.usage, usage), `usage read back as ${JSON.stringify(assistant.usage)}`, reply);
   ctx.expect(r["null-forms"], typeof assistant.completed_at === "string" && streaming.completed_at === null, `completed_at is ${JSON.stringify([assistant.completed_at, streaming.completed_at])}: a finished message has a time, a streaming one null`, reply);

@@ -6,12 +6,13 @@
 import { randomUUID } from "node:crypto";
 import { Lacking, wrongs, type Check, type Ctx } from "../check.ts";
 import type { Reply } from "../http.ts";
-import { launchBodies, triggerRules } from "../judge/participant.ts";
+import { launchBodies, triggerRules, valueAt } from "../judge/participant.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const r = rules("participant", {
   eligible: seed("Participant endpoints: launches; invite lifecycle: pending invite, server returns webview or external_browser", "a launch the implementation accepts (its states module's launchRequest, or a launch token its trigger config carries) is decided webview or external_browser: a server that declines every launch fails it where its own module says the launch is eligible", ["participant.launches"]),
   decision: seed("Participant endpoints: paths under /v1, config, launches, prompt events", "with the public key, GET config answers 200 with a JSON object, a launch answers a decision whose mode is webview, external_browser or not_eligible, and a prompt event is recorded (2xx)", ["participant.paths", "participant.config", "participant.launches", "participant.prompt-events", "versioning.participant"]),
+  scoped: seed("Authentication 3: a key is scoped to a single project; Authentication 7: the public SDK key loads interview triggers", "the trigger config of a project's public key names none of another project's studies", ["auth.scope", "auth.public-key"]),
   config: contract("participant endpoints", "GET config answers 200 with trigger rules and a TTL"),
   launch: contract("participant endpoints", "a launch with a fresh token answers 200; a not_eligible launch has url null, the others a URL"),
   "prompt-events": contract("participant endpoints", "prompt events are idempotent by eventId, and an unknown phase is a 400"),
@@ -32,6 +33,12 @@ export const participantCheck: Check = {
     ctx.expect(r.decision, !configWrong, configWrong, config);
     ctx.must(r.config, config.status === 200, `GET config answered ${config.status}`, config);
     ctx.conforms(config, "GET /v1/interview-participant/config");
+    // The config's triggers are its project's: no id of another project's studies appears anywhere in it.
+    if (ctx.other && config.status === 200) {
+      const others = (await ctx.other.walk("/v1/studies", 100)).items.map((x: any) => String(x?.id)).filter((id) => id.length > 8);
+      const leaked = others.filter((id) => config.text.includes(id));
+      ctx.expect(r.scoped, leaked.length === 0, `the trigger config of this project's public key names ${leaked.length} of the other project's studies (${leaked.slice(0, 3).join(", ")})`, config);
+    } else if (!ctx.other) ctx.note("participant: the trigger config's project scope was not judged: it needs --other-key (another project's studies to look for), as the isolation check does");
     const found = triggerRules(ctx, config.body);
     if (found && found.field !== found.contractField) {
       ctx.expect(r.config, false, `the trigger rules are under "${found.field}", not the contract's "${found.contractField}" (the seed does not show the config's fields)`, config);
@@ -43,8 +50,9 @@ export const participantCheck: Check = {
     if (rule) {
       // The contract's request first, then what the rule carries: the seed shows no request fields, so none is assumed.
       const bodies = launchBodies(found, rule);
-      let reply = await launch(bodies[0]);
-      for (const body of bodies.slice(1)) if (reply.status === 400) reply = await launch(body);
+      let sent = bodies[0];
+      let reply = await launch(sent);
+      for (const body of bodies.slice(1)) if (reply.status === 400) reply = await launch((sent = body));
       if (reply.status === 400) ctx.untested("participant launch decisions", `every launch request was refused with 400: the contract's fields and the rule's own (${Object.keys(rule).join(", ")}); the seed shows no request fields`);
       else {
         modes.push(decided(reply));
@@ -56,6 +64,17 @@ export const participantCheck: Check = {
       ctx.expect(r.launch, reply.status === 200, `POST launches with a fresh token answered ${reply.status}`, reply);
       ctx.conforms(reply, "POST /v1/interview-participant/launches");
       ctx.expect(r.launch, reply.body?.mode === "not_eligible" ? reply.body.url === null : typeof reply.body?.url === "string", `a ${reply.body?.mode} launch has url ${reply.body?.url}`, reply);
+      // A launch the server never issued a token for is the declining path: answered as a decision, its mode is still
+      // one of the seed's three (a refusal with a 4xx says nothing about decisions).
+      const token = found.token ? valueAt(rule, found.token) : undefined;
+      if (reply.status !== 400 && typeof token === "string") {
+        const forged = JSON.parse(JSON.stringify(sent).split(JSON.stringify(token)).join(JSON.stringify(`${token.slice(0, 8)}-forged-${randomUUID()}`)));
+        const declined = await launch(forged);
+        if (declined.status >= 200 && declined.status < 300) {
+          ctx.expect(r.decision, ["webview", "external_browser", "not_eligible"].includes(declined.body?.mode), `a launch with a token the server never issued answered ${declined.status} with mode ${JSON.stringify(declined.body?.mode)}, not webview, external_browser or not_eligible`, declined);
+          ctx.conforms(declined, "POST /v1/interview-participant/launches (a forged token)");
+        }
+      }
     } else ctx.untested("participant launches", found ? "the config has no trigger rule for the probe user" : `no list of trigger rules (objects naming an event) in the config: ${config.text.slice(0, 200)}`);
     // What the implementation says it accepts: its decision must be eligible. (After the config's own rules, whose
     // tokens an implementation may tie to the last config read.) Without such a launch, the config's tokens decide.

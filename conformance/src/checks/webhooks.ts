@@ -20,8 +20,8 @@ import { refusal } from "../states/types.ts";
 export const r = {
   ...attemptRules,
   ...rules("webhooks", {
-    create: seed("Endpoints: PUT /v1/webhooks", "the first PUT answers 201 with url, events and a signing_secret", ["endpoints.put-webhook", "webhook-config.secret", "errors.201"]),
-    update: seed("Endpoints: PUT /v1/webhooks", "a PUT on an existing webhook answers 200 without the secret, and the one webhook now has the new url", ["endpoints.put-webhook", "webhook-config.secret", "webhook-config.one", "limits.one-webhook"]),
+    create: seed("Endpoints: PUT /v1/webhooks", "the first PUT answers 201 with the url and events sent and a signing_secret", ["endpoints.put-webhook", "webhook-config.secret", "errors.201"]),
+    update: seed("Endpoints: PUT /v1/webhooks", "a PUT on an existing webhook answers 200 with the url and events sent and without the secret, and the one webhook now has them", ["endpoints.put-webhook", "webhook-config.secret", "webhook-config.one", "limits.one-webhook"]),
     "secret-hidden": seed("Endpoints: GET /v1/webhooks (never the secret)", "GET /v1/webhooks answers {url, events} and never the secret", ["endpoints.get-webhook", "webhook-config.secret"]),
     "delete-204": seed("Endpoints: DELETE /v1/webhooks", "DELETE answers 204 with an empty body, and GET answers 404 afterwards", ["endpoints.delete-webhook", "errors.204", "errors.webhook-404"]),
     "required-fields": seed("Endpoints: PUT /v1/webhooks, url and events required", "a PUT without url or without events answers 400 and stores nothing", ["endpoints.put-webhook", "errors.400"]),
@@ -150,6 +150,9 @@ export const webhooksCheck: Check = {
     try {
       const createWrong = wrongs([created.status !== 201, `the first PUT /v1/webhooks answered ${created.status}, not 201`], [typeof created.body?.signing_secret !== "string" || created.body.signing_secret.length === 0, `the creation answer carries no signing_secret (it has ${JSON.stringify(Object.keys(created.body ?? {}))})`]);
       ctx.must(r.create, !createWrong, createWrong, created);
+      // Each answer shows the webhook as it now is: the url and events just sent.
+      const shows = (reply: Reply, url: string) => reply.body?.url === url && JSON.stringify(reply.body?.events) === JSON.stringify(["interview.completed"]);
+      ctx.expect(r.create, shows(created, receiver.url), `the creation answer shows url ${JSON.stringify(created.body?.url)} and events ${JSON.stringify(created.body?.events)}, not the ${receiver.url} and ["interview.completed"] just sent`, created);
       ctx.conforms(created, "PUT /v1/webhooks (create)");
       let secret: string = created.body.signing_secret;
       issued.push({ secret, at: Date.now() });
@@ -158,6 +161,7 @@ export const webhooksCheck: Check = {
       const updated = await ctx.http.req("/v1/webhooks", { method: "PUT", body: { url: second, events: ["interview.completed"] } });
       const updateWrong = wrongs([updated.status !== 200, `a second PUT /v1/webhooks answered ${updated.status}, not 200`], ["signing_secret" in (updated.body ?? {}), "the update answer showed the signing secret again"]);
       ctx.expect(r.update, !updateWrong, updateWrong, updated);
+      ctx.expect(r.update, shows(updated, second), `the update answer shows url ${JSON.stringify(updated.body?.url)} and events ${JSON.stringify(updated.body?.events)}, not the ${second} and ["interview.completed"] just sent`, updated);
       const got = await ctx.http.req("/v1/webhooks");
       const hiddenWrong = wrongs(
         [got.status !== 200, `GET /v1/webhooks of a configured webhook answered ${got.status}, not 200`],
@@ -165,7 +169,7 @@ export const webhooksCheck: Check = {
         [got.text.includes(secret), "the signing secret was present in the GET /v1/webhooks body"],
       );
       ctx.expect(r["secret-hidden"], !hiddenWrong, hiddenWrong, got);
-      ctx.expect(r.update, got.body?.url === second && Array.isArray(got.body?.events), `after a second PUT, GET /v1/webhooks shows url ${JSON.stringify(got.body?.url)}, not the new ${second}`, got);
+      ctx.expect(r.update, shows(got, second), `after a second PUT, GET /v1/webhooks shows url ${JSON.stringify(got.body?.url)} and events ${JSON.stringify(got.body?.events)}, not the new ${second} and ["interview.completed"]`, got);
       ctx.conforms(got, "GET /v1/webhooks");
       const study = await acceptingStudy(ctx);
 

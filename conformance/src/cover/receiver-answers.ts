@@ -1,9 +1,9 @@
 /**
- * Every class of receiver answer, every run: one interview per class (a 2xx other than 200, a 3xx, a 4xx, a 5xx, a
- * closed connection, no answer within the receiver timeout) completed at once in a study whose name is beyond ASCII,
- * each with a reference id and email beyond ASCII. Each attempt is judged whole (headers, signature over the raw
- * bytes, the payload predicted from what was planted and the REST read); each class must be retried exactly once
- * after the first delay (then answered 200), a 2xx never.
+ * Every class of receiver answer, every run: one interview per class (a 2xx other than 200 and a 3xx at their edge, 299
+ * and 300, a 4xx, a 5xx, a closed connection, no answer within the receiver timeout) completed at once in a study whose
+ * name is beyond ASCII, each with a reference id and email beyond ASCII. Each attempt is judged whole (headers,
+ * signature over the raw bytes, the payload predicted from what was planted and the REST read); each class must be
+ * retried exactly once after the first delay (then answered 200), a 2xx never.
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
@@ -13,8 +13,11 @@ import { RESET, type Delivery } from "../receiver.ts";
 import { firstDifference, until, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
-/** A class of answer and the status (or RESET / TIMEOUT) that stands for it. */
-const CLASSES: Array<[string, number]> = [["2xx", 202], ["3xx", 302], ["4xx", 404], ["5xx", 503], ["reset", RESET], ["timeout", TIMEOUT]];
+/**
+ * A class of answer and the status (or RESET / TIMEOUT) that stands for it: the 2xx and 3xx at their common edge (299
+ * and 300), where a service that reads "2xx" as "below 300" or "up to 300" parts from the seed.
+ */
+const CLASSES: Array<[string, number]> = [["2xx", 299], ["3xx", 300], ["4xx", 404], ["5xx", 503], ["reset", RESET], ["timeout", TIMEOUT]];
 
 /** Text beyond ASCII: an accent, a combining mark, a character beyond the BMP, a right-to-left script. */
 export const NON_ASCII = "Étude naïve e\u0301 😀 𝄞 مرحبا";
