@@ -1,0 +1,58 @@
+/**
+ * The score of a mutation run (run.ts), from StrykerJS's JSON report and runner.ts's outcomes: also
+ * `npx tsx test/mutation/score.ts DIR` on a run kept with `--out DIR`, to score it again as survivors are triaged.
+ *
+ * Killed: the suite failed a named rule (or the mutant timed out). NOT TESTED mutants (the suite named no rule, but left
+ * parts untested) are counted apart, never as kills. Every survivor, whether no check reached its code (NoCoverage)
+ * or the checks that did passed it, takes its verdict from verdicts.json: "missed" (a seed violation the suite did not
+ * catch), "equivalent" (no change anyone can observe through the API) or "outside the seed" (a change to what the seed
+ * leaves open). The seed score leaves out the equivalent and outside-the-seed survivors: of the mutants that change
+ * what the seed says, the share the suite killed. The share of the non-equivalent leaves out only the equivalent ones.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { FOREIGN_SERVER } from "../support/foreign.ts";
+
+export interface Verdict {
+  verdict: "missed" | "equivalent" | "outside the seed";
+  reason: string;
+}
+
+const VERDICTS = fileURLToPath(new URL("./verdicts.json", import.meta.url));
+export const keyOf = (m: any) => `${m.location.start.line}:${m.location.start.column} ${m.mutatorName} ${JSON.stringify(m.replacement)}`;
+const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "n/a");
+
+export function score(reportJson: string, outcomesJsonl: string, what = ""): string {
+  const source = readFileSync(FOREIGN_SERVER, "utf8").split("\n");
+  const verdicts: Record<string, Verdict> = JSON.parse(readFileSync(VERDICTS, "utf8"));
+  const mutants: any[] = Object.values<any>(JSON.parse(reportJson).files).flatMap((f: any) => f.mutants);
+  const notTested = new Set(outcomesJsonl.split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((o) => o.kind === "not-tested").map((o) => String(o.mutant)));
+  const killed = mutants.filter((m) => ["Killed", "Timeout"].includes(m.status));
+  const untested = mutants.filter((m) => m.status === "Survived" && notTested.has(String(m.id)));
+  const survived = mutants.filter((m) => (m.status === "Survived" && !notTested.has(String(m.id))) || m.status === "NoCoverage");
+  const by = (v: string) => survived.filter((m) => verdicts[keyOf(m)]?.verdict === v);
+  const [equivalent, outside, missed] = [by("equivalent"), by("outside the seed"), by("missed")];
+  const untriaged = survived.filter((m) => !verdicts[keyOf(m)]);
+  const scored = killed.length + survived.length;
+  const seedScored = scored - equivalent.length - outside.length;
+  const line = (m: any) => `${keyOf(m)}  line ${m.location.start.line}: ${source[m.location.start.line - 1].trim().slice(0, 100)}`;
+  const out = [
+    `\nmutation score: ${pct(killed.length, scored)} (${killed.length} killed of ${scored} ${what}; ${untested.length} left NOT TESTED by the suite, counted apart; ${mutants.length - scored - untested.length} not scored: compile errors or ignored)`,
+    `seed score: ${pct(killed.length, seedScored)} (${killed.length} killed of the ${seedScored} that change what the seed says; survivors: ${equivalent.length} equivalent, ${outside.length} outside the seed, ${missed.length} missed, ${untriaged.length} untriaged; ${survived.filter((m) => m.status === "NoCoverage").length} of them reached by no check)`,
+    `of the non-equivalent: ${pct(killed.length, scored - equivalent.length)} (${killed.length} killed of ${scored - equivalent.length}, the outside-the-seed survivors counted against the suite)`,
+    ...untested.map((m) => `not tested ${line(m)}`),
+    ...survived.map((m) => `survived${m.status === "NoCoverage" ? " (no check reached it)" : ""} ${line(m)}\n  ${verdicts[keyOf(m)] ? `${verdicts[keyOf(m)].verdict}: ${verdicts[keyOf(m)].reason}` : "untriaged"}`),
+  ];
+  if (untriaged.length) out.push(`\n${untriaged.length} survivors untriaged: add each to test/mutation/verdicts.json with its verdict and reason`);
+  return out.join("\n");
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const dir = process.argv[2];
+  if (!dir) {
+    console.error("usage: npx tsx test/mutation/score.ts DIR (a run kept with npm run test:mutation -- --out DIR)");
+    process.exit(2);
+  }
+  console.log(score(readFileSync(join(dir, "mutation.json"), "utf8"), readFileSync(join(dir, "outcomes.jsonl"), "utf8"), `in ${dir}`));
+}
