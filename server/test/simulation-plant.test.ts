@@ -73,6 +73,16 @@ describe("held interviews and POST /api/_sim/interviews/:id/complete", () => {
     await api.req("/v1/webhooks", { method: "DELETE" });
   });
 
+  it("translates the transcript of a German interview, and of no English one, regional English included", async () => {
+    const { body: s } = await plantStudy({ supported_languages: ["de", "en", "en-GB", "en-us"] });
+    for (const [language, translated] of [["de", true], ["en", false], ["en-GB", false], ["en-us", false]] as const) {
+      const held = (await api.req("/_sim/interviews", { method: "POST", body: { study_id: s.id, hold: true, language } })).body;
+      const done = await api.req(`/_sim/interviews/${held.id}/complete`, { method: "POST" });
+      expect(done.body.transcript.length, language).toBeGreaterThan(0);
+      expect(done.body.transcript.map((t: any) => "translated" in t), language).toEqual(done.body.transcript.map(() => translated));
+    }
+  });
+
   it("never moves an interview backwards: completing one early makes its timers do nothing", async () => {
     const { body: s } = await plantStudy({});
     const timed = (await api.req("/_sim/interviews", { method: "POST", body: { study_id: s.id } })).body;
@@ -106,9 +116,9 @@ describe("POST /api/_sim/chats", () => {
     expect(nulled.sources[0]).toEqual({ id: "s", description: "d", rows: 3, query: null, truncated: true, truncation_reason: "size_limit_32kb" });
   });
 
-  it("stores internal, evaluation and release chats as hidden: 404 everywhere and never listed", async () => {
-    for (const visibility of ["internal", "evaluation", "release"]) {
-      const made = await plantChat({ visibility, messages: [{ role: "user", parts: [{ type: "text", text: "x" }] }] });
+  it("stores internal, evaluation and release chats, and visible ones from an internal source, as hidden: 404 everywhere and never listed", async () => {
+    for (const kind of [{ visibility: "internal" }, { visibility: "evaluation" }, { visibility: "release" }, { source: "eval" }, { source: "releases" }]) {
+      const made = await plantChat({ ...kind, messages: [{ role: "user", parts: [{ type: "text", text: "x" }] }] });
       expect(made.status).toBe(201);
       expect((await api.req(`/v1/chats/${made.body.id}`)).status).toBe(404);
       expect((await api.req(`/v1/chats/${made.body.id}/messages`)).status).toBe(404);

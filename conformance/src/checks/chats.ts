@@ -13,7 +13,7 @@ const STATES = ["input_available", "output_available", "output_error", "output_d
 
 const own = rules("chats", {
   "hidden-not-listed": seed("Chat: internal, evaluation and release-generated chats are excluded everywhere", "no listed chat has an internal source (eval, releases), and no hidden chat is ever listed", ["chat.visible-only", "chat.internal-sources", "service.chat-public"]),
-  "hidden-404": seed("Errors 2", "an internal, evaluation or release-generated chat answers 404 on /v1/chats/:id and /v1/chats/:id/messages", ["errors.hidden-chat-404", "chat.visible-only", "endpoints.get-chat"]),
+  "hidden-404": seed("Errors 2", "an internal, evaluation or release-generated chat, or one whose source is internal (eval, releases), answers 404 on /v1/chats/:id and /v1/chats/:id/messages", ["errors.hidden-chat-404", "chat.visible-only", "endpoints.get-chat"]),
   "release-chats": seed("Release: chat_id; Chat: release-generated chats excluded; Errors 2", "every release's chat_id answers 404 on /v1/chats/:id and its messages, and is never listed", ["release.chat-id", "service.release-chat", "chat.visible-only", "errors.hidden-chat-404"]),
   "message-count": seed("Chat: message_count, visible messages only", "message_count equals the number of messages a full walk returns", ["chat.message-count"]),
   "chat-id": seed("Message: chat_id", "every message listed under a chat carries that chat's id", ["message.chat-id"]),
@@ -27,12 +27,15 @@ const r = { ...own, ...messageErrorRules };
 async function plantedHidden(ctx: Ctx): Promise<void> {
   const hidden = new Set<string>();
   if (!ctx.options.sim && !ctx.options.states) return ctx.untested("planted internal, evaluation and release chats", "needs --sim or --states");
-  for (const visibility of ["internal", "evaluation", "release"] as const) {
-    const { id } = await ctx.states.plantChat({ title: ctx.states.name(`hidden ${visibility} probe`), visibility, messages: [{ role: "user", parts: [{ type: "text", text: "internal" }] }] });
+  // Each hidden kind by its visibility, and an otherwise visible chat whose source alone is internal (eval, releases).
+  const kinds = [["internal"], ["evaluation"], ["release"], ["visible", "eval"], ["visible", "releases"]] as const;
+  for (const [visibility, source] of kinds) {
+    const what = source ? `visible chat with source ${source}` : `${visibility} chat`;
+    const { id } = await ctx.states.plantChat({ title: ctx.states.name(`hidden ${source ?? visibility} probe`), visibility, ...(source ? { source } : {}), messages: [{ role: "user", parts: [{ type: "text", text: "internal" }] }] });
     const detail = await ctx.http.req(`/v1/chats/${id}`);
-    ctx.expect(r["hidden-404"], detail.status === 404, `a planted ${visibility} chat answered ${detail.status} on GET /v1/chats/${id}`, detail);
+    ctx.expect(r["hidden-404"], detail.status === 404, `a planted ${what} answered ${detail.status} on GET /v1/chats/${id}`, detail);
     const messages = await ctx.http.req(`/v1/chats/${id}/messages`);
-    ctx.expect(r["hidden-404"], messages.status === 404, `a planted ${visibility} chat's messages answered ${messages.status}`, messages);
+    ctx.expect(r["hidden-404"], messages.status === 404, `a planted ${what}'s messages answered ${messages.status}`, messages);
     hidden.add(id);
   }
   const after = (await ctx.http.walk("/v1/chats", 100)).items.map((c: any) => c.id);

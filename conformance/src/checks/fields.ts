@@ -18,13 +18,16 @@ const r = rules("fields", {
   quality: seed("Interview: quality_score", "a completed interview's quality_score is insightful, successful or unsuccessful", ["interview.quality-score"]),
   duration: seed("Interview: duration_secs, interview length in seconds", "a completed interview's duration_secs is a whole number of seconds, no longer than from its started_at to its completed_at", ["interview.duration"]),
   transcript: seed("Interview: transcript, chronological", "a transcript is in chronological order: time_in_call_secs never decreases", ["interview.transcript", "interview.time-in-call"]),
-  translated: seed("Interview: transcript translated, present only for non-English interviews", "no transcript entry of an English interview carries `translated`; every entry of a German one planted does", ["interview.translated"]),
+  translated: seed("Interview: transcript translated, present only for non-English interviews", "no transcript entry of an English interview (en, or a regional English such as en-GB) carries `translated`; every entry of a German one planted does", ["interview.translated"]),
   "question-answers": seed("Interview: question_answers, one per interview question, question_index 0-based", "a completed interview has one answer per question of its study: question_index 0..n-1, each once, with that question's text", ["interview.question-answers", "interview.question-index"]),
   "interview-statuses": seed("States and transitions: Interview status", "a simulated interview held open reads `started` (and is listed under status=started); once completed it reads `completed` (and is listed under status=completed), passing only through `processing`", ["states.interview", "interview.status"]),
+  "study-link": seed("Study: interview_link, string (URL), public respondent URL", "every study's interview_link is an absolute http(s) URL as a respondent would open it: ASCII only, no space or control character (RFC 3986)", ["study.interview-link", "service.study-link"]),
+  "detail-agrees": seed("Endpoints: GET /v1/releases/:id, Release with vcs_pr_description; GET /v1/studies/:id, Study with detail fields", "every listed release retrieves by its id (200) with each value the list showed and a string vcs_pr_description; every listed study likewise keeps its name, status, interview_link, languages and created_at", ["endpoints.get-release", "release.pr-description", "endpoints.get-study", "study.detail-only"]),
+  "last-analysis": seed("Release: last_analysis_at, last analysis run; null if none yet", "a release's last_analysis_at is null or not before its merged_at (the analysis is of the merged pull request)", ["release.last-analysis"]),
   "chat-no-bodies": seed("Chat: message bodies are not part of the chat object", "no chat, listed or retrieved, carries messages, parts or content", ["chat.no-bodies"]),
-  "updated-at": seed("Chat: updated_at, most recent update", "a chat's updated_at is not before its created_at", ["chat.updated-at"]),
+  "updated-at": seed("Chat: updated_at, most recent update", "a chat's updated_at is not before its created_at, nor before the time any of its messages was recorded or finished", ["chat.updated-at"]),
   "usage-roles": seed("Message: usage, assistant messages only", "every user and system message has usage null", ["message.usage"]),
-  "null-forms": seed("Resources and their fields: `null` forms", "values planted absent read back as `null`, never \"\", [] or {}: respondent_email, chat title, source and is_streaming, message sources, feedback, usage and completed_at (while streaming), a file part's filename", ["interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.sources", "message.feedback", "message.usage", "message.completed-at", "part.file"]),
+  "null-forms": seed("Resources and their fields: `null` forms", "values planted absent read back as `null`, never \"\", [] or {}: respondent_email, chat title, source and is_streaming, message sources, feedback, usage and completed_at (while streaming), a file part's filename; a chat planted without them still carries source and is_streaming (a value or null) and title null", ["interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.sources", "message.feedback", "message.usage", "message.completed-at", "part.file"]),
   "planted-values": seed("Resources and their fields", "values planted read back unchanged: a study's name, supported_languages and questions, an interview's language, reference_id and respondent_email, chat title, source and is_streaming, each part in order (all four tool_use states), sources, feedback positive and negative, usage", ["study.name", "study.languages", "study.detail-only", "interview.language", "interview.reference-id", "interview.respondent-email", "chat.title", "chat.source", "chat.is-streaming", "message.parts", "message.sources", "message.feedback", "message.usage", "states.tool-use", "part.text", "part.thinking", "part.redacted-thinking", "part.file", "part.tool-use", "part.tool-result", "source.fields", "usage.fields"]),
   "reference-tag": seed("Study: interview_link, appending reference_id=<your_user_id> tags the interview", "an interview opened through the study's interview_link with ?reference_id=X reads reference_id X", ["study.reference-tag"]),
   "transient-states": seed("Message: transient internal lifecycle states are reported as input_available", "a tool call recorded while its input streams or while it waits for approval reads state input_available", ["part.transient-states"]),
@@ -65,6 +68,29 @@ function judgeInterview(ctx: Ctx, i: any, study: any, reply: Reply): void {
   }
 }
 
+// RFC 3986's characters only (unreserved, reserved and %-escapes): a link with raw non-ASCII, spaces or control
+// characters is not a URL a respondent can be sent, though WHATWG's parser would quietly escape it.
+const URL_CHARS = /^https?:\/\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/?#[\]]+$/;
+
+function judgeStudyLink(ctx: Ctx, study: any, reply: Reply | undefined): void {
+  const link = study?.interview_link;
+  let parsed: URL | undefined;
+  try {
+    parsed = typeof link === "string" ? new URL(link) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  ctx.expect(r["study-link"], typeof link === "string" && URL_CHARS.test(link) && parsed !== undefined && parsed.host !== "", `study ${study?.id} has interview_link ${JSON.stringify(link)}, not an absolute http(s) URL`, reply, study);
+}
+
+/** A chat's most recent update is not before its latest message: recorded (created_at) or finished (completed_at). */
+function judgeUpdatedAfterMessages(ctx: Ctx, chat: Reply, messages: any[], reply: Reply | undefined): void {
+  const times = messages.flatMap((m) => [m?.created_at, m?.completed_at]).filter((t): t is string => typeof t === "string").map(Date.parse);
+  if (!times.length || typeof chat.body?.updated_at !== "string") return;
+  const latest = Math.max(...times);
+  ctx.expect(r["updated-at"], Date.parse(chat.body.updated_at) >= latest, `chat ${chat.body.id} updated_at ${chat.body.updated_at} is before its latest message (${new Date(latest).toISOString()})`, chat, { chat: chat.body, messages: messages.map((m) => ({ id: m?.id, created_at: m?.created_at, completed_at: m?.completed_at })), reply: reply?.status });
+}
+
 function judgeChat(ctx: Ctx, c: any, reply: Reply | undefined): void {
   ctx.expect(r["chat-no-bodies"], c && !["messages", "parts", "content", "text"].some((k) => k in c), `chat ${c?.id} carries message bodies (${Object.keys(c ?? {}).join(", ")})`, reply, c);
   if (typeof c?.created_at === "string" && typeof c?.updated_at === "string") ctx.expect(r["updated-at"], Date.parse(c.updated_at) >= Date.parse(c.created_at), `chat ${c.id} updated_at ${c.updated_at} is before created_at ${c.created_at}`, reply, c);
@@ -85,6 +111,24 @@ async function serverData(ctx: Ctx): Promise<void> {
     const reply = await ctx.http.req(`/v1/interviews/${item.id}`);
     if (reply.status !== 200) continue;
     judgeInterview(ctx, reply.body, await studyOf(reply.body.study_id), reply);
+  }
+  for (const study of s.studies) judgeStudyLink(ctx, study, undefined);
+  // A release cannot be planted, so the service's own are held to what its list said of them (nothing changes a release).
+  for (const listed of s.releases.slice(0, 20)) {
+    const reply = await ctx.http.req(`/v1/releases/${listed.id}`);
+    const differ = Object.keys(listed).filter((k) => !same(listed[k], reply.body?.[k]));
+    const said = reply.status !== 200 ? "" : `${differ.map((k) => ` with ${k} ${JSON.stringify(reply.body?.[k])} (listed ${JSON.stringify(listed[k])})`).join(",")}${typeof reply.body?.vcs_pr_description !== "string" ? ` with vcs_pr_description ${JSON.stringify(reply.body?.vcs_pr_description)}` : ""}`;
+    ctx.expect(r["detail-agrees"], reply.status === 200 && differ.length === 0 && typeof reply.body?.vcs_pr_description === "string", `release ${listed.id}, listed by GET /v1/releases, retrieves as ${reply.status}${said}`, reply);
+    // The last analysis of a release is of its merged pull request: it cannot come before the merge.
+    const analysed = listed.last_analysis_at;
+    ctx.expect(r["last-analysis"], analysed === null || (typeof analysed === "string" && Date.parse(analysed) >= Date.parse(listed.merged_at)), `release ${listed.id} has last_analysis_at ${JSON.stringify(analysed)}, before its merged_at ${listed.merged_at}`, reply);
+  }
+  // A study's limits move as interviews arrive, so only what stays put is compared.
+  for (const listed of s.studies.slice(0, 10)) {
+    const reply = await ctx.http.req(`/v1/studies/${listed.id}`);
+    const differ = ["name", "status", "interview_link", "supported_languages", "created_at"].filter((k) => !same(listed[k], reply.body?.[k]));
+    const said = reply.status !== 200 ? "" : differ.map((k) => ` with ${k} ${JSON.stringify(reply.body?.[k])} (listed ${JSON.stringify(listed[k])})`).join(",");
+    ctx.expect(r["detail-agrees"], reply.status === 200 && differ.length === 0, `study ${listed.id}, listed by GET /v1/studies, retrieves as ${reply.status}${said}`, reply);
   }
   for (const c of s.chats) judgeChat(ctx, c, undefined);
   for (const c of s.chats.slice(0, 20)) {
@@ -109,17 +153,21 @@ async function listedUnder(ctx: Ctx, status: string, studyId: string, id: string
 
 async function plantedInterviews(ctx: Ctx): Promise<void> {
   const questions = [{ text: "What did you try first?" }, { text: "What stopped you?" }, { text: "What would you change?" }];
-  const planted = await ctx.states.plantStudy({ name: "Fields probe", supported_languages: ["en", "de"], questions });
+  const planted = await ctx.states.plantStudy({ name: "Fields probe", supported_languages: ["en", "de", "en-GB"], questions });
   const studyReply = await ctx.http.req(`/v1/studies/${planted.id}`);
   const study = studyReply.body;
+  judgeStudyLink(ctx, study, studyReply);
   // The study reads back as planted: its name (the run's tag appended), its languages (a set: the seed gives no order)
   // and its questions in order.
-  const langs = Array.isArray(study?.supported_languages) ? [...study.supported_languages].sort() : study?.supported_languages;
-  ctx.expect(r["planted-values"], String(study?.name).startsWith("Fields probe") && JSON.stringify(langs) === JSON.stringify(["de", "en"]), `a study planted with name "Fields probe" and supported_languages ["en","de"] reads name ${JSON.stringify(study?.name)} and supported_languages ${JSON.stringify(study?.supported_languages)}`, studyReply);
+  // Language tags are case-insensitive (BCP 47): en-GB may read back as en-gb.
+  const langs = Array.isArray(study?.supported_languages) ? study.supported_languages.map((x: unknown) => String(x).toLowerCase()).sort() : study?.supported_languages;
+  ctx.expect(r["planted-values"], String(study?.name).startsWith("Fields probe") && JSON.stringify(langs) === JSON.stringify(["de", "en", "en-gb"]), `a study planted with name "Fields probe" and supported_languages ["en","de","en-GB"] reads name ${JSON.stringify(study?.name)} and supported_languages ${JSON.stringify(study?.supported_languages)}`, studyReply);
   ctx.expect(r["planted-values"], JSON.stringify((study?.questions ?? []).map((q: any) => q?.text)) === JSON.stringify(questions.map((q) => q.text)), `a study planted with questions ${JSON.stringify(questions.map((q) => q.text))} reads questions ${JSON.stringify(study?.questions)}`, studyReply);
   const make = (body: Omit<PlantInterviewInput, "study_id">) => ctx.states.plantInterview({ study_id: planted.id, ...body });
   const en = await make({ reference_id: "fields_en", language: "en", respondent_email: null });
   const de = await make({ reference_id: "fields_de", language: "de", respondent_email: "respondent@example.com" });
+  // A regional English is English: its transcript carries no translation either.
+  const gb = await make({ reference_id: "fields_en_gb", language: "en-GB", respondent_email: null });
 
   await ctx.part("interview status path", async () => {
     const held = await make({ reference_id: "fields_held", hold: true });
@@ -140,18 +188,17 @@ async function plantedInterviews(ctx: Ctx): Promise<void> {
     ctx.expect(r["reference-tag"], read.body?.reference_id === "fields_link", `an interview opened through ${study?.interview_link}${sep}reference_id=fields_link reads reference_id ${JSON.stringify(read.body?.reference_id)}`, read);
   });
 
-  for (const [planted, reference, email] of [[en, "fields_en", null], [de, "fields_de", "respondent@example.com"]] as const) {
+  for (const [planted, reference, language, email] of [[en, "fields_en", "en", null], [de, "fields_de", "de", "respondent@example.com"], [gb, "fields_en_gb", "en-GB", null]] as const) {
     const done = await untilCompleted(ctx, planted.id, new Set());
     ctx.conforms(done, "GET /v1/interviews/:id (planted)");
     const i = done.body;
     ctx.expect(r["planted-values"], i?.reference_id === reference, `interview planted with reference_id ${reference} reads ${JSON.stringify(i?.reference_id)}`, done);
-    const language = reference === "fields_de" ? "de" : "en";
-    ctx.expect(r["planted-values"], i?.language === language, `interview planted in ${language} reads language ${JSON.stringify(i?.language)}`, done);
+    ctx.expect(r["planted-values"], String(i?.language).toLowerCase() === language.toLowerCase(), `interview planted in ${language} reads language ${JSON.stringify(i?.language)}`, done);
     if (email === null) ctx.expect(r["null-forms"], i?.respondent_email === null, `an interview with no email collected has respondent_email ${JSON.stringify(i?.respondent_email)}, not null`, done);
     else ctx.expect(r["planted-values"], i?.respondent_email === email, `respondent_email ${JSON.stringify(i?.respondent_email)}, planted ${email}`, done);
     judgeInterview(ctx, i, study, done);
     // An interview planted in German: its transcript carries the English translation of every entry.
-    if (reference === "fields_de" && i?.language === "de") {
+    if (language === "de" && i?.language === "de") {
       const transcript: any[] = Array.isArray(i.transcript) ? i.transcript : [];
       ctx.expect(r.translated, transcript.length > 0 && transcript.every((t) => typeof t?.translated === "string"), `interview ${i.id} is in de, but ${transcript.filter((t) => typeof t?.translated !== "string").length} of its ${transcript.length} transcript entries carry no \`translated\``, done);
     }
@@ -179,6 +226,12 @@ async function plantedChats(ctx: Ctx): Promise<void> {
     { role: "system", parts: [{ type: "text", text: "Context refreshed." }] },
   ];
   const bare = await ctx.states.plantChat({ title: null, source: null, is_streaming: null, messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] });
+  // Planted with none of the optional fields: the service picks its own defaults, but every field is still there.
+  const unset = await ctx.states.plantChat({ messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }] });
+  const u = await ctx.http.req(`/v1/chats/${unset.id}`);
+  const present = (v: unknown, form: string) => (form === "boolean" ? typeof v === "boolean" || v === null : typeof v === "string" || v === null);
+  const absent = [["title", "string"], ["source", "string"], ["is_streaming", "boolean"]].filter(([field, form]) => !present(u.body?.[field], form));
+  ctx.expect(r["null-forms"], u.status === 200 && absent.length === 0 && u.body?.title === null, `a chat planted without title, source and is_streaming reads ${JSON.stringify({ title: u.body?.title, source: u.body?.source, is_streaming: u.body?.is_streaming })}: title must be null and ${absent.map(([f]) => f).join(", ") || "each"} present (${absent.map(([f, form]) => `${f}: ${form} or null`).join(", ")})`, u);
   const full = await ctx.states.plantChat({ title: "Signups", source: "analyst", is_streaming: true, messages: messages as PlantChatInput["messages"] });
 
   const b = await ctx.http.req(`/v1/chats/${bare.id}`);
@@ -192,6 +245,7 @@ async function plantedChats(ctx: Ctx): Promise<void> {
   const got = walk.items;
   const reply = walk.pages[0];
   for (const page of walk.pages) ctx.conforms(page, "GET /v1/chats/:id/messages (planted)");
+  judgeUpdatedAfterMessages(ctx, f, got, reply);
   if (!ctx.expect(r["planted-values"], got.length === messages.length, `${got.length} messages read back of ${messages.length} planted`, reply)) return;
   const [user, assistant, streaming, system] = got;
   ctx.expect(r["planted-values"], same(user.parts, messages[0].parts), `the user message's parts read back as ${JSON.stringify(user.parts).slice(0, 300)}`, reply);
@@ -260,6 +314,8 @@ async function chatOrder(ctx: Ctx): Promise<void> {
   const a = await ctx.states.plantChat({ title: ctx.states.name("created first, updated last"), created_at: new Date(t0).toISOString(), messages: [msg, msg, msg, msg, msg] });
   const b = await ctx.states.plantChat({ title: ctx.states.name("created second"), created_at: new Date(t0 + 1).toISOString(), messages: [msg] });
   const [ra, rb] = [await ctx.http.req(`/v1/chats/${a.id}`), await ctx.http.req(`/v1/chats/${b.id}`)];
+  const aMessages = await ctx.http.walk(`/v1/chats/${a.id}/messages`, 100);
+  judgeUpdatedAfterMessages(ctx, ra, aMessages.items, aMessages.pages[0]);
   if (!(Date.parse(ra.body?.updated_at) > Date.parse(rb.body?.updated_at))) ctx.note(`chat-order: the planted chats' updated_at (${ra.body?.updated_at}, ${rb.body?.updated_at}) do not differ in the probed order`);
   const walk = await ctx.http.walk("/v1/chats", 100);
   const ia = walk.items.findIndex((c) => c.id === a.id);

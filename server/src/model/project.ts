@@ -51,8 +51,10 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-/** Only `visible` chats exist for the API; the others are dropped when loaded or planted. */
-export const isVisibleChat = (c: StoredChat) => c.visibility === "visible";
+/** The sources of evaluation and release-generated chats: the seed never returns them, whatever the chat's visibility. */
+const INTERNAL_SOURCES = new Set(["eval", "releases"]);
+/** Only `visible` chats of a customer's source exist for the API; the others are dropped when loaded or planted. */
+export const isVisibleChat = (c: StoredChat) => c.visibility === "visible" && !INTERNAL_SOURCES.has(c.source ?? "");
 /** A message of a hidden branch is never visible (nor, whatever its own flag, a message of a hidden chat). */
 export const isVisibleMessage = (m: StoredMessage) => !m.hidden;
 

@@ -18,7 +18,8 @@ const QUALITIES = ["insightful", "successful", "unsuccessful"] as const;
 
 /** What a finished simulated interview says: one exchange per study question, translated when not in English. */
 function completion(study: StoredStudy, i: StoredInterview, nowMs: number): Partial<StoredInterview> {
-  const english = i.language === "en";
+  // A regional English (en-GB, en-US) is English too: language tags are case-insensitive.
+  const english = /^en(-|$)/i.test(i.language ?? "");
   const answer = (q: string) => `About "${q}": it took me a while, but the team figured it out.`;
   const transcript: StoredInterview["transcript"] = [];
   study.questions.forEach((q, n) => {
