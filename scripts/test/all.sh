@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# `npm run test:all` and .ci/run: every test layer of test/layers.ts. `npm test`, the processes and the timing-
-# sensitive layers (the conformance self-test, the cluster and its soak) each run alone. The install matrices
-# (packages), which mostly wait on the npm registry and on installs, run beside the store matrix (the same behaviour
-# tests on each store, from the sources: neither reads what the other builds). Each layer's output is kept in a log
-# and printed whole when the layer ends (never interleaved); the end repeats each layer's time and its failed tests,
-# so the last lines of a long log say what failed.
+# `npm run test:all` and .ci/run: every test layer of test/layers.ts, in three lanes that each wait more than they
+# compute (measured on the 2-core machine, user+system time over wall time):
+# - the default run on ../shared/foreign (test:foreign) waits nine minutes on the seed's own retry schedule at 2% of
+#   one core: it runs beside everything, from the start;
+# - `npm test`, then the processes layer, each alone (they keep the machine busy);
+# - the install matrices (packages), which mostly wait on the npm registry, beside the store matrix; then the
+#   conformance layer beside the cluster (its soak is five minutes of kills and light writes, under half a core; the
+#   conformance layer's runs mostly wait on retry windows, on two workers here).
+# Each layer's output is kept in a log and printed whole when the layer ends (never interleaved); the end repeats each
+# layer's time and its failed tests, so the last lines of a long log say what failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 logs="$(mktemp -d)"
@@ -41,6 +45,8 @@ report() {
   [ "$code" = 0 ] || summary+="$(sed 's/\x1b\[[0-9;]*m//g' "$logs/$layer.log" | grep -E '^ *([A-Za-z]*Error[:\[]|[-+] |Received|Expected)' | head -60)"$'\n'
 }
 
+run_layer test:foreign quiet &
+foreign=$!
 run_layer test live; report test
 run_layer test:processes live; report test:processes
 run_layer test:packages quiet &
@@ -49,9 +55,16 @@ run_layer test:stores live
 wait "$packages"
 report test:stores
 report test:packages
-for layer in test:conformance test:cluster; do
-  run_layer "$layer" live; report "$layer"
-done
+run_layer test:cluster quiet &
+cluster=$!
+export CONFORMANCE_WORKERS=2
+run_layer test:conformance live
+unset CONFORMANCE_WORKERS
+wait "$cluster"
+report test:conformance
+report test:cluster
+wait "$foreign"
+report test:foreign
 echo "===== summary after ${SECONDS} s ====="
 printf '%s' "$summary"
 exit "$status"
