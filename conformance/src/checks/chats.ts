@@ -19,9 +19,28 @@ const own = rules("chats", {
   "chat-id": seed("Message: chat_id", "every message listed under a chat carries that chat's id", ["message.chat-id"]),
   "public-parts": seed("Message: part types; tool_use.state", "parts are the six public types, and tool_use.state is one of the four public states", ["part.discriminated", "part.tool-state", "states.tool-use", "part.internal-hidden"]),
   "unknown-chat": seed("Errors 2", "messages of a chat that does not exist answer 404", ["errors.hidden-chat-404", "errors.404", "endpoints.get-chat"]),
+  "no-metadata": seed("Message: internal metadata (session ids, model names, branching info) are never returned", "no chat, message, part, source or usage carries a field naming a session, a model or a branch, at any depth (a tool's input and result excepted: their shapes are the tool's)", ["part.internal-hidden", "service.chat-public"]),
   "message-fields": contract("closed response schemas", "messages carry no field the contract does not declare (internal metadata never leaks)"),
 });
 const r = { ...own, ...messageErrorRules };
+
+// The seed's three kinds of internal metadata, by the names a field of them would carry (session_id, sessionId,
+// model, model_name, branch, branch_id, parent_branch...).
+const INTERNAL_KEY = /session|model|branch/i;
+
+/** The paths of fields naming internal metadata in a chat or message, tool inputs and results left out. */
+function internalKeys(value: unknown, path: string, out: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v, k) => internalKeys(v, `${path}[${k}]`, out));
+  else if (value && typeof value === "object") {
+    const toolPayload = (value as any).type === "tool_use" ? "input" : (value as any).type === "tool_result" ? "content" : undefined;
+    for (const [key, v] of Object.entries(value)) {
+      if (key === toolPayload) continue;
+      if (INTERNAL_KEY.test(key)) out.push(`${path}.${key}`);
+      internalKeys(v, `${path}.${key}`, out);
+    }
+  }
+  return out;
+}
 
 /** With --sim or --states, plants one chat of each hidden kind and probes that they stay hidden. */
 async function plantedHidden(ctx: Ctx): Promise<void> {
@@ -68,6 +87,8 @@ export const chatsCheck: Check = {
       const detail = await ctx.http.req(`/v1/chats/${chat.id}`);
       ctx.conforms(detail, `GET /v1/chats/${chat.id}`);
       const messages = await messagesOf(ctx.http, chat.id);
+      const leaked = [...internalKeys(chat, "listed chat"), ...internalKeys(detail.body, "chat"), ...messages.flatMap((m) => internalKeys(m, `message ${m?.id}`))];
+      ctx.expect(r["no-metadata"], leaked.length === 0, `chat ${chat.id} returns internal metadata: ${leaked.slice(0, 6).join(", ")}`, leaked.length ? await ctx.http.req(`/v1/chats/${chat.id}/messages?limit=100`) : detail);
       ctx.expect(r["message-count"], detail.body?.message_count === messages.length, `chat ${chat.id}: message_count ${detail.body?.message_count} but a full walk returns ${messages.length} messages`, detail);
       const walk = `/v1/chats/${chat.id}/messages?limit=100`;
       for (const m of messages) {

@@ -389,6 +389,16 @@ function fieldVariants(): Variant[] {
     planted("fields.planted-values", ["states.tool-use"], "output_denied reported as output_error", parts("tool_use", (p) => void (p.state === "output_denied" && (p.state = "output_error")))),
     planted("fields.reference-tag", ["study.reference-tag"], "the link's reference_id not taken", objects("interview", (o) => void (o.reference_id === "fields_link" && (o.reference_id = "")))),
     planted("fields.transient-states", ["part.transient-states"], "a tool call awaiting approval reported as output_available", parts("tool_use", (p) => void (p.id === "toolu_raw_server" && (p.state = "output_available")))),
+    planted("fields.updated-at", ["chat.updated-at"], "a chat's updated_at left at its creation after its messages", details("chat", (o) => void (o.updated_at = o.created_at))),
+    planted("fields.study-link", ["study.interview-link", "service.study-link"], "a study's link without its scheme and host", objects("study", (o) => void (o.interview_link = new URL(o.interview_link).pathname))),
+    planted("fields.detail-agrees", ["endpoints.get-release", "release.pr-description"], "a release retrieved by id shows another title than its list", details("release", (o) => void (o.vcs_pr_title = `${o.vcs_pr_title} (draft)`))),
+    planted("fields.last-analysis", ["release.last-analysis"], "releases analysed a day before they were merged", objects("release", (o) => void (o.last_analysis_at && (o.last_analysis_at = new Date(Date.parse(o.merged_at) - 86_400_000).toISOString())))),
+    planted("fields.translated", ["interview.translated"], "a regional English transcript carries a translation", details("interview", (o) => void (/^en-/i.test(String(o.language)) && (o.transcript ?? []).forEach((t: any) => (t.translated = t.message))))),
+    planted("fields.null-forms", ["chat.is-streaming"], "is_streaming left out when false", objects("chat", (o) => void (o.is_streaming === false && delete o.is_streaming))),
+    variant("chats", "chats.no-metadata", ["part.internal-hidden"], "assistant messages carry the model that wrote them", objects("message", (o) => void (o.role === "assistant" && (o.model = "model-x")))),
+    variant("pagination", "pagination.messages-cursor", ["endpoints.messages-validation"], "a message cursor that starts with a UUID is looked up", {
+      response(ex) { if (ex.path.endsWith("/messages") && ex.status === 400 && /^[0-9a-f-]{36}./.test(ex.query.get("starting_after") ?? "")) ex.body.error.message = `No such message: ${ex.query.get("starting_after")}`; },
+    }),
     planted("fields.transports", ["part.transports"], "MCP tool calls dropped as if internal", {
       response(ex) {
         if (!ex.path.endsWith("/messages") || !isList(ex.body)) return;
