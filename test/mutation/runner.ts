@@ -13,15 +13,15 @@
  * refusing a planting, is no kill: it counts as survived for Stryker, and the outcome goes to MUTATION_LOG (one JSON
  * line per mutant) for run.ts to count apart.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checks } from "../../conformance/src/checks/index.ts";
 import { runConformance, type Report } from "../../conformance/src/run.ts";
-import { FOREIGN } from "../support/foreign.ts";
-import { reapWhenGone, root } from "../support/processes.ts";
+import { FOREIGN, startForeign, type RunningForeign } from "../support/foreign.ts";
+import { root } from "../support/processes.ts";
 
 // StrykerJS's API, taken untyped: its declarations do not type-check here (skipLibCheck is off, and
 // mutation-testing-report-schema imports JSON without an import attribute). The shapes this runner uses are below.
@@ -64,38 +64,30 @@ interface Served {
 
 /** Starts the instrumented server in Stryker's sandbox (the current folder) with `mutant` active, or none. */
 async function serve(mutant?: string): Promise<Served | string> {
-  const server = resolve("server.mjs");
   const certDir = mkdtempSync(join(tmpdir(), "mutation-"));
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: "127.0.0.1", PORT: "0", WEBHOOK_CA_FILE: join(certDir, "ca.pem"), WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(","), WEBHOOK_TIMEOUT_MS: "2000", SIM_TALK_MS: "50", SIM_PROCESSING_MS: "100" };
-  delete env.__STRYKER_ACTIVE_MUTANT__;
-  if (mutant !== undefined) env.__STRYKER_ACTIVE_MUTANT__ = mutant;
-  const child = spawn(process.execPath, [SERVE, server], { env, stdio: ["ignore", "pipe", "pipe", "ipc"] });
-  reapWhenGone(child.pid!, SERVE);
+  // No mutant is "": the instrumented code compares ids, and the variable may be set in this process's own environment.
+  const env = { WEBHOOK_CA_FILE: join(certDir, "ca.pem"), WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(","), WEBHOOK_TIMEOUT_MS: "2000", SIM_TALK_MS: "50", SIM_PROCESSING_MS: "100", __STRYKER_ACTIVE_MUTANT__: mutant ?? "" };
+  let foreign: RunningForeign;
+  try {
+    foreign = await startForeign(env, resolve("server.mjs"), SERVE);
+  } catch (err) {
+    rmSync(certDir, { recursive: true, force: true });
+    return `the server did not start (${String((err as Error).message).trim().slice(-300)})`;
+  }
+  const { child, origin } = foreign;
   const stop = () => {
     child.kill("SIGKILL");
     rmSync(certDir, { recursive: true, force: true });
   };
-  let said = "";
-  const origin = await new Promise<string | null>((res) => {
-    const timer = setTimeout(() => res(null), 10_000);
-    const read = (chunk: Buffer) => {
-      said += chunk.toString();
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(said);
-      if (m) (clearTimeout(timer), res(m[1]));
-    };
-    child.stdout!.on("data", read);
-    child.stderr!.on("data", read);
-    child.once("exit", () => (clearTimeout(timer), res(null)));
-  });
-  if (!origin) {
-    stop();
-    return `the server did not start (${said.trim().slice(-300)})`;
-  }
   child.send("begin");
   const coverage = () =>
     new Promise<MutantCoverage>((res, rej) => {
-      child.once("message", (m: any) => res(m.coverage));
-      child.once("exit", () => rej(new Error("the server exited before it told its coverage")));
+      const exited = () => rej(new Error("the server exited before it told its coverage"));
+      child.once("exit", exited);
+      child.once("message", (m: any) => {
+        child.off("exit", exited);
+        res(m.coverage);
+      });
       child.send("coverage");
     });
   return { origin, certDir, child, coverage, stop };

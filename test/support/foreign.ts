@@ -25,11 +25,15 @@ export interface RunningForeign {
   close(): Promise<void>;
 }
 
-/** Starts it with `env` on top of its defaults (PORT=0: it prints the port it took); `server`: a changed copy of it. */
-export async function startForeign(env: Record<string, string> = {}, server = FOREIGN_SERVER): Promise<RunningForeign> {
+/**
+ * Starts it with `env` on top of its defaults (PORT=0: it prints the port it took); `server`: a changed copy of it;
+ * `launcher`: a script that loads the server itself, given the server's path, over an IPC channel to this process (the
+ * mutation runner's, which asks it for coverage).
+ */
+export async function startForeign(env: Record<string, string> = {}, server = FOREIGN_SERVER, launcher?: string): Promise<RunningForeign> {
   if (!existsSync(server)) throw new Error(`the foreign implementation is not at ${server}: shared/ must lie beside the repository (or set FOREIGN_SERVER)`);
-  const child = spawn(process.execPath, [server], { env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  reapWhenGone(child.pid!, server);
+  const child = spawn(process.execPath, launcher ? [launcher, server] : [server], { env: { ...process.env, HOST: "127.0.0.1", PORT: "0", ...env }, stdio: launcher ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"] });
+  reapWhenGone(child.pid!, launcher ?? server);
   let said = "";
   const origin = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the foreign server did not say where it listens within 10 s: ${said}`)), 10_000);
