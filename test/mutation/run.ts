@@ -9,7 +9,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import fc from "fast-check";
@@ -17,11 +17,11 @@ import { FOREIGN_SERVER } from "../support/foreign.ts";
 import { root } from "../support/processes.ts";
 import { score } from "./score.ts";
 
-const { values } = parseArgs({ options: { sample: { type: "string" }, seed: { type: "string", default: "1" }, lines: { type: "string" }, "include-testing": { type: "boolean", default: false }, concurrency: { type: "string", default: "4" }, out: { type: "string" } } });
+const { values } = parseArgs({ options: { sample: { type: "string" }, seed: { type: "string", default: "1" }, lines: { type: "string" }, "include-testing": { type: "boolean", default: false }, concurrency: { type: "string", default: String(4 * availableParallelism()) }, out: { type: "string" } } });
 const sample = values.sample === undefined ? Infinity : Number(values.sample);
 const seed = Number(values.seed);
 if (!(sample === Infinity || Number.isInteger(sample)) || sample < 1 || !Number.isInteger(seed) || !(Number(values.concurrency) >= 1)) {
-  console.error("usage: npm run test:mutation -- [--sample N (lines of code drawn, default every seed-judged line)] [--seed S (default 1)] [--lines 10-12,40] [--include-testing] [--concurrency N (mutants at once, default 4)] [--out DIR (keeps the Stryker report and each mutant's outcome there)]");
+  console.error("usage: npm run test:mutation -- [--sample N (lines of code drawn, default every seed-judged line)] [--seed S (default 1)] [--lines 10-12,40] [--include-testing] [--concurrency N (mutants at once, default four per core: a mutant's checks mostly wait)] [--out DIR (keeps the Stryker report and each mutant's outcome there)]");
   process.exit(2);
 }
 
@@ -61,7 +61,9 @@ try {
     mutate: chosen.map((l) => `server.mjs:${l}-${l}`),
     // Each check's coverage: a mutant runs only against the checks that reached its code.
     coverageAnalysis: "perTest",
-    // Each mutant runs servers and the suite of its own (free ports, its own folders): several at once.
+    // Each mutant runs servers and the suite of its own (free ports, its own folders): several at once. Four per core:
+    // two at once kept 0.4 of one core busy (the checks wait on retry windows and completions), and a kill that rests
+    // on timing alone must fail twice (runner.ts).
     concurrency: Number(values.concurrency),
     timeoutMS: 60_000,
     timeoutFactor: 2,
