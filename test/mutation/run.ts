@@ -5,7 +5,7 @@
  * (test/mutation/runner.ts); a mutant the suite passes survived. With `--sample N`, only the mutants on N lines drawn
  * with `--seed` are run. It prints the score and the survivors, each with its verdict from
  * test/mutation/verdicts.json (a seed violation the suite missed, no change to behaviour, or outside the seed) or
- * "untriaged". Not part of CI: the whole server took 73 min here.
+ * "untriaged". Not part of CI: the whole server took 52 min here (2 cores, eight mutants at once).
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
