@@ -15,7 +15,6 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checks } from "../../conformance/src/checks/index.ts";
@@ -64,7 +63,9 @@ interface Served {
 
 /** Starts the instrumented server in Stryker's sandbox (the current folder) with `mutant` active, or none. */
 async function serve(mutant?: string): Promise<Served | string> {
-  const certDir = mkdtempSync(join(tmpdir(), "mutation-"));
+  // In Stryker's sandbox, under run.ts's own folder (removed at its end): Stryker kills a runner whose mutant timed out
+  // before its stop() can remove anything.
+  const certDir = mkdtempSync(join(process.cwd(), ".certs-"));
   // No mutant is "": the instrumented code compares ids, and the variable may be set in this process's own environment.
   const env = { WEBHOOK_CA_FILE: join(certDir, "ca.pem"), WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(","), WEBHOOK_TIMEOUT_MS: "2000", SIM_TALK_MS: "50", SIM_PROCESSING_MS: "100", __STRYKER_ACTIVE_MUTANT__: mutant ?? "" };
   let foreign: RunningForeign;
