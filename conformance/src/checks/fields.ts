@@ -83,12 +83,23 @@ function judgeStudyLink(ctx: Ctx, study: any, reply: Reply | undefined): void {
   ctx.expect(r["study-link"], typeof link === "string" && URL_CHARS.test(link) && parsed !== undefined && parsed.host !== "", `study ${study?.id} has interview_link ${JSON.stringify(link)}, not an absolute http(s) URL`, reply, study);
 }
 
+/** Retrieves a listed item by its id: a 200 whose `fields` are as the list showed them and whose `strings` are strings. */
+async function retrievesAsListed(ctx: Ctx, resource: string, listed: any, fields: string[], strings: string[] = []): Promise<Reply> {
+  const reply = await ctx.http.req(`/v1/${resource}/${listed.id}`);
+  const differ = fields.filter((k) => !same(listed[k], reply.body?.[k]));
+  const notString = strings.filter((k) => typeof reply.body?.[k] !== "string");
+  const said = reply.status !== 200 ? "" : [...differ, ...notString].map((k) => ` with ${k} ${JSON.stringify(reply.body?.[k])}${differ.includes(k) ? ` (listed ${JSON.stringify(listed[k])})` : ""}`).join(",");
+  const what = resource === "studies" ? "study" : resource.replace(/s$/, "");
+  ctx.expect(r["detail-agrees"], reply.status === 200 && differ.length === 0 && notString.length === 0, `${what} ${listed.id}, listed by GET /v1/${resource}, retrieves as ${reply.status}${said}`, reply);
+  return reply;
+}
+
 /** A chat's most recent update is not before its latest message: recorded (created_at) or finished (completed_at). */
-function judgeUpdatedAfterMessages(ctx: Ctx, chat: Reply, messages: any[], reply: Reply | undefined): void {
+function judgeUpdatedAfterMessages(ctx: Ctx, chat: Reply, messages: any[]): void {
   const times = messages.flatMap((m) => [m?.created_at, m?.completed_at]).filter((t): t is string => typeof t === "string").map(Date.parse);
   if (!times.length || typeof chat.body?.updated_at !== "string") return;
   const latest = Math.max(...times);
-  ctx.expect(r["updated-at"], Date.parse(chat.body.updated_at) >= latest, `chat ${chat.body.id} updated_at ${chat.body.updated_at} is before its latest message (${new Date(latest).toISOString()})`, chat, { chat: chat.body, messages: messages.map((m) => ({ id: m?.id, created_at: m?.created_at, completed_at: m?.completed_at })), reply: reply?.status });
+  ctx.expect(r["updated-at"], Date.parse(chat.body.updated_at) >= latest, `chat ${chat.body.id} updated_at ${chat.body.updated_at} is before its latest message (${new Date(latest).toISOString()})`, chat, { chat: chat.body, messages: messages.map((m) => ({ id: m?.id, created_at: m?.created_at, completed_at: m?.completed_at })) });
 }
 
 function judgeChat(ctx: Ctx, c: any, reply: Reply | undefined): void {
@@ -116,21 +127,13 @@ async function serverData(ctx: Ctx): Promise<void> {
   // A release cannot be planted, so the service's own are held to what its list said of them: what a pull request and
   // its record fix (its status may be dismissed, and it may be analysed again, between the two reads).
   for (const listed of s.releases.slice(0, 20)) {
-    const reply = await ctx.http.req(`/v1/releases/${listed.id}`);
-    const differ = ["id", "object", "chat_id", "vcs_pr_number", "vcs_pr_title", "vcs_pr_url", "vcs_pr_author", "merged_at", "created_at"].filter((k) => !same(listed[k], reply.body?.[k]));
-    const said = reply.status !== 200 ? "" : `${differ.map((k) => ` with ${k} ${JSON.stringify(reply.body?.[k])} (listed ${JSON.stringify(listed[k])})`).join(",")}${typeof reply.body?.vcs_pr_description !== "string" ? ` with vcs_pr_description ${JSON.stringify(reply.body?.vcs_pr_description)}` : ""}`;
-    ctx.expect(r["detail-agrees"], reply.status === 200 && differ.length === 0 && typeof reply.body?.vcs_pr_description === "string", `release ${listed.id}, listed by GET /v1/releases, retrieves as ${reply.status}${said}`, reply);
+    const reply = await retrievesAsListed(ctx, "releases", listed, ["id", "object", "chat_id", "vcs_pr_number", "vcs_pr_title", "vcs_pr_url", "vcs_pr_author", "merged_at", "created_at"], ["vcs_pr_description"]);
     // The last analysis of a release is of its merged pull request: it cannot come before the merge.
     const analysed = listed.last_analysis_at;
     ctx.expect(r["last-analysis"], analysed === null || (typeof analysed === "string" && Date.parse(analysed) >= Date.parse(listed.merged_at)), `release ${listed.id} has last_analysis_at ${JSON.stringify(analysed)}, before its merged_at ${listed.merged_at}`, reply);
   }
   // A study's limits move as interviews arrive, so only what stays put is compared.
-  for (const listed of s.studies.slice(0, 10)) {
-    const reply = await ctx.http.req(`/v1/studies/${listed.id}`);
-    const differ = ["name", "status", "interview_link", "supported_languages", "created_at"].filter((k) => !same(listed[k], reply.body?.[k]));
-    const said = reply.status !== 200 ? "" : differ.map((k) => ` with ${k} ${JSON.stringify(reply.body?.[k])} (listed ${JSON.stringify(listed[k])})`).join(",");
-    ctx.expect(r["detail-agrees"], reply.status === 200 && differ.length === 0, `study ${listed.id}, listed by GET /v1/studies, retrieves as ${reply.status}${said}`, reply);
-  }
+  for (const listed of s.studies.slice(0, 10)) await retrievesAsListed(ctx, "studies", listed, ["name", "status", "interview_link", "supported_languages", "created_at"]);
   for (const c of s.chats) judgeChat(ctx, c, undefined);
   for (const c of s.chats.slice(0, 20)) {
     const reply = await ctx.http.req(`/v1/chats/${c.id}`);
@@ -246,7 +249,7 @@ async function plantedChats(ctx: Ctx): Promise<void> {
   const got = walk.items;
   const reply = walk.pages[0];
   for (const page of walk.pages) ctx.conforms(page, "GET /v1/chats/:id/messages (planted)");
-  judgeUpdatedAfterMessages(ctx, f, got, reply);
+  judgeUpdatedAfterMessages(ctx, f, got);
   if (!ctx.expect(r["planted-values"], got.length === messages.length, `${got.length} messages read back of ${messages.length} planted`, reply)) return;
   const [user, assistant, streaming, system] = got;
   ctx.expect(r["planted-values"], same(user.parts, messages[0].parts), `the user message's parts read back as ${JSON.stringify(user.parts).slice(0, 300)}`, reply);
@@ -316,7 +319,7 @@ async function chatOrder(ctx: Ctx): Promise<void> {
   const b = await ctx.states.plantChat({ title: ctx.states.name("created second"), created_at: new Date(t0 + 1).toISOString(), messages: [msg] });
   const [ra, rb] = [await ctx.http.req(`/v1/chats/${a.id}`), await ctx.http.req(`/v1/chats/${b.id}`)];
   const aMessages = await ctx.http.walk(`/v1/chats/${a.id}/messages`, 100);
-  judgeUpdatedAfterMessages(ctx, ra, aMessages.items, aMessages.pages[0]);
+  judgeUpdatedAfterMessages(ctx, ra, aMessages.items);
   if (!(Date.parse(ra.body?.updated_at) > Date.parse(rb.body?.updated_at))) ctx.note(`chat-order: the planted chats' updated_at (${ra.body?.updated_at}, ${rb.body?.updated_at}) do not differ in the probed order`);
   const walk = await ctx.http.walk("/v1/chats", 100);
   const ia = walk.items.findIndex((c) => c.id === a.id);

@@ -119,15 +119,15 @@ export const paginationCheck: Check = {
       const messages = spec.path.endsWith("/messages");
       // An id that exists, but in another list of the same project.
       const foreign = spec.path.startsWith("/v1/chats") || spec.path.startsWith("/_sim") ? s.interviews[0]?.id : s.chats[0]?.id ?? s.releases[0]?.id;
-      // A UUID with text after it or before it is not a UUID: a check that is not anchored at both ends takes it.
-      const notUuid = new Set(["not-a-uuid", `${NEVER_ID}0`, `0${NEVER_ID}`]);
-      const cursors: Array<readonly [string, string | undefined]> = [["an unknown UUID", NEVER_ID], ["a non-UUID", "not-a-uuid"], ["an id of another list", foreign]];
-      if (messages) cursors.push(["a UUID followed by more text", `${NEVER_ID}0`], ["text followed by a UUID", `0${NEVER_ID}`]);
-      for (const [what, cursor] of cursors) {
+      // Each cursor with whether it is a UUID. A UUID with text after it or before it is not: a check that is not
+      // anchored at both ends takes it.
+      const cursors: Array<readonly [string, string | undefined, boolean]> = [["an unknown UUID", NEVER_ID, true], ["a non-UUID", "not-a-uuid", false], ["an id of another list", foreign, true]];
+      if (messages) cursors.push(["a UUID followed by more text", `${NEVER_ID}0`, false], ["text followed by a UUID", `0${NEVER_ID}`, false]);
+      for (const [what, cursor, uuid] of cursors) {
         if (!cursor) continue;
         const reply = await ctx.http.req(`${spec.path}${sep}starting_after=${cursor}`);
         if (messages) {
-          const want = notUuid.has(cursor) ? "Invalid parameters" : `No such message: ${cursor}`;
+          const want = uuid ? `No such message: ${cursor}` : "Invalid parameters";
           ctx.expect(r["messages-cursor"], reply.status === 400 && errorMessage(reply.body) === want, `${spec.path} with ${what} as starting_after answered ${reply.status} ${JSON.stringify(errorMessage(reply.body))}, not 400 ${JSON.stringify(want)}`, reply);
         } else ctx.expect(r.cursor, reply.status === 400, `${spec.path} with ${what} as starting_after answered ${reply.status}, not 400`, reply);
         // Answered as a page instead (the seed does not say an unknown cursor is refused): an empty page has no more.
