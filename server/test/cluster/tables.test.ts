@@ -15,6 +15,7 @@ import { NO_FAULTS } from "../../src/faults/settings.ts";
 import { generateDataset } from "../../../fixtures/generate.ts";
 import { SHARDS } from "../../src/stores/postgres/planted.ts";
 import { PgBackend, SCHEMA } from "../../src/stores/postgres/backend.ts";
+import { sendAsOne } from "../../src/stores/postgres/one-sync.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
 import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
@@ -328,35 +329,89 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     const meta = initialMeta();
     const limits = { tenantLimits: { planted: 5 } };
     const [a, b] = [await start(url, meta, limits), await start(url, meta, limits)];
-    const key = (await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "inline" } }, 201)).api_key;
-    // Written into the statement's text (a string of statements takes no parameters): quotes, backslashes, `$1`, SQL.
+    const key = (await ok(a.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "bound" } }, 201)).api_key;
+    // Quotes, backslashes, `$1`, SQL: bound as parameters, never written into a statement's text (every text this
+    // process sends is recorded from here on).
     const odd = `O'Brien \\ "q" $1 $2:: ☃ \u0001 '); DROP TABLE chats; --`;
-    const said = (text: string) => ({ role: "user", parts: [{ type: "text", text }] });
-    const chat = await ok(a.baseUrl, "/_sim/chats", { key, method: "POST", body: { title: odd, messages: [said(odd), said(`${odd}\n2`)] } }, 201);
-    const study = await ok(b.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: odd } }, 201);
-    expect((await ok(b.baseUrl, `/v1/chats/${chat.id}`, { key })).title).toBe(odd);
-    const texts = (await ok(a.baseUrl, `/v1/chats/${chat.id}/messages`, { key })).data.map((m: { parts: Array<{ text: string }> }) => m.parts[0].text);
-    expect(texts).toEqual([odd, `${odd}\n2`]);
-    expect((await ok(a.baseUrl, `/v1/studies/${study.id}`, { key })).name).toBe(odd);
-    // Four of five planted: a chat of two more, a study of one more and then another are refused whole, on either process.
-    expect((await call(a.baseUrl, "/_sim/chats", { key, method: "POST", body: { title: "over", messages: [said("x")] } })).status).toBe(409);
-    expect((await ok(a.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: "last" } }, 201)).name).toBe("last");
-    const over = await call(b.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: "over" } });
-    expect([over.status, (over.body as { error: { message: string } }).error.message.slice(0, 40)]).toEqual([409, "This organisation has planted 5 of its 5"]);
-    // More refusals at once than a process has pooled connections (6): each is answered from its own connection.
-    const refused = await Promise.all(Array.from({ length: 24 }, (_, i) => call((i % 2 ? a : b).baseUrl, "/_sim/studies", { key, method: "POST", body: {} })));
-    expect(refused.map((r) => r.status)).toEqual(Array(24).fill(409));
-    // An interview that is history (its statements run at once): refused the same way.
-    const history = await call(a.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study.id, created_at: new Date(Date.now() - 60_000).toISOString() } });
-    expect([history.status, (history.body as { error: { message: string } }).error.message.slice(0, 40)]).toEqual([409, "This organisation has planted 5 of its 5"]);
-    for (const srv of [a, b]) {
-      expect((await ok(srv.baseUrl, "/v1/chats?limit=100", { key })).data.map((c: { id: string }) => c.id)).toEqual([chat.id]);
-      expect((await ok(srv.baseUrl, "/v1/studies?limit=100", { key })).data.map((s: { name: string }) => s.name)).toEqual(["last", odd]);
-      expect((await ok(srv.baseUrl, "/v1/interviews?limit=100", { key })).data).toEqual([]);
+    const texts: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+      texts.push(typeof config === "string" ? config : String((config as { text?: string }).text));
+      return (query as (...a: unknown[]) => unknown).call(this, config, ...rest);
+    } as typeof query;
+    try {
+      const said = (text: string) => ({ role: "user", parts: [{ type: "text", text }] });
+      const chat = await ok(a.baseUrl, "/_sim/chats", { key, method: "POST", body: { title: odd, messages: [said(odd), said(`${odd}\n2`)] } }, 201);
+      const study = await ok(b.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: odd } }, 201);
+      expect((await ok(b.baseUrl, `/v1/chats/${chat.id}`, { key })).title).toBe(odd);
+      const said2 = (await ok(a.baseUrl, `/v1/chats/${chat.id}/messages`, { key })).data.map((m: { parts: Array<{ text: string }> }) => m.parts[0].text);
+      expect(said2).toEqual([odd, `${odd}\n2`]);
+      expect((await ok(a.baseUrl, `/v1/studies/${study.id}`, { key })).name).toBe(odd);
+      // Four of five planted: a chat of two more, a study of one more and then another are refused whole, on either process.
+      expect((await call(a.baseUrl, "/_sim/chats", { key, method: "POST", body: { title: "over", messages: [said("x")] } })).status).toBe(409);
+      expect((await ok(a.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: "last" } }, 201)).name).toBe("last");
+      const over = await call(b.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: "over" } });
+      expect([over.status, (over.body as { error: { message: string } }).error.message.slice(0, 40)]).toEqual([409, "This organisation has planted 5 of its 5"]);
+      // More refusals at once than a process has pooled connections (6): each is answered from its own connection.
+      const refused = await Promise.all(Array.from({ length: 24 }, (_, i) => call((i % 2 ? a : b).baseUrl, "/_sim/studies", { key, method: "POST", body: {} })));
+      expect(refused.map((r) => r.status)).toEqual(Array(24).fill(409));
+      // An interview that is history (its statements run at once): refused the same way.
+      const history = await call(a.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study.id, created_at: new Date(Date.now() - 60_000).toISOString() } });
+      expect([history.status, (history.body as { error: { message: string } }).error.message.slice(0, 40)]).toEqual([409, "This organisation has planted 5 of its 5"]);
+      for (const srv of [a, b]) {
+        expect((await ok(srv.baseUrl, "/v1/chats?limit=100", { key })).data.map((c: { id: string }) => c.id)).toEqual([chat.id]);
+        expect((await ok(srv.baseUrl, "/v1/studies?limit=100", { key })).data.map((s: { name: string }) => s.name)).toEqual(["last", odd]);
+        expect((await ok(srv.baseUrl, "/v1/interviews?limit=100", { key })).data).toEqual([]);
+      }
+      // The pool's connections came back out of their transactions: the next changes go through.
+      const puts = await Promise.all(Array.from({ length: 12 }, () => call(a.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: "https://example.com/h", events: ["interview.completed"] } })));
+      expect(puts.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    } finally {
+      pg.Client.prototype.query = query;
     }
-    // The pool's connections came back out of their transactions: the next changes go through.
-    const puts = await Promise.all(Array.from({ length: 12 }, () => call(a.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: "https://example.com/h", events: ["interview.completed"] } })));
-    expect(puts.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(texts.length).toBeGreaterThan(50);
+    expect(texts.filter((t) => /Brien|DROP TABLE|example\.com|This organisation/.test(t))).toEqual([]);
+  });
+
+  it("send several statements in one write as one transaction (one-sync.ts): all committed, or on an error none, the connection left usable", async () => {
+    const url = db.database(`one_sync_${++n}`);
+    const [client, other] = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
+    await client.connect();
+    await other.connect();
+    try {
+      await client.query("CREATE TABLE t (a int PRIMARY KEY, b text)");
+      const ins = (a: number, b = "x") => ({ text: "INSERT INTO t (a, b) VALUES ($1, $2)", values: [a, b] });
+      const rows = async () => (await other.query<{ a: number; b: string }>("SELECT a, b FROM t ORDER BY a")).rows;
+      const odd = `O'Brien \\ $1 '); DROP TABLE t; --`;
+      await sendAsOne(client, [ins(1), ins(2, odd)]);
+      expect(await rows()).toEqual([{ a: 1, b: "x" }, { a: 2, b: odd }]);
+      // The second fails: the first is rolled back with it, and the connection is out of any transaction.
+      const err = await sendAsOne(client, [ins(3), ins(1), ins(4)]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(pg.DatabaseError);
+      expect((err as pg.DatabaseError).code).toBe("23505");
+      expect((await rows()).map((r) => r.a)).toEqual([1, 2]);
+      await client.query("INSERT INTO t (a) VALUES (3)");
+      expect((await rows()).map((r) => r.a)).toEqual([1, 2, 3]);
+      // After BEGIN, with its COMMIT: committed together with what the transaction did before.
+      await client.query("BEGIN");
+      await client.query("INSERT INTO t (a) VALUES (4)");
+      await sendAsOne(client, [ins(5), { text: "COMMIT", values: [] }]);
+      expect((await rows()).map((r) => r.a)).toEqual([1, 2, 3, 4, 5]);
+      // An error there skips the COMMIT: the transaction is left for the caller's ROLLBACK, and nothing of it stays.
+      await client.query("BEGIN");
+      await client.query("INSERT INTO t (a) VALUES (6)");
+      await expect(sendAsOne(client, [ins(7), ins(5), { text: "COMMIT", values: [] }])).rejects.toThrow(/duplicate key/);
+      await client.query("ROLLBACK");
+      expect((await rows()).map((r) => r.a)).toEqual([1, 2, 3, 4, 5]);
+      // One after another on one connection, failing or not: each answered as its own.
+      const outcomes: string[] = [];
+      for (let i = 0; i < 20; i++) outcomes.push(await sendAsOne(client, [ins(100 + i), ins(i % 2 ? 1 : 200 + i)]).then(() => "committed", () => "refused"));
+      expect(outcomes).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 ? "refused" : "committed")));
+      expect((await rows()).filter((r) => r.a >= 100).length).toBe(20);
+    } finally {
+      await client.end();
+      await other.end();
+    }
   });
 
   it("keep a project's fault settings in one row that every request reads: a PUT through one process applies on the other's next request", async () => {

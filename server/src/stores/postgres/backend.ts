@@ -11,9 +11,10 @@
  *   sees every write any process acknowledged. Its own statements keep the invariants: a quota row's constraint, a row
  *   locked while it changes (an interview's transition, a webhook, a project's stream number). No advisory lock over a
  *   tenant or over every tenant, no change log, no catch-up, nothing to compact, nothing that can drift.
- * - The statements whose answer a change does not need go with its COMMIT in one round trip (`atCommit`, `enqueue`),
- *   so a hot row (a tenant's quota) is locked for the time the database takes to run them. A change made only of
- *   those is written with others of its tenant in one transaction under load (`groupCommit`).
+ * - The statements whose answer a change does not need go with its COMMIT in one round trip, values bound
+ *   (`atCommit`, `enqueue`; one-sync.ts), so a hot row (a tenant's quota) is locked for the time the database takes
+ *   to run them. A change made only of those is written with others of its tenant in one transaction under load
+ *   (`groupCommit`; batched.ts makes the same statement of all of them one).
  * - A stream event's commit notifies every process with its project's id (`LISTEN`/`NOTIFY` on a connection that only
  *   listens), and each one sends that project's listeners the rows past what it sent them (webhooks/event-stream.ts).
  * Webhook events and attempts are rows (`events`, `attempts`) that stores/postgres/dispatcher.ts claims with
@@ -28,6 +29,8 @@ import type { Logger } from "pino";
 import { assetPath } from "../../../../lib/assets.ts";
 import { StoreClosed, StoreUnavailable, type Backend, type NotReady } from "../backend.ts";
 import { STREAM_CHANNEL } from "./channels.ts";
+import { batched } from "./batched.ts";
+import { sendAsOne, type Statement } from "./one-sync.ts";
 
 /** Where the sandbox's tables are, in the database the URL names. */
 export const SCHEMA = "sandbox";
@@ -35,15 +38,12 @@ export const SCHEMA = "sandbox";
 export type Query = <R extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
 
 /**
- * A statement of a change sent with its COMMIT, in one round trip, so a hot row it updates (a tenant's
- * quota) is locked for the time the database takes to run it, not for a round trip to a busy process and back. `sql`
- * has its values written in (no parameters in a string of several statements); `refusal` says what its failure means:
- * an error answered for the change (a 409), or null for a failure of the database. It runs after the rollback.
+ * A statement of a change sent with its COMMIT, in the same write to the connection (one-sync.ts), so a hot
+ * row it updates (a tenant's quota) is locked for the time the database takes to run it, not for a round trip to a
+ * busy process and back. Its values are bound parameters. `refusal` says what its failure means: an error answered
+ * for the change (a 409), or null for a failure of the database. It runs after the rollback.
  */
-export interface WithCommit {
-  sql: string;
-  /** The statement's text before its values were written in. */
-  text: string;
+export interface WithCommit extends Statement {
   refusal: (err: unknown, query: Query) => Promise<Error | null>;
 }
 
@@ -55,26 +55,9 @@ class Refused extends Error {
 }
 
 /**
- * `text` with its values written in, for a string of several statements (which takes no parameters): strings as
- * quoted literals, whole numbers and booleans as they are, arrays of strings as arrays of quoted literals; anything
- * else is refused.
- */
-export function inline(text: string, values: unknown[]): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => {
-    const v = values[Number(n) - 1];
-    if (v === null) return "NULL";
-    if (typeof v === "string") return pg.escapeLiteral(v);
-    if (typeof v === "number" && Number.isSafeInteger(v)) return String(v);
-    if (typeof v === "boolean") return v ? "true" : "false";
-    // An array of strings (`= ANY($1::text[])`): an array literal of quoted strings ('{}' when empty, typed by its cast).
-    if (Array.isArray(v) && v.every((x) => typeof x === "string")) return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(", ")}]`;
-    throw new Error(`cannot write ${typeof v} $${n} into a statement`);
-  });
-}
-
-/**
- * Writes a change's statements sent with its COMMIT, in one round trip with BEGIN (unless `began`) and COMMIT; on
- * failure, rolls back and asks each statement what the failure means (a refusal is thrown as Refused).
+ * Writes a change's statements sent with its COMMIT, each with its values bound, in one write and one answer
+ * (one-sync.ts): on their own they are one implicit transaction; after BEGIN (`began`) the COMMIT goes with them. On
+ * failure, asks each statement what it means (a refusal is thrown as Refused).
  */
 async function commitWith(client: pg.PoolClient, withCommit: WithCommit[], began: boolean): Promise<void> {
   if (withCommit.length === 0) {
@@ -82,9 +65,10 @@ async function commitWith(client: pg.PoolClient, withCommit: WithCommit[], began
     return;
   }
   try {
-    await client.query([...(began ? [] : ["BEGIN"]), ...withCommit.map((w) => w.sql), "COMMIT"].join("; "));
+    await sendAsOne(client, began ? [...withCommit, COMMIT] : withCommit);
   } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
+    // An error skipped the COMMIT and left BEGIN's transaction aborted; on their own, the statements were rolled back.
+    if (began) await client.query("ROLLBACK").catch(() => {});
     for (const w of withCommit) {
       // On this connection, out of its transaction now: another from the pool could wait for ever when every one of
       // them is held by a refused change.
@@ -95,16 +79,18 @@ async function commitWith(client: pg.PoolClient, withCommit: WithCommit[], began
   }
 }
 
+const COMMIT: Statement = { text: "COMMIT", values: [] };
+
 /** A change waiting for a group commit: `key` is its statements' texts. */
 interface Grouped {
   key: string;
   withCommit: WithCommit[];
-  /** Its statements with their values, joined (computed once, when first asked for). */
-  sql?: string;
+  /** Its statements' values, written out (computed once, when first asked for): groups lock rows in this order. */
+  order?: string;
   done: (err?: unknown) => void;
 }
 
-const sqlOf = (c: Grouped) => (c.sql ??= c.withCommit.map((w) => w.sql).join("; "));
+const orderOf = (c: Grouped) => (c.order ??= JSON.stringify(c.withCommit.map((w) => w.values)));
 
 /** A tenant's turns in a process (PgBackend.inTurn). */
 interface Turns {
@@ -477,7 +463,7 @@ export class PgBackend implements Backend {
     const rest: Grouped[] = [];
     for (const c of t.grouped) (c.key === key && group.length < MAX_GROUP ? group : rest).push(c);
     t.grouped = rest;
-    group.sort((a, b) => (sqlOf(a) < sqlOf(b) ? -1 : sqlOf(a) > sqlOf(b) ? 1 : 0));
+    group.sort((a, b) => (orderOf(a) < orderOf(b) ? -1 : orderOf(a) > orderOf(b) ? 1 : 0));
     t.groups++;
     void this.writeGroup(group).finally(() => {
       t.groups--;
@@ -504,8 +490,17 @@ export class PgBackend implements Backend {
     }
     try {
       if (group.length > 1) {
+        // Statement by statement, every change's in one (batched.ts), or each change's when its text cannot be; all of
+        // them one transaction (one-sync.ts).
+        const statements: Statement[] = [];
+        group[0].withCommit.forEach((w, i) => {
+          const rows = group.map((c) => c.withCommit[i].values);
+          const one = batched(w.text, rows);
+          if (one) statements.push(one);
+          else for (const values of rows) statements.push({ text: w.text, values });
+        });
         try {
-          await client.query(["BEGIN", ...group.map(sqlOf), "COMMIT"].join("; "));
+          await sendAsOne(client, statements);
           for (const c of group) c.done();
           return;
         } catch (err) {
@@ -513,7 +508,6 @@ export class PgBackend implements Backend {
             for (const c of group) c.done(err);
             return;
           }
-          await client.query("ROLLBACK").catch(() => {});
         }
       }
       for (const c of group) {
@@ -561,7 +555,7 @@ export class PgBackend implements Backend {
   async atCommit(text: string, values: unknown[], refusal?: WithCommit["refusal"]): Promise<void> {
     const scope = this.current();
     if (scope) {
-      scope.withCommit.push({ sql: inline(text, values), text, refusal: refusal ?? (async () => null) });
+      scope.withCommit.push({ text, values, refusal: refusal ?? (async () => null) });
       return;
     }
     try {
@@ -574,7 +568,7 @@ export class PgBackend implements Backend {
   /** Adds a statement to the change in progress (sent with its COMMIT); outside one, writes it on its own. */
   enqueue(text: string, values: unknown[]): void {
     const scope = this.current();
-    if (scope) scope.withCommit.push({ sql: inline(text, values), text, refusal: async () => null });
+    if (scope) scope.withCommit.push({ text, values, refusal: async () => null });
     else this.detached(text, values);
   }
 

@@ -42,6 +42,7 @@ import { retryDelayAfter } from "../../webhooks/schedule.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "../../webhooks/types.ts";
 import { CLAIM_TENANTS, DUE_CANDIDATES, DUE_TENANTS, INSERT_ATTEMPT, ON_THE_WIRE, recordOf, type AttemptRow, type EventRow } from "./attempt-rows.ts";
 import { FairQueue, type Slotted } from "../../webhooks/fair-queue.ts";
+import { NOTIFY } from "./channels.ts";
 
 const WAKE = "sandbox_deliveries";
 /** How soon a process looks again after another process held some tenants' claim. */
@@ -237,7 +238,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
     }
     if (staleReason(ev, await o.webhookSettings.get(ev.project))) return;
     insertAttempt(ev, failedAttempt + 1, "retry", ev.url, failedAtMs + delay);
-    backend.enqueue("SELECT pg_notify($1, '')", [WAKE]);
+    backend.enqueue(NOTIFY, [WAKE]);
   }
 
   function start(row: AttemptRow & { e: string }): void {
@@ -340,7 +341,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       backend.enqueue("DELETE FROM events WHERE tenant = $1 AND ord <= (SELECT ord FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 LIMIT 1)", [project.tenant, eventsKept]);
       insertAttempt(ev, 1, "event", ev.url, now);
       backend.enqueue("DELETE FROM attempts WHERE project_id = $1 AND status NOT IN ('pending', 'in_flight') AND id IN (SELECT id FROM attempts WHERE project_id = $1 ORDER BY scheduled_ms DESC, id DESC OFFSET $2)", [project.id, attemptsKept]);
-      backend.enqueue("SELECT pg_notify($1, '')", [WAKE]);
+      backend.enqueue(NOTIFY, [WAKE]);
     },
 
     async webhookChanged(project, current) {
@@ -385,7 +386,7 @@ export function createPgDispatcher(o: PgDispatcherOptions): WebhookDispatcher {
       const { rows } = await backend.query<{ m: number }>("SELECT MAX(attempt) AS m FROM attempts WHERE event_id = $1", [ev.id]);
       const attempt = (rows[0]?.m ?? 0) + 1;
       const id = insertAttempt(ev, attempt, "resend", webhook.url, now);
-      backend.enqueue("SELECT pg_notify($1, '')", [WAKE]);
+      backend.enqueue(NOTIFY, [WAKE]);
       await o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
       return {
         id, object: "webhook_delivery", event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, attempt, trigger: "resend", url: webhook.url,

@@ -6,7 +6,7 @@
  * has a listener of that project reads the rows past what it sent (webhooks/event-stream.ts).
  */
 import type { NewStreamEvent, StreamEvent, StreamLog } from "../stream.ts";
-import { STREAM_CHANNEL } from "./channels.ts";
+import { NOTIFY_WITH_PAYLOAD, STREAM_CHANNEL } from "./channels.ts";
 import type { PgBackend } from "./backend.ts";
 
 
@@ -27,7 +27,7 @@ export class PgStream implements StreamLog {
     // Their answers are not needed: sent with the COMMIT.
     this.backend.enqueue("INSERT INTO stream (seq, project_id, n, event) VALUES (nextval('change_seq'), $1, $2, $3)", [projectId, seq, JSON.stringify(e)]);
     if (seq > this.keep) this.backend.enqueue("DELETE FROM stream WHERE project_id = $1 AND n <= $2", [projectId, seq - this.keep]);
-    this.backend.enqueue("SELECT pg_notify($1, $2)", [STREAM_CHANNEL, projectId]);
+    this.backend.enqueue(NOTIFY_WITH_PAYLOAD, [STREAM_CHANNEL, projectId]);
     return e;
   }
 
