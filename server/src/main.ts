@@ -97,35 +97,51 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const server = createHttpServer(app.app, limitsOf(env));
-  server.listen(env.port, env.host, () => {
-    const base = `http://${env.host.includes(":") ? `[${env.host}]` : env.host}:${env.port}/api`;
-    const loadMs = Math.round(performance.now() - started);
-    console.log(`Reference server ready in ${loadMs} ms: ${base}`);
-    console.log(`API reference: ${base.replace(/\/api$/, "/docs")}`);
-    for (const [name, key, pk] of KEYS) console.log(`  ${name.padEnd(7)} API key ${key}   public key ${pk}`);
-    console.log(`Try: curl -H "Authorization: Bearer ${KEYS[0][1]}" ${base}/v1/chats`);
-    if (app.backend.shared) {
-      console.log(`State: shared in PostgreSQL ${app.backend.dir} (${app.restoredChanges} changes restored); health: /healthz, /readyz`);
-    } else if (app.backend.durable) {
-      const p = app.webhooks.pending();
-      console.log(`State: kept in ${app.backend.dir} (${app.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
-    } else {
-      console.log("State: in memory only; it is lost when the sandbox stops. Keep it with --data-dir DIR (or SANDBOX_DATA_DIR)");
-    }
-  });
+  server.listen(env.port, env.host, () => printBanner(env.host, env.port, started, app));
   server.on("error", (err) => {
     console.error(`Cannot listen on ${env.host}:${env.port}: ${err.message}`);
     process.exit(1);
   });
 
-  // Graceful shutdown: stop accepting connections, let every request already received finish, and tell each
-  // keep-alive client with `Connection: close` so its connection ends after the answer instead of being cut.
-  // Past SHUTDOWN_GRACE_MS whatever is left is cut and the exit code is 1, so a supervisor sees a forced stop.
-  // The responses in progress are read from the connections when a signal comes (openResponses): no request pays for
-  // a shutdown that has not begun (issue #63).
+  const stop = gracefulStop(server, app, logger, env.shutdownGraceMs);
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGHUP", () => stop("SIGHUP"));
+  // `kill <npx pid>` reaches npm's shell, not this process: its exit is the signal (parent-watch.ts).
+  stopWhenNpmParentExits(() => stop("parent exited"));
+}
+
+type App = ReturnType<typeof createApp>;
+
+/** What a person starting the sandbox reads first: where it listens, the fixtures' keys, a first request, where state is kept. */
+function printBanner(host: string, port: number, started: number, app: App): void {
+  const base = `http://${host.includes(":") ? `[${host}]` : host}:${port}/api`;
+  const loadMs = Math.round(performance.now() - started);
+  console.log(`Reference server ready in ${loadMs} ms: ${base}`);
+  console.log(`API reference: ${base.replace(/\/api$/, "/docs")}`);
+  for (const [name, key, pk] of KEYS) console.log(`  ${name.padEnd(7)} API key ${key}   public key ${pk}`);
+  console.log(`Try: curl -H "Authorization: Bearer ${KEYS[0][1]}" ${base}/v1/chats`);
+  if (app.backend.shared) {
+    console.log(`State: shared in PostgreSQL ${app.backend.dir} (${app.restoredChanges} changes restored); health: /healthz, /readyz`);
+  } else if (app.backend.durable) {
+    const p = app.webhooks.pending();
+    console.log(`State: kept in ${app.backend.dir} (${app.restoredChanges} changes restored; ${p.waiting + p.queued + p.inFlight} deliveries pending)`);
+  } else {
+    console.log("State: in memory only; it is lost when the sandbox stops. Keep it with --data-dir DIR (or SANDBOX_DATA_DIR)");
+  }
+}
+
+/**
+ * Graceful shutdown: stop accepting connections, let every request already received finish, and tell each
+ * keep-alive client with `Connection: close` so its connection ends after the answer instead of being cut.
+ * Past SHUTDOWN_GRACE_MS whatever is left is cut and the exit code is 1, so a supervisor sees a forced stop.
+ * The responses in progress are read from the connections when a signal comes (openResponses): no request pays for
+ * a shutdown that has not begun (issue #63).
+ */
+function gracefulStop(server: ReturnType<typeof createHttpServer>, app: App, logger: pino.Logger, graceMs: number): (signal: string) => void {
   const netClose = NetServer.prototype.close;
   let stopping = false;
-  const stop = (signal: string) => {
+  return (signal: string) => {
     // A second Ctrl-C (or signal) while draining: stop at once.
     if (stopping) {
       logger.warn({ signal }, "second signal: exiting at once");
@@ -170,15 +186,10 @@ async function main(): Promise<void> {
       });
     });
     setTimeout(() => {
-      logger.error({ in_flight: openResponses(server).length, grace_ms: env.shutdownGraceMs }, "forced exit: requests still open after the grace period");
+      logger.error({ in_flight: openResponses(server).length, grace_ms: graceMs }, "forced exit: requests still open after the grace period");
       process.exit(1);
-    }, env.shutdownGraceMs).unref();
+    }, graceMs).unref();
   };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGHUP", () => stop("SIGHUP"));
-  // `kill <npx pid>` reaches npm's shell, not this process: its exit is the signal (parent-watch.ts).
-  stopWhenNpmParentExits(() => stop("parent exited"));
 }
 
 void main();

@@ -4,6 +4,7 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { StoredInterview } from "../../fixtures/types.ts";
 import { AttemptLog } from "../src/webhooks/attempt-log.ts";
+import { injectedFields, retryAfter } from "../src/webhooks/attempt-outcome.ts";
 import { postWebhook, USER_AGENT } from "../src/webhooks/delivery.ts";
 import { interviewCompletedEvent, serializeEvent } from "../src/webhooks/payload.ts";
 import { DEFAULT_RETRY_DELAYS_MS, maxAttempts, retryDelayAfter, TimerSet } from "../src/webhooks/schedule.ts";
@@ -23,6 +24,33 @@ describe("signWebhookBody", () => {
     const reserialised = Buffer.from(JSON.stringify(JSON.parse(raw.toString())));
     expect(signWebhookBody("s", raw)).toBe(`sha256=${createHmac("sha256", "s").update(raw).digest("hex")}`);
     expect(signWebhookBody("s", raw)).not.toBe(signWebhookBody("s", reserialised));
+  });
+});
+
+describe("the rules both dispatchers call (attempt-outcome.ts)", () => {
+  const ev = { id: "evt", url: "https://example.com/h" };
+  const failed = (attempt: number, trigger: WebhookDelivery["trigger"] = attempt === 1 ? "event" : "retry") => ({ status: "failed" as const, trigger, attempt, error: "http_500" });
+  const delays = [10_000, 60_000, 300_000];
+
+  it("a failed attempt asks for the next one, due its delay after the failure, until the schedule is spent", () => {
+    expect(retryAfter(failed(1), ev, 1_000, delays, false)).toEqual({ attempt: 2, dueMs: 11_000 });
+    expect(retryAfter(failed(2), ev, 1_000, delays, false)).toEqual({ attempt: 3, dueMs: 61_000 });
+    expect(retryAfter(failed(3), ev, 1_000, delays, false)).toEqual({ attempt: 4, dueMs: 301_000 });
+    expect(retryAfter(failed(4), ev, 1_000, delays, false)).toBeNull();
+    expect(retryAfter(failed(1), ev, 1_000, [], false)).toBeNull();
+  });
+
+  it("asks for none after a success, a cancellation, a resend, or once the webhook changed", () => {
+    expect(retryAfter({ ...failed(1), status: "succeeded" }, ev, 0, delays, false)).toBeNull();
+    expect(retryAfter({ ...failed(1), status: "cancelled" }, ev, 0, delays, false)).toBeNull();
+    expect(retryAfter(failed(5, "resend"), ev, 0, delays, false)).toBeNull();
+    expect(retryAfter(failed(1), ev, 0, delays, true)).toBeNull();
+  });
+
+  it("records an injected failure as the endpoint's answer, marked as simulated; an injected 2xx as a success", () => {
+    expect(injectedFields(503)).toEqual({ status: "failed", response_status: 503, error: "http_503 (simulated: /_sim/faults webhook_failures)" });
+    expect(injectedFields(404)).toEqual({ status: "failed", response_status: 404, error: "http_404 (simulated: /_sim/faults webhook_failures)" });
+    expect(injectedFields(204)).toEqual({ status: "succeeded", response_status: 204, error: null });
   });
 });
 

@@ -1,8 +1,12 @@
 /**
  * What both dispatchers (one process: dispatcher.ts; several on PostgreSQL: stores/postgres/dispatcher.ts) decide the same way:
- * whether an attempt's webhook setting is still the current one, and what an attempt's outcome records.
+ * whether an attempt's webhook setting is still the current one, what an attempt's outcome records (a real answer, an
+ * injected failure, an attempt cut by its process's end), and which retry a finished attempt asks for. Each is
+ * written once, here; the dispatchers only store what it says.
  */
 import { readFileSync } from "node:fs";
+import type { Logger } from "pino";
+import { retryDelayAfter } from "./schedule.ts";
 import type { Project, WebhookSetting } from "../model/project.ts";
 import type { PostOutcome } from "./delivery.ts";
 import { INTERVIEW_COMPLETED } from "./payload.ts";
@@ -45,6 +49,42 @@ export function outcomeFields(outcome: PostOutcome): Pick<WebhookDelivery, "stat
     case "aborted":
       return { status: "cancelled", response_status: null, error: "cancelled: server shutting down" };
   }
+}
+
+/** What an injected endpoint failure (`PUT /_sim/faults` `webhook_failures`) records: the endpoint's answer, marked. */
+export function injectedFields(status: number): Pick<WebhookDelivery, "status" | "response_status" | "error"> {
+  const fields = outcomeFields({ kind: "answered", status });
+  if (fields.status === "failed") fields.error = `http_${status} (simulated: /_sim/faults webhook_failures)`;
+  return fields;
+}
+
+/**
+ * An attempt on the wire when its process stopped (a restart from a data dir, a lease run out on PostgreSQL): whether
+ * the receiver got it is unknown, so it counts as failed and is retried (at least once; the event id tells a repeat).
+ */
+export const INTERRUPTED = "interrupted: the sandbox stopped during this attempt";
+
+/**
+ * The retry a finished attempt asks for, due `delay` after its failure (`failedAtMs`): none after a success, after a
+ * resend (never retried), or once the webhook changed (`stale`: no retry against an old setting); none either once
+ * the schedule is spent (the event is dropped, and logged).
+ */
+export function retryAfter(
+  finished: Pick<WebhookDelivery, "status" | "trigger" | "attempt" | "error">,
+  ev: Pick<EventDelivery, "id" | "url">,
+  failedAtMs: number,
+  retryDelaysMs: readonly number[],
+  stale: boolean,
+  logger?: Logger,
+): { attempt: number; dueMs: number } | null {
+  if (finished.status !== "failed" || finished.trigger === "resend") return null;
+  logger?.warn({ event_id: ev.id, attempt: finished.attempt, url: ev.url, error: finished.error }, "webhook attempt failed");
+  const delay = retryDelayAfter(retryDelaysMs, finished.attempt);
+  if (delay === null) {
+    logger?.warn({ event_id: ev.id, url: ev.url }, "webhook retries exhausted; event dropped");
+    return null;
+  }
+  return stale ? null : { attempt: finished.attempt + 1, dueMs: failedAtMs + delay };
 }
 
 /**

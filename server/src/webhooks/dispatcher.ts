@@ -21,13 +21,13 @@ import type { AddressPolicy } from "./address-policy.ts";
 import { AttemptRecords, type Attempt } from "./attempt-records.ts";
 import { EventStore } from "./event-store.ts";
 import { FairQueue } from "./fair-queue.ts";
-import { postWebhook, type PostOutcome } from "./delivery.ts";
-import { outcomeFields, readCa, staleReason, type EventDelivery } from "./attempt-outcome.ts";
+import { postWebhook } from "./delivery.ts";
+import { INTERRUPTED, injectedFields, outcomeFields, readCa, retryAfter, staleReason, type EventDelivery } from "./attempt-outcome.ts";
 import { INTERVIEW_COMPLETED } from "./payload.ts";
 import { newEvent } from "./new-event.ts";
-import { retryDelayAfter } from "./schedule.ts";
 import { AttemptSchedule } from "./attempt-schedule.ts";
 import type { WebhookDelivery, WebhookDispatcher } from "./types.ts";
+import type { components } from "../../../generated/schema.d.ts";
 import type { EventStreams } from "./event-stream.ts";
 import type { FaultRegistry } from "../faults/settings.ts";
 import { ApiError, conflict, notFound } from "../http/errors.ts";
@@ -75,195 +75,202 @@ export interface WebhookDispatcherOptions {
 const staleNow = (ev: EventDelivery) => staleReason(ev, ev.project.webhook);
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { clock, timeoutMs, logger } = options;
-  const retryDelaysMs = [...options.retryDelaysMs];
-  const backend = options.backend ?? new MemoryBackend();
-  const records = new AttemptRecords(backend, options.maxAttemptsPerProject);
-  const events = new EventStore(backend, options.eventsKeptPerTenant ?? EVENTS_KEPT_PER_TENANT);
-  const slots = new FairQueue<Attempt>(
-    { total: options.maxConcurrent ?? 64, perTenant: options.maxConcurrentPerTenant ?? 16, perProject: options.maxConcurrentPerProject ?? 8 },
-    (a) => ({ tenant: a.ev.project.tenant, project: a.ev.project.id }),
-  );
-  const schedule = new AttemptSchedule(clock);
+  return new LocalDispatcher(options);
+}
+
+/** The dispatcher of one process: its attempts in memory (and in the data dir's backend), its retries on timers. */
+class LocalDispatcher implements WebhookDispatcher {
+  private readonly clock: Clock;
+  private readonly logger?: Logger;
+  private readonly retryDelaysMs: number[];
+  private readonly backend: LocalBackend;
+  private readonly records: AttemptRecords;
+  private readonly events: EventStore;
+  private readonly slots: FairQueue<Attempt>;
+  private readonly schedule: AttemptSchedule;
   /** Attempts on the wire, with what aborts them, and the promises close() waits for. */
-  const inFlight = new Map<Attempt, AbortController>();
-  const running = new Set<Promise<void>>();
-  let closed = false;
+  private readonly inFlight = new Map<Attempt, AbortController>();
+  private readonly running = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(private readonly options: WebhookDispatcherOptions) {
+    this.clock = options.clock;
+    this.logger = options.logger;
+    this.retryDelaysMs = [...options.retryDelaysMs];
+    this.backend = options.backend ?? new MemoryBackend();
+    this.records = new AttemptRecords(this.backend, options.maxAttemptsPerProject);
+    this.events = new EventStore(this.backend, options.eventsKeptPerTenant ?? EVENTS_KEPT_PER_TENANT);
+    this.slots = new FairQueue<Attempt>(
+      { total: options.maxConcurrent ?? 64, perTenant: options.maxConcurrentPerTenant ?? 16, perProject: options.maxConcurrentPerProject ?? 8 },
+      (a) => ({ tenant: a.ev.project.tenant, project: a.ev.project.id }),
+    );
+    this.schedule = new AttemptSchedule(this.clock);
+  }
 
   /** The event of one of the project's attempts, or a 404 (unknown, forgotten or another project's). */
-  function eventOf(project: Project, attemptId: string): { ev: EventDelivery; record: WebhookDelivery } {
-    const record = records.list(project.id).find((d) => d.id === attemptId);
-    const ev = record ? events.get(record.event_id) : undefined;
+  private eventOf(project: Project, attemptId: string): { ev: EventDelivery; record: WebhookDelivery } {
+    const record = this.records.list(project.id).find((d) => d.id === attemptId);
+    const ev = record ? this.events.get(record.event_id) : undefined;
     if (!record || !ev || ev.project !== project) throw notFound(`No such delivery: ${attemptId}`);
     return { ev, record };
   }
 
-  function cancelAttempt(a: Attempt, reason: string): void {
-    records.update(a, { status: "cancelled", error: reason, finished_at: iso(clock.now()) });
+  private cancelAttempt(a: Attempt, reason: string): void {
+    this.records.update(a, { status: "cancelled", error: reason, finished_at: iso(this.clock.now()) });
   }
 
   /** Sends now when a slot is free, else queues the attempt (it stays `pending` until it goes out). */
-  function send(a: Attempt, nowMs = clock.now()): void {
-    if (slots.hasSlot(a)) start(a, nowMs);
-    else slots.push(a);
+  private send(a: Attempt, nowMs = this.clock.now()): void {
+    if (this.slots.hasSlot(a)) this.start(a, nowMs);
+    else this.slots.push(a);
   }
 
   /** Fills free slots from the line (fair-queue.ts); an attempt whose webhook changed meanwhile is cancelled. */
-  function pump(): void {
-    slots.drain((a) => {
+  private pump(): void {
+    this.slots.drain((a) => {
       const stale = staleNow(a.ev);
-      if (stale) cancelAttempt(a, stale);
-      else start(a, clock.now());
+      if (stale) this.cancelAttempt(a, stale);
+      else this.start(a, this.clock.now());
     });
   }
 
   /** `nowMs`: a first attempt sent at once keeps the event's own time as its send time (the payload's timestamp). */
-  function start(a: Attempt, nowMs: number): void {
+  private start(a: Attempt, nowMs: number): void {
     const { ev } = a;
-    records.update(a, { status: "in_flight", sent_at: iso(nowMs) });
+    this.records.update(a, { status: "in_flight", sent_at: iso(nowMs) });
     // An injected endpoint failure: recorded as the endpoint's answer, nothing sent, retried like a real one.
-    const taken = options.faults?.takeWebhookFailure(ev.project.id) ?? null;
+    const taken = this.options.faults?.takeWebhookFailure(ev.project.id) ?? null;
     // This dispatcher serves one process, whose fault counters are its own (shared ones go with stores/postgres/dispatcher.ts).
     if (taken instanceof Promise) throw new Error("shared fault counters need the PostgreSQL dispatcher");
-    const injected = taken;
-    if (injected !== null) {
-      finish(a, { kind: "answered", status: injected });
-      if (a.record.status === "failed") records.update(a, { error: `http_${injected} (simulated: /_sim/faults webhook_failures)` });
-      pump();
+    if (taken !== null) {
+      this.finish(a, injectedFields(taken));
+      this.pump();
       return;
     }
     const controller = new AbortController();
-    inFlight.set(a, controller);
-    slots.take(a);
-    const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal, extraCa: readCa(options.caFile), addressPolicy: options.addressPolicy })
-      .then((outcome) => finish(a, outcome))
-      .catch((err) => logger?.error({ err, event_id: ev.id }, "webhook delivery bookkeeping failed"))
+    this.inFlight.set(a, controller);
+    this.slots.take(a);
+    const { timeoutMs, caFile, addressPolicy } = this.options;
+    const done = postWebhook({ url: ev.url, body: ev.body, headers: ev.headers, timeoutMs, signal: controller.signal, extraCa: readCa(caFile), addressPolicy })
+      .then((outcome) => {
+        // Cut by a shutdown with a data dir: left in flight in the backend, so the next start retries it.
+        if (outcome.kind !== "aborted" || !this.backend.durable) this.finish(a, outcomeFields(outcome));
+      })
+      .catch((err) => this.logger?.error({ err, event_id: ev.id }, "webhook delivery bookkeeping failed"))
       .finally(() => {
-        inFlight.delete(a);
-        slots.release(a);
-        running.delete(done);
-        if (!closed) pump();
+        this.inFlight.delete(a);
+        this.slots.release(a);
+        this.running.delete(done);
+        if (!this.closed) this.pump();
       });
-    running.add(done);
+    this.running.add(done);
   }
 
-  function finish(a: Attempt, outcome: PostOutcome): void {
-    // Cut by a shutdown with a data dir: left in flight in the backend, so the next start retries it.
-    if (outcome.kind === "aborted" && backend.durable) return;
-    const now = clock.now();
-    records.update(a, { ...outcomeFields(outcome), finished_at: iso(now) });
-    if (a.record.status !== "failed" || a.record.trigger === "resend") return;
-    logger?.warn({ event_id: a.ev.id, attempt: a.record.attempt, url: a.ev.url, error: a.record.error }, "webhook attempt failed");
-    scheduleRetry(a.ev, a.record.attempt, now);
+  private finish(a: Attempt, fields: Pick<WebhookDelivery, "status" | "response_status" | "error">): void {
+    const now = this.clock.now();
+    this.records.update(a, { ...fields, finished_at: iso(now) });
+    this.retry(a, now);
   }
 
-  /** The retry is due `delay` after the failure (`failedAtMs`), which is exactly its `scheduled_at`. */
-  function scheduleRetry(ev: EventDelivery, failedAttempt: number, failedAtMs: number): void {
-    if (closed) return;
-    const delay = retryDelayAfter(retryDelaysMs, failedAttempt);
-    if (delay === null) {
-      logger?.warn({ event_id: ev.id, url: ev.url }, "webhook retries exhausted; event dropped");
-      return;
-    }
-    // An attempt that was in flight when the webhook changed is not retried against the old setting.
-    if (staleNow(ev)) return;
-    wait(records.create(ev, failedAttempt + 1, failedAtMs + delay, "retry"));
+  /** Arms the retry a finished attempt asks for (attempt-outcome.ts's rule), if any. */
+  private retry(a: Attempt, failedAtMs: number): void {
+    if (this.closed) return;
+    const next = retryAfter(a.record, a.ev, failedAtMs, this.retryDelaysMs, staleNow(a.ev) !== null, this.logger);
+    if (next) this.wait(this.records.create(a.ev, next.attempt, next.dueMs, "retry"));
   }
 
   /** Arms a pending retry's timer at its `scheduled_at` (at once when that is past: a restart after it was due). */
-  function wait(next: Attempt): void {
-    schedule.at(next, (a) => {
+  private wait(next: Attempt): void {
+    this.schedule.at(next, (a) => {
       const stale = staleNow(a.ev);
-      if (stale) cancelAttempt(a, stale);
-      else send(a);
+      if (stale) this.cancelAttempt(a, stale);
+      else this.send(a);
     });
   }
 
-  return {
-    interviewCompleted(project, interview, study) {
-      if (closed) return;
-      try {
-        // The first attempt goes out now, so its send time is the event's timestamp.
-        const now = clock.now();
-        const { delivery: ev, streamed } = newEvent(project, project.webhook, interview, study, now, options.listenerSecret && (() => options.listenerSecret!(project)));
-        if (streamed) options.streams?.publish(project.id, streamed);
-        if (!ev) return;
-        backend.atomically(() => events.remember(ev));
-        send(records.create(ev, 1, now, "event"), now);
-      } catch (err) {
-        logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");
-      }
-    },
+  interviewCompleted(project: Project, interview: Parameters<WebhookDispatcher["interviewCompleted"]>[1], study: Parameters<WebhookDispatcher["interviewCompleted"]>[2]): void {
+    if (this.closed) return;
+    try {
+      // The first attempt goes out now, so its send time is the event's timestamp.
+      const now = this.clock.now();
+      const secret = this.options.listenerSecret;
+      const { delivery: ev, streamed } = newEvent(project, project.webhook, interview, study, now, secret && (() => secret(project)));
+      if (streamed) this.options.streams?.publish(project.id, streamed);
+      if (!ev) return;
+      this.backend.atomically(() => this.events.remember(ev));
+      this.send(this.records.create(ev, 1, now, "event"), now);
+    } catch (err) {
+      this.logger?.error({ err, interview_id: interview.id }, "webhook dispatch failed");
+    }
+  }
 
-    webhookChanged(project) {
-      try {
-        // Queued attempts of a replaced or deleted webhook never go out; an identical PUT keeps them.
-        for (const a of slots.removeWhere(project.tenant, project.id, (a) => staleNow(a.ev) !== null)) cancelAttempt(a, staleNow(a.ev)!);
-        for (const a of schedule.takeOut((a) => a.ev.project === project && staleNow(a.ev) !== null)) cancelAttempt(a, staleNow(a.ev)!);
-      } catch (err) {
-        logger?.error({ err, project_id: project.id }, "webhook cancellation failed");
-      }
-    },
+  webhookChanged(project: Project): void {
+    try {
+      // Queued attempts of a replaced or deleted webhook never go out; an identical PUT keeps them.
+      for (const a of this.slots.removeWhere(project.tenant, project.id, (a) => staleNow(a.ev) !== null)) this.cancelAttempt(a, staleNow(a.ev)!);
+      for (const a of this.schedule.takeOut((a) => a.ev.project === project && staleNow(a.ev) !== null)) this.cancelAttempt(a, staleNow(a.ev)!);
+    } catch (err) {
+      this.logger?.error({ err, project_id: project.id }, "webhook cancellation failed");
+    }
+  }
 
-    attempts(project) {
-      return records.list(project.id);
-    },
+  attempts(project: Project): readonly WebhookDelivery[] {
+    return this.records.list(project.id);
+  }
 
-    request(project, attemptId) {
-      const { ev, record } = eventOf(project, attemptId);
-      return { delivery_id: record.id, event_id: ev.id, url: record.url, headers: { ...ev.headers }, body: ev.body.toString("utf8") };
-    },
+  request(project: Project, attemptId: string): components["schemas"]["SimDeliveryRequest"] {
+    const { ev, record } = this.eventOf(project, attemptId);
+    return { delivery_id: record.id, event_id: ev.id, url: record.url, headers: { ...ev.headers }, body: ev.body.toString("utf8") };
+  }
 
-    resend(project, attemptId) {
-      if (closed) throw new ApiError(503, "api_error", "The server is shutting down", undefined, { "Retry-After": "1" });
-      const { ev } = eventOf(project, attemptId);
-      const webhook = project.webhook;
-      if (!webhook) throw conflict("No webhook is configured: PUT /v1/webhooks first");
-      // The same bytes and signature, to the webhook as it is configured now; a resend is not retried.
-      const again: EventDelivery = { ...ev, url: webhook.url, version: webhook.version };
-      const now = clock.now();
-      // Numbered after every attempt of the event still in the log.
-      const last = Math.max(...records.list(project.id).filter((d) => d.event_id === ev.id).map((d) => d.attempt));
-      const attempt = records.create(again, last + 1, now, "resend");
-      options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
-      send(attempt, now);
-      return attempt.record;
-    },
+  resend(project: Project, attemptId: string): WebhookDelivery {
+    if (this.closed) throw new ApiError(503, "api_error", "The server is shutting down", undefined, { "Retry-After": "1" });
+    const { ev } = this.eventOf(project, attemptId);
+    const webhook = project.webhook;
+    if (!webhook) throw conflict("No webhook is configured: PUT /v1/webhooks first");
+    // The same bytes and signature, to the webhook as it is configured now; a resend is not retried.
+    const again: EventDelivery = { ...ev, url: webhook.url, version: webhook.version };
+    const now = this.clock.now();
+    // Numbered after every attempt of the event still in the log.
+    const last = Math.max(...this.records.list(project.id).filter((d) => d.event_id === ev.id).map((d) => d.attempt));
+    const attempt = this.records.create(again, last + 1, now, "resend");
+    this.options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
+    this.send(attempt, now);
+    return attempt.record;
+  }
 
-    pending() {
-      return { waiting: schedule.size, queued: slots.waiting, inFlight: inFlight.size };
-    },
+  pending(): { waiting: number; queued: number; inFlight: number } {
+    return { waiting: this.schedule.size, queued: this.slots.waiting, inFlight: this.inFlight.size };
+  }
 
-    restore(projects) {
-      events.restore(projects);
-      const now = clock.now();
-      for (const { project_id, record } of backend.attempts()) {
-        const project = projects.get(project_id);
-        const stored = events.get(record.event_id);
-        if (!project || !stored) continue;
-        records.add(project_id, record);
-        if (record.status !== "pending" && record.status !== "in_flight") continue;
-        // A resend goes to the URL it was made for; other attempts to the event's own.
-        const ev = record.url === stored.url ? stored : { ...stored, url: record.url };
-        const a: Attempt = { ev, record };
-        if (record.status === "in_flight") {
-          // Cut by the stop: whether the receiver got it is unknown, so it counts as failed and is retried (webhooks
-          // are delivered at least once; the receiver tells a repeat by the event id).
-          records.update(a, { status: "failed", error: "interrupted: the sandbox stopped during this attempt", finished_at: iso(now) });
-          if (record.trigger !== "resend") scheduleRetry(ev, record.attempt, now);
-        } else if (record.trigger === "retry") wait(a);
-        else send(a);
-      }
-    },
+  restore(projects: ReadonlyMap<string, Project>): void {
+    this.events.restore(projects);
+    const now = this.clock.now();
+    for (const { project_id, record } of this.backend.attempts()) {
+      const project = projects.get(project_id);
+      const stored = this.events.get(record.event_id);
+      if (!project || !stored) continue;
+      this.records.add(project_id, record);
+      if (record.status !== "pending" && record.status !== "in_flight") continue;
+      // A resend goes to the URL it was made for; other attempts to the event's own.
+      const ev = record.url === stored.url ? stored : { ...stored, url: record.url };
+      const a: Attempt = { ev, record };
+      if (record.status === "in_flight") {
+        // Cut by the stop (attempt-outcome.ts's INTERRUPTED), retried on the schedule.
+        this.records.update(a, { status: "failed", error: INTERRUPTED, finished_at: iso(now) });
+        this.retry(a, now);
+      } else if (record.trigger === "retry") this.wait(a);
+      else this.send(a);
+    }
+  }
 
-    async close() {
-      closed = true;
-      // With a data dir, pending attempts stay pending in it and resume at the next start; without one they end here.
-      const waiting = schedule.clear();
-      const queued = slots.clear();
-      if (!backend.durable) for (const a of [...waiting, ...queued]) cancelAttempt(a, "cancelled: server shutting down");
-      for (const controller of inFlight.values()) controller.abort();
-      await Promise.allSettled([...running]);
-    },
-  };
+  async close(): Promise<void> {
+    this.closed = true;
+    // With a data dir, pending attempts stay pending in it and resume at the next start; without one they end here.
+    const waiting = this.schedule.clear();
+    const queued = this.slots.clear();
+    if (!this.backend.durable) for (const a of [...waiting, ...queued]) this.cancelAttempt(a, "cancelled: server shutting down");
+    for (const controller of this.inFlight.values()) controller.abort();
+    await Promise.allSettled([...this.running]);
+  }
 }
