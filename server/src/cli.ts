@@ -36,6 +36,7 @@ const TENANT_LIMIT_FLAGS: Array<[keyof TenantLimits, string, string]> = [
   ["projects", "max-projects", "projects one organisation may create"],
   ["planted", "max-planted", "simulated studies, interviews, chats and messages one organisation may plant"],
   ["eventsKept", "events-kept", "webhook events kept per organisation for resends and lookups"],
+  ["attemptsKept", "attempts-kept", "webhook attempts each project's deliveries list keeps (past them, the oldest finished are forgotten)"],
   ["streams", "max-streams", "open event streams per organisation"],
   ["streamsPerAddress", "max-streams-per-address", "open event streams per source address"],
   ["held", "max-held", "requests held by a delay per organisation"],

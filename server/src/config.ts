@@ -6,6 +6,7 @@ export const TENANT_LIMIT_ENV: Record<keyof TenantLimits, string> = {
   projects: "MAX_PROJECTS_PER_TENANT",
   planted: "MAX_PLANTED_PER_TENANT",
   eventsKept: "EVENTS_KEPT_PER_TENANT",
+  attemptsKept: "ATTEMPTS_KEPT_PER_PROJECT",
   streams: "MAX_STREAMS_PER_TENANT",
   streamsPerAddress: "MAX_STREAMS_PER_ADDRESS",
   held: "MAX_HELD_PER_TENANT",

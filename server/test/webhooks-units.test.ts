@@ -117,17 +117,33 @@ describe("AttemptLog", () => {
     status: "pending", response_status: null, error: null, scheduled_at: scheduledAt, sent_at: null, finished_at: null,
   });
 
-  it("keeps each project's attempts oldest scheduled first, ties by id, and only the newest N", () => {
+  it("keeps each project's attempts oldest scheduled first, ties by id; past the newest N, forgets the finished ones", () => {
     const log = new AttemptLog(3);
-    log.add("p", record("b", "2026-01-01T00:00:02.000Z"));
-    log.add("p", record("c", "2026-01-01T00:00:01.000Z"));
-    log.add("p", record("a", "2026-01-01T00:00:02.000Z"));
+    const finished = (id: string, at: string): WebhookDelivery => ({ ...record(id, at), status: "succeeded", response_status: 200 });
+    log.add("p", finished("b", "2026-01-01T00:00:02.000Z"));
+    log.add("p", finished("c", "2026-01-01T00:00:01.000Z"));
+    log.add("p", finished("a", "2026-01-01T00:00:02.000Z"));
     log.add("q", record("z", "2026-01-01T00:00:00.000Z"));
     expect(log.list("p").map((r) => r.id)).toEqual(["c", "a", "b"]);
-    log.add("p", record("d", "2026-01-01T00:00:03.000Z"));
+    expect(log.add("p", finished("d", "2026-01-01T00:00:03.000Z")).map((r) => r.id)).toEqual(["c"]);
     expect(log.list("p").map((r) => r.id)).toEqual(["a", "b", "d"]);
     expect(log.list("q").map((r) => r.id)).toEqual(["z"]);
     expect(log.list("nobody")).toEqual([]);
+  });
+
+  it("never forgets an attempt still pending or in flight, and forgets it once finished, at the next one added", () => {
+    const log = new AttemptLog(2);
+    const first = record("a", "2026-01-01T00:00:01.000Z");
+    log.add("p", first);
+    log.add("p", { ...record("b", "2026-01-01T00:00:02.000Z"), status: "failed" });
+    expect(log.add("p", { ...record("c", "2026-01-01T00:00:03.000Z"), status: "in_flight" }).map((r) => r.id)).toEqual([]);
+    expect(log.list("p").map((r) => r.id)).toEqual(["a", "b", "c"]);
+    // Past the newest two: a (pending, kept) and b (failed, forgotten).
+    expect(log.add("p", record("d", "2026-01-01T00:00:04.000Z")).map((r) => r.id)).toEqual(["b"]);
+    expect(log.list("p").map((r) => r.id)).toEqual(["a", "c", "d"]);
+    log.update("p", first, { status: "succeeded", response_status: 200 });
+    expect(log.add("p", record("e", "2026-01-01T00:00:05.000Z")).map((r) => r.id)).toEqual(["a"]);
+    expect(log.list("p").map((r) => r.id)).toEqual(["c", "d", "e"]);
   });
 
   it("updates by replacing the record with a new object, never by mutating it", () => {

@@ -15,6 +15,11 @@ export interface TenantLimits {
   planted: number;
   /** Webhook events kept per tenant for resends, request lookups and the stream (the oldest are forgotten first). */
   eventsKept: number;
+  /**
+   * Webhook attempts each project's deliveries list keeps: past the newest this many, finished attempts are forgotten
+   * (pending and in-flight ones never are: webhooks/attempt-outcome.ts).
+   */
+  attemptsKept: number;
   /** Open event streams (`GET /_sim/events`) per tenant, and per source address. */
   streams: number;
   streamsPerAddress: number;
@@ -38,6 +43,7 @@ export const DEFAULT_TENANT_LIMITS: TenantLimits = {
   projects: 200,
   planted: 100_000,
   eventsKept: 10_000,
+  attemptsKept: 1_000,
   streams: 32,
   streamsPerAddress: 16,
   held: 64,

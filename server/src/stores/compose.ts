@@ -115,6 +115,7 @@ const deliveryOf = (o: ComposeOptions, streams: EventStreams, faults: FaultRegis
   maxConcurrentPerTenant: o.limits.deliveriesPerTenant,
   maxConcurrentPerProject: o.maxConcurrentPerProject,
   eventsKeptPerTenant: o.limits.eventsKept,
+  maxAttemptsPerProject: o.limits.attemptsKept,
   logger: o.logger,
 });
 

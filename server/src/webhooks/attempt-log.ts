@@ -1,13 +1,15 @@
 /**
  * The record of delivery attempts that `GET /api/_sim/webhook-deliveries` lists: per project, sorted oldest
  * scheduled first with ties by id (the list's keyset order, so its cursor can be found by binary search),
- * and bounded so a long-running sandbox with a failing receiver cannot grow memory without limit.
+ * and bounded so a long-running sandbox with a failing receiver cannot grow memory without limit: past the newest N,
+ * finished attempts are forgotten (attempt-outcome.ts's `forgottenPastCap`).
  *
  * Records are the contract's `WebhookDelivery` objects and are never mutated: an update puts a new object in
  * the old one's place. The response serializer caches each list item's JSON text by object identity
  * (http/serialize.ts), so a record changed in place would keep being listed with its old status.
  */
 import { ascBy, insertSorted, lowerBound } from "../model/sorted.ts";
+import { forgottenPastCap } from "./attempt-outcome.ts";
 import type { WebhookDelivery } from "./types.ts";
 
 export const DEFAULT_ATTEMPTS_PER_PROJECT = 1000;
@@ -27,9 +29,11 @@ export class AttemptLog {
     let list = this.byProject.get(projectId);
     if (!list) this.byProject.set(projectId, (list = []));
     insertSorted(list, record, order);
-    // The oldest scheduled go first; an attempt dropped here still runs, it is just no longer listed.
-    if (list.length > this.maxPerProject) return list.splice(0, list.length - this.maxPerProject);
-    return [];
+    if (list.length <= this.maxPerProject) return [];
+    // Past the newest `maxPerProject`, the finished ones go (attempt-outcome.ts's rule, PostgreSQL's too).
+    const forgotten = new Set(forgottenPastCap(list.slice(0, list.length - this.maxPerProject)));
+    if (forgotten.size > 0) this.byProject.set(projectId, list.filter((r) => !forgotten.has(r)));
+    return [...forgotten];
   }
 
   /** Returns the updated copy of `record`, which takes its place in the list (if it is still listed). */

@@ -1,8 +1,9 @@
 /**
  * What both dispatchers (one process: dispatcher.ts; several on PostgreSQL: stores/postgres/dispatcher.ts) decide the same way:
  * whether an attempt's webhook setting is still the current one, what an attempt's outcome records (a real answer, an
- * injected failure, an attempt cut by its process's end), and which retry a finished attempt asks for. Each is
- * written once, here; the dispatchers only store what it says.
+ * injected failure, an attempt cut by its process's end), which retry a finished attempt asks for, which attempts a
+ * project forgets past its cap, and a resend's number. Each is written once, here; the dispatchers only store what it
+ * says.
  */
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
@@ -85,6 +86,20 @@ export function retryAfter(
     return null;
   }
   return stale ? null : { attempt: finished.attempt + 1, dueMs: failedAtMs + delay };
+}
+
+/**
+ * Which of a project's attempts past the newest `max` of its deliveries list (in the list's order) are forgotten: the
+ * finished ones. A pending or in-flight attempt is never forgotten: it still runs, and its outcome is still to be
+ * listed; it goes once finished, at the next attempt the project makes.
+ */
+export function forgottenPastCap<T extends Pick<WebhookDelivery, "status">>(pastCap: readonly T[]): T[] {
+  return pastCap.filter((a) => a.status !== "pending" && a.status !== "in_flight");
+}
+
+/** A resend's number: after every attempt of its event still recorded. */
+export function resendNumber(attemptsOfEvent: readonly number[]): number {
+  return attemptsOfEvent.reduce((a, b) => Math.max(a, b), 0) + 1;
 }
 
 /**

@@ -22,7 +22,7 @@ import { AttemptRecords, type Attempt } from "./attempt-records.ts";
 import { EventStore } from "./event-store.ts";
 import { FairQueue } from "./fair-queue.ts";
 import { postWebhook } from "./delivery.ts";
-import { INTERRUPTED, injectedFields, outcomeFields, readCa, retryAfter, staleReason, type EventDelivery } from "./attempt-outcome.ts";
+import { INTERRUPTED, injectedFields, outcomeFields, readCa, resendNumber, retryAfter, staleReason, type EventDelivery } from "./attempt-outcome.ts";
 import { INTERVIEW_COMPLETED } from "./payload.ts";
 import { newEvent } from "./new-event.ts";
 import { AttemptSchedule } from "./attempt-schedule.ts";
@@ -231,9 +231,8 @@ class LocalDispatcher implements WebhookDispatcher {
     // The same bytes and signature, to the webhook as it is configured now; a resend is not retried.
     const again: EventDelivery = { ...ev, url: webhook.url, version: webhook.version };
     const now = this.clock.now();
-    // Numbered after every attempt of the event still in the log.
-    const last = Math.max(...this.records.list(project.id).filter((d) => d.event_id === ev.id).map((d) => d.attempt));
-    const attempt = this.records.create(again, last + 1, now, "resend");
+    const number = resendNumber(this.records.list(project.id).filter((d) => d.event_id === ev.id).map((d) => d.attempt));
+    const attempt = this.records.create(again, number, now, "resend");
     this.options.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
     this.send(attempt, now);
     return attempt.record;

@@ -35,14 +35,14 @@ afterAll(async () => {
 
 interface StoreUnderTest {
   kind: "memory" | "sqlite" | "postgres";
-  /** Starts the app on this store (the same one at each call: a restart). */
-  start(): Promise<RunningServer>;
+  /** Starts the app on this store (the same one at each call: a restart), with `options` over the usual ones. */
+  start(options?: AppOptions): Promise<RunningServer>;
 }
 
 const OPTIONS: AppOptions = { webhookRetryDelaysMs: [300, 300, 300], webhookTimeoutMs: 1_000, simProcessingMs: 200 };
 
 function memory(): StoreUnderTest {
-  return { kind: "memory", start: () => startServer(OPTIONS) };
+  return { kind: "memory", start: (options) => startServer({ ...OPTIONS, ...options }) };
 }
 
 function sqlite(): StoreUnderTest {
@@ -50,7 +50,7 @@ function sqlite(): StoreUnderTest {
   dirs.push(dir);
   return {
     kind: "sqlite",
-    start: () => startServer({ ...OPTIONS, dataDir: dir }),
+    start: (options) => startServer({ ...OPTIONS, ...options, dataDir: dir }),
   };
 }
 
@@ -59,11 +59,11 @@ function postgres(): StoreUnderTest {
   const anchor = Date.parse(readDataset().anchor);
   return {
     kind: "postgres",
-    async start() {
+    async start(options) {
       const backend: Backend = await PgBackend.open(url, {
         initialMeta: { time_shift_ms: String(Date.now() - anchor), stream_epoch: randomBytes(5).toString("hex"), launch_token_secret: randomBytes(32).toString("hex") },
       });
-      return startServer({ ...OPTIONS, backend });
+      return startServer({ ...OPTIONS, ...options, backend });
     },
   };
 }
@@ -146,6 +146,42 @@ describe.each(STORES)("the %s store", (_name, make) => {
       expect((await ok(srv.baseUrl, `/v1/interviews/${interview}`, { key })).status).toBe("completed");
       const after = (await ok(srv.baseUrl, `/_sim/webhook-deliveries?interview_id=${interview}`, { key })).data;
       expect(after).toEqual(attempts);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("keeps each project's newest attempts past its cap, forgetting the oldest finished ones and never one still in flight", async () => {
+    // The first interview's delivery hangs (in flight for the 30 s timeout); the others' are answered 200.
+    const r = await receiver((n) => (n === 1 ? { status: 200, hang: true } : { status: 200 }));
+    receivers.push(r);
+    const srv = await make().start({ tenantLimits: { attemptsKept: 3 }, webhookTimeoutMs: 30_000 });
+    try {
+      const key = (await ok(srv.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "retention" } }, 201)).api_key;
+      await ok(srv.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: r.url, events: ["interview.completed"] } }, 201);
+      const study = (await ok(srv.baseUrl, "/_sim/studies", { key, method: "POST", body: { weekly_limit: 100 } }, 201)).id;
+      const list = async () => (await ok(srv.baseUrl, "/_sim/webhook-deliveries?limit=100", { key })).data as Array<{ id: string; interview_id: string; status: string }>;
+      const interviews: string[] = [];
+      const complete = async (status: string) => {
+        await sleep(5);
+        const id = (await ok(srv.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study, hold: true } }, 201)).id;
+        await ok(srv.baseUrl, `/_sim/interviews/${id}/complete`, { key, method: "POST" });
+        interviews.push(id);
+        await waitFor(`the delivery of interview ${interviews.length} ${status}`, async () => ((await list()).some((a) => a.interview_id === id && a.status === status) ? true : undefined), 10_000);
+      };
+      await complete("in_flight");
+      for (let i = 0; i < 3; i++) await complete("succeeded");
+      // Four attempts, one past the newest three: the oldest, still in flight, is kept.
+      const four = await list();
+      expect(four.map((a) => [a.interview_id, a.status])).toEqual([[interviews[0], "in_flight"], [interviews[1], "succeeded"], [interviews[2], "succeeded"], [interviews[3], "succeeded"]]);
+      // A fifth: past the newest three are the one in flight and the second, finished, which is forgotten.
+      await complete("succeeded");
+      const kept = await waitFor("the oldest finished attempt forgotten", async () => {
+        const now = await list();
+        return now.length === 4 ? now : undefined;
+      }, 10_000);
+      expect(kept.map((a) => a.interview_id)).toEqual([interviews[0], interviews[2], interviews[3], interviews[4]]);
+      expect((await call(srv.baseUrl, `/_sim/webhook-deliveries/${four[1].id}/request`, { key })).status).toBe(404);
     } finally {
       await srv.close();
     }

@@ -35,7 +35,7 @@ import type { Listeners } from "../listeners.ts";
 import type { Projects } from "../projects.ts";
 import type { WebhookSettings } from "../webhook-settings.ts";
 import type { AddressPolicy } from "../../webhooks/address-policy.ts";
-import { INTERRUPTED, injectedFields, outcomeFields, readCa, retryAfter, staleReason, type EventDelivery } from "../../webhooks/attempt-outcome.ts";
+import { forgottenPastCap, INTERRUPTED, injectedFields, outcomeFields, readCa, resendNumber, retryAfter, staleReason, type EventDelivery } from "../../webhooks/attempt-outcome.ts";
 import { postWebhook } from "../../webhooks/delivery.ts";
 import type { EventStreams } from "../../webhooks/event-stream.ts";
 import { INTERVIEW_COMPLETED } from "../../webhooks/payload.ts";
@@ -359,8 +359,26 @@ class PgDispatcher implements WebhookDispatcher {
     ]);
     this.backend.enqueue("DELETE FROM events WHERE tenant = $1 AND ord <= (SELECT ord FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 LIMIT 1)", [project.tenant, this.eventsKept]);
     this.insertAttempt(ev, 1, "event", ev.url, now);
-    this.backend.enqueue("DELETE FROM attempts WHERE project_id = $1 AND status NOT IN ('pending', 'in_flight') AND id IN (SELECT id FROM attempts WHERE project_id = $1 ORDER BY scheduled_ms DESC, id DESC OFFSET $2)", [project.id, this.attemptsKept]);
     this.backend.enqueue(NOTIFY, [WAKE]);
+    this.backend.afterCommit(() => void this.forgetPastCap(project.id));
+  }
+
+  /**
+   * The project's attempts past the newest `maxAttemptsPerProject` that attempt-outcome.ts's rule forgets, after the
+   * commit of the change that added one (keeping the list bounded is no part of any change).
+   */
+  private async forgetPastCap(projectId: string): Promise<void> {
+    try {
+      const { rows } = await this.db.query<{ id: string; status: WebhookDelivery["status"] }>(
+        "SELECT id, status FROM attempts WHERE project_id = $1 ORDER BY scheduled_ms DESC, id DESC OFFSET $2",
+        [projectId, this.attemptsKept],
+      );
+      const ids = forgottenPastCap(rows).map((r) => r.id);
+      // A finished attempt stays finished: nothing read here changes before the delete.
+      if (ids.length > 0) await this.db.query("DELETE FROM attempts WHERE id = ANY($1::text[])", [ids]);
+    } catch (err) {
+      this.logger?.warn({ err: (err as Error).message, project_id: projectId }, "could not forget a project's oldest webhook attempts; the next event tries again");
+    }
   }
 
   async webhookChanged(project: Project, current: WebhookSetting | null): Promise<void> {
@@ -402,8 +420,8 @@ class PgDispatcher implements WebhookDispatcher {
     const now = this.clock.now();
     // The event's row locked until this change commits: two resends at once number their attempts one after the other.
     await this.backend.query("SELECT 1 FROM events WHERE id = $1 FOR UPDATE", [ev.id]);
-    const { rows } = await this.backend.query<{ m: number }>("SELECT MAX(attempt) AS m FROM attempts WHERE event_id = $1", [ev.id]);
-    const attempt = (rows[0]?.m ?? 0) + 1;
+    const { rows } = await this.backend.query<{ attempt: number }>("SELECT attempt FROM attempts WHERE event_id = $1", [ev.id]);
+    const attempt = resendNumber(rows.map((r) => r.attempt));
     const id = this.insertAttempt(ev, attempt, "resend", webhook.url, now);
     this.backend.enqueue(NOTIFY, [WAKE]);
     await this.o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
