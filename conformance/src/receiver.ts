@@ -195,6 +195,10 @@ export class Receiver {
       this.server = createHttp(handler);
     }
     this.server.on("connection", (socket: { acceptedAt?: number }) => void (socket.acceptedAt = Date.now()));
+    // An idle connection is kept open well past 5 s: Node's HTTP clients drop their idle sockets at 5 s, Node's server
+    // closes them at 5 s too, and a service that reuses one just as the receiver closes it loses an attempt the
+    // receiver never sees (a retry counted by the service, missing here). A wait between attempts ends nothing here.
+    this.server.keepAliveTimeout = 30_000;
     await new Promise<void>((resolve, reject) => {
       this.server.once("error", reject);
       this.server.listen(Number(portText ?? 0), host ?? "127.0.0.1", resolve);

@@ -25,6 +25,9 @@ const FAST = { WEBHOOK_CA_FILE: join(certDir, "ca.pem"), WEBHOOK_RETRY_DELAYS_MS
 const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
 
 const failures = (report: Report) => report.results.flatMap((r) => r.failures.map((f) => `${r.name}: ${f.rule}: ${f.message}`));
+/** What a failure needs to be replayed: each one's sequence, replay and curl lines (a timing-dependent one may not come again). */
+const evidence = (report: Report) =>
+  report.results.flatMap((r) => r.failures.map((f) => `\n--- ${r.name}: ${f.rule}\n${f.details === undefined ? "" : `${JSON.stringify(f.details, null, 1)}\n`}${f.curl ?? ""}`)).join("");
 const model = (report: Report) => report.results.find((r) => r.name === "model")!;
 const sequences = (report: Report) => model(report).properties.find((p) => p.label === "model-based run")?.ran ?? 0;
 
@@ -40,7 +43,7 @@ describe("the foreign implementation through its states module, as a user runs i
 
   it("through the README's JavaScript example (studies and interviews only): no failure, the rest named NOT TESTED", async () => {
     const report = await runConformance(options(foreign.baseUrl, { states: join(root, "conformance/examples/foreign-studies.mjs"), only: ["capacity", "fields", "webhooks", "model"], runs: 4 }));
-    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
     const missing = report.states.capabilities.filter((c) => !c.offered);
     expect(missing.map((c) => c.capability)).toEqual(expect.arrayContaining(["plant-chat", "create-project", "faults", "eligible-launch"]));
     // The fields it cannot plant are found at their first use, named by the module's own words.
@@ -52,7 +55,7 @@ describe("the foreign implementation through its states module, as a user runs i
 
   it("with data only: no failure, every write named NOT TESTED (exit 3)", async () => {
     const report = await runConformance(options(foreign.baseUrl, { runs: 4 }));
-    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
     expect(report.exitCode).toBe(3);
     expect(report.untested.join("\n")).toMatch(/--sim or --states/);
     // Nothing passes on evidence that could not have failed: no DELETE /v1/webhooks was sent, so it is not passed.
@@ -61,7 +64,7 @@ describe("the foreign implementation through its states module, as a user runs i
 
   it("with --sim, which it does not have: no failure, every capability missing, each decided by its probe or first use", async () => {
     const report = await runConformance(options(foreign.baseUrl, { sim: true, runs: 4 }));
-    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
     expect(report.states.capabilities.filter((c) => c.offered)).toEqual([]);
     for (const c of report.states.capabilities) expect(c.decided, c.capability).toMatch(/^probe: |first use/);
     expect(report.states.capabilities.find((c) => c.capability === "complete")!.why).toMatch(/as a path that surely does not exist does/);
@@ -88,7 +91,7 @@ describe("a simulation surface in the foreign server's conventions", () => {
 
   it("is found whole by its probes (its 404 for an id that does not exist is the service speaking), and passes", async () => {
     const report = await through([], { only: ["auth", "capacity", "fields", "chats", "webhooks", "model"], runs: 6 });
-    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
     const missing = report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability);
     expect(missing).toEqual(["faults"]);
     expect(report.states.capabilities.find((c) => c.capability === "complete")!.decided).toMatch(/^probe: .*unlike a path that surely does not exist/);
@@ -100,27 +103,27 @@ describe("a simulation surface in the foreign server's conventions", () => {
     // sequence opened one, and the link was left unsettled: counted as offered). The model's budget is the default,
     // measured on the target.
     const report = await through(AFTER_2_0_0, { only: ["fields", "model"], runs: 8 });
-    expect(failures(report), `seed ${report.seed}`).toEqual([]);
-    expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability).sort(), `seed ${report.seed}`).toEqual([...AFTER_2_0_0].sort());
+    expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
+    expect(report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability).sort(), `seed ${report.seed}${evidence(report)}`).toEqual([...AFTER_2_0_0].sort());
     expect(report.states.capabilities.find((c) => c.capability === "interview-link")!.decided).toMatch(/first use: POST \/_sim\/interviews/);
-    expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(4);
+    expect(sequences(report), `seed ${report.seed}${evidence(report)}`).toBeGreaterThanOrEqual(4);
   }, 200_000);
 
   it("with a framework's default 404 (an unknown interview's body the same as a missing route's): settles complete and abandon by use with a real id, and passes", async () => {
     const report = await through([], { only: ["cover", "model"], runs: 4 }, true);
-    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
     for (const cap of ["complete", "abandon"]) {
       const c = report.states.capabilities.find((x) => x.capability === cap)!;
       expect(c.offered, `${cap}: ${c.decided}`).toBe(true);
       expect(c.decided, cap).toMatch(/^settled at first use: POST \/_sim\/interviews\/\{id\}\/(complete|abandon) answered 20\d/);
     }
     expect(report.states.capabilities.find((x) => x.capability === "faults")!.decided).toMatch(/^probe: PUT \/_sim\/faults/);
-    expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(4);
+    expect(sequences(report), `seed ${report.seed}${evidence(report)}`).toBeGreaterThanOrEqual(4);
   }, 200_000);
 
   it("with a framework's default 404 and no complete: finds it missing at its first use with a real id, and still runs the model", async () => {
     const report = await through(["complete"], { only: ["model"], runs: 3 }, true);
-    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
     const c = report.states.capabilities.find((x) => x.capability === "complete")!;
     expect(c.offered, c.decided).toBe(false);
     expect(c.decided).toMatch(/first use: POST \/_sim\/interviews\/.+\/complete answered 404/);
@@ -131,7 +134,7 @@ describe("a simulation surface in the foreign server's conventions", () => {
     // auth alone plants no interview and launches nothing: the link and the eligible launch, which only their first
     // use can settle, stay unsettled.
     const report = await through([], { only: ["auth"], runs: 2 });
-    expect(failures(report), `seed ${report.seed}`).toEqual([]);
+    expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
     const unsettled = report.states.capabilities.filter((c) => c.settled === false);
     expect(unsettled.map((c) => c.capability)).toEqual(["interview-link", "eligible-launch"]);
     expect(unsettled[0]).toMatchObject({ offered: true, decided: "not settled: only a study's own link can be sent, and it would plant an interview; nothing in this run used it" });
@@ -146,12 +149,12 @@ describe("a simulation surface in the foreign server's conventions", () => {
       it(`finds ${cap} missing, names it, and still runs the model`, async () => {
         // A link can only be probed by planting, so its first use settles it: the fields check opens one.
         const report = await through([cap], { only: ["auth", ...(cap === "interview-link" ? ["fields"] : []), "model"], runs: 3 });
-        expect(failures(report), `seed ${report.seed}`).toEqual([]);
+        expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
         const found = report.states.capabilities.find((c) => c.capability === cap)!;
         expect(found.offered, `seed ${report.seed}: ${found.decided}`).toBe(false);
         expect(found.why).toMatch(/answered (404|405|422)|no (interviews|chats) can be planted/);
         expect(model(report).status, `seed ${report.seed}: ${model(report).reason}`).toBe("passed");
-        expect(sequences(report), `seed ${report.seed}`).toBeGreaterThanOrEqual(2);
+        expect(sequences(report), `seed ${report.seed}${evidence(report)}`).toBeGreaterThanOrEqual(2);
       }, 150_000);
     }
   });
