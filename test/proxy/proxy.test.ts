@@ -350,12 +350,14 @@ describe("the proxy's forwarding", () => {
   });
 
   it("answers 502 in the error envelope for a target that refuses, and for one that never answers, without hanging", async () => {
+    // The silent target first: a port freed just before it listens may be handed to it, and the refused target would
+    // then be the silent one (a CI run answered "no answer" where a refusal was due).
+    const silent = createNet((socket) => socket.on("data", () => undefined));
+    await new Promise<void>((ok) => silent.listen(0, "127.0.0.1", ok));
     const closed = createNet();
     await new Promise<void>((ok) => closed.listen(0, "127.0.0.1", ok));
     const port = (closed.address() as AddressInfo).port;
-    closed.close();
-    const silent = createNet((socket) => socket.on("data", () => undefined));
-    await new Promise<void>((ok) => silent.listen(0, "127.0.0.1", ok));
+    await new Promise<void>((ok) => closed.close(() => ok()));
     const refusedProxy = await startProxy({ target: `http://127.0.0.1:${port}/api` });
     const silentProxy = await startProxy({ target: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/api`, upstreamTimeoutMs: 500 });
     try {
