@@ -86,7 +86,7 @@ export interface AppOptions {
   tenantLimits?: Partial<TenantLimits>;
   /**
    * A store already opened (PostgreSQL: `PgBackend.open`, which is asynchronous); it wins over `dataDir`. With a
-   * shared store, webhook attempts are claimed from the database (stores/postgres/dispatcher.ts).
+   * shared store, webhook attempts are claimed from the database (stores/postgres/deliveries.ts).
    */
   backend?: Backend;
 }

@@ -4,7 +4,8 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { StoredInterview } from "../../fixtures/types.ts";
 import { AttemptLog } from "../src/webhooks/attempt-log.ts";
-import { injectedFields, retryAfter } from "../src/webhooks/attempt-outcome.ts";
+import { injectedFields, retryAfter, staleAttempt, type EventDelivery } from "../src/webhooks/attempt-outcome.ts";
+import { Project } from "../src/model/project.ts";
 import { postWebhook, USER_AGENT } from "../src/webhooks/delivery.ts";
 import { interviewCompletedEvent, serializeEvent } from "../src/webhooks/payload.ts";
 import { DEFAULT_RETRY_DELAYS_MS, maxAttempts, retryDelayAfter, TimerSet } from "../src/webhooks/schedule.ts";
@@ -27,24 +28,45 @@ describe("signWebhookBody", () => {
   });
 });
 
-describe("the rules both dispatchers call (attempt-outcome.ts)", () => {
+describe("the rules the delivery core calls (attempt-outcome.ts)", () => {
   const ev = { id: "evt", url: "https://example.com/h" };
   const failed = (attempt: number, trigger: WebhookDelivery["trigger"] = attempt === 1 ? "event" : "retry") => ({ status: "failed" as const, trigger, attempt, error: "http_500" });
   const delays = [10_000, 60_000, 300_000];
 
-  it("a failed attempt asks for the next one, due its delay after the failure, until the schedule is spent", () => {
-    expect(retryAfter(failed(1), ev, 1_000, delays, false)).toEqual({ attempt: 2, dueMs: 11_000 });
-    expect(retryAfter(failed(2), ev, 1_000, delays, false)).toEqual({ attempt: 3, dueMs: 61_000 });
-    expect(retryAfter(failed(3), ev, 1_000, delays, false)).toEqual({ attempt: 4, dueMs: 301_000 });
-    expect(retryAfter(failed(4), ev, 1_000, delays, false)).toBeNull();
-    expect(retryAfter(failed(1), ev, 1_000, [], false)).toBeNull();
+  const fresh = async () => false;
+  const stale = async () => true;
+  it("a failed attempt asks for the next one, due its delay after the failure, until the schedule is spent", async () => {
+    expect(await retryAfter(failed(1), ev, 1_000, delays, fresh)).toEqual({ attempt: 2, dueMs: 11_000 });
+    expect(await retryAfter(failed(2), ev, 1_000, delays, fresh)).toEqual({ attempt: 3, dueMs: 61_000 });
+    expect(await retryAfter(failed(3), ev, 1_000, delays, fresh)).toEqual({ attempt: 4, dueMs: 301_000 });
+    expect(await retryAfter(failed(4), ev, 1_000, delays, fresh)).toBeNull();
+    expect(await retryAfter(failed(1), ev, 1_000, [], fresh)).toBeNull();
   });
 
-  it("asks for none after a success, a cancellation, a resend, or once the webhook changed", () => {
-    expect(retryAfter({ ...failed(1), status: "succeeded" }, ev, 0, delays, false)).toBeNull();
-    expect(retryAfter({ ...failed(1), status: "cancelled" }, ev, 0, delays, false)).toBeNull();
-    expect(retryAfter(failed(5, "resend"), ev, 0, delays, false)).toBeNull();
-    expect(retryAfter(failed(1), ev, 0, delays, true)).toBeNull();
+  it("asks for none after a success, a cancellation, a resend, or once the webhook changed", async () => {
+    expect(await retryAfter({ ...failed(1), status: "succeeded" }, ev, 0, delays, fresh)).toBeNull();
+    expect(await retryAfter({ ...failed(1), status: "cancelled" }, ev, 0, delays, fresh)).toBeNull();
+    expect(await retryAfter(failed(5, "resend"), ev, 0, delays, fresh)).toBeNull();
+    expect(await retryAfter(failed(1), ev, 0, delays, stale)).toBeNull();
+  });
+
+  it("cancels an attempt whose webhook was deleted, unsubscribed or replaced, not one kept by an identical PUT; a resend by its own URL", () => {
+    const project = new Project({ id: "p", name: "p", api_key: "", public_key: "" });
+    const first = project.setWebhook("https://example.com/h", ["interview.completed"], "whsec_1");
+    const event = { id: "evt", project, url: first.url, secret: first.signing_secret, version: first.version } as EventDelivery;
+    const retry = { trigger: "retry" as const, url: first.url };
+    expect(staleAttempt(event, retry, first)).toBeNull();
+    expect(staleAttempt(event, retry, null)).toBe("cancelled: webhook deleted");
+    expect(staleAttempt(event, retry, { ...first, events: [] })).toBe("cancelled: event unsubscribed");
+    const same = project.setWebhook(first.url, ["interview.completed"], "whsec_1");
+    expect(same.version).not.toBe(first.version);
+    expect(staleAttempt(event, retry, same)).toBeNull();
+    const newSecret = project.setWebhook(first.url, ["interview.completed"], "whsec_2");
+    expect(staleAttempt(event, retry, newSecret)).toBe("cancelled: webhook replaced");
+    // A resend goes to the URL configured when it was made, signed as its event was: a new secret there keeps it.
+    expect(staleAttempt(event, { trigger: "resend", url: first.url }, newSecret)).toBeNull();
+    expect(staleAttempt(event, { trigger: "resend", url: first.url }, project.setWebhook("https://example.com/other", ["interview.completed"], "whsec_2"))).toBe("cancelled: webhook replaced");
+    expect(staleAttempt(event, { trigger: "resend", url: first.url }, null)).toBe("cancelled: webhook deleted");
   });
 
   it("records an injected failure as the endpoint's answer, marked as simulated; an injected 2xx as a success", () => {

@@ -57,9 +57,9 @@ export interface StoredStreamEvent {
 }
 
 /**
- * What the dispatcher of one process writes down of its webhook events and attempts (dispatcher.ts in webhooks/):
+ * What the attempt queue of one process writes down of its webhook events and attempts (memory/deliveries.ts):
  * nothing in memory, tables of the data dir with SQLite. Several processes on one PostgreSQL keep events and attempts
- * as the rows they claim from (stores/postgres/dispatcher.ts), so that store has no such log.
+ * as the rows they claim from (postgres/deliveries.ts), so that store has no such log.
  */
 export interface DeliveryLog {
   putEvent(e: StoredEvent): void;

@@ -13,7 +13,9 @@ import type { Project } from "../model/project.ts";
 import { Quotas, type TenantLimits } from "../model/tenant-limits.ts";
 import { InterviewRunner } from "../simulation/interview-runner.ts";
 import type { AddressPolicy } from "../webhooks/address-policy.ts";
-import { createWebhookDispatcher } from "../webhooks/dispatcher.ts";
+import { DeliveryCore } from "../webhooks/delivery-core.ts";
+import type { Caps } from "../webhooks/fair-queue.ts";
+import { MemoryDeliveries } from "./memory/deliveries.ts";
 import { EventStreams } from "../webhooks/event-stream.ts";
 import { listenerSecret } from "../webhooks/listener.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
@@ -31,7 +33,7 @@ import { MemoryStream } from "./memory/stream.ts";
 import { MemoryStudies } from "./memory/studies.ts";
 import { MemoryWebhookSettings } from "./memory/webhook-settings.ts";
 import { PgChats } from "./postgres/chats.ts";
-import { createPgDispatcher } from "./postgres/dispatcher.ts";
+import { PgDeliveries } from "./postgres/deliveries.ts";
 import { PgFaultSettings } from "./postgres/fault-settings.ts";
 import { seedFixtures } from "./postgres/fixtures.ts";
 import { PgInterviews } from "./postgres/interviews.ts";
@@ -102,7 +104,7 @@ export function composeStores(backend: Backend, o: ComposeOptions): Composed {
   throw new Error(`unknown store: ${backend.kind}`);
 }
 
-/** The dispatcher's settings both kinds share. */
+/** The delivery core's settings, the same over either queue. */
 const deliveryOf = (o: ComposeOptions, streams: EventStreams, faults: FaultRegistry) => ({
   streams,
   faults,
@@ -111,13 +113,12 @@ const deliveryOf = (o: ComposeOptions, streams: EventStreams, faults: FaultRegis
   timeoutMs: o.timeoutMs,
   caFile: o.caFile,
   addressPolicy: o.addressPolicy,
-  maxConcurrent: o.maxConcurrent,
-  maxConcurrentPerTenant: o.limits.deliveriesPerTenant,
-  maxConcurrentPerProject: o.maxConcurrentPerProject,
-  eventsKeptPerTenant: o.limits.eventsKept,
-  maxAttemptsPerProject: o.limits.attemptsKept,
+  maxConcurrent: capsOf(o).total,
   logger: o.logger,
 });
+
+/** Attempts on the wire at once: from this process, per tenant and per project (over every process on PostgreSQL). */
+const capsOf = (o: ComposeOptions): Caps => ({ total: o.maxConcurrent ?? 64, perTenant: o.limits.deliveriesPerTenant, perProject: o.maxConcurrentPerProject ?? 8 });
 
 /** One process (memory, SQLite): every resource in memory, each change written to the store's log and replayed at start. */
 function composeLocal(local: LocalBackend, o: ComposeOptions): Composed {
@@ -127,7 +128,10 @@ function composeLocal(local: LocalBackend, o: ComposeOptions): Composed {
   const quotas = new Quotas(o.limits);
   const interviews = new MemoryInterviews(local);
   const studies = new MemoryStudies(local);
-  const webhooks = o.webhooks ?? createWebhookDispatcher({ ...deliveryOf(o, streams, faults), listenerSecret: (project: Project) => listenerSecret(project, local), backend: local });
+  const webhookSettings = new MemoryWebhookSettings(local);
+  const listeners = new MemoryListeners(local);
+  const queue = new MemoryDeliveries({ backend: local, caps: capsOf(o), eventsKeptPerTenant: o.limits.eventsKept, attemptsKeptPerProject: o.limits.attemptsKept });
+  const webhooks = o.webhooks ?? new DeliveryCore(queue, { ...deliveryOf(o, streams, faults), webhookSettings, listeners });
   const runner = new InterviewRunner(o.clock, webhooks, local, interviews, studies, o.simProcessingMs, o.logger);
   const restoredChanges = replay(local, { store, faults, runner, quotas });
   webhooks.restore(store.projects);
@@ -138,8 +142,8 @@ function composeLocal(local: LocalBackend, o: ComposeOptions): Composed {
     studies,
     chats: new MemoryChats(local),
     promptEvents: new MemoryPromptEvents(local),
-    webhookSettings: new MemoryWebhookSettings(local),
-    listeners: new MemoryListeners(local),
+    webhookSettings,
+    listeners,
     streams,
     faults,
     quotas,
@@ -172,7 +176,9 @@ function composeShared(pg: PgBackend, o: ComposeOptions): Composed {
   const listeners = new PgListeners(pg);
   const interviews = new PgInterviews(pg);
   const studies = new PgStudies(pg);
-  const webhooks = o.webhooks ?? createPgDispatcher({ ...deliveryOf(o, streams, faults), backend: pg, projects, webhookSettings, listeners });
+  const queue = new PgDeliveries({ backend: pg, projects, caps: capsOf(o), timeoutMs: o.timeoutMs, eventsKeptPerTenant: o.limits.eventsKept, attemptsKeptPerProject: o.limits.attemptsKept, logger: o.logger });
+  // Other processes add attempts too: an idle process looks at least every second (a notice may be lost).
+  const webhooks = o.webhooks ?? new DeliveryCore(queue, { ...deliveryOf(o, streams, faults), webhookSettings, listeners, pollMs: 1_000 });
   const runner = new InterviewRunner(o.clock, webhooks, pg, interviews, studies, o.simProcessingMs, o.logger);
   const timers = new PgTimers(pg, o.clock, projects, (p, id, kind) => runner.make(p, id, kind), o.logger);
   runner.useRows(timers);

@@ -12,8 +12,6 @@ import { ascBy, insertSorted, lowerBound } from "../model/sorted.ts";
 import { forgottenPastCap } from "./attempt-outcome.ts";
 import type { WebhookDelivery } from "./types.ts";
 
-export const DEFAULT_ATTEMPTS_PER_PROJECT = 1000;
-
 const order = ascBy<WebhookDelivery>((d) => d.scheduled_at);
 
 /** What may change on an attempt after it is recorded; its place in the order (scheduled_at, id) never does. */
@@ -22,7 +20,7 @@ export type AttemptChange = Partial<Pick<WebhookDelivery, "status" | "response_s
 export class AttemptLog {
   private readonly byProject = new Map<string, WebhookDelivery[]>();
 
-  constructor(private readonly maxPerProject = DEFAULT_ATTEMPTS_PER_PROJECT) {}
+  constructor(private readonly maxPerProject: number) {}
 
   /** Returns the records no longer listed (the backend forgets them too). */
   add(projectId: string, record: WebhookDelivery): WebhookDelivery[] {

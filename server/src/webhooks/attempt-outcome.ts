@@ -1,9 +1,9 @@
 /**
- * What both dispatchers (one process: dispatcher.ts; several on PostgreSQL: stores/postgres/dispatcher.ts) decide the same way:
- * whether an attempt's webhook setting is still the current one, what an attempt's outcome records (a real answer, an
- * injected failure, an attempt cut by its process's end), which retry a finished attempt asks for, which attempts a
- * project forgets past its cap, and a resend's number. Each is written once, here; the dispatchers only store what it
- * says.
+ * The rules of webhook delivery the core applies (delivery-core.ts) and the attempt queues store the results of
+ * (stores/memory/deliveries.ts, stores/postgres/deliveries.ts): whether an attempt's webhook setting is still the
+ * current one, what an attempt's outcome records (a real answer, an injected failure, an attempt cut by its process's
+ * end), which retry a finished attempt asks for, which attempts a project forgets past its cap, and a resend's number.
+ * Each is written once, here.
  */
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
@@ -26,13 +26,23 @@ export interface EventDelivery {
 }
 
 /** Why an attempt of `ev` will not be sent; null while its webhook setting is still `current` (the project's now). */
-export function staleReason(ev: EventDelivery, current: WebhookSetting | null): string | null {
+function staleReason(ev: EventDelivery, current: WebhookSetting | null): string | null {
   if (!current) return "cancelled: webhook deleted";
   if (!current.events.includes(INTERVIEW_COMPLETED)) return "cancelled: event unsubscribed";
   // The version is bumped by every PUT, even one that changes nothing; such a PUT keeps the same receiver and
   // secret, so its retries go on. A different url or secret is a replaced webhook.
   if (current.version !== ev.version && (current.url !== ev.url || current.signing_secret !== ev.secret)) return "cancelled: webhook replaced";
   return null;
+}
+
+/**
+ * Why attempt `attempt` of `ev` will not be sent against the project's webhook `current`. A resend was made for the
+ * webhook as it was configured then (its `url`): it goes unless that webhook is gone, unsubscribed or elsewhere now.
+ */
+export function staleAttempt(ev: EventDelivery, attempt: Pick<WebhookDelivery, "trigger" | "url">, current: WebhookSetting | null): string | null {
+  if (attempt.trigger !== "resend" || !current) return staleReason(ev, current);
+  if (!current.events.includes(INTERVIEW_COMPLETED)) return "cancelled: event unsubscribed";
+  return current.url === attempt.url ? null : "cancelled: webhook replaced";
 }
 
 export function outcomeFields(outcome: PostOutcome): Pick<WebhookDelivery, "status" | "response_status" | "error"> {
@@ -67,17 +77,17 @@ export const INTERRUPTED = "interrupted: the sandbox stopped during this attempt
 
 /**
  * The retry a finished attempt asks for, due `delay` after its failure (`failedAtMs`): none after a success, after a
- * resend (never retried), or once the webhook changed (`stale`: no retry against an old setting); none either once
- * the schedule is spent (the event is dropped, and logged).
+ * resend (never retried), or once the webhook changed (`stale`, asked only for a failure: no retry against an old
+ * setting); none either once the schedule is spent (the event is dropped, and logged).
  */
-export function retryAfter(
+export async function retryAfter(
   finished: Pick<WebhookDelivery, "status" | "trigger" | "attempt" | "error">,
   ev: Pick<EventDelivery, "id" | "url">,
   failedAtMs: number,
   retryDelaysMs: readonly number[],
-  stale: boolean,
+  stale: () => Promise<boolean>,
   logger?: Logger,
-): { attempt: number; dueMs: number } | null {
+): Promise<{ attempt: number; dueMs: number } | null> {
   if (finished.status !== "failed" || finished.trigger === "resend") return null;
   logger?.warn({ event_id: ev.id, attempt: finished.attempt, url: ev.url, error: finished.error }, "webhook attempt failed");
   const delay = retryDelayAfter(retryDelaysMs, finished.attempt);
@@ -85,7 +95,7 @@ export function retryAfter(
     logger?.warn({ event_id: ev.id, url: ev.url }, "webhook retries exhausted; event dropped");
     return null;
   }
-  return stale ? null : { attempt: finished.attempt + 1, dueMs: failedAtMs + delay };
+  return (await stale()) ? null : { attempt: finished.attempt + 1, dueMs: failedAtMs + delay };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The record of one process's attempts (dispatcher.ts): every attempt is a `WebhookDelivery` in the deliveries list
+ * The record of one process's attempts (stores/memory/deliveries.ts): every attempt is a `WebhookDelivery` in the deliveries list
  * (attempt-log.ts) and in the backend, written as it is made and at every change of its status.
  */
 import { randomUUID } from "node:crypto";
@@ -21,7 +21,7 @@ export class AttemptRecords {
 
   constructor(
     private readonly backend: LocalBackend,
-    maxPerProject?: number,
+    maxPerProject: number,
   ) {
     this.log = new AttemptLog(maxPerProject);
   }

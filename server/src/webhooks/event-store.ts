@@ -1,5 +1,5 @@
 /**
- * The events of one process's dispatcher (dispatcher.ts): each with its exact bytes and the webhook setting it was
+ * The events of one process's attempt queue (stores/memory/deliveries.ts): each with its exact bytes and the webhook setting it was
  * made for, by id, for retries, resends and request lookups; written to the backend, and kept per tenant up to a
  * bound (the oldest are forgotten first, in memory and in the backend alike).
  */

@@ -1,10 +1,10 @@
 /**
- * The slots of one process's deliveries and the line for them (dispatcher.ts). A receiver that accepts and never
+ * The slots of one process's deliveries and the line for them (stores/memory/deliveries.ts). A receiver that accepts and never
  * answers holds a socket per attempt until the timeout, so attempts on the wire are capped overall, per tenant and per
  * project; attempts due while their caps are full wait here, per tenant, then per project, oldest first. Slots go
  * round the tenants, then round each tenant's projects, so a tenant whose receivers never answer holds at most its own
  * share and no project waits behind a sibling's burst. Over several processes on one PostgreSQL the claim applies this
- * same queue to the due rows, with every process's attempts on the wire counted (stores/postgres/dispatcher.ts).
+ * same queue to the due rows, with every process's attempts on the wire counted (stores/postgres/deliveries.ts).
  */
 export interface Caps {
   total: number;

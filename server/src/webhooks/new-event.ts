@@ -1,8 +1,8 @@
 /**
- * An interview completed: the `interview.completed` event both dispatchers make (dispatcher.ts, stores/postgres/dispatcher.ts).
+ * An interview completed: the `interview.completed` event the delivery core makes (delivery-core.ts).
  * The body is built and serialised once, now, so every retry carries these very bytes and `timestamp` is the send
  * time of the first attempt. Without a webhook subscribed to it there is nothing to deliver, but listeners still get
- * the event, signed with the project's listener secret; each dispatcher publishes `streamed` to the stream.
+ * the event, signed with the project's listener secret; the core publishes `streamed` to the stream.
  */
 import { randomUUID } from "node:crypto";
 import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";

@@ -1,6 +1,6 @@
 /**
- * What the rest of the server needs from webhook delivery (one process: dispatcher.ts; several sharing a
- * PostgreSQL: stores/postgres/dispatcher.ts, whose lists are read from the database, hence the promises). The dispatcher owns signing, the retry
+ * What the rest of the server needs from webhook delivery (delivery-core.ts, over an attempt queue in memory or in
+ * PostgreSQL's rows, hence the promises). The dispatcher owns signing, the retry
  * schedule, timeouts and the record of attempts; handlers only tell it what happened.
  */
 import type { components } from "../../../generated/schema.d.ts";

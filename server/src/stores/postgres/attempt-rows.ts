@@ -1,5 +1,5 @@
 /**
- * The rows of dispatcher.ts: attempts and events as PostgreSQL holds them (server/migrations), the delivery record
+ * The rows of deliveries.ts: attempts and events as PostgreSQL holds them (server/migrations), the delivery record
  * an attempt row answers as, and the two statements that make the queue: a new attempt, and the fair claim.
  */
 import { iso } from "../../clock.ts";
@@ -22,6 +22,9 @@ export interface AttemptRow {
   scheduled_ms: string;
   sent_ms: string | null;
   finished_ms: string | null;
+  /** The process that claimed it, and until when (its lease). */
+  owner: string | null;
+  lease_ms: string | null;
 }
 
 /** An `events` row: the backend's stored event with its tenant, headers as JSON text. */

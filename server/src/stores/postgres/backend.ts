@@ -17,7 +17,7 @@
  *   (`groupCommit`; batched.ts makes the same statement of all of them one).
  * - A stream event's commit notifies every process with its project's id (`LISTEN`/`NOTIFY` on a connection that only
  *   listens), and each one sends that project's listeners the rows past what it sent them (webhooks/event-stream.ts).
- * Webhook events and attempts are rows (`events`, `attempts`) that stores/postgres/dispatcher.ts claims with
+ * Webhook events and attempts are rows (`events`, `attempts`) that stores/postgres/deliveries.ts claims with
  * `FOR UPDATE SKIP LOCKED`, and so are the simulated interviews' timers (`timers`, stores/postgres/timers.ts).
  * Migrations (server/migrations, node-pg-migrate) run at start-up under node-pg-migrate's advisory lock: processes
  * starting together wait for the first one's. Every table is in the `sandbox` schema, created if missing.
