@@ -3,6 +3,7 @@
  * per project with `PUT /_sim/faults`. Draws come from a seeded generator, so a run with a given seed repeats.
  */
 import type { components } from "../../../generated/schema.d.ts";
+import type { FaultCounter, SharedFaultSettings } from "../stores/faults.ts";
 
 export type FaultSettings = Required<components["schemas"]["SimFaultSettings"]>;
 export type FaultKind = components["schemas"]["FaultKind"];
@@ -33,23 +34,6 @@ interface ProjectFaults {
 export interface FaultPlan {
   delayMs: number;
   kind: FaultKind | null;
-}
-
-/** The settings that count down as they are used. */
-export type FaultCounter = "fail_next" | "webhook_failures";
-
-/**
- * Fault settings kept where several processes share them (PostgreSQL: stores/postgres/fault-settings.ts), read by
- * every request whichever process answers it; no process holds them. Counters are consumed exactly once over every
- * process.
- */
-export interface SharedFaultSettings {
-  /** Writes the settings (null: none), counters included, in the change in progress. */
-  set(projectId: string, settings: FaultSettings | null): Promise<void>;
-  /** The settings now, counters as they are left; `version` changes with each `set`. Null: none are set. */
-  read(projectId: string): Promise<{ settings: FaultSettings; version: string } | null>;
-  /** Consumes one; what is left, or null when there was none. */
-  take(projectId: string, counter: FaultCounter): Promise<number | null>;
 }
 
 export class FaultRegistry {

@@ -6,7 +6,7 @@
  */
 import { ApiError, conflict } from "../http/errors.ts";
 import type { Project } from "./project.ts";
-import type { SharedCounter } from "../stores/limits.ts";
+import type { SharedCounter, SharedQuota } from "../stores/limits.ts";
 
 export interface TenantLimits {
   /** Projects a tenant may create through `POST /_sim/projects`. */
@@ -142,16 +142,6 @@ export class OpenSlots {
     this.perTenant.give(tenant);
     this.perAddress.give(address);
   }
-}
-
-/**
- * A quota counted where every process sees it (PostgreSQL): `take` counts `n` in the change in progress when the
- * count leaves room under `cap`, one statement that never makes all of a tenant's writes wait on one row (takes in
- * flight at once may together pass the cap by what they add); past the cap the change is refused with
- * `refusal(count)` (and rolled back).
- */
-export interface SharedQuota {
-  take(tenant: string, n: number, cap: number, refusal: (count: number) => Error): Promise<void>;
 }
 
 /** The quotas of things kept, per tenant: planted data (projects are counted by the store). */

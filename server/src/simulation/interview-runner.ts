@@ -8,7 +8,7 @@ import type { StoredInterview, StoredStudy } from "../../../fixtures/types.ts";
 import { iso, schedule, type Clock } from "../clock.ts";
 import type { Logger } from "pino";
 import type { Backend } from "../stores/backend.ts";
-import type { PgTimers, TimerKind } from "../stores/postgres/timers.ts";
+import type { InterviewTimers, TimerKind } from "../stores/timers.ts";
 import type { Project } from "../model/project.ts";
 import type { Interviews, Moved } from "../stores/interviews.ts";
 import type { Studies } from "../stores/studies.ts";
@@ -56,10 +56,10 @@ export class InterviewRunner {
     private readonly logger?: Logger,
   ) {}
 
-  /** Several processes on one PostgreSQL: timers are rows one process claims (timers.ts in stores/postgres), never armed here. */
-  private rows: PgTimers | null = null;
+  /** Several processes on one PostgreSQL: timers are rows one process claims (stores/timers.ts), never armed here. */
+  private rows: InterviewTimers | null = null;
 
-  useRows(rows: PgTimers): void {
+  useRows(rows: InterviewTimers): void {
     this.rows = rows;
   }
 

@@ -4,7 +4,8 @@
  * `webhook_failures`) is consumed by one conditional UPDATE, so a counter of 2 fails exactly 2 requests over every
  * process, and no process holds settings another process's PUT has replaced.
  */
-import type { FaultCounter, FaultSettings, SharedFaultSettings } from "../../faults/settings.ts";
+import type { FaultSettings } from "../../faults/settings.ts";
+import type { FaultCounter, SharedFaultSettings } from "../faults.ts";
 import type { PgBackend } from "./backend.ts";
 
 // Column names are only ever these two (never from input).

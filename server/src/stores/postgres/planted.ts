@@ -9,7 +9,7 @@
  */
 import { randomInt } from "node:crypto";
 import pg from "pg";
-import type { SharedQuota } from "../../model/tenant-limits.ts";
+import type { SharedQuota } from "../limits.ts";
 import type { PgBackend } from "./backend.ts";
 
 /**

@@ -11,8 +11,8 @@ import { schedule, type Clock } from "../../clock.ts";
 import { StoreClosed, type PgBackend } from "./backend.ts";
 import type { Project } from "../../model/project.ts";
 import type { Projects } from "../projects.ts";
+import type { InterviewTimers, TimerKind } from "../timers.ts";
 
-export type TimerKind = "processing" | "completed";
 
 /** Makes one transition (InterviewRunner's), inside the change that claimed its row. */
 export type Transition = (project: Project, interviewId: string, kind: TimerKind) => Promise<unknown>;
@@ -22,7 +22,7 @@ const POLL_MS = 1_000;
 /** Rows claimed per change: a backlog (after an outage) is made in several short changes. */
 const BATCH = 64;
 
-export class PgTimers {
+export class PgTimers implements InterviewTimers {
   /** Claims up to BATCH due rows of these projects (one tenant's, by id) and makes their transitions, in the change in progress. */
   private async makeDue(projects: Map<string, Project>, now: number): Promise<number> {
     const { rows } = await this.backend.query<{ interview_id: string; kind: TimerKind; project_id: string; due_ms: string }>(
