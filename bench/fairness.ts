@@ -7,7 +7,7 @@
  * `--max-active-requests` at its default; FAIR_SLOTS=n measures another value) and with it out of the way
  * (`--max-active-requests 1000000`), rounds alternating; figures are medians over rounds. Each round measures Acme's
  * flood alone too: beside a light team it should keep at least 0.8x of it (issue #61). Then the same flood on three
- * processes over one PostgreSQL (below), and what fair admission costs a team alone: reads/s and p99 of
+ * processes over one PostgreSQL (below; FAIR_POOL=n sets their `DATABASE_POOL_SIZE`), and what fair admission costs a team alone: reads/s and p99 of
  * `GET /v1/interviews?limit=10` over 32 connections, fair against none, on the memory store and on one process over
  * PostgreSQL (each read a query, so many requests wait on the database at once).
  */
@@ -99,7 +99,7 @@ async function sharedRounds(flood: Flood, globex: Globex): Promise<{ rounds: Rou
   const procs: Proc[] = [];
   try {
     // Planting for 3 rounds of 8 s passes the default quota of 100,000 items: raised for the bench.
-    for (let i = 0; i < 3; i++) procs.push(await startReference({ DATABASE_URL: url, MAX_PLANTED_PER_TENANT: "10000000" }));
+    for (let i = 0; i < 3; i++) procs.push(await startReference({ DATABASE_URL: url, MAX_PLANTED_PER_TENANT: "10000000", ...(process.env.FAIR_POOL ? { DATABASE_POOL_SIZE: process.env.FAIR_POOL } : {}) }));
     const rounds: Round[] = [];
     const loop = async (ms: number) => {
       const times: number[] = [];
