@@ -63,10 +63,19 @@ export const DUE_TENANTS = `WITH due AS (SELECT DISTINCT tenant FROM attempts WH
   SELECT tenant FROM due`;
 
 /**
- * Of the due tenants ($1), the rows locked for this claim; a tenant another process is claiming for is skipped, not
- * waited for (that process claims for it; its attempts left due make this one look again soon).
+ * Of the due tenants ($1), the rows locked for this claim, with when each was last served (`served`, a turn number);
+ * a tenant another process is claiming for is skipped, not waited for (that process claims for it; its attempts left
+ * due make this one look again soon).
  */
-export const CLAIM_TENANTS = "SELECT tenant FROM delivery_tenants WHERE tenant = ANY($1::text[]) FOR UPDATE SKIP LOCKED";
+export const CLAIM_TENANTS = "SELECT tenant, served FROM delivery_tenants WHERE tenant = ANY($1::text[]) FOR UPDATE SKIP LOCKED";
+
+/** When each of the projects ($1) was last served (none yet: 0); written under their tenants' row locks. */
+export const PROJECT_TURNS = "SELECT project_id, served FROM delivery_projects WHERE project_id = ANY($1::text[])";
+
+/** The turn numbers of this claim: the tenants ($1, $2) and projects ($3, $4) it served, each at its last slot's. */
+export const SERVED = `WITH t AS (UPDATE delivery_tenants d SET served = v.s FROM unnest($1::text[], $2::bigint[]) AS v(t, s) WHERE d.tenant = v.t)
+  INSERT INTO delivery_projects (project_id, served) SELECT * FROM unnest($3::text[], $4::bigint[])
+  ON CONFLICT (project_id) DO UPDATE SET served = excluded.served`;
 
 /**
  * The due attempts of the claimed tenants ($3): of each project, its oldest due ones, up to the cap per project (the

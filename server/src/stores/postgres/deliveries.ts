@@ -32,7 +32,7 @@ import type { WebhookDelivery } from "../../webhooks/types.ts";
 import type { Claimed, Deliveries, Outcome } from "../deliveries.ts";
 import type { Projects } from "../projects.ts";
 import type { PgBackend } from "./backend.ts";
-import { CLAIM_TENANTS, DUE_CANDIDATES, DUE_TENANTS, INSERT_ATTEMPT, ON_THE_WIRE, recordOf, type AttemptRow, type EventRow } from "./attempt-rows.ts";
+import { CLAIM_TENANTS, DUE_CANDIDATES, DUE_TENANTS, INSERT_ATTEMPT, ON_THE_WIRE, PROJECT_TURNS, recordOf, SERVED, type AttemptRow, type EventRow } from "./attempt-rows.ts";
 import { NOTIFY } from "./channels.ts";
 
 const WAKE = "sandbox_deliveries";
@@ -113,13 +113,14 @@ export class PgDeliveries implements Deliveries {
     ]);
     this.backend.enqueue("DELETE FROM events WHERE tenant = $1 AND ord <= (SELECT ord FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 LIMIT 1)", [tenant, this.o.eventsKeptPerTenant]);
     await this.addAttempt(ev, 1, "event", ev.url, nowMs);
-    this.backend.afterCommit(() => void this.forgetPastCap(ev.project.id));
   }
 
   async addAttempt(ev: EventDelivery, attempt: number, trigger: WebhookDelivery["trigger"], url: string, dueMs: number): Promise<WebhookDelivery> {
     const id = randomUUID();
     this.backend.enqueue(INSERT_ATTEMPT, [id, ev.project.tenant, ev.project.id, ev.id, ev.interviewId, attempt, trigger, url, dueMs]);
     this.backend.enqueue(NOTIFY, [WAKE]);
+    // As the memory queue does at every attempt added: the list stays within its cap after each one.
+    this.backend.afterCommit(() => void this.forgetPastCap(ev.project.id));
     return {
       id, object: "webhook_delivery", event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, attempt, trigger, url,
       status: "pending", response_status: null, error: null, scheduled_at: iso(dueMs), sent_at: null, finished_at: null,
@@ -127,7 +128,7 @@ export class PgDeliveries implements Deliveries {
   }
 
   /**
-   * The project's attempts past the newest N that attempt-outcome.ts's rule forgets, after the commit of the change that
+   * The project's attempts past the newest N that attempt-outcome.ts's rule forgets, after the commit of each change that
    * added one (keeping the list bounded is no part of any change).
    */
   private async forgetPastCap(projectId: string): Promise<void> {
@@ -151,7 +152,7 @@ export class PgDeliveries implements Deliveries {
     const client = await this.db.connect();
     try {
       await client.query("BEGIN");
-      const tenants = (await client.query<{ tenant: string }>(CLAIM_TENANTS, [due])).rows.map((r) => r.tenant);
+      const tenants = (await client.query<{ tenant: string; served: string }>(CLAIM_TENANTS, [due])).rows;
       const chosen = tenants.length > 0 ? await this.pickFairly(client, nowMs, room, tenants) : [];
       let taken: WithEvent[] = [];
       if (chosen.length > 0) {
@@ -177,22 +178,42 @@ export class PgDeliveries implements Deliveries {
   /**
    * Which due attempts of `tenants` this process sends now (at most `room`): the fair queue of one process
    * (webhooks/fair-queue.ts) over their due rows, with what every process has on the wire for them already counted
-   * against the caps. Under their rows' locks, so the counts hold until the chosen rows are marked.
+   * against the caps, its line starting where the last claim of any process left it (the tenants, then each tenant's
+   * projects, served longest ago first). Under the tenants' row locks, so the counts and turns hold until the chosen
+   * rows are marked.
    */
-  private async pickFairly(client: pg.PoolClient, now: number, room: number, tenants: string[]): Promise<string[]> {
+  private async pickFairly(client: pg.PoolClient, now: number, room: number, tenants: Array<{ tenant: string; served: string }>): Promise<string[]> {
     const { perTenant, perProject } = this.o.caps;
-    const { rows: wire } = await client.query<{ tenant: string; project_id: string; n: number }>(ON_THE_WIRE, [tenants]);
-    const { rows: due } = await client.query<{ id: string; tenant: string; project_id: string }>(DUE_CANDIDATES, [now, perProject, tenants]);
+    const names = tenants.map((t) => t.tenant);
+    const { rows: wire } = await client.query<{ tenant: string; project_id: string; n: number }>(ON_THE_WIRE, [names]);
+    const { rows: due } = await client.query<{ id: string; tenant: string; project_id: string }>(DUE_CANDIDATES, [now, perProject, names]);
     if (due.length === 0) return [];
+    const tenantTurn = new Map(tenants.map((t) => [t.tenant, BigInt(t.served)]));
+    const { rows: projects } = await client.query<{ project_id: string; served: string }>(PROJECT_TURNS, [[...new Set(due.map((d) => d.project_id))]]);
+    const projectTurn = new Map(projects.map((p) => [p.project_id, BigInt(p.served)]));
+    const turn = (m: Map<string, bigint>, k: string) => m.get(k) ?? 0n;
+    const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+    // Stable: within a project, oldest due first (DUE_CANDIDATES's order).
+    const line = [...due].sort((a, b) => cmp(turn(tenantTurn, a.tenant), turn(tenantTurn, b.tenant)) || cmp(turn(projectTurn, a.project_id), turn(projectTurn, b.project_id)));
     const onWire = wire.reduce((sum, w) => sum + w.n, 0);
     const queue = new FairQueue<Slotted & { id?: string }>({ total: onWire + room, perTenant, perProject }, (x) => x);
     for (const w of wire) for (let i = 0; i < w.n; i++) queue.take({ tenant: w.tenant, project: w.project_id });
-    for (const d of due) queue.push({ id: d.id, tenant: d.tenant, project: d.project_id });
+    for (const d of line) queue.push({ id: d.id, tenant: d.tenant, project: d.project_id });
     const chosen: string[] = [];
+    const servedTenants = new Map<string, number>();
+    const servedProjects = new Map<string, number>();
     queue.drain((item) => {
       queue.take(item);
+      servedTenants.set(item.tenant, chosen.length);
+      servedProjects.set(item.project, chosen.length);
       chosen.push(item.id!);
     });
+    if (chosen.length > 0) {
+      // This claim's turns come after every earlier claim's: one number from the sequence, then the slot's place in it.
+      const { rows } = await client.query<{ base: string }>("SELECT nextval('delivery_turns') * 1024 AS base");
+      const at = (i: number) => String(BigInt(rows[0].base) + BigInt(i) + 1n);
+      await client.query(SERVED, [[...servedTenants.keys()], [...servedTenants.values()].map(at), [...servedProjects.keys()], [...servedProjects.values()].map(at)]);
+    }
     return chosen;
   }
 
