@@ -22,7 +22,9 @@ describe.skipIf(!existsSync("/proc/stat"))("CPU read from /proc", () => {
     const main = mainThreadMicros([pid])!;
     const total = cpuMicros([pid])!;
     expect(main).toBeGreaterThanOrEqual(280_000);
-    expect(total).toBeGreaterThanOrEqual(main);
+    // Within a tick or two: the kernel splits each task's runtime into user and system time on its own (cputime_adjust),
+    // so the main thread's reading can pass the whole process's by that much (a CI run read 1.38 s against 1.37 s).
+    expect(total).toBeGreaterThanOrEqual(main - 20_000);
     expect(childrenOf(process.pid)).toContain(pid);
     const machine1 = machineTicks()!;
     expect(machine1.total).toBeGreaterThan(machine0.total);
