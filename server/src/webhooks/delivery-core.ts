@@ -3,14 +3,14 @@
  * (stores/deliveries.ts: in memory for one process, rows for processes sharing a PostgreSQL):
  * - sent only when the project has a webhook whose `events` include `interview.completed`;
  * - the body is built and serialised once per event, so every retry carries the byte-identical body and signature
- *   (and `timestamp` is the send time of the first attempt);
+ *   (and `timestamp` is when the first attempt was scheduled: it goes out at the core's next look);
  * - a non-2xx answer, a connection error or no answer within `timeoutMs` is retried after `retryDelaysMs[0]`,
  *   `[1]`, `[2]` (10 s, 1 min, 5 min by default), then the event is dropped; a 2xx ends it;
  * - deleting or replacing the webhook cancels the pending attempts to the old setting (recorded as `cancelled`),
  *   and an attempt already in flight to the old setting is not retried.
  * Each rule is written once, here or in attempt-outcome.ts; the queue stores what they decide and takes due attempts
- * by the fair queue's rule (fair-queue.ts). Nothing here is awaited by a request beyond the change it belongs to, and no
- * error escapes to the caller.
+ * by the fair queue's rule (fair-queue.ts). Nothing here is awaited by a request beyond the change it belongs to; an
+ * error of that change's own writes (the database away) fails it, and any later one is logged.
  */
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
@@ -178,8 +178,8 @@ export class DeliveryCore implements WebhookDispatcher {
 
   async interviewCompleted(project: Project, interview: StoredInterview, study: StoredStudy | undefined): Promise<void> {
     if (this.closed) return;
-    // The first attempt goes out now, so its send time is the event's timestamp. The webhook is read in the change
-    // that completed the interview: the event is bound to it as it is then.
+    // The first attempt is due now, the event's timestamp. The webhook is read in the change that completed the
+    // interview: the event is bound to it as it is then.
     const now = this.clock.now();
     const webhook = await this.o.webhookSettings.get(project);
     const secret = webhook || !this.o.listeners ? undefined : await this.o.listeners.secret(project);

@@ -39,12 +39,7 @@ export class FairQueue<T> {
     return this.onWireTotal;
   }
 
-  hasSlot(item: T): boolean {
-    const { tenant, project } = this.where(item);
-    return this.onWireTotal < this.caps.total && (this.onWireTenant.get(tenant) ?? 0) < this.caps.perTenant && (this.onWireProject.get(project) ?? 0) < this.caps.perProject;
-  }
-
-  /** Takes a slot for `item` (the caller checked hasSlot, or drain chose it); `release` gives it back. */
+  /** Takes a slot for `item` (drain chose it, or it is already on the wire); `release` gives it back. */
   take(item: T): void {
     const { tenant, project } = this.where(item);
     this.onWireTotal++;

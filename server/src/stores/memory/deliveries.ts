@@ -6,7 +6,7 @@
  */
 import { iso } from "../../clock.ts";
 import type { Project } from "../../model/project.ts";
-import { insertSorted, type Compare } from "../../model/sorted.ts";
+import { ascBy, insertSorted, type Compare } from "../../model/sorted.ts";
 import { AttemptRecords, type Attempt } from "../../webhooks/attempt-records.ts";
 import type { EventDelivery } from "../../webhooks/attempt-outcome.ts";
 import { EventStore } from "../../webhooks/event-store.ts";
@@ -18,8 +18,9 @@ import { MemoryBackend } from "./backend.ts";
 
 const OWNER = "this process";
 const SHUTDOWN = "cancelled: server shutting down";
-/** Soonest due first, ties by id (the deliveries list's order). */
-const byDue: Compare<Attempt> = (a, b) => (a.record.scheduled_at < b.record.scheduled_at ? -1 : a.record.scheduled_at > b.record.scheduled_at ? 1 : a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0);
+/** Soonest due first, ties by id: the deliveries list's order (attempt-log.ts). */
+const byRecord = ascBy<WebhookDelivery>((d) => d.scheduled_at);
+const byDue: Compare<Attempt> = (a, b) => byRecord(a.record, b.record);
 
 export interface MemoryDeliveriesOptions {
   /** Where events and attempts are written down (`--data-dir`); pending ones resume at the next start. */
@@ -82,7 +83,7 @@ export class MemoryDeliveries implements Deliveries {
     return a.record;
   }
 
-  /** `room` is the line's own total cap: it counts this process's attempts on the wire, as the core does. */
+  /** No `room`: the line's total cap is the core's, and counts the same attempts on the wire. */
   async claim(nowMs: number): Promise<Claimed[]> {
     // The due ones join the line, oldest due first.
     let n = 0;
