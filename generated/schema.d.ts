@@ -1629,8 +1629,25 @@ export interface components {
             /** @description Display name; default `Simulated project`. */
             name?: string;
         };
+        /** @description An attachment as recorded: the user may have given it no name, which the API reads as `filename: null`. */
+        SimRecordedFilePart: {
+            /**
+             * @description Part type.
+             * @enum {string}
+             */
+            type: "file";
+            /**
+             * Format: uri
+             * @description Download URL.
+             */
+            url: string;
+            /** @description Media type, e.g. `text/csv`. */
+            media_type: string;
+            /** @description File name; absent or `null` when none was given. */
+            filename?: string | null;
+        };
         /** @description A part as the service records it: a public part, a raw tool transport, or an internal runtime part. */
-        SimRecordedPart: components["schemas"]["TextPart"] | components["schemas"]["ThinkingPart"] | components["schemas"]["RedactedThinkingPart"] | components["schemas"]["FilePart"] | components["schemas"]["SimRecordedToolUse"] | components["schemas"]["SimRecordedToolResult"] | components["schemas"]["SimCompactionPart"] | components["schemas"]["SimContainerUploadPart"] | components["schemas"]["SimHiddenBranchPart"];
+        SimRecordedPart: components["schemas"]["TextPart"] | components["schemas"]["ThinkingPart"] | components["schemas"]["RedactedThinkingPart"] | components["schemas"]["SimRecordedFilePart"] | components["schemas"]["SimRecordedToolUse"] | components["schemas"]["SimRecordedToolResult"] | components["schemas"]["SimCompactionPart"] | components["schemas"]["SimContainerUploadPart"] | components["schemas"]["SimHiddenBranchPart"];
         /** @description A tool result as one of the service's transports records it; the API normalizes every transport to `tool_result`. */
         SimRecordedToolResult: {
             /**
@@ -1733,6 +1750,16 @@ export interface components {
             supported_languages?: components["schemas"]["languageCode"][];
             /** @description Questions; default one question. */
             questions?: components["schemas"]["StudyQuestion"][];
+            /**
+             * @description An app event that offers this study in the mobile client library: the trigger config then carries a launch rule for
+             *     it (while it is active), whose launches the server decides as it does a fixture rule's. Absent: no rule.
+             */
+            trigger_event?: string;
+            /**
+             * @description How that rule's eligible launches open; default `webview`. Only with `trigger_event`.
+             * @enum {string}
+             */
+            launch_mode?: "webview" | "external_browser";
         };
         /** @description A study with its detail-only fields (single-study retrieval). */
         Study: {

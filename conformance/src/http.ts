@@ -39,7 +39,8 @@ export function curlOf(url: string, method: string, headers: Record<string, stri
   if (method !== "GET") parts.push("-X", method);
   for (const [k, v] of Object.entries(headers)) parts.push("-H", `'${redact(`${k}: ${v}`).replace(/'/g, "'\\''")}'`);
   if (body !== undefined) parts.push("--data-raw", `'${body.replace(/'/g, "'\\''")}'`);
-  parts.push(`'${url}'`);
+  // A key may travel in the query string too (the auth check sends one there to see it refused).
+  parts.push(`'${redact(url).replace(/'/g, "'\\''")}'`);
   return parts.join(" ");
 }
 

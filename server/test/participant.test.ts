@@ -96,3 +96,39 @@ describe("prompt events", () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe("a study planted with a trigger event", () => {
+  const plant = async (body: Record<string, unknown>) => (await api.req("/_sim/studies", { method: "POST", body })).body;
+  const rulesNow = async (referenceId: string) => (await api.req(`/v1/interview-participant/config?referenceId=${referenceId}`, pk())).body.triggerRules as any[];
+
+  it("is offered by the trigger config while active, launches in its mode below its cap and is declined at it", async () => {
+    const study = await plant({ name: "Planted trigger", weekly_limit: 1, trigger_event: "checkout_done", launch_mode: "external_browser" });
+    const paused = await plant({ name: "Paused trigger", status: "paused", trigger_event: "never_offered" });
+    const rules = await rulesNow("planted_user");
+    const rule = rules.find((r) => r.experimentId === study.id);
+    expect(rule).toMatchObject({ eventName: "checkout_done", experimentId: study.id, prompt: { acceptLabel: "Start" } });
+    expect(rules.some((r) => r.experimentId === paused.id)).toBe(false);
+    const body = { referenceId: "planted_user", launchToken: rule.launchToken };
+    const below = await launch(body);
+    expect(below.body).toMatchObject({ mode: "external_browser", launchRuleId: rule.launchRuleId, experimentId: study.id });
+    expect((await api.req("/_sim/interviews", { method: "POST", body: { study_id: study.id, hold: true } })).status).toBe(201);
+    expect((await api.req(`/v1/studies/${study.id}`)).body.accepting_responses).toBe(false);
+    expect((await launch(body)).body).toMatchObject({ mode: "not_eligible", reason: "not_accepting_responses", url: null });
+  });
+
+  it("launches its own study, for the user its token was issued to only", async () => {
+    const a = await plant({ name: "Trigger A", trigger_event: "a_done" });
+    const b = await plant({ name: "Trigger B", trigger_event: "b_done" });
+    const rules = await rulesNow("u_ab");
+    const ruleA = rules.find((r) => r.experimentId === a.id);
+    expect(rules.find((r) => r.experimentId === b.id)).toBeDefined();
+    expect((await launch({ referenceId: "u_other", launchToken: ruleA.launchToken })).status).toBe(400);
+    expect((await launch({ referenceId: "u_ab", launchToken: ruleA.launchToken })).body).toMatchObject({ mode: "webview", experimentId: a.id });
+  });
+
+  it("without a trigger event, a planted study adds no rule", async () => {
+    const before = (await rulesNow("u_none")).length;
+    await plant({ name: "No trigger" });
+    expect((await rulesNow("u_none")).length).toBe(before);
+  });
+});

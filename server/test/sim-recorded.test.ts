@@ -138,3 +138,16 @@ describe("abandoned interviews", () => {
     expect((await api.req("/_sim/interviews/00000000-0000-4000-8000-000000000000/abandon", { method: "POST", key })).status).toBe(404);
   });
 });
+
+describe("what a message was recorded without", () => {
+  it("reads a file recorded with no name as filename null, and citations recorded as an empty list as sources null", async () => {
+    const chat = await api.req("/_sim/chats", { method: "POST", key, body: { title: "Nothing given", messages: [
+      { role: "user", parts: [{ type: "file", url: "https://files.example.com/x.bin", media_type: "application/octet-stream" }] },
+      { role: "assistant", parts: [{ type: "text", text: "no citations" }], sources: [] },
+    ] } });
+    expect(chat.status, chat.text).toBe(201);
+    const list = await api.req(`/v1/chats/${chat.body.id}/messages`, { key });
+    expect(list.body.data[0].parts).toEqual([{ type: "file", url: "https://files.example.com/x.bin", media_type: "application/octet-stream", filename: null }]);
+    expect(list.body.data[1].sources).toBeNull();
+  });
+});

@@ -33,7 +33,11 @@ export const authCheck: Check = {
       // somewhere in the header, rather than reading the header as "Bearer <key>", lets these in.
       ["a second word after the key", { authorization: `Bearer ${key} ${key}` }],
       ["text before the scheme", { authorization: `Token Bearer ${key}` }],
+      // The key valid but not in the Authorization header: the seed's only place for it, so the key is missing.
+      ["the key in an X-API-Key header", { "x-api-key": key }],
     ];
+    // ... or in the query string, under the names servers commonly read it from.
+    const inQuery = ["api_key", "access_token", "key"].map((name) => [`the key as the query parameter ${name}`, `${name}=${encodeURIComponent(key)}`] as const);
     // The simulation operations are asked about only when the run plants through them and the target offers their
     // capability (found at the start, without side effects); the sandbox's own tooling never is. Their bodies are
     // invalid ([] where an object is declared), so even a server that ignored the key could create nothing.
@@ -50,6 +54,10 @@ export const authCheck: Check = {
         const reply = await ctx.http.req(path, { method: op.method, key: null, headers, body });
         ctx.expect(isPublic ? r["public-key"] : r["401"], reply.status === 401, `${op.method} ${op.path} with ${name} answered ${reply.status}, not 401`, reply);
         ctx.conforms(reply, `${op.method} ${op.path} (${name})`);
+      }
+      for (const [name, query] of isPublic ? [] : inQuery) {
+        const reply = await ctx.http.req(`${path}${path.includes("?") ? "&" : "?"}${query}`, { method: op.method, key: null, body });
+        ctx.expect(r["401"], reply.status === 401, `${op.method} ${op.path} with no Authorization header and ${name} answered ${reply.status}, not 401`, reply);
       }
     }
     // The public SDK key opens the participant endpoints only: as a bearer it is refused everywhere else.

@@ -39,11 +39,13 @@ async function runUnit(ctx: Ctx, unit: Unit, receiver: Receiver | null, answers:
     ctx.untested(`cover ${unit.name}: ${classes.join(", ")} (needs ${describeCapability(lacking.capability)})`, lacking.why);
     return { unit, env: null, classes, reached, finish: async () => outcome() };
   }
-  const project: ProjectRef = separate ? { apiKey: (await ctx.states.createProject(`Cover ${unit.name}`)).api_key } : ctx.states.project;
+  const made = separate ? await ctx.states.createProject(`Cover ${unit.name}`) : null;
+  const project: ProjectRef = made ? { apiKey: made.api_key } : ctx.states.project;
   const http = new Http(ctx.http.baseUrl, project.apiKey, ctx.contract, ctx.options.timeoutMs);
   let hooked = false;
   const env: CoverEnv = {
     ctx, project, own: separate, receiver: receiver!, answers, http, memo: new Map(),
+    publicKey: made ? made.public_key : ctx.options.publicKey,
     req: (path, init) => http.req(path, init),
     async hook(name): Promise<Hook | null> {
       if (!receiver) return null;

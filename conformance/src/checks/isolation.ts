@@ -32,6 +32,13 @@ async function oneWay(ctx: Ctx, owner: Http, stranger: Http, label: string): Pro
     const reply = await stranger.req(`/v1/chats/${chat.id}/messages`);
     ctx.expect(r["retrieval-404"], reply.status === 404, `${label}: the other project's chat messages answered ${reply.status}`, reply);
   }
+  // The deprecated report of the stranger's project names none of the owner's studies (it reports "all active
+  // experiments" of the caller's project, whatever its body's shape).
+  const report = await stranger.req("/v1/experiments");
+  if (report.status === 200) {
+    const named = mine.studies.filter((st: any) => report.text.includes(st.id)).map((st: any) => st.id);
+    ctx.expect(r.lists, named.length === 0, `${label}: GET /v1/experiments names ${named.length} of the other project's studies (${named.slice(0, 3).join(", ")})`, report);
+  }
   if (mine.studies[0]) {
     const reply = await stranger.req(`/v1/interviews?study_id=${mine.studies[0].id}`);
     ctx.expect(r.lists, reply.status !== 200 || reply.body.data.length === 0, `${label}: filtering interviews by the other project's study returned its interviews`, reply);

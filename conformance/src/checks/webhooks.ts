@@ -118,6 +118,10 @@ async function refusals(ctx: Ctx): Promise<void> {
     [r["url-validated"], "a javascript: url", { url: "javascript:alert(1)", events: ["interview.completed"] }],
     [r["events-only"], "an event type the seed does not send", { url: "https://hooks.example.com/a", events: ["chat.created"] }],
     [r["events-only"], "a second, unknown event type", { url: "https://hooks.example.com/a", events: ["interview.completed", "study.updated"] }],
+    // The names nearest the one the seed sends: its sibling, a wildcard over it, and the empty name.
+    [r["events-only"], "the sibling event interview.started", { url: "https://hooks.example.com/a", events: ["interview.started"] }],
+    [r["events-only"], "a wildcard interview.*", { url: "https://hooks.example.com/a", events: ["interview.*"] }],
+    [r["events-only"], "an empty event name beside interview.completed", { url: "https://hooks.example.com/a", events: ["interview.completed", ""] }],
   ];
   for (const [rule, what, body] of cases) {
     const reply = await ctx.http.req("/v1/webhooks", { method: "PUT", body });

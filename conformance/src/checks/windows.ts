@@ -17,6 +17,9 @@ import { monthStart, weekStart } from "../judge/windows.ts";
 
 const r = rules("windows", {
   weekly: seed("Study: limits.weekly.used, interviews used this week (Monday to Sunday, UTC); Limits: weekly window Monday to Sunday UTC", "an interview created at the last millisecond of last week does not count in limits.weekly.used; one created at the first millisecond of this week does", ["study.weekly-used", "limits.caps"]),
+  // The seed does not define the billing period (our contract pins the calendar month), but a monthly cap's period
+  // holds no interview two months old, whatever its edges.
+  "monthly-period": seed("Study: limits.monthly.used, interviews used in the current billing period", "an interview created 62 days ago counts in no monthly period that holds now: limits.monthly.used counts at most the interviews of the last 31 days", ["study.monthly-used", "limits.caps"]),
   monthly: contract("usage windows: the calendar month in UTC", "an interview created at the last millisecond of last month does not count in limits.monthly.used; one at the first millisecond of this month does"),
   "zero-cap": seed("States and transitions: derived rule, accepting_responses; Study: limits.*.limit", "a study with a weekly or monthly cap of 0 is not accepting responses", ["states.accepting", "limits.caps", "study.accepting"]),
   statuses: seed("States and transitions: Study status, derived rule; Endpoints: GET /v1/studies lists active studies", "only active studies are listed and accept responses; paused and draft studies are neither, and every status reads back as planted", ["states.study", "states.accepting", "endpoints.list-studies", "study.status"]),
@@ -52,7 +55,7 @@ async function edges(ctx: Ctx): Promise<void> {
   // Within a minute of a window's start, the server and the suite may disagree on which window is current.
   if (now - week < 60_000 || now - month < 60_000) return ctx.untested("usage windows at their edges", "the run started within a minute of a week or month boundary; run again");
   const s = await plantStudy(ctx, { name: "Window edges", monthly_limit: null, weekly_limit: null });
-  const instants = [week - 1, week, month - 1, month];
+  const instants = [week - 1, week, month - 1, month, now - 62 * DAY];
   const planted: number[] = [];
   for (const at of instants) {
     const made = await ctx.states.plantInterview({ study_id: s.id, reference_id: "conformance_window", created_at: iso(at) });
@@ -64,6 +67,8 @@ async function edges(ctx: Ctx): Promise<void> {
   const weekly = planted.filter((t) => t >= week).length;
   const monthly = planted.filter((t) => t >= month).length;
   ctx.expect(r.weekly, study?.limits?.weekly?.used === weekly, `interviews created at ${planted.map(iso).join(", ")}; this week began ${iso(week)} (Monday 00:00 UTC), so limits.weekly.used must be ${weekly}, not ${study?.limits?.weekly?.used}`, reply);
+  const recent = planted.filter((t) => t > now - 31 * DAY).length;
+  ctx.expect(r["monthly-period"], typeof study?.limits?.monthly?.used === "number" && study.limits.monthly.used <= recent, `interviews created at ${planted.map(iso).join(", ")}: ${recent} in the last 31 days, yet limits.monthly.used is ${study?.limits?.monthly?.used} (the one created 62 days ago counts in no monthly period that holds now)`, reply);
   ctx.expect(r.monthly, study?.limits?.monthly?.used === monthly, `interviews created at ${planted.map(iso).join(", ")}; this month began ${iso(month)}, so limits.monthly.used must be ${monthly}, not ${study?.limits?.monthly?.used}`, reply);
 }
 

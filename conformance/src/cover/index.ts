@@ -1,6 +1,9 @@
 /** Every unit of the covering phase, one file each, in the order they are listed in the report. */
+import { chats } from "./chats.ts";
 import { counts } from "./counts.ts";
+import { cursors } from "./cursors.ts";
 import { experiments } from "./experiments.ts";
+import { launches } from "./launches.ts";
 import { lists } from "./lists.ts";
 import { messages } from "./messages.ts";
 import { receiverAnswers } from "./receiver-answers.ts";
@@ -8,6 +11,6 @@ import { recreation } from "./recreation.ts";
 import { referenceIds } from "./reference-ids.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, lists, experiments];
+export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, lists, experiments, launches];
 
 export type { Unit } from "./unit.ts";

@@ -1,7 +1,8 @@
 /**
  * Every enum value of a message, every run, each read back whole: every role with usage recorded (served only on
  * assistant messages), every feedback value, every part type, every tool_use state, tool results erring or not; and
- * every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated), with sources the same.
+ * every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated), with sources the same;
+ * a file recorded without a name (filename null) and citations recorded as an empty list (sources null).
  */
 import type { PlantChatInput } from "../states/types.ts";
 import { firstDifference, sizedString, type CoverEnv, type Unit } from "./unit.ts";
@@ -31,11 +32,14 @@ function publicParts(): { planted: Part[]; want: unknown[] } {
     { type: "redacted_thinking" },
     { type: "file", url: "https://files.example.com/a.csv", media_type: "text/csv", filename: "a.csv" },
     { type: "file", url: "https://files.example.com/b.png", media_type: "image/png", filename: null },
+    { type: "file", url: "https://files.example.com/c.bin", media_type: "application/octet-stream" },
     ...STATES.map((state, k) => ({ type: "tool_use", id: `toolu_state_${k}`, name: "query", summary: `a call left ${state}`, input: { k }, state }) as Part),
     { type: "tool_result", tool_use_id: "toolu_state_1", content: [{ rows: 3 }], is_error: false },
     { type: "tool_result", tool_use_id: "toolu_state_2", content: "failed", is_error: true },
   ];
-  return { planted, want: planted };
+  // A file recorded without a name reads `filename: null` ("null if none given"), not without the field.
+  const want = planted.map((p) => (p.type === "file" && !("filename" in p) ? { ...p, filename: null } : p));
+  return { planted, want };
 }
 
 /** Every raw transport and transient state at both sides of the cap: what is planted and what must be read. */
@@ -81,6 +85,9 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
       want.push({ role, parts: role === "assistant" ? wantParts : [{ type: "text", text: `a ${role} message` }], feedback, usage: role === "assistant" && fields ? USAGE : null, cls: [`role ${role}`, ...(fields ? [`feedback ${feedback}`, `usage on ${role}`] : [])] });
     }
   }
+  // Citations recorded as an empty list are none: sources reads null ("null when none"), never [].
+  msgs.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], sources: [] });
+  want.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], feedback: null, usage: null, cls: ["sources empty"] });
   const chat = await ctx.states.plantChat({ title: "Every role, feedback and part", messages: msgs }, env.project);
   const { items, reply } = await readMessages(env, chat.id);
   env.expect(r["message-whole"], items.length === want.length, `a chat of ${want.length} messages lists ${items.length}`, reply);
@@ -129,6 +136,7 @@ export const messages: Unit = {
     ...ROLES.map((role) => `role ${role}`),
     ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`)] : []),
     "every part type and tool state",
+    "sources empty",
     ...(ctx.states.has("recorded-parts") ? [...rawParts().classes, "sources at 32768 and 32769 bytes"] : []),
   ],
   async run(env) {

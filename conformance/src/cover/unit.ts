@@ -26,6 +26,8 @@ export interface CoverEnv {
   project: ProjectRef;
   /** Whether that project is the unit's own (created for it): its lists hold only what the unit planted. */
   own: boolean;
+  /** That project's public SDK key, when known (the created project's, or the run's --public-key). */
+  publicKey?: string;
   receiver: Receiver;
   /** The receiver's answers to the attempts of an interview's delivery (200 past them); RESET and TIMEOUT included. */
   answers: Map<string, number[]>;

@@ -14,6 +14,8 @@ export interface LaunchClaim {
   a: string | null;
   /** Expiry, ms since epoch. */
   e: number;
+  /** The study of a rule planted with it (its id is in no fixture); absent for a fixture rule. */
+  s?: string;
 }
 
 const b64 = (buf: Buffer) => buf.toString("base64url");

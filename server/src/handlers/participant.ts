@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { components } from "../../../generated/schema.d.ts";
-import type { StoredStudy } from "../../../fixtures/types.ts";
+import type { StoredStudy, StoredTriggerRule } from "../../../fixtures/types.ts";
 import { iso } from "../clock.ts";
 import { ApiError, badRequest, gone } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
@@ -18,6 +18,14 @@ type S = components["schemas"];
 
 /** How long a resolved interview URL stays valid. */
 const LAUNCH_URL_TTL_MS = 10 * 60_000;
+
+/** The launch rule a study planted with `trigger_event` carries, in a fixture rule's shape. */
+function plantedRule(study: StoredStudy): StoredTriggerRule | undefined {
+  const t = study.trigger;
+  if (!t) return undefined;
+  const prompt = { title: "Got five minutes?", body: `Tell us about ${study.product_name} in a short interview.`, acceptLabel: "Start", dismissLabel: "Not now" };
+  return { id: t.rule_id, project_id: study.project_id, event_name: t.event_name, study_id: study.id, prompt, mode: t.mode };
+}
 
 function notEligible(reason: string, attribution: Partial<S["LaunchDecision"]>): S["LaunchDecision"] {
   return { object: "launch", mode: "not_eligible", url: null, expiresAt: null, reason, ...attribution };
@@ -36,11 +44,20 @@ export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getPartici
     return { object: "launch", mode, url: url.toString(), expiresAt: iso(now + LAUNCH_URL_TTL_MS), reason: null, ...attribution };
   }
 
+  /** The rule `ruleId` of the study `studyId` planted with a trigger event (a launch token's claim), if it still has it. */
+  async function plantedRuleOf(project: Project, studyId: string, ruleId: string): Promise<StoredTriggerRule | undefined> {
+    const study = await studies.get(project, studyId);
+    const rule = study && plantedRule(study);
+    return rule?.id === ruleId ? rule : undefined;
+  }
+
   return {
-    getParticipantConfig({ project, query }) {
+    async getParticipantConfig({ project, query }) {
       const referenceId = query.referenceId ?? null;
       const expiresAt = clock.now() + deps.launchTokenTtlMs;
-      const token = (ruleId: string, audienceId: string | null) => signLaunchToken({ r: ruleId, u: referenceId, a: audienceId, e: expiresAt }, secret);
+      const token = (ruleId: string, audienceId: string | null, studyId?: string) => signLaunchToken({ r: ruleId, u: referenceId, a: audienceId, e: expiresAt, ...(studyId ? { s: studyId } : {}) }, secret);
+      // The rules of studies planted with a trigger event, while they are active, after the fixture rules.
+      const planted = (await studies.active(project)).flatMap((st) => plantedRule(st) ?? []).reverse();
       const rules = new Map(project.triggerRules.map((r) => [r.id, r]));
       const audienceMatches: S["AudienceMatch"][] = [];
       if (referenceId) {
@@ -58,9 +75,9 @@ export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getPartici
         body: {
           object: "participant_config",
           ttlSeconds: deps.participantConfigTtlSeconds,
-          triggerRules: project.triggerRules.map((r) => ({
+          triggerRules: [...project.triggerRules, ...planted].map((r) => ({
             launchRuleId: r.id, eventName: r.event_name, experimentId: r.study_id, prompt: r.prompt,
-            launchToken: token(r.id, null), launchTokenExpiresAt: iso(expiresAt),
+            launchToken: token(r.id, null, planted.includes(r) ? r.study_id : undefined), launchTokenExpiresAt: iso(expiresAt),
           })),
           audienceMatches,
         },
@@ -82,7 +99,7 @@ export function participantHandlers(deps: HandlerDeps): HandlerGroup<"getPartici
         return { status: 200, body: await decide(project, await studies.get(project, invite.study_id), invite.mode, referenceId, attribution) };
       }
       const claim = readLaunchToken(body.launchToken, secret);
-      const rule = claim && project.triggerRules.find((r) => r.id === claim.r);
+      const rule = claim && (claim.s === undefined ? project.triggerRules.find((r) => r.id === claim.r) : await plantedRuleOf(project, claim.s, claim.r));
       if (!claim || !rule) throw badRequest("Invalid launch token");
       if (claim.u !== referenceId) throw badRequest("Launch token was issued for another referenceId");
       if (claim.e <= clock.now()) throw gone("Launch token expired");

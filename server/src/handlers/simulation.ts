@@ -110,6 +110,7 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         project_id: project.id,
         monthly_limit: body.monthly_limit ?? null,
         weekly_limit: body.weekly_limit ?? null,
+        ...(body.trigger_event === undefined ? {} : { trigger: { rule_id: randomUUID(), event_name: body.trigger_event, mode: body.launch_mode ?? "webview" } }),
       };
       await quotas.plant(project, 1);
       await studies.plant(project, study);

@@ -39,7 +39,7 @@ export function publicPart(raw: RawPart): Part | null {
     case "redacted_thinking":
       return { type: "redacted_thinking" };
     case "file":
-      return { type: "file", url: raw.url, media_type: raw.media_type, filename: raw.filename };
+      return { type: "file", url: raw.url, media_type: raw.media_type, filename: raw.filename ?? null };
     case "tool_use":
     case "server_tool_use":
     case "mcp_tool_use":
@@ -70,7 +70,8 @@ function buildView(m: StoredMessage): S["Message"] {
       chat_id: m.chat_id,
       role: m.role,
       parts: m.parts.map(publicPart).filter((p): p is Part => p !== null),
-      sources: m.sources ? m.sources.map(publicSource) : null,
+      // An empty list of citations is "none": null, as the seed says.
+      sources: m.sources?.length ? m.sources.map(publicSource) : null,
       feedback: m.feedback,
       usage: m.role === "assistant" ? m.usage : null,
     created_at: m.created_at,

@@ -16,6 +16,8 @@ export interface Violation {
   replace: string;
   /** The rule that must fail. */
   rule: string;
+  /** The check that must catch it, alone (default: the covering phase). */
+  check?: string;
 }
 
 export const VIOLATIONS: Violation[] = [
@@ -43,6 +45,26 @@ export const VIOLATIONS: Violation[] = [
     find: "const experiments = [...studies.values()].filter((s) => s.projectId === project.id && s.status === 'active')", replace: "const experiments = [...studies.values()].filter((s) => s.projectId === project.id && s.status !== 'draft')" },
   { name: "the experiments report cached", breaks: "Endpoints: GET /v1/experiments, stats for all active experiments", rule: "cover.experiments-current",
     find: "function getExperiments(req, res, { project, headers }) {", replace: "const reportCache = new Map();\nfunction getExperiments(req, res, { project, headers }) {\n  if (reportCache.has(project.id)) return send(res, 200, reportCache.get(project.id), headers);\n  const realSend = send; const send_ = (r, s, body, h) => { reportCache.set(project.id, body); realSend(r, s, body, h); };\n  return getExperimentsFresh(req, res, { project, headers }, send_);\n}\nfunction getExperimentsFresh(req, res, { project, headers }, send) {" },
+  // Found by a second hidden set of 37, written from the seed in a copy of the server (2026-12-03): the four it missed.
+  { name: "empty citations served as []", breaks: "Message: sources, null when none", rule: "cover.message-whole",
+    find: "sources: Array.isArray(m.sources) && m.sources.length ? m.sources.map(sourceView) : null,", replace: "sources: Array.isArray(m.sources) ? m.sources.map(sourceView) : null," },
+  { name: "a file with no name served without filename", breaks: "Part types: file, filename null if none given", rule: "cover.message-whole",
+    find: "filename: p.filename ?? null };", replace: "filename: p.filename };" },
+  { name: "a hidden message taken as a cursor", breaks: "Errors 5: a UUID that is not a visible message of the chat", rule: "chats.no-such-message",
+    find: "if (cursor !== undefined && !visible.some((m) => m.id === cursor))", replace: "if (cursor !== undefined && !c.messageIds.includes(cursor))" },
+  { name: "a full study's launch decided eligible", breaks: "Study: accepting_responses; Authentication 7: launching eligible in-app interviews", rule: "cover.launch-declined",
+    find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id) return no('not_accepting_responses', attribution);" },
+  // A second hidden set of 29 (2026-12-03): the three no check's fixed inputs reached, and the check that now catches each.
+  { name: "the key taken from the query string", breaks: "Authentication 1, 4: the key in the Authorization header; missing, 401", rule: "auth.401", check: "auth",
+    find: "const project = projectByKey(bearer(req));", replace: "const project = projectByKey(bearer(req) ?? q.get('api_key') ?? undefined);" },
+  { name: "the experiments report across projects", breaks: "Authentication 3: a key is scoped to a single project", rule: "isolation.lists", check: "isolation",
+    find: "const experiments = [...studies.values()].filter((s) => s.projectId === project.id && s.status === 'active')", replace: "const experiments = [...studies.values()].filter((s) => s.status === 'active')" },
+  { name: "monthly used counts every interview before the month's end", breaks: "Study: limits.monthly.used, interviews used in the current billing period", rule: "windows.monthly-period", check: "windows",
+    find: "if (iv.createdAt >= m0 && iv.createdAt < m1) monthly++;", replace: "if (iv.createdAt < m1) monthly++;" },
+  { name: "a chat's created_at cut to the second", breaks: "All timestamps: millisecond precision; Chat: created_at", rule: "cover.chat-whole",
+    find: "created_at: iso(c.createdAt), updated_at: iso(updated) };", replace: "created_at: iso(Math.floor(c.createdAt / 1000) * 1000), updated_at: iso(updated) };" },
+  { name: "an mcp chat's source served as web", breaks: "Chat: source, example values web, analyst, mcp", rule: "cover.chat-whole",
+    find: "source: c.source, is_streaming", replace: "source: c.source === 'mcp' ? 'web' : c.source, is_streaming" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */

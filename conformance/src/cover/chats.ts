@@ -1,0 +1,65 @@
+/**
+ * Every visible field of a chat, every run, read back whole: every example source (`web`, `analyst`, `mcp`) and none,
+ * a title and none, and where the target plants them, `is_streaming` true, false and null and a creation instant chosen
+ * to the millisecond. Each chat's retrieval is predicted whole (`updated_at` aside: not before its created_at), and in
+ * a project of the unit's own the list is exactly these chats, newest created_at first, without message_count.
+ */
+import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+const SOURCES = ["web", "analyst", "mcp", null] as const;
+const STREAMING = [true, false, null, false] as const;
+const TITLES = ["Chat über Exporte 😀", null, "plain title", null] as const;
+
+interface Planted {
+  id: string;
+  want: Record<string, unknown>;
+  cls: string[];
+}
+
+async function plant(env: CoverEnv, k: number, fields: boolean, t0: number): Promise<Planted> {
+  const source = SOURCES[k];
+  const title = TITLES[k];
+  // Instants days apart, each at an odd millisecond, oldest first: the list's order is the reverse.
+  const created = new Date(t0 - (4 - k) * 86_400_000 + 1 + 37 * k).toISOString();
+  const input = { title, source, messages: [{ role: "user" as const, parts: [{ type: "text" as const, text: `chat ${k + 1}` }] }], ...(fields ? { is_streaming: STREAMING[k], created_at: created } : {}) };
+  const chat = await env.ctx.states.plantChat(input, env.project);
+  const want: Record<string, unknown> = { id: chat.id, object: "chat", title, source, message_count: 1, ...(fields ? { is_streaming: STREAMING[k], created_at: created } : {}) };
+  const cls = [`source ${source}`, `title ${title === null ? "null" : "text"}`, ...(fields ? [`is_streaming ${STREAMING[k]}`, "created_at chosen"] : [])];
+  return { id: chat.id, want, cls };
+}
+
+export const chats: Unit = {
+  name: "chats",
+  doc: "every example source and none, a title and none, is_streaming true, false and null, a chosen creation instant: each chat read back whole, the list exactly them, newest first, without message_count",
+  needs: ["plant-chat"],
+  statements: [...r["chat-whole"].cites],
+  classes: (ctx) => [...new Set([...SOURCES.map((s) => `source ${s}`), "title text", "title null", ...(ctx.states.has("chat-fields") ? ["is_streaming true", "is_streaming false", "is_streaming null", "created_at chosen"] : [])])],
+  async run(env) {
+    const fields = env.ctx.states.has("chat-fields");
+    const t0 = Date.now();
+    const planted = await Promise.all(SOURCES.map((_, k) => plant(env, k, fields, t0)));
+    for (const p of planted) {
+      const read = await env.req(`/v1/chats/${p.id}`);
+      const got = read.body ?? {};
+      const masked = Object.fromEntries(Object.keys(got).filter((f) => f !== "updated_at" && (fields || (f !== "is_streaming" && f !== "created_at"))).map((f) => [f, got[f]]));
+      const differs = read.status === 200 ? firstDifference(masked, p.want) : `answered ${read.status}`;
+      env.expect(r["chat-whole"], !differs, `a chat planted with ${p.cls.join(", ")} reads differently than planted: ${differs}`, read, { got });
+      env.expect(r["chat-whole"], typeof got.updated_at === "string" && Date.parse(got.updated_at) >= Date.parse(got.created_at), `a chat's updated_at ${JSON.stringify(got.updated_at)} is not an instant at or after its created_at ${got.created_at}`, read);
+      if (!differs) for (const cls of p.cls) env.reach(cls, r["chat-whole"].cites);
+    }
+    if (!env.own) return;
+    const walk = await env.http.walk("/v1/chats", 100);
+    const listed: any[] = walk.items;
+    const order = fields ? [...planted].reverse().map((p) => p.id) : [...listed.map((c) => c.id)].filter((id) => planted.some((p) => p.id === id));
+    env.expect(r["chat-whole"], JSON.stringify(listed.map((c) => c.id)) === JSON.stringify(order) && listed.length === planted.length, `GET /v1/chats in a project holding only the unit's ${planted.length} chats lists ${JSON.stringify(listed.map((c) => c.id))}, not ${JSON.stringify(order)} (newest created_at first)`, walk.pages[0]);
+    for (const c of listed) {
+      const p = planted.find((x) => x.id === c.id);
+      if (!p) continue;
+      const { message_count: _, ...listWant } = p.want;
+      const masked = Object.fromEntries(Object.keys(c).filter((f) => f !== "updated_at" && (fields || (f !== "is_streaming" && f !== "created_at"))).map((f) => [f, c[f]]));
+      const differs = firstDifference(masked, listWant);
+      env.expect(r["chat-whole"], !differs, `the listed chat planted with ${p.cls.join(", ")} differs from what was planted: ${differs}`, walk.pages[0], { got: c });
+    }
+  },
+};

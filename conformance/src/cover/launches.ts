@@ -1,0 +1,78 @@
+/**
+ * A launch on each side of a study's cap, every run: in a project of the unit's own holding one study capped at one
+ * interview a week (offered in the app on an event of its own, where the target plants trigger rules), the launch the
+ * implementation accepts (its states module's launchRequest, else the trigger config's for the study) is eligible
+ * while the study accepts responses; the same launch, and the one the trigger config then offers, are declined
+ * (not_eligible) once one interview reached the cap.
+ */
+import { launchBodies, triggerRules } from "../judge/participant.ts";
+import { Lacking } from "../outcomes.ts";
+import type { Reply } from "../http.ts";
+import { until, type CoverEnv, type Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+const ELIGIBLE = ["webview", "external_browser"];
+
+async function launch(env: CoverEnv, body: unknown): Promise<Reply> {
+  return env.http.req("/v1/interview-participant/launches", { key: null, headers: { "x-public-key": env.publicKey! }, method: "POST", body });
+}
+
+/** The launches the trigger config offers for `studyId` now (what the rule carries), or none. */
+async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
+  const config = await env.http.req("/v1/interview-participant/config?referenceId=conformance_user", { key: null, headers: { "x-public-key": env.publicKey! } });
+  const found = config.status === 200 ? triggerRules(env.ctx, config.body) : null;
+  const rule = found?.rules.find((x) => Object.values(x).includes(studyId));
+  return found && rule ? launchBodies(found, rule) : [];
+}
+
+export const launches: Unit = {
+  name: "launches",
+  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, declined (not_eligible) once it reached its cap, the same request and the trigger config's",
+  needs: ["plant-study", "plant-interview"],
+  statements: [...r["launch-declined"].cites],
+  classes: () => ["launch below the cap", "launch at the cap"],
+  async run(env) {
+    const { ctx } = env;
+    if (!env.own || !env.publicKey) {
+      // In the run's project a launch may target any of its studies; the classes stay unreached, NOT TESTED.
+      ctx.note(`cover launches: ${env.own ? "the created project has no public key" : "the target creates no projects"}, so a launch cannot be tied to one study`);
+      return;
+    }
+    const study = (await ctx.states.plantStudy({ name: "Launch at the cap", status: "active", weekly_limit: 1, monthly_limit: null, trigger_event: "conformance_launch_at_cap" }, env.project)).id;
+    // The launch the states module says is eligible, else those the trigger config offers for the study (its own shape).
+    const candidates: unknown[] = [];
+    try {
+      candidates.push(await ctx.states.launchRequest(env.publicKey, env.project));
+    } catch (err) {
+      if (!(err instanceof Lacking) && (err as { code?: string })?.code !== "STATE_REFUSED") throw err;
+    }
+    candidates.push(...(await offered(env, study)));
+    let body: unknown;
+    let below: Reply | undefined;
+    for (const c of candidates) {
+      below = await launch(env, c);
+      body = c;
+      if (below.status !== 400) break;
+    }
+    // What is judged here is the cap: a launch must first be decided eligible below it (the participant check judges that).
+    if (!below || below.status !== 200 || !ELIGIBLE.includes(below.body?.mode)) {
+      ctx.note(`cover launches: ${below ? `the launch ${JSON.stringify(body).slice(0, 120)} was decided ${below.status} ${JSON.stringify(below.body?.mode)} below the cap` : "neither the states module nor the trigger config gave a launch of the study"}, so the cap's side was not judged`);
+      return;
+    }
+    env.reach("launch below the cap", r["launch-declined"].cites);
+    await ctx.states.plantInterview({ study_id: study }, env.project);
+    const full = await until(async () => (await env.req(`/v1/studies/${study}`)).body?.accepting_responses === false, 5_000, 100);
+    if (!full) {
+      ctx.note("cover launches: the study capped at one interview a week still reads accepting_responses after one (the cover counts unit judges that), so the launch at the cap was not judged");
+      return;
+    }
+    const again = await launch(env, body);
+    env.expect(r["launch-declined"], again.status === 200 && again.body?.mode === "not_eligible", `the launch decided ${below.body?.mode} below the study's cap (${JSON.stringify(body).slice(0, 160)}) was decided ${again.status} ${JSON.stringify(again.body?.mode)} once the study reads accepting_responses false, not not_eligible`, again);
+    for (const fresh of (await offered(env, study)).slice(0, 1)) {
+      const reply = await launch(env, fresh);
+      if (reply.status === 400) continue; // a request shape the implementation does not take: the first launch showed its own
+      env.expect(r["launch-declined"], reply.status === 200 && reply.body?.mode === "not_eligible", `a launch the trigger config offers for the study at its cap was decided ${reply.status} ${JSON.stringify(reply.body?.mode)}, not not_eligible`, reply);
+    }
+    env.reach("launch at the cap", r["launch-declined"].cites);
+  },
+};
