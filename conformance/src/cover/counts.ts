@@ -72,6 +72,9 @@ async function interviews(env: CoverEnv): Promise<void> {
     if (!refused) throw err;
     env.expect(r["cap-transition"], refused.reason === "not-accepting", `the interview past the cap was refused as ${refused.reason} (${refused.message}), not as a study not accepting responses`);
   }
+  // Still active: listed among the project's active studies, accepting or not.
+  const listed = await env.http.walk("/v1/studies", 100);
+  env.expect(r["cap-transition"], listed.items.some((x: any) => x.id === id), `the active study at its cap (accepting_responses false) is not listed by GET /v1/studies, which lists the project's active studies`, listed.pages[listed.pages.length - 1]);
   env.reach("past a cap", r["cap-transition"].cites);
   const at100 = await pagesOf(env, id, 100);
   env.expect(r.counts, JSON.stringify(at100.sizes) === "[100,1]" && JSON.stringify(at100.more) === "[true,false]" && new Set(at100.ids).size === CAP, `the study's ${CAP} interviews walk at limit 100 as pages of ${JSON.stringify(at100.sizes)} with has_more ${JSON.stringify(at100.more)} (${new Set(at100.ids).size} distinct), not [100, 1] with [true, false]`, at100.reply ?? undefined);

@@ -59,6 +59,8 @@ export const lists: Unit = {
         const got = walk.items.map((i: any) => i.id);
         env.expect(r["lists-whole"], JSON.stringify(got) === JSON.stringify([id]), `GET /v1/interviews?study_id=${active}&status=${status} lists ${JSON.stringify(got)}, not exactly [${id}]`, walk.pages[0]);
         const read = await env.req(`/v1/interviews/${id}`);
+        // Its retrieval has the detail's fields in either status (a transcript and question_answers, empty or not).
+        ctx.conforms(read, `GET /v1/interviews/{id} (${status})`);
         env.expect(r["lists-whole"], read.body?.status === status, `interview ${id} reads status ${JSON.stringify(read.body?.status)}, not ${status}`, read);
         env.reach(`interview ${status}`, r["lists-whole"].cites);
       }

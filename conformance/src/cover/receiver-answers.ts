@@ -3,7 +3,8 @@
  * and 300, a 4xx, a 5xx, a closed connection, no answer within the receiver timeout) completed at once in a study whose
  * name is beyond ASCII, each with a reference id and email beyond ASCII. Each attempt is judged whole (headers,
  * signature over the raw bytes, the payload predicted from what was planted and the REST read); each class must be
- * retried exactly once after the first delay (then answered 200), a 2xx never.
+ * retried exactly once after the first delay (then answered 200), a 2xx never. One more answers 503 and then not in
+ * time: the receiver timeout holds on a retry too, so it is retried again after the second delay.
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
@@ -18,6 +19,8 @@ import { r } from "./rules.ts";
  * and 300), where a service that reads "2xx" as "below 300" or "up to 300" parts from the seed.
  */
 const CLASSES: Array<[string, number]> = [["2xx", 299], ["3xx", 300], ["4xx", 404], ["5xx", 503], ["reset", RESET], ["timeout", TIMEOUT]];
+/** A retry that times out in turn: the receiver timeout holds for every attempt, not the first alone. */
+const RETRY_TIMEOUT = "timeout on a retry";
 
 /** Text beyond ASCII: an accent, a combining mark, a character beyond the BMP, a right-to-left script. */
 export const NON_ASCII = "Étude naïve e\u0301 😀 𝄞 مرحبا";
@@ -30,7 +33,7 @@ export const receiverAnswers: Unit = {
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   statements: [...r["answer-retried"].cites, ...r["payload-whole"].cites, ...r["signature-text"].cites],
-  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), "payload beyond ASCII", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
+  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`] : []), "payload beyond ASCII", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
   async run(env) {
     const { ctx } = env;
     const delays = ctx.options.webhookRetryDelaysMs;
@@ -43,22 +46,25 @@ export const receiverAnswers: Unit = {
     // The 2xx one opened through a respondent-specific link where the target plants one: its payload names the respondent.
     const respondentOf = (cls: string) => (cls === "2xx" && ctx.states.has("respondent-id") ? `resp_é_${k0}` : null);
     const k0 = Math.floor(Math.random() * 1e6);
-    const planted = await Promise.all(CLASSES.map(async ([cls, answer], k) => {
-      const reference = `réf-😀-${cls}-${k}`;
+    // Each class answers its first attempt so (then 200); the retry-timeout class answers 503, then no answer in time.
+    const classes: Array<[string, number[]]> = [...CLASSES.map(([c, a]) => [c, [a]] as [string, number[]]), ...(delays.length >= 2 ? [[RETRY_TIMEOUT, [503, TIMEOUT]] as [string, number[]]] : [])];
+    const planted = await Promise.all(classes.map(async ([cls, answers], k) => {
+      const reference = `réf-😀-${cls.replace(/ /g, "_")}-${k}`;
       const email = `ñandú.${k}@exämple.com`;
       const respondent = respondentOf(cls);
       const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, reference_id: reference, respondent_email: email, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);
-      env.answers.set(i.id, [answer]);
-      return { cls, answer, id: i.id, reference, email, respondent };
+      env.answers.set(i.id, answers);
+      return { cls, answers, answer: answers[0], id: i.id, reference, email, respondent };
     }));
     await Promise.all(planted.map((p) => ctx.states.completeInterview(p.id, env.project)));
     const reads = new Map(await Promise.all(planted.map(async (p) => [p.id, (await untilCompleted(env.http, p.id, completionWaitMs(ctx.options))).reply] as const)));
     const of = (id: string): Delivery[] => env.receiver.deliveries.filter((d) => d.interviewId === id && d.path.startsWith(hook.path));
-    const due = (answer: number) => (ok(answer) || !delays.length ? 1 : 2);
+    // Attempts due: up to the first 2xx answer (200 past the class's answers), at most one more than the delays.
+    const due = (answers: number[]) => Math.min(answers.findIndex(ok) < 0 ? answers.length + 1 : answers.findIndex(ok) + 1, delays.length + 1);
     // Every first attempt, then every retry due (a timeout is held past the receiver timeout), then a quiet while in
     // which an attempt too many would come.
     const firstWait = completionWaitMs(ctx.options);
-    const retryWait = timeoutMs + 500 + sequenceWindow(delays[0] ?? 0)[1];
+    const retryWait = timeoutMs + 500 + sequenceWindow(delays[0] ?? 0)[1] + (delays.length >= 2 ? timeoutMs + 500 + sequenceWindow(delays[1])[1] : 0);
     // While the attempts and retries come, a light read of the service every 200 ms: how long it leaves one unanswered
     // is the evidence of its own stalls (a starved service starts a timeout's clock long before it connects, and
     // retries late), which the timing judgements below allow for (Http.slowness).
@@ -71,7 +77,7 @@ export const receiverAnswers: Unit = {
     })();
     try {
       await until(() => planted.every((p) => of(p.id).length >= 1), firstWait);
-      await until(() => planted.every((p) => of(p.id).length >= due(p.answer)), retryWait);
+      await until(() => planted.every((p) => of(p.id).length >= due(p.answers)), retryWait);
       await new Promise((res) => setTimeout(res, sequenceWindow(delays[0] ?? 0)[1]));
     } finally {
       watching = false;
@@ -79,26 +85,29 @@ export const receiverAnswers: Unit = {
     }
     for (const p of planted) {
       const got = of(p.id);
-      const label = `the delivery of interview ${p.id} (receiver answer ${describeAnswer(p.answer)})`;
+      const label = `the delivery of interview ${p.id} (receiver answers ${p.answers.map(describeAnswer).join(", then ")})`;
       const read = reads.get(p.id)!;
       if (got.length === 0) {
         env.expect(r["answer-retried"], false, `${label}: no attempt came within ${firstWait} ms of its completion`, read);
         continue;
       }
-      env.expect(r["answer-retried"], got.length === due(p.answer), `${label}: ${got.length} attempt(s) came; ${due(p.answer)} were due (${ok(p.answer) ? "a 2xx ends the delivery" : "a failed attempt is retried once after the first delay, then answered 200"})`);
-      if (got.length >= 2 && !ok(p.answer)) {
-        const failedAt = p.answer === TIMEOUT ? got[0].startedAt + timeoutMs : got[0].answeredAt ?? got[0].at;
-        const gap = got[1].at - failedAt;
-        // The suite's own stalls: a first attempt (whose timeout the failure is counted from) read late makes the gap
+      env.expect(r["answer-retried"], got.length === due(p.answers), `${label}: ${got.length} attempt(s) came; ${due(p.answers)} were due (${ok(p.answer) ? "a 2xx ends the delivery" : "each failed attempt is retried after its delay, until one is answered 200"})`);
+      // Each failed attempt's retry, after the delay of its turn.
+      for (let n = 0; n + 1 < got.length && n < p.answers.length && !ok(p.answers[n]); n++) {
+        const answer = p.answers[n];
+        const [failed, retry] = [got[n], got[n + 1]];
+        const failedAt = answer === TIMEOUT ? failed.startedAt + timeoutMs : failed.answeredAt ?? failed.at;
+        const gap = retry.at - failedAt;
+        // The suite's own stalls: an attempt (whose timeout the failure is counted from) read late makes the gap
         // look short; a retry read late makes it look long. Neither is the service's doing. Nor is a timeout clock the
         // service started before it connected (timeoutSlack).
-        const before = p.answer === TIMEOUT ? env.http.slowness(got[0].startedAt - timeoutMs, got[0].startedAt) : { ms: 0, what: "" };
-        const earlyStall = p.answer === TIMEOUT ? got[0].lagMs + Math.max(timeoutSlack(timeoutMs), before.ms) : 0;
-        const [early, late] = sequenceWindow(delays[0]);
+        const before = answer === TIMEOUT ? env.http.slowness(failed.startedAt - timeoutMs, failed.startedAt) : { ms: 0, what: "" };
+        const earlyStall = answer === TIMEOUT ? failed.lagMs + Math.max(timeoutSlack(timeoutMs), before.ms) : 0;
+        const [early, late] = sequenceWindow(delays[n]);
         // The service's own: a retry late while the service also left its API unanswered that long.
-        const slow = env.http.slowness(failedAt, got[1].at);
-        const [lo, hi] = [early - earlyStall, late + Math.max(got[1].lagMs, slow.ms)];
-        env.expect(r["answer-retried"], gap >= lo && gap <= hi, `${label}: the retry came ${gap} ms after the attempt failed; the first delay is ${delays[0]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${stallWords(got[0].lagMs + got[1].lagMs, slow.ms >= before.ms ? slow : before)}${p.answer === TIMEOUT ? `, and ${Math.max(timeoutSlack(timeoutMs), before.ms)} ms the service may have run its timeout's clock before it connected` : ""})`);
+        const slow = env.http.slowness(failedAt, retry.at);
+        const [lo, hi] = [early - earlyStall, late + Math.max(retry.lagMs, slow.ms)];
+        env.expect(r["answer-retried"], gap >= lo && gap <= hi, `${label}: retry ${n + 1} came ${gap} ms after attempt ${n + 1} failed (${describeAnswer(answer)}); its delay is ${delays[n]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${stallWords(failed.lagMs + retry.lagMs, slow.ms >= before.ms ? slow : before)}${answer === TIMEOUT ? `, and ${Math.max(timeoutSlack(timeoutMs), before.ms)} ms the service may have run its timeout's clock before it connected` : ""})`);
       }
       env.reach(`answer ${p.cls}`, r["answer-retried"].cites);
       for (const [k, d] of got.entries()) {

@@ -65,6 +65,13 @@ export const VIOLATIONS: Violation[] = [
     find: "created_at: iso(c.createdAt), updated_at: iso(updated) };", replace: "created_at: iso(Math.floor(c.createdAt / 1000) * 1000), updated_at: iso(updated) };" },
   { name: "an mcp chat's source served as web", breaks: "Chat: source, example values web, analyst, mcp", rule: "cover.chat-whole",
     find: "source: c.source, is_streaming", replace: "source: c.source === 'mcp' ? 'web' : c.source, is_streaming" },
+  // A third hidden set of 25 (2026-12-03): three that only a random sequence could catch, now reached every run.
+  { name: "a started interview retrieved without a transcript", breaks: "Endpoints: GET /v1/interviews/:id, Interview with transcript and question_answers", rule: "response.body",
+    find: "out.transcript = done ? iv.outcome.transcript.map((e) => ({ ...e })) : [];", replace: "if (done) out.transcript = iv.outcome.transcript.map((e) => ({ ...e }));" },
+  { name: "a study at its cap no longer listed", breaks: "Endpoints: GET /v1/studies, active studies of the project", rule: "cover.cap-transition",
+    find: "const items = universe.filter((s) => s.status === 'active');", replace: "const items = universe.filter((s) => s.status === 'active' && studyUsage(s).accepting);" },
+  { name: "no receiver timeout on a retry", breaks: "Events: delivery rules 1 and 2, a 2xx within 10 seconds, retried on a timeout", rule: "cover.answer-retried",
+    find: "}, WEBHOOK_TIMEOUT_MS);", replace: "}, n === 0 ? WEBHOOK_TIMEOUT_MS : WEBHOOK_TIMEOUT_MS * 10);" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
