@@ -29,6 +29,9 @@ export const authCheck: Check = {
       ["unknown key", { authorization: `Bearer ${prefix}nobody_0123456789abcdef0123456789abcdef` }],
       ["wrong prefix", { authorization: `Bearer ${key.replace(/^[a-z]+_[a-z]+_/, "svc_test_")}` }],
       ["trailing garbage", { authorization: `Bearer ${key}x` }],
+      // Keys near the valid one: cut short by a character, and in another case (a key is compared exactly).
+      ["the key cut short", { authorization: `Bearer ${key.slice(0, -1)}` }],
+      ["the key in another case", { authorization: `Bearer ${key === key.toUpperCase() ? key.toLowerCase() : key.toUpperCase()}` }],
       // The key whole but not alone: a second word after it, or text before the scheme. A server that finds the key
       // somewhere in the header, rather than reading the header as "Bearer <key>", lets these in.
       ["a second word after the key", { authorization: `Bearer ${key} ${key}` }],

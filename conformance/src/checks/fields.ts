@@ -18,7 +18,7 @@ const r = rules("fields", {
   quality: seed("Interview: quality_score", "a completed interview's quality_score is insightful, successful or unsuccessful", ["interview.quality-score"]),
   duration: seed("Interview: duration_secs, interview length in seconds", "a completed interview's duration_secs is a whole number of seconds, no longer than from its started_at to its completed_at", ["interview.duration"]),
   transcript: seed("Interview: transcript, chronological", "a transcript is in chronological order: time_in_call_secs never decreases", ["interview.transcript", "interview.time-in-call"]),
-  translated: seed("Interview: transcript translated, present only for non-English interviews", "no transcript entry of an English interview (en, or a regional English such as en-GB) carries `translated`; every entry of a German one planted does", ["interview.translated"]),
+  translated: seed("Interview: transcript translated, present only for non-English interviews", "no transcript entry of an English interview (en, or a regional English such as en-GB) carries `translated`; every entry of one planted in German, French or Brazilian Portuguese does", ["interview.translated"]),
   "question-answers": seed("Interview: question_answers, one per interview question, question_index 0-based", "a completed interview has one answer per question of its study: question_index 0..n-1, each once, with that question's text", ["interview.question-answers", "interview.question-index"]),
   "interview-statuses": seed("States and transitions: Interview status", "a simulated interview held open reads `started` (and is listed under status=started); once completed it reads `completed` (and is listed under status=completed), passing only through `processing`", ["states.interview", "interview.status"]),
   "study-link": seed("Study: interview_link, string (URL), public respondent URL", "every study's interview_link is an absolute http(s) URL as a respondent would open it: ASCII only, no space or control character (RFC 3986)", ["study.interview-link", "service.study-link"]),
@@ -157,7 +157,7 @@ async function listedUnder(ctx: Ctx, status: string, studyId: string, id: string
 
 async function plantedInterviews(ctx: Ctx): Promise<void> {
   const questions = [{ text: "What did you try first?" }, { text: "What stopped you?" }, { text: "What would you change?" }];
-  const planted = await ctx.states.plantStudy({ name: "Fields probe", supported_languages: ["en", "de", "en-GB"], questions });
+  const planted = await ctx.states.plantStudy({ name: "Fields probe", supported_languages: ["en", "de", "en-GB", "fr", "pt-BR"], questions });
   const studyReply = await ctx.http.req(`/v1/studies/${planted.id}`);
   const study = studyReply.body;
   judgeStudyLink(ctx, study, studyReply);
@@ -165,13 +165,16 @@ async function plantedInterviews(ctx: Ctx): Promise<void> {
   // and its questions in order.
   // Language tags are case-insensitive (BCP 47): en-GB may read back as en-gb.
   const langs = Array.isArray(study?.supported_languages) ? study.supported_languages.map((x: unknown) => String(x).toLowerCase()).sort() : study?.supported_languages;
-  ctx.expect(r["planted-values"], String(study?.name).startsWith("Fields probe") && JSON.stringify(langs) === JSON.stringify(["de", "en", "en-gb"]), `a study planted with name "Fields probe" and supported_languages ["en","de","en-GB"] reads name ${JSON.stringify(study?.name)} and supported_languages ${JSON.stringify(study?.supported_languages)}`, studyReply);
+  ctx.expect(r["planted-values"], String(study?.name).startsWith("Fields probe") && JSON.stringify(langs) === JSON.stringify(["de", "en", "en-gb", "fr", "pt-br"]), `a study planted with name "Fields probe" and supported_languages ["en","de","en-GB","fr","pt-BR"] reads name ${JSON.stringify(study?.name)} and supported_languages ${JSON.stringify(study?.supported_languages)}`, studyReply);
   ctx.expect(r["planted-values"], JSON.stringify((study?.questions ?? []).map((q: any) => q?.text)) === JSON.stringify(questions.map((q) => q.text)), `a study planted with questions ${JSON.stringify(questions.map((q) => q.text))} reads questions ${JSON.stringify(study?.questions)}`, studyReply);
   const make = (body: Omit<PlantInterviewInput, "study_id">) => ctx.states.plantInterview({ study_id: planted.id, ...body });
   const en = await make({ reference_id: "fields_en", language: "en", respondent_email: null });
   const de = await make({ reference_id: "fields_de", language: "de", respondent_email: "respondent@example.com" });
   // A regional English is English: its transcript carries no translation either.
   const gb = await make({ reference_id: "fields_en_gb", language: "en-GB", respondent_email: null });
+  // Every language other than English carries translations, not German alone.
+  const fr = await make({ reference_id: "fields_fr", language: "fr", respondent_email: null });
+  const pt = await make({ reference_id: "fields_pt_br", language: "pt-BR", respondent_email: null });
 
   await ctx.part("interview status path", async () => {
     const held = await make({ reference_id: "fields_held", hold: true });
@@ -192,7 +195,7 @@ async function plantedInterviews(ctx: Ctx): Promise<void> {
     ctx.expect(r["reference-tag"], read.body?.reference_id === "fields_link", `an interview opened through ${study?.interview_link}${sep}reference_id=fields_link reads reference_id ${JSON.stringify(read.body?.reference_id)}`, read);
   });
 
-  for (const [planted, reference, language, email] of [[en, "fields_en", "en", null], [de, "fields_de", "de", "respondent@example.com"], [gb, "fields_en_gb", "en-GB", null]] as const) {
+  for (const [planted, reference, language, email] of [[en, "fields_en", "en", null], [de, "fields_de", "de", "respondent@example.com"], [gb, "fields_en_gb", "en-GB", null], [fr, "fields_fr", "fr", null], [pt, "fields_pt_br", "pt-BR", null]] as const) {
     const done = await untilCompleted(ctx, planted.id, new Set());
     ctx.conforms(done, "GET /v1/interviews/:id (planted)");
     const i = done.body;
@@ -201,10 +204,10 @@ async function plantedInterviews(ctx: Ctx): Promise<void> {
     if (email === null) ctx.expect(r["null-forms"], i?.respondent_email === null, `an interview with no email collected has respondent_email ${JSON.stringify(i?.respondent_email)}, not null`, done);
     else ctx.expect(r["planted-values"], i?.respondent_email === email, `respondent_email ${JSON.stringify(i?.respondent_email)}, planted ${email}`, done);
     judgeInterview(ctx, i, study, done);
-    // An interview planted in German: its transcript carries the English translation of every entry.
-    if (language === "de" && i?.language === "de") {
+    // An interview planted in a language other than English: its transcript carries the English translation of every entry.
+    if (!isEnglish(language) && String(i?.language).toLowerCase() === language.toLowerCase()) {
       const transcript: any[] = Array.isArray(i.transcript) ? i.transcript : [];
-      ctx.expect(r.translated, transcript.length > 0 && transcript.every((t) => typeof t?.translated === "string"), `interview ${i.id} is in de, but ${transcript.filter((t) => typeof t?.translated !== "string").length} of its ${transcript.length} transcript entries carry no \`translated\``, done);
+      ctx.expect(r.translated, transcript.length > 0 && transcript.every((t) => typeof t?.translated === "string"), `interview ${i.id} is in ${language}, but ${transcript.filter((t) => typeof t?.translated !== "string").length} of its ${transcript.length} transcript entries carry no \`translated\``, done);
     }
   }
 }

@@ -85,6 +85,12 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
       want.push({ role, parts: role === "assistant" ? wantParts : [{ type: "text", text: `a ${role} message` }], feedback, usage: role === "assistant" && fields ? USAGE : null, cls: [`role ${role}`, ...(fields ? [`feedback ${feedback}`, `usage on ${role}`] : [])] });
     }
   }
+  // Internal runtime parts between two public ones: never returned ("Internal runtime parts ... are never returned").
+  if (ctx.states.has("recorded-parts")) {
+    const internal: any[] = [{ type: "compaction", summary: "earlier turns" }, { type: "container_upload", file_id: "file_cover" }, { type: "hidden_branch", branch_id: "branch_cover", parts: [{ type: "text", text: "unseen" }] }];
+    msgs.push({ role: "assistant", parts: [{ type: "text", text: "before" }, ...internal, { type: "text", text: "after" }] });
+    want.push({ role: "assistant", parts: [{ type: "text", text: "before" }, { type: "text", text: "after" }], feedback: null, usage: null, cls: ["internal runtime parts"] });
+  }
   // Citations recorded as an empty list are none: sources reads null ("null when none"), never [].
   msgs.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], sources: [] });
   want.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], feedback: null, usage: null, cls: ["sources empty"] });
@@ -137,7 +143,7 @@ export const messages: Unit = {
     ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`)] : []),
     "every part type and tool state",
     "sources empty",
-    ...(ctx.states.has("recorded-parts") ? [...rawParts().classes, "sources at 32768 and 32769 bytes"] : []),
+    ...(ctx.states.has("recorded-parts") ? [...rawParts().classes, "sources at 32768 and 32769 bytes", "internal runtime parts"] : []),
   ],
   async run(env) {
     await rolesAndParts(env);

@@ -33,12 +33,13 @@ export const receiverAnswers: Unit = {
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   statements: [...r["answer-retried"].cites, ...r["payload-whole"].cites, ...r["signature-text"].cites],
-  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`] : []), "payload beyond ASCII", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
+  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`] : []), "payload beyond ASCII", "interview in the study's second language", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
   async run(env) {
     const { ctx } = env;
     const delays = ctx.options.webhookRetryDelaysMs;
     const timeoutMs = ctx.options.webhookTimeoutMs ?? 10_000;
-    const study = await ctx.states.plantStudy({ name: NON_ASCII, weekly_limit: null, monthly_limit: null }, env.project);
+    // Two languages: one interview runs in the second, so a payload that takes the study's first language shows.
+    const study = await ctx.states.plantStudy({ name: NON_ASCII, weekly_limit: null, monthly_limit: null, supported_languages: ["en", "de"] }, env.project);
     // The name as planted (the run's id appended): the payload must carry it byte for byte.
     const name = ctx.states.name(NON_ASCII);
     const hook = await env.hook("answers");
@@ -52,9 +53,10 @@ export const receiverAnswers: Unit = {
       const reference = `réf-😀-${cls.replace(/ /g, "_")}-${k}`;
       const email = `ñandú.${k}@exämple.com`;
       const respondent = respondentOf(cls);
-      const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, reference_id: reference, respondent_email: email, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);
+      const language = cls === "4xx" ? "de" : "en";
+      const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, reference_id: reference, respondent_email: email, language, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);
       env.answers.set(i.id, answers);
-      return { cls, answers, answer: answers[0], id: i.id, reference, email, respondent };
+      return { cls, answers, answer: answers[0], id: i.id, reference, email, respondent, language };
     }));
     await Promise.all(planted.map((p) => ctx.states.completeInterview(p.id, env.project)));
     const reads = new Map(await Promise.all(planted.map(async (p) => [p.id, (await untilCompleted(env.http, p.id, completionWaitMs(ctx.options))).reply] as const)));
@@ -128,6 +130,7 @@ export const receiverAnswers: Unit = {
         const differs = firstDifference(gotData, want);
         const whole = env.expect(r["payload-whole"], !differs && payload?.event === "interview.completed", `attempt ${k + 1} of ${label}: the payload is not the one predicted from the planted interview and its REST read: ${differs || `event ${JSON.stringify(payload?.event)}`}`, undefined, payload);
         if (whole && p.respondent) env.reach("respondent-specific link", r["payload-whole"].cites);
+        if (whole && p.language !== "en" && rest.language === p.language) env.reach("interview in the study's second language", r["payload-whole"].cites);
         // The class is reached when the body carried the text beyond ASCII (as UTF-8 or escaped: either is JSON).
         if (typeof payload?.data?.study_name === "string" && /[^\x00-\x7f]/.test(payload.data.study_name)) {
           env.expect(r["signature-text"], signed(hook.secret, d), `attempt ${k + 1} of ${label}: a body holding ${JSON.stringify(payload.data.study_name)} is not signed over its raw bytes (X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])})`, undefined, { body: d.raw.toString("utf8").slice(0, 400) });

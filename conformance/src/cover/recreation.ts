@@ -1,7 +1,8 @@
 /**
  * Re-creation of what can be deleted, every run: the webhook created, deleted and created again at the same URL, then
  * moved to another URL. After each step an interview completes: delivered to the webhook in force and signed with its
- * secret, or never delivered while none is configured. Re-creation answers 201 with a new secret; a move, 200 without.
+ * secret, or never delivered while none is configured; then subscribed to no event (events []), after which a completion
+ * is sent nowhere. Re-creation answers 201 with a new secret; a move, 200 without.
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
@@ -15,7 +16,7 @@ export const recreation: Unit = {
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   statements: [...r["recreation"].cites],
-  classes: () => ["created", "deleted", "re-created at the same URL", "moved to another URL"],
+  classes: () => ["created", "deleted", "re-created at the same URL", "moved to another URL", "subscribed to no event"],
   async run(env) {
     const { ctx } = env;
     const { id: studyId } = await ctx.states.plantStudy({ name: "Re-creation", weekly_limit: null, monthly_limit: null }, env.project);
@@ -53,9 +54,28 @@ export const recreation: Unit = {
     if (!moved) return;
     env.expect(r.recreation, moved.reply.status === 200 && moved.reply.body?.signing_secret === undefined, `PUT /v1/webhooks over an existing one answered ${moved.reply.status}${moved.reply.body?.signing_secret !== undefined ? " with a signing_secret" : ""} (200 without the secret)`, moved.reply);
     judge("moved to another URL", await complete("moved", moved.path), moved.path, again.secret);
-    // By now the interview completed while no webhook existed has had every chance to arrive.
-    const late = env.receiver.deliveries.filter((d) => mine(d) && d.interviewId === silent.id);
-    env.expect(r.recreation, late.length === 0, `interview ${silent.id} completed while the webhook was deleted, and was delivered to ${JSON.stringify(late.map((d) => d.path))}`);
-    env.reach("deleted", r.recreation.cites);
+    // Subscribed to no event: the answer shows the events just set, and a completion is sent nowhere ("only if
+    // interview.completed is in events"). A service that refuses an empty list has no such webhook: nothing to judge.
+    // Created so (after a DELETE), then updated back: both the creation and an update echo the events set.
+    await env.req("/v1/webhooks", { method: "DELETE" });
+    const none = await env.req("/v1/webhooks", { method: "PUT", body: { url: moved.url, events: [] } });
+    let unsubscribed: { id: string; got: Delivery[] } | null = null;
+    if (none.status < 300) {
+      env.expect(r.recreation, JSON.stringify(none.body?.events) === "[]", `PUT /v1/webhooks with events [] answered ${none.status} with events ${JSON.stringify(none.body?.events)}, not the [] just set`, none);
+      unsubscribed = await complete("unsubscribed", null);
+      // Subscribed again, a completion after it is delivered: one the service would have sent before it came first.
+      const back = await env.req("/v1/webhooks", { method: "PUT", body: { url: moved.url, events: ["interview.completed"] } });
+      if (back.status < 300) await complete("resubscribed", moved.path);
+    } else env.expect(r.recreation, none.status === 400, `PUT /v1/webhooks with events [] answered ${none.status}: a configuration refused is a 400`, none);
+    // By now the interviews completed while no webhook existed, or none subscribed, have had every chance to arrive.
+    for (const [cls, quiet] of [["deleted", silent], ["subscribed to no event", unsubscribed]] as const) {
+      if (!quiet) {
+        env.reach(cls, r.recreation.cites);
+        continue;
+      }
+      const late = env.receiver.deliveries.filter((d) => mine(d) && d.interviewId === quiet.id);
+      env.expect(r.recreation, late.length === 0, `interview ${quiet.id} completed while the webhook was ${cls}, and was delivered to ${JSON.stringify(late.map((d) => d.path))}`);
+      env.reach(cls, r.recreation.cites);
+    }
   },
 };

@@ -72,6 +72,21 @@ export const VIOLATIONS: Violation[] = [
     find: "const items = universe.filter((s) => s.status === 'active');", replace: "const items = universe.filter((s) => s.status === 'active' && studyUsage(s).accepting);" },
   { name: "no receiver timeout on a retry", breaks: "Events: delivery rules 1 and 2, a 2xx within 10 seconds, retried on a timeout", rule: "cover.answer-retried",
     find: "}, WEBHOOK_TIMEOUT_MS);", replace: "}, n === 0 ? WEBHOOK_TIMEOUT_MS : WEBHOOK_TIMEOUT_MS * 10);" },
+  // A fourth hidden set of 20 (2026-12-03): one missed, four only by chance, now every run.
+  { name: "the payload's language the study's first", breaks: "Events: data.language, detected language code; the payload against the REST read", rule: "cover.payload-whole",
+    find: "quality_score: iv.outcome.qualityScore, language: iv.language,", replace: "quality_score: iv.outcome.qualityScore, language: study.languages[0]," },
+  { name: "a key compared without case", breaks: "Authentication 4: an invalid key, 401", rule: "auth.401", check: "auth",
+    find: "const project = projectByKey(bearer(req));", replace: "const project = projectByKey(bearer(req)?.toLowerCase());" },
+  { name: "a key's prefix accepted", breaks: "Authentication 4: an invalid key, 401", rule: "auth.401", check: "auth",
+    find: "const projectByKey = (k) => (typeof k === 'string' && k.length ? byKeyHash.get(sha256(k).toString('hex')) : undefined);", replace: "const projectByKey = (k) => (typeof k === 'string' && k.length >= 20 ? [...projects.values()].find((p) => p.apiKey.startsWith(k)) : undefined);" },
+  { name: "no translation on a French interview", breaks: "Interview: transcript translated, present for non-English interviews", rule: "fields.translated", check: "fields",
+    find: "const translate = !isEnglish(iv.language);", replace: "const translate = !isEnglish(iv.language) && iv.language !== 'fr';" },
+  { name: "a compaction part served as text", breaks: "Internal runtime parts are never returned", rule: "cover.message-whole",
+    find: "    default: return null; // internal runtime parts are never returned", replace: "    case 'compaction': return { type: 'text', text: String(p.summary) };\n    default: return null; // internal runtime parts are never returned" },
+  { name: "events given interview.completed when PUT without it", breaks: "Endpoints: PUT /v1/webhooks answers {url, events} as set", rule: "cover.recreation",
+    find: "project.webhook = { url: body.value.url, events, secret };", replace: "project.webhook = { url: body.value.url, events: [...events, 'interview.completed'].filter((e, i, a) => a.indexOf(e) === i), secret };" },
+  { name: "delivered without the event subscribed", breaks: "Events: sent to the URL set by PUT, only if interview.completed is in events", rule: "cover.recreation",
+    find: "if (!hook || !hook.events.includes('interview.completed')) return;", replace: "if (!hook) return;" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
