@@ -29,6 +29,11 @@ async function plant(env: CoverEnv, k: number, fields: boolean, t0: number): Pro
   return { id: chat.id, want, cls };
 }
 
+/** What of a chat read is predicted: all but updated_at (judged apart), and is_streaming and created_at only where planted. */
+function predicted(c: Record<string, unknown>, fields: boolean): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(c).filter((f) => f !== "updated_at" && (fields || (f !== "is_streaming" && f !== "created_at"))).map((f) => [f, c[f]]));
+}
+
 export const chats: Unit = {
   name: "chats",
   doc: "every example source and none, a title and none, is_streaming true, false and null, a chosen creation instant: each chat read back whole, the list exactly them, newest first, without message_count",
@@ -42,8 +47,7 @@ export const chats: Unit = {
     for (const p of planted) {
       const read = await env.req(`/v1/chats/${p.id}`);
       const got = read.body ?? {};
-      const masked = Object.fromEntries(Object.keys(got).filter((f) => f !== "updated_at" && (fields || (f !== "is_streaming" && f !== "created_at"))).map((f) => [f, got[f]]));
-      const differs = read.status === 200 ? firstDifference(masked, p.want) : `answered ${read.status}`;
+      const differs = read.status === 200 ? firstDifference(predicted(got, fields), p.want) : `answered ${read.status}`;
       env.expect(r["chat-whole"], !differs, `a chat planted with ${p.cls.join(", ")} reads differently than planted: ${differs}`, read, { got });
       env.expect(r["chat-whole"], typeof got.updated_at === "string" && Date.parse(got.updated_at) >= Date.parse(got.created_at), `a chat's updated_at ${JSON.stringify(got.updated_at)} is not an instant at or after its created_at ${got.created_at}`, read);
       if (!differs) for (const cls of p.cls) env.reach(cls, r["chat-whole"].cites);
@@ -57,8 +61,7 @@ export const chats: Unit = {
       const p = planted.find((x) => x.id === c.id);
       if (!p) continue;
       const { message_count: _, ...listWant } = p.want;
-      const masked = Object.fromEntries(Object.keys(c).filter((f) => f !== "updated_at" && (fields || (f !== "is_streaming" && f !== "created_at"))).map((f) => [f, c[f]]));
-      const differs = firstDifference(masked, listWant);
+      const differs = firstDifference(predicted(c, fields), listWant);
       env.expect(r["chat-whole"], !differs, `the listed chat planted with ${p.cls.join(", ")} differs from what was planted: ${differs}`, walk.pages[0], { got: c });
     }
   },
