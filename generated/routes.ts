@@ -3,7 +3,7 @@ import type { RouteDef as AnyRouteDef } from "../lib/route-types.ts";
 import type { operations } from "./schema.d.ts";
 
 export type { RouteParam, RouteResponse } from "../lib/route-types.ts";
-export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simListForwards" | "simRecordForward" | "simGetForwardEvent" | "simResendForward" | "simCreateInterview" | "simAbandonInterview" | "simCompleteInterview" | "simGetListener" | "simCreateProject" | "simCreateStudy" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
+export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simListForwards" | "simRecordForward" | "simGetForwardEvent" | "simResendForward" | "simCreateInterview" | "simAbandonInterview" | "simCompleteInterview" | "simGetListener" | "simCreateProject" | "simCreateStudy" | "simSetStudyStatus" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
 export type RouteDef<Id extends OperationId = OperationId> = AnyRouteDef<Id>;
 
 /** Every operation of the contract's `paths`. */
@@ -705,6 +705,62 @@ export const routes: RouteDef[] = [
       },
       "503": {
         "schema": "#/paths/~1_sim~1studies/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simSetStudyStatus",
+    "method": "put",
+    "path": "/_sim/studies/{id}/status",
+    "expressPath": "/_sim/studies/:id/status",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/parameters/0/schema"
+      }
+    ],
+    "requestBody": "#/paths/~1_sim~1studies~1{id}~1status/put/requestBody/content/application~1json/schema",
+    "responses": {
+      "200": {
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/responses/200/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "404": {
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/responses/404/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "413": {
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/responses/413/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "415": {
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1studies~1{id}~1status/put/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }

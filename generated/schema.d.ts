@@ -271,6 +271,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/studies/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a study's status
+         * @description Reference server only. Sets a study's status (the seed shows no transitions: any of the three to any other), so a
+         *     suite can pause a study whose launches the trigger config already offered: `accepting_responses` is then `false`,
+         *     the study leaves `GET /v1/studies`, and a launch of it is declined. Answers 200 with the study as retrieved.
+         */
+        put: operations["simSetStudyStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sim/webhook-deliveries": {
         parameters: {
             query?: never;
@@ -1152,8 +1174,10 @@ export interface components {
             cost_usd: number | null;
         };
         /**
-         * @description An operation id of this contract (`@operationId` of every operation with a path). A test holds this list to the
-         *     contract's operations, so it cannot drift; a misspelt id is a 400 instead of a fault setting that faults nothing.
+         * @description An operation id of this contract (`@operationId` of every operation with a path, as of contract 2.0.0; a value added
+         *     here is a breaking change of the faults' responses, so simulation operations added since, `simSetStudyStatus`, are
+         *     not fault targets). A test holds this list to the contract's operations, so it cannot drift; a misspelt id is a 400
+         *     instead of a fault setting that faults nothing.
          * @enum {string}
          */
         OperationId: "createParticipantLaunch" | "createPromptEvent" | "deleteWebhook" | "getChat" | "getInterview" | "getParticipantConfig" | "getRelease" | "getStudy" | "getWebhook" | "listChatMessages" | "listChats" | "listExperiments" | "listInterviews" | "listReleases" | "listStudies" | "putWebhook" | "simAbandonInterview" | "simCompleteInterview" | "simCreateChat" | "simCreateInterview" | "simCreateProject" | "simCreateStudy" | "simDeleteFaults" | "simGetDeliveryRequest" | "simGetFaults" | "simGetForwardEvent" | "simGetListener" | "simListForwards" | "simListWebhookDeliveries" | "simPutFaults" | "simRecordForward" | "simResendDelivery" | "simResendForward" | "simStreamEvents";
@@ -1760,6 +1784,11 @@ export interface components {
              * @enum {string}
              */
             launch_mode?: "webview" | "external_browser";
+        };
+        /** @description Body of `PUT /_sim/studies/{id}/status`: the study's status from now on. */
+        SimStudyStatusInput: {
+            /** @description `active`, `paused` or `draft`. */
+            status: components["schemas"]["StudyStatus"];
         };
         /** @description A study with its detail-only fields (single-study retrieval). */
         Study: {
@@ -3423,6 +3452,115 @@ export interface operations {
             };
             /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simSetStudyStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A study of the caller's project.
+                 * @example 4f1c2b7e-8a3d-4c59-9e21-6b0d7a3f5c11
+                 */
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimStudyStatusInput"];
+            };
+        };
+        responses: {
+            /** @description The request succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Study"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not visible to this key. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -65,7 +65,7 @@ export default defineStates((env) => {
     capabilities: () => ({
       "plant-study": true, "plant-interview": true, hold: true, complete: true, abandon: true, "created-at": true, "interview-link": true,
       "respondent-id": true, "plant-chat": true, "hidden-messages": true, "recorded-parts": true, "chat-fields": true, "create-project": true,
-      faults: "the foreign server has no fault injection", "eligible-launch": true,
+      faults: "the foreign server has no fault injection", "eligible-launch": true, "study-status": true,
     }),
 
     plantStudy: async (s, project) => ({
@@ -74,6 +74,21 @@ export default defineStates((env) => {
         questions: s.questions,
       })).id,
     }),
+
+    // Its PUT replaces the whole study: everything the API shows of it is sent back with the new status. What the API
+    // does not show (its trigger event and launch mode) goes back to the server's defaults, as in the studies planted
+    // above; the status it already has is no change, so nothing is sent.
+    setStudyStatus: async (id, status, project) => {
+      const got = await fetch(`${env.baseUrl}/v1/studies/${id}`, { headers: { authorization: `Bearer ${project.apiKey}` } });
+      if (got.status === 404) throw new StateRefused("not-found", `GET /v1/studies/${id} answered 404`);
+      const s = (await got.json()) as any;
+      if (s.status === status) return { id };
+      await call(project, "PUT", `studies/${id}`, {
+        name: s.name, status, monthly_limit: s.limits?.monthly?.limit, weekly_limit: s.limits?.weekly?.limit, supported_languages: s.supported_languages,
+        questions: s.questions, research_goal: s.research_goal, product_name: s.product_name,
+      });
+      return { id };
+    },
 
     plantInterview: async (i, project) => {
       const planted = await call(project, "POST", "interviews", {

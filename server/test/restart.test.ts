@@ -135,6 +135,8 @@ describe("restart with --data-dir after kill -9", () => {
     const listenerSecret = (await call(first.base, "/_sim/listener")).body.signing_secret as string;
     const made = (await call(first.base, "/_sim/projects", { method: "POST", body: { name: "Kept" } })).body;
     const study = (await call(first.base, "/_sim/studies", { method: "POST", body: { name: "Kept study", weekly_limit: 9 } })).body;
+    const paused = (await call(first.base, "/_sim/studies", { method: "POST", body: { name: "Kept paused" } })).body;
+    expect((await call(first.base, `/_sim/studies/${paused.id}/status`, { method: "PUT", body: { status: "paused" } })).status).toBe(200);
     const chat = (await call(first.base, "/_sim/chats", { method: "POST", body: { title: "Kept chat", messages: [{ role: "user", parts: [{ type: "text", text: "hello" }] }] } })).body;
     const held = (await call(first.base, "/_sim/interviews", { method: "POST", body: { study_id: study.id, hold: true } })).body;
     const abandoned = (await call(first.base, "/_sim/interviews", { method: "POST", body: { study_id: study.id, hold: true } })).body;
@@ -157,6 +159,7 @@ describe("restart with --data-dir after kill -9", () => {
     expect((await call(second.base, "/_sim/listener")).body.signing_secret).toBe(listenerSecret);
     expect((await call(second.base, "/v1/studies", { key: made.api_key })).status).toBe(200);
     expect((await call(second.base, `/v1/studies/${study.id}`)).body.name).toBe("Kept study");
+    expect((await call(second.base, `/v1/studies/${paused.id}`)).body).toMatchObject({ status: "paused", accepting_responses: false });
     expect((await call(second.base, `/v1/chats/${chat.id}`)).body.title).toBe("Kept chat");
     expect((await call(second.base, `/v1/interviews/${held.id}`)).body.status).toBe("completed");
     expect((await call(second.base, `/_sim/interviews/${abandoned.id}/complete`, { method: "POST" })).status).toBe(409);

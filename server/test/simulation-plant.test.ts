@@ -52,6 +52,34 @@ describe("POST /api/_sim/studies", () => {
   });
 });
 
+describe("PUT /api/_sim/studies/:id/status", () => {
+  const setStatus = (id: string, status: unknown, key = ACME) => api.req(`/_sim/studies/${id}/status`, { method: "PUT", key, body: { status } });
+
+  it("pauses a study: not accepting, out of the list, its next simulated interview refused; active again puts it back", async () => {
+    const { body: s } = await plantStudy({ name: "Paused later" });
+    const paused = await setStatus(s.id, "paused");
+    expect(paused.status).toBe(200);
+    assertValid("#/components/schemas/Study", paused.body);
+    expect(paused.body).toMatchObject({ id: s.id, status: "paused", accepting_responses: false });
+    expect(await study(s.id)).toMatchObject({ status: "paused", accepting_responses: false });
+    expect((await api.walk("/v1/studies", 100)).items.some((x) => x.id === s.id)).toBe(false);
+    expect((await hold(s.id)).status).toBe(409);
+    expect((await setStatus(s.id, "active")).body).toMatchObject({ status: "active", accepting_responses: true });
+    expect((await api.walk("/v1/studies", 100)).items.filter((x) => x.id === s.id)).toHaveLength(1);
+    expect((await hold(s.id)).status).toBe(201);
+  });
+
+  it("answers 404 for another project's study or an unknown one, and 400 for a status the seed does not have", async () => {
+    const { body: s } = await plantStudy({});
+    expect((await setStatus(s.id, "paused", GLOBEX)).status).toBe(404);
+    expect((await setStatus("00000000-0000-4000-8000-000000000000", "paused")).status).toBe(404);
+    const bad = await setStatus(s.id, "archived");
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.map((d: any) => d.field)).toContain("status");
+    expect((await study(s.id)).status).toBe("active");
+  });
+});
+
 describe("held interviews and POST /api/_sim/interviews/:id/complete", () => {
   it("keeps a held interview started, completes it on demand, counts it in interview_count only then, and emits the webhook", async () => {
     const { body: s } = await plantStudy({});

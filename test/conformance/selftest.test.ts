@@ -109,7 +109,7 @@ describe("conformance self-test", () => {
     const failures = report.results.flatMap((r) => r.failures);
     expect(failures, JSON.stringify(failures.slice(0, 3))).toEqual([]);
     const missing = report.states.capabilities.filter((c) => !c.offered).map((c) => c.capability);
-    expect(missing.sort()).toEqual(["chat-fields", "hidden-messages", "plant-chat", "plant-study", "recorded-parts"]);
+    expect(missing.sort()).toEqual(["chat-fields", "hidden-messages", "plant-chat", "plant-study", "recorded-parts", "study-status"]);
     expect(report.results.find((r) => r.name === "truncation")!.notes.join("\n")).toMatch(/judged on the server's own data \(no message can be planted: .*404/);
     expect(report.results.find((r) => r.name === "capacity")!.reason).toMatch(/capability plant-study .*404/);
     expect(report.statements.filter((s) => s.verdict === "not_tested").map((s) => s.reason).join("\n")).toMatch(/capability plant-study/);

@@ -6,6 +6,8 @@ import { loadOpenApi } from "../../lib/openapi-ajv.ts";
 const doc = loadOpenApi();
 const deref = (node: any): any => (node?.$ref ? node.$ref.slice(2).split("/").reduce((n: any, k: string) => n[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc) : node);
 const ops = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op, id: `${method.toUpperCase()} ${path}` })));
+/** Simulation operations added after contract 2.0.0 fixed the OperationId enum (see the faults test below). */
+const AFTER_THE_ENUM = ["simSetStudyStatus"];
 const jsonSchema = (res: any) => res?.content?.["application/json"]?.schema;
 const isList = (op: any) => String(jsonSchema(op.responses["200"])?.$ref ?? "").endsWith("List");
 
@@ -19,7 +21,7 @@ describe("contract structure", () => {
       "/v1/chats", "/v1/chats/{id}", "/v1/chats/{id}/messages", "/v1/webhooks", "/v1/experiments",
       "/v1/interview-participant/config", "/v1/interview-participant/launches", "/v1/interview-participant/prompt-events",
     ]));
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/events", "/_sim/faults", "/_sim/forwards", "/_sim/forwards/{id}/event", "/_sim/forwards/{id}/resend", "/_sim/interviews", "/_sim/interviews/{id}/abandon", "/_sim/interviews/{id}/complete", "/_sim/listener", "/_sim/projects", "/_sim/studies", "/_sim/webhook-deliveries", "/_sim/webhook-deliveries/{id}/request", "/_sim/webhook-deliveries/{id}/resend"]);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/events", "/_sim/faults", "/_sim/forwards", "/_sim/forwards/{id}/event", "/_sim/forwards/{id}/resend", "/_sim/interviews", "/_sim/interviews/{id}/abandon", "/_sim/interviews/{id}/complete", "/_sim/listener", "/_sim/projects", "/_sim/studies", "/_sim/studies/{id}/status", "/_sim/webhook-deliveries", "/_sim/webhook-deliveries/{id}/request", "/_sim/webhook-deliveries/{id}/resend"]);
     for (const o of ops.filter((o) => o.path.startsWith("/_sim/"))) expect(o.op.tags).toEqual(["Simulation"]);
   });
 
@@ -119,8 +121,11 @@ describe("contract structure", () => {
     expect(validate({ referenceId: "u" })).toBe(false);
   });
 
-  it("PUT /_sim/faults takes the contract's operation ids only: the OperationId enum is exactly every operation with a path", () => {
-    const ids = ops.map((o) => o.op.operationId).sort();
+  it("PUT /_sim/faults takes the contract's operation ids only: the OperationId enum is exactly every operation with a path, but those added since contract 2.0.0 froze it", () => {
+    // The enum is in the faults' responses too: a value added there is a breaking change for a generated client with
+    // exhaustive enums (test/breaking). Simulation operations added since are not fault targets; /v1 ones would need
+    // the next major version.
+    const ids = ops.map((o) => o.op.operationId).filter((id) => !AFTER_THE_ENUM.includes(id)).sort();
     expect([...deref(doc.components.schemas.OperationId).enum].sort()).toEqual(ids);
     expect(JSON.stringify(doc.components.schemas.SimFaultSettings.properties.operations)).toContain("#/components/schemas/OperationId");
   });

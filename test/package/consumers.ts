@@ -175,7 +175,7 @@ export const CONSUMERS: Record<string, Consumer> = {
       const module = defineStates(() => ({}));
       console.log(JSON.stringify({ code: new StateRefused("final", "done").code, capabilities: ALL_CAPABILITIES.length, after: AFTER_2_0_0.length, module: typeof module }));
     `,
-    expected: { code: "STATE_REFUSED", capabilities: 15, after: 9, module: "function" },
+    expected: { code: "STATE_REFUSED", capabilities: 16, after: 10, module: "function" },
   },
   mobile: {
     lib: ["ES2023"],

@@ -3,7 +3,8 @@
  * interview a week (offered in the app on an event of its own, where the target plants trigger rules), the launch the
  * implementation accepts (its states module's launchRequest, else the trigger config's for the study) is eligible
  * while the study accepts responses; the same launch, and the one the trigger config then offers, are declined
- * (not_eligible) once one interview reached the cap.
+ * (not_eligible) once one interview reached the cap. Where the target can set a study's status, a second study's
+ * offered launch is eligible, declined once the study is paused, and eligible again once it is active again.
  */
 import { launchBodies, triggerRules } from "../judge/participant.ts";
 import { Lacking } from "../outcomes.ts";
@@ -27,10 +28,10 @@ async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
 
 export const launches: Unit = {
   name: "launches",
-  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, declined (not_eligible) once it reached its cap, the same request and the trigger config's",
+  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, declined (not_eligible) once it reached its cap, the same request and the trigger config's; and a launch offered before its study was paused: declined while paused, eligible once active again",
   needs: ["plant-study", "plant-interview"],
   statements: [...r["launch-declined"].cites],
-  classes: () => ["launch below the cap", "launch at the cap"],
+  classes: (ctx) => ["launch below the cap", "launch at the cap", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
   async run(env) {
     const { ctx } = env;
     if (!env.own || !env.publicKey) {
@@ -74,5 +75,39 @@ export const launches: Unit = {
       env.expect(r["launch-declined"], reply.status === 200 && reply.body?.mode === "not_eligible", `a launch the trigger config offers for the study at its cap was decided ${reply.status} ${JSON.stringify(reply.body?.mode)}, not not_eligible`, reply);
     }
     env.reach("launch at the cap", r["launch-declined"].cites);
+    if (ctx.states.has("study-status")) await pausedLaunch(env);
   },
 };
+
+/**
+ * A launch the trigger config offered for a study before it was paused: a paused study accepts no responses, so the
+ * same launch is declined; once the study is active again (and within its caps) it is eligible again.
+ */
+async function pausedLaunch(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const study = (await ctx.states.plantStudy({ name: "Launch of a paused study", status: "active", weekly_limit: null, monthly_limit: null, trigger_event: "conformance_launch_paused" }, env.project)).id;
+  let body: unknown;
+  let before: Reply | undefined;
+  for (const c of await offered(env, study)) {
+    before = await launch(env, c);
+    body = c;
+    if (before.status !== 400) break;
+  }
+  if (!before || before.status !== 200 || !ELIGIBLE.includes(before.body?.mode)) {
+    ctx.note(`cover launches: ${before ? `the trigger config's launch of an active study was decided ${before.status} ${JSON.stringify(before.body?.mode)}` : "the trigger config offered no launch of the study planted with a trigger event"}, so the paused study's launch was not judged`);
+    return;
+  }
+  const decided = async (status: "paused" | "active", cls: string, want: (mode: unknown) => boolean, wanted: string) => {
+    await ctx.states.setStudyStatus(study, status, env.project);
+    const read = await env.req(`/v1/studies/${study}`);
+    if (read.body?.accepting_responses !== (status === "active")) {
+      ctx.note(`cover launches: the study set ${status} reads accepting_responses ${JSON.stringify(read.body?.accepting_responses)} (the studies checks judge that), so its launch was not judged`);
+      return false;
+    }
+    const reply = await launch(env, body);
+    env.expect(r["launch-declined"], reply.status === 200 && want(reply.body?.mode), `the launch decided ${before!.body?.mode} while the study was active (${JSON.stringify(body).slice(0, 160)}) was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} once the study was set ${status}, not ${wanted}`, reply);
+    env.reach(cls, r["launch-declined"].cites);
+    return true;
+  };
+  if (await decided("paused", "launch of a study paused", (m) => m === "not_eligible", "not_eligible")) await decided("active", "launch of a study active again", (m) => ELIGIBLE.includes(m as string), "webview or external_browser");
+}

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { errorDetails, errorMessage, issueNames, type Http, type Reply } from "../http.ts";
 import type { Capability } from "./capabilities.ts";
 import { answerOf, decide, decideField, Fingerprint, randomSegment, sibling, type Answer, type Decision } from "./evidence.ts";
-import { StateRefused, StateUnsupported, type CreatedProject, type FaultSettings, type PlantChatInput, type PlantedChat, type PlantedInterview, type PlantedStudy, type PlantInterviewInput, type PlantStudyInput, type ProjectRef, type ProviderStates } from "./types.ts";
+import { StateRefused, StateUnsupported, type CreatedProject, type FaultSettings, type PlantChatInput, type PlantedChat, type PlantedInterview, type PlantedStudy, type PlantInterviewInput, type PlantStudyInput, type ProjectRef, type ProviderStates, type StudyStatus } from "./types.ts";
 
 const NEVER_ID = "00000000-0000-4000-8000-000000000000";
 
@@ -46,6 +46,7 @@ const OPERATIONS: Array<{ cap: Capability; method: string; path: string; body?: 
   { cap: "create-project", method: "POST", path: "/_sim/projects", body: { name: 42 } },
   { cap: "complete", method: "POST", path: `/_sim/interviews/${NEVER_ID}/complete`, asked: NEVER_ID },
   { cap: "abandon", method: "POST", path: `/_sim/interviews/${NEVER_ID}/abandon`, asked: NEVER_ID },
+  { cap: "study-status", method: "PUT", path: `/_sim/studies/${NEVER_ID}/status`, body: { status: "paused" }, asked: NEVER_ID },
   // Probed with the method it is used with, and a body the contract declares invalid (a rate of "often"): nothing is set.
   { cap: "faults", method: "PUT", path: "/_sim/faults", body: { rate: "often" } },
   { cap: "plant-interview", method: "POST", path: "/_sim/interviews", body: {} },
@@ -77,6 +78,11 @@ export class HttpStates implements ProviderStates {
     this.clients.set(http.apiKey, http);
   }
 
+  /** The clients of the projects the run created (the run's own key's client is the run's). */
+  otherClients(): Http[] {
+    return [...this.clients.values()].filter((c) => c !== this.http);
+  }
+
   private client(project: ProjectRef): Http {
     let c = this.clients.get(project.apiKey);
     if (!c) this.clients.set(project.apiKey, (c = this.forKey(project.apiKey)));
@@ -103,11 +109,13 @@ export class HttpStates implements ProviderStates {
       this.fingerprints.set(op.cap, fp);
       this.decisions.set(op.cap, decide(`${op.method} ${op.path.replace(NEVER_ID, "{id}")}`, answerOf(await ask(op.method, op.path, op.body)), op.path, fp, op.asked, CREATES.has(op.cap)));
     }
-    // An id's operation the probe left to a use with a real id cannot have one where no interview can be planted.
-    if (this.decisions.get("plant-interview")?.offered === false) {
-      for (const cap of ["complete", "abandon"] as const) {
+    await this.probeStudyStatus();
+    // An id's operation the probe left to a use with a real id cannot have one where nothing can be planted.
+    for (const [parent, caps, noun] of [["plant-interview", ["complete", "abandon"], "interview"], ["plant-study", ["study-status"], "study"]] as const) {
+      if (this.decisions.get(parent)?.offered !== false) continue;
+      for (const cap of caps) {
         const d = this.decisions.get(cap);
-        if (d?.offered === "unknown") this.decisions.set(cap, { offered: false, how: `${d.how.replace(/; settled at first use, with a real id$/, "")}; no interview can be planted to settle it with a real id` });
+        if (d?.offered === "unknown") this.decisions.set(cap, { offered: false, how: `${d.how.replace(/; settled at first use, with a real id$/, "")}; no ${noun} can be planted to settle it with a real id` });
       }
     }
     const fieldProbes = async (parent: Capability, probes: Array<[Capability, string, unknown, unknown]>, what: string) => {
@@ -137,6 +145,22 @@ export class HttpStates implements ProviderStates {
     // Read with the public key, which the probes do not have: its first use settles it.
     this.decisions.set("eligible-launch", { offered: "unknown", how: "our contract's launch tokens in the trigger config, read at first use with the public key" });
     return Object.fromEntries([...this.decisions].map(([cap, d]) => [cap, d.offered === false ? d.how : true]));
+  }
+
+  /**
+   * A study's status set to the one it has changes nothing: where the probe for an unknown id could not tell the
+   * operation from a missing route, an active study of the run's project (if it has one) settles it without a change.
+   */
+  private async probeStudyStatus(): Promise<void> {
+    if (this.decisions.get("study-status")?.offered !== "unknown") return;
+    const listed = await this.http.req("/v1/studies?limit=1");
+    const study = listed.status === 200 && Array.isArray(listed.body?.data) ? listed.body.data.find((s: any) => s?.status === "active" && typeof s.id === "string") : undefined;
+    if (!study) return;
+    const path = `/_sim/studies/${encodeURIComponent(study.id)}/status`;
+    const reply = await this.http.req(path, { method: "PUT", body: { status: "active" } });
+    const what = `PUT /_sim/studies/{id}/status with the status an active study of the project already has`;
+    if (reply.status >= 200 && reply.status < 300) this.decisions.set("study-status", { offered: true, how: `${what} answered ${said(reply)}: a probe that changes nothing` });
+    else if (this.missingRoute("study-status", reply, path)) this.decisions.set("study-status", { offered: false, how: `${what} answered ${said(reply)}, as a missing route does: the operation is not offered` });
   }
 
   /** A probe-undecided capability that worked: settled at first use. */
@@ -202,6 +226,15 @@ export class HttpStates implements ProviderStates {
 
   abandonInterview(id: string, project: ProjectRef): Promise<PlantedInterview> {
     return this.transition(id, project, "abandon");
+  }
+
+  async setStudyStatus(id: string, status: StudyStatus, project: ProjectRef): Promise<PlantedStudy> {
+    const path = `/_sim/studies/${id}/status`;
+    const reply = await this.send(project, "PUT", path, { status }, "PUT /_sim/studies/{id}/status");
+    if (reply.status >= 200 && reply.status < 300) return this.worked(["study-status"], reply, "PUT /_sim/studies/{id}/status"), { id };
+    if (this.missingRoute("study-status", reply, path)) throw this.unsupported("study-status", `PUT ${path} answered ${said(reply)}, as a missing route does`);
+    if (reply.status === 404) throw new StateRefused("not-found", `PUT ${path} answered ${said(reply)}`);
+    throw new StateRefused("invalid", `PUT ${path} answered ${said(reply)}`);
   }
 
   async plantChat(input: PlantChatInput, project: ProjectRef): Promise<PlantedChat> {

@@ -9,13 +9,13 @@ import { Lacking } from "../outcomes.ts";
 import { rules, seed } from "../rules.ts";
 import { ALL_CAPABILITIES, CapabilitySet, type Capability } from "./capabilities.ts";
 import { chatCapabilities, HttpStates } from "./http.ts";
-import type { CreatedItem, CreatedProject, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedStudy, PlantInterviewInput, PlantStudyInput, ProjectRef, ProviderStates } from "./types.ts";
+import type { CreatedItem, CreatedProject, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedStudy, PlantInterviewInput, PlantStudyInput, ProjectRef, ProviderStates, StudyStatus } from "./types.ts";
 
 /** The function behind each capability; a capability of an optional field needs its function too. */
 const FUNCTION_OF: Record<Capability, keyof ProviderStates> = {
   "plant-study": "plantStudy", "plant-interview": "plantInterview", hold: "plantInterview", complete: "completeInterview", "plant-chat": "plantChat",
   abandon: "abandonInterview", "created-at": "plantInterview", "interview-link": "plantInterview", "respondent-id": "plantInterview",
-  "hidden-messages": "plantChat", "recorded-parts": "plantChat", "chat-fields": "plantChat", "create-project": "createProject", faults: "setFaults",
+  "hidden-messages": "plantChat", "recorded-parts": "plantChat", "chat-fields": "plantChat", "create-project": "createProject", faults: "setFaults", "study-status": "setStudyStatus",
   "eligible-launch": "launchRequest",
 };
 
@@ -160,6 +160,10 @@ export class RunStates {
 
   abandonInterview(id: string, project = this.project): Promise<PlantedInterview> {
     return this.call(["abandon"], () => this.provider.abandonInterview?.(id, project));
+  }
+
+  setStudyStatus(id: string, status: StudyStatus, project = this.project): Promise<PlantedStudy> {
+    return this.call(["study-status"], () => this.provider.setStudyStatus?.(id, status, project));
   }
 
   async plantChat(input: PlantChatInput, project = this.project): Promise<PlantedChat> {

@@ -30,6 +30,8 @@ export type PlantInterviewInput = S["SimInterviewInput"];
  * must never show; a message with `hidden: true` is on a hidden branch; parts may be recorded shapes the API normalizes.
  */
 export type PlantChatInput = S["SimChatInput"];
+/** A study's status (`active`, `paused`, `draft`), as `setStudyStatus` sets it. */
+export type StudyStatus = S["SimStudyStatusInput"]["status"];
 /** A project to create: its name. */
 export type CreateProjectInput = S["SimProjectInput"];
 /** The project's fault settings (`null` clears them). */
@@ -85,6 +87,11 @@ export interface ProviderStates {
   completeInterview?(id: string, project: ProjectRef): Promise<PlantedInterview>;
   /** The respondent leaves: the interview keeps its status, never completes and is never delivered. */
   abandonInterview?(id: string, project: ProjectRef): Promise<PlantedInterview>;
+  /**
+   * Sets the status of a study of the project (one it planted): a paused one stops accepting responses and leaves the
+   * studies list, and a launch its trigger rule offered before is then declined.
+   */
+  setStudyStatus?(id: string, status: StudyStatus, project: ProjectRef): Promise<PlantedStudy>;
   plantChat?(input: PlantChatInput, project: ProjectRef): Promise<PlantedChat>;
   createProject?(input: CreateProjectInput, project: ProjectRef): Promise<CreatedProject>;
   setFaults?(settings: FaultSettings | null, project: ProjectRef): Promise<void>;

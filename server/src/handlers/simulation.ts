@@ -13,7 +13,7 @@ import type { HandlerGroup } from "../http/types.ts";
 import { ascBy } from "../model/sorted.ts";
 import { interviewDetail } from "../views/interviews.ts";
 import { publicPart } from "../views/messages.ts";
-import { newStudyDetail, studyUsage } from "../views/studies.ts";
+import { newStudyDetail, studyDetail, studyUsage } from "../views/studies.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { envelope, listPage } from "./pagination.ts";
 
@@ -31,7 +31,7 @@ function referenceFromLink(study: StoredStudy, link: string, field: string | und
   return tag;
 }
 
-type SimOps = "simCreateInterview" | "simCompleteInterview" | "simAbandonInterview" | "simCreateStudy" | "simCreateChat" | "simListWebhookDeliveries";
+type SimOps = "simCreateInterview" | "simCompleteInterview" | "simAbandonInterview" | "simCreateStudy" | "simSetStudyStatus" | "simCreateChat" | "simListWebhookDeliveries";
 const VISIBILITY = { visible: "visible", internal: "internal", evaluation: "evaluation", release: "release" } as const;
 
 export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
@@ -115,6 +115,14 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
       await quotas.plant(project, 1);
       await studies.plant(project, study);
       return { status: 201, body: newStudyDetail(study) };
+    },
+
+    async simSetStudyStatus({ project, path, body }) {
+      // Locked: an interview created meanwhile checks the caps against one status or the other, not between them.
+      const study = await studies.get(project, path.id, true);
+      if (!study) throw notFound(`No such study: ${path.id}`);
+      if (study.status !== body.status) await studies.setStatus(project, study.id, body.status);
+      return { status: 200, body: await studyDetail(interviews, project, { ...study, status: body.status }, clock.now()) };
     },
 
     async simCreateChat({ project, body }) {

@@ -180,6 +180,18 @@ export class Project {
     if (s.status === "active") insertSorted(this.activeStudies, s, studyOrder);
   }
 
+  /** A study's new status: a new record (the old one may be cached by a reader), in or out of the active list. */
+  setStudyStatus(id: string, status: StoredStudy["status"]): void {
+    const old = this.studies.get(id);
+    if (!old) return;
+    this.dataVersion++;
+    const study = { ...old, status };
+    this.studies.set(id, study);
+    const at = this.activeStudies.indexOf(old);
+    if (at >= 0) this.activeStudies.splice(at, 1);
+    if (status === "active") insertSorted(this.activeStudies, study, studyOrder);
+  }
+
   /** A chat and its messages created after loading (simulation surface); hidden ones are dropped as at loading. */
   plantChat(c: StoredChat, messages: StoredMessage[]): void {
     if (!isVisibleChat(c)) return;

@@ -23,6 +23,8 @@ export type Op =
   | { kind: "webhook.set"; project_id: string; url: string; events: Array<"interview.completed">; secret: string; version?: number }
   | { kind: "webhook.deleted"; project_id: string; version?: number }
   | { kind: "study.planted"; study: StoredStudy }
+  /** A study's status set through the simulation surface (a fixture's or a planted one's). */
+  | { kind: "study.changed"; project_id: string; id: string; status: StoredStudy["status"] }
   /** `processing_at` / `completes_at`: when the simulated interview's timers fire (null: held, or already done). */
   | { kind: "interview.created"; interview: StoredInterview; processing_at: number | null; completes_at: number | null }
   | { kind: "interview.changed"; project_id: string; id: string; change: Partial<StoredInterview> }

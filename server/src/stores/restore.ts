@@ -54,6 +54,10 @@ export function applyOp(op: Op, { store, faults, quotas }: ReplayTargets, runnin
       quotas.restored(project, 1);
       project.plantStudy(op.study);
       break;
+    case "study.changed":
+      if (!project?.studies.has(op.id)) return false;
+      project.setStudyStatus(op.id, op.status);
+      break;
     case "interview.created":
       if (!project) return false;
       quotas.restored(project, 1);

@@ -20,4 +20,6 @@ export interface Studies {
   active(project: Project): Promise<StoredStudy[]>;
   /** Stores a study planted through the simulation surface. */
   plant(project: Project, study: StoredStudy): Promise<void>;
+  /** Sets the status of a study of the project (the simulation surface); the study must exist. */
+  setStatus(project: Project, id: string, status: StoredStudy["status"]): Promise<void>;
 }

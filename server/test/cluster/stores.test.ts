@@ -124,6 +124,10 @@ describe.each(STORES)("the %s store", (_name, make) => {
     await ok(srv.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: r.url, events: ["interview.completed"] } }, 201);
     const study = (await ok(srv.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: "s" } }, 201)).id;
     const interview = (await ok(srv.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study } }, 201)).id;
+    // A study paused after planting: out of the active list at once (PostgreSQL's partial index follows the document).
+    const paused = (await ok(srv.baseUrl, "/_sim/studies", { key, method: "POST", body: { name: "paused later" } }, 201)).id;
+    await ok(srv.baseUrl, `/_sim/studies/${paused}/status`, { key, method: "PUT", body: { status: "paused" } });
+    expect((await ok(srv.baseUrl, "/v1/studies", { key })).data.map((s: any) => s.id)).toEqual([study]);
     // Timed: processing, then completed, then delivered (a 503 first, then the retry's 200).
     const attempts = await waitFor("the retried delivery", async () => {
       const list = (await ok(srv.baseUrl, `/_sim/webhook-deliveries?interview_id=${interview}`, { key })).data;
@@ -143,6 +147,8 @@ describe.each(STORES)("the %s store", (_name, make) => {
       }
       expect(auth.body).toEqual({ url: r.url, events: ["interview.completed"] });
       expect((await ok(srv.baseUrl, `/v1/studies/${study}`, { key })).id).toBe(study);
+      expect((await ok(srv.baseUrl, `/v1/studies/${paused}`, { key }))).toMatchObject({ status: "paused", accepting_responses: false });
+      expect((await ok(srv.baseUrl, "/v1/studies", { key })).data.map((s: any) => s.id)).toEqual([study]);
       expect((await ok(srv.baseUrl, `/v1/interviews/${interview}`, { key })).status).toBe("completed");
       const after = (await ok(srv.baseUrl, `/_sim/webhook-deliveries?interview_id=${interview}`, { key })).data;
       expect(after).toEqual(attempts);

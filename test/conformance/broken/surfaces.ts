@@ -18,6 +18,7 @@ const OPERATIONS: Partial<Record<Capability, [string, RegExp]>> = {
   "plant-interview": ["POST", /^\/api\/_sim\/interviews$/],
   complete: ["POST", /^\/api\/_sim\/interviews\/[^/]+\/complete$/],
   abandon: ["POST", /^\/api\/_sim\/interviews\/[^/]+\/abandon$/],
+  "study-status": ["PUT", /^\/api\/_sim\/studies\/[^/]+\/status$/],
   "plant-chat": ["POST", /^\/api\/_sim\/chats$/],
   "create-project": ["POST", /^\/api\/_sim\/projects$/],
   faults: ["*", /^\/api\/_sim\/faults$/],

@@ -37,6 +37,7 @@ const ROUTES: Array<{ re: RegExp; method: string; cap: Capability; route: string
   { re: /^\/api\/_sim\/interviews$/, method: "POST", cap: "plant-interview", route: "interviews" },
   { re: /^\/api\/_sim\/interviews\/([^/]+)\/complete$/, method: "POST", cap: "complete", route: "complete" },
   { re: /^\/api\/_sim\/interviews\/([^/]+)\/abandon$/, method: "POST", cap: "abandon", route: "abandon" },
+  { re: /^\/api\/_sim\/studies\/([^/]+)\/status$/, method: "PUT", cap: "study-status", route: "study-status" },
   { re: /^\/api\/_sim\/chats$/, method: "POST", cap: "plant-chat", route: "chats" },
   { re: /^\/api\/_sim\/projects$/, method: "POST", cap: "create-project", route: "projects" },
 ];
@@ -109,13 +110,14 @@ export class ForeignSimFront {
       if (route.route === "interviews") return send(res, 201, await s.plantInterview!(b, project));
       if (route.route === "complete") return send(res, 202, await s.completeInterview!(id!, project));
       if (route.route === "abandon") return send(res, 200, await s.abandonInterview!(id!, project));
+      if (route.route === "study-status") return send(res, 200, await s.setStudyStatus!(id!, b?.status, project));
       if (route.route === "chats") return send(res, 201, await s.plantChat!(b, project));
       return send(res, 201, await s.createProject!(b, project));
     } catch (err) {
       const refused = err as { code?: string; reason?: string; message: string };
       if (refused.code !== "STATE_REFUSED") throw err;
       const status = refused.reason === "not-found" ? 404 : refused.reason === "invalid" ? 422 : 409;
-      const message = status === 404 ? (id ? `No such interview: ${id}` : `No such study: ${b?.study_id}`) : refused.message.replace(/^.*? answered \d+: /, "");
+      const message = status === 404 ? (id ? `No such ${route.route === "study-status" ? "study" : "interview"}: ${id}` : `No such study: ${b?.study_id}`) : refused.message.replace(/^.*? answered \d+: /, "");
       if (status === 404 && this.framework404) return send(res, 404, { detail: "Not Found" });
       return send(res, status, { status, message });
     }

@@ -87,6 +87,8 @@ export const VIOLATIONS: Violation[] = [
     find: "project.webhook = { url: body.value.url, events, secret };", replace: "project.webhook = { url: body.value.url, events: [...events, 'interview.completed'].filter((e, i, a) => a.indexOf(e) === i), secret };" },
   { name: "delivered without the event subscribed", breaks: "Events: sent to the URL set by PUT, only if interview.completed is in events", rule: "cover.recreation",
     find: "if (!hook || !hook.events.includes('interview.completed')) return;", replace: "if (!hook) return;" },
+  { name: "a paused study's launch decided eligible", breaks: "Study: accepting_responses true only when active; Authentication 7: the public key launches eligible interviews", rule: "cover.launch-declined",
+    find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no(", replace: "if (!study || study.projectId !== project.id || (study.status !== 'paused' && !studyUsage(study).accepting)) return no(" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */

@@ -16,6 +16,15 @@ const MESSAGE = { hidden_branch: "hidden" };
 const CHAT = { kind: "visibility", opened_at: "created_at", live: "is_streaming" };
 
 function translate(ex: Request): void {
+  // A study's state changes by POST /admin/studies/:id/state {state}.
+  const state = /^\/api\/admin\/studies\/([^/]+)\/state$/.exec(ex.path);
+  if (state) {
+    ex.requestHeaders["x-admin"] = "studies/state";
+    ex.method = "PUT";
+    ex.path = `/api/_sim/studies/${state[1]}/status`;
+    ex.requestBody = { status: ex.requestBody?.state };
+    return;
+  }
   const m = /^\/api\/admin\/(studies|interviews|chats|projects|faults)(?:\/([^/]+)\/(finish|leave))?$/.exec(ex.path);
   if (!m) {
     if (ex.path.startsWith("/api/_sim")) ex.requestHeaders["x-admin-hidden"] = "1";

@@ -26,6 +26,7 @@ import { readStudy } from "./read-study.ts";
 import { readExperiments } from "./read-experiments.ts";
 import { walkInterviews } from "./walk-interviews.ts";
 import { plantStudy } from "./plant-study.ts";
+import { pauseStudy } from "./pause-study.ts";
 import { plantChat } from "./plant-chat.ts";
 import { walkWhileOthersRead } from "./walk-while-others-read.ts";
 import { walkChats } from "./walk-chats.ts";
@@ -37,7 +38,7 @@ import { otherProject } from "./other-project.ts";
 import { createProject } from "./create-project.ts";
 import { launch } from "./launch.ts";
 
-export const COMMANDS: CommandSpec[] = [putWebhook, getWebhook, deleteWebhook, startInterview, completeInterview, changeUrlThenComplete, startBackdated, completeMany, manyInterviews, completeWithAnswers, completeSeries, recreateWithRetry, completeWhileReading, abandonInterview, completeAbandoned, readInterview, listInterviews, listByReference, readStudy, readExperiments, walkInterviews, plantStudy, plantChat, walkChats, walkWhileOthersRead, readChat, listMessages, messageCursor, forgedKey, otherProject, createProject, launch];
+export const COMMANDS: CommandSpec[] = [putWebhook, getWebhook, deleteWebhook, startInterview, completeInterview, changeUrlThenComplete, startBackdated, completeMany, manyInterviews, completeWithAnswers, completeSeries, recreateWithRetry, completeWhileReading, abandonInterview, completeAbandoned, readInterview, listInterviews, listByReference, readStudy, readExperiments, walkInterviews, plantStudy, pauseStudy, plantChat, walkChats, walkWhileOthersRead, readChat, listMessages, messageCursor, forgedKey, otherProject, createProject, launch];
 
 export { settle, type CommandSpec, type DrawOptions } from "./base.ts";
 export { KIND_NEEDS, type MessageKind } from "./plant-chat.ts";
@@ -57,6 +58,7 @@ export { CompleteSeries } from "./complete-series.ts";
 export { RecreateWithRetry } from "./recreate-with-retry.ts";
 export { CompleteWhileReading } from "./complete-while-reading.ts";
 export { AbandonInterview } from "./abandon-interview.ts";
+export { PauseStudy } from "./pause-study.ts";
 export { CompleteAbandoned } from "./complete-abandoned.ts";
 export { ReadInterview } from "./read-interview.ts";
 export { ListInterviews } from "./list-interviews.ts";

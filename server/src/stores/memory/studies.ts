@@ -33,4 +33,9 @@ export class MemoryStudies implements Studies {
     this.backend.append({ kind: "study.planted", study });
     project.plantStudy(study);
   }
+
+  async setStatus(project: Project, id: string, status: StoredStudy["status"]): Promise<void> {
+    this.backend.append({ kind: "study.changed", project_id: project.id, id, status });
+    project.setStudyStatus(id, status);
+  }
 }

@@ -34,4 +34,9 @@ export class PgStudies implements Studies {
     // Its answer is not needed: sent with the change's COMMIT.
     return this.backend.atCommit("INSERT INTO studies (project_id, id, doc) VALUES ($1, $2, $3)", [project.id, study.id, JSON.stringify(study)]);
   }
+
+  setStatus(project: Project, id: string, status: StoredStudy["status"]): Promise<void> {
+    // The generated `status` column follows the document, and with it the active studies' index.
+    return this.backend.atCommit("UPDATE studies SET doc = jsonb_set(doc, '{status}', to_jsonb($3::text)) WHERE project_id = $1 AND id = $2", [project.id, id, status]);
+  }
 }
