@@ -590,7 +590,7 @@ export interface components {
             quality_score: components["schemas"]["QualityScore"] | null;
             /** @description Detected language code. */
             language: components["schemas"]["languageCode"] | null;
-            /** @description Value of the `reference_id` query parameter on the interview link. */
+            /** @description Value of the `reference_id` query parameter on the interview link; `null` when it carried none (the interview reads `""`). */
             reference_id: string | null;
             /** @description Respondent email; `null` if not collected. */
             respondent_email: string | null;

@@ -93,6 +93,13 @@ describe("interview.completed delivery", () => {
     expect(body.data.completed_at).not.toBeNull();
   });
 
+  it("carries null for a reference id the link did not carry and an email not collected (the REST read has \"\" and null)", async () => {
+    const { created, body } = await completeOne({});
+    const interview = (await api.req(`/v1/interviews/${created.id}`)).body;
+    expect(interview).toMatchObject({ reference_id: "", respondent_email: null });
+    expect(body.data).toMatchObject({ reference_id: null, respondent_email: null, respondent_id: null });
+  });
+
   it("records the attempt, scheduled at the event's timestamp and sent at once", async () => {
     const { created, body } = await completeOne();
     const [attempt] = await waitForAttempts(api, created.id, "a finished attempt", (a) => a.length === 1 && a[0].status === "succeeded");

@@ -111,6 +111,13 @@ export const paginationCheck: Check = {
       ctx.expect(r["has-more"], first.body?.has_more === reference.length > 20, `${spec.path} without limit says has_more=${first.body?.has_more} with ${reference.length} items`, first);
 
       const sep = spec.path.includes("?") ? "&" : "?";
+      // The last item as the cursor: no page follows it, so the one asked for is empty, and has no more.
+      const lastId = reference[reference.length - 1];
+      if (lastId !== undefined) {
+        const after = await ctx.http.req(`${spec.path}${sep}starting_after=${encodeURIComponent(lastId)}`);
+        ctx.conforms(after, `GET ${spec.path} after its last item`);
+        ctx.expect(r["has-more"], after.status === 200 && Array.isArray(after.body?.data) && after.body.data.length === 0 && after.body.has_more === false, `${spec.path} with its last item ${lastId} as starting_after answered ${after.status} with ${Array.isArray(after.body?.data) ? `${after.body.data.length} items` : "no list"} and has_more=${JSON.stringify(after.body?.has_more)}, not an empty page with has_more=false`, after);
+      }
       for (const limit of ["0", "101", "-1", "1.5", "abc", ""]) {
         const reply = await ctx.http.req(`${spec.path}${sep}limit=${encodeURIComponent(limit)}`);
         ctx.expect(limit === "" ? r["limit-empty"] : r["limit-range"], reply.status === 400, `${spec.path} with limit=${JSON.stringify(limit)} answered ${reply.status}, not 400`, reply);

@@ -2,7 +2,8 @@
  * Every visible field of a chat, every run, read back whole: every example source (`web`, `analyst`, `mcp`) and none,
  * a title and none, and where the target plants them, `is_streaming` true, false and null and a creation instant chosen
  * to the millisecond. Each chat's retrieval is predicted whole (`updated_at` aside: not before its created_at), and in
- * a project of the unit's own the list is exactly these chats, newest created_at first, without message_count.
+ * a project of the unit's own the list is exactly these chats, newest created_at first, without message_count. One of
+ * them has no message at all: still a visible chat, listed, with message_count 0.
  */
 import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
@@ -10,6 +11,8 @@ import { r } from "./rules.ts";
 const SOURCES = ["web", "analyst", "mcp", null] as const;
 const STREAMING = [true, false, null, false] as const;
 const TITLES = ["Chat über Exporte 😀", null, "plain title", null] as const;
+/** The chat planted without messages. */
+const EMPTY = 3;
 
 interface Planted {
   id: string;
@@ -22,9 +25,11 @@ async function plant(env: CoverEnv, k: number, fields: boolean, t0: number): Pro
   const title = TITLES[k];
   // Instants days apart, each at an odd millisecond, oldest first: the list's order is the reverse.
   const created = new Date(t0 - (4 - k) * 86_400_000 + 1 + 37 * k).toISOString();
-  const input = { title, source, messages: [{ role: "user" as const, parts: [{ type: "text" as const, text: `chat ${k + 1}` }] }], ...(fields ? { is_streaming: STREAMING[k], created_at: created } : {}) };
+  // The last one holds no message: a chat nobody wrote in yet is still a customer-visible chat.
+  const messages = k === EMPTY ? [] : [{ role: "user" as const, parts: [{ type: "text" as const, text: `chat ${k + 1}` }] }];
+  const input = { title, source, messages, ...(fields ? { is_streaming: STREAMING[k], created_at: created } : {}) };
   const chat = await env.ctx.states.plantChat(input, env.project);
-  const want: Record<string, unknown> = { id: chat.id, object: "chat", title, source, message_count: 1, ...(fields ? { is_streaming: STREAMING[k], created_at: created } : {}) };
+  const want: Record<string, unknown> = { id: chat.id, object: "chat", title, source, message_count: messages.length, ...(fields ? { is_streaming: STREAMING[k], created_at: created } : {}) };
   const cls = [`source ${source}`, `title ${title === null ? "null" : "text"}`, ...(fields ? [`is_streaming ${STREAMING[k]}`, "created_at chosen"] : [])];
   return { id: chat.id, want, cls };
 }
@@ -36,10 +41,10 @@ function predicted(c: Record<string, unknown>, fields: boolean): Record<string, 
 
 export const chats: Unit = {
   name: "chats",
-  doc: "every example source and none, a title and none, is_streaming true, false and null, a chosen creation instant: each chat read back whole, the list exactly them, newest first, without message_count",
+  doc: "every example source and none, a title and none, is_streaming true, false and null, a chosen creation instant, no messages at all: each chat read back whole (message_count 0 for the empty one, listed all the same), the list exactly them, newest first, without message_count",
   needs: ["plant-chat"],
   statements: [...r["chat-whole"].cites],
-  classes: (ctx) => [...new Set([...SOURCES.map((s) => `source ${s}`), "title text", "title null", ...(ctx.states.has("chat-fields") ? ["is_streaming true", "is_streaming false", "is_streaming null", "created_at chosen"] : [])])],
+  classes: (ctx) => [...new Set([...SOURCES.map((s) => `source ${s}`), "title text", "title null", "no messages", ...(ctx.states.has("chat-fields") ? ["is_streaming true", "is_streaming false", "is_streaming null", "created_at chosen"] : [])])],
   async run(env) {
     const fields = env.ctx.states.has("chat-fields");
     const t0 = Date.now();
@@ -52,9 +57,13 @@ export const chats: Unit = {
       env.expect(r["chat-whole"], typeof got.updated_at === "string" && Date.parse(got.updated_at) >= Date.parse(got.created_at), `a chat's updated_at ${JSON.stringify(got.updated_at)} is not an instant at or after its created_at ${got.created_at}`, read);
       if (!differs) for (const cls of p.cls) env.reach(cls, r["chat-whole"].cites);
     }
-    if (!env.own) return;
     const walk = await env.http.walk("/v1/chats", 100);
     const listed: any[] = walk.items;
+    const empty = planted[EMPTY];
+    const found = listed.filter((c) => c?.id === empty.id).length;
+    env.expect(r["chat-whole"], found === 1, `a visible chat planted with no messages is listed ${found} times in GET /v1/chats, not once`, walk.pages[0]);
+    if (found === 1) env.reach("no messages", r["chat-whole"].cites);
+    if (!env.own) return;
     const order = fields ? [...planted].reverse().map((p) => p.id) : [...listed.map((c) => c.id)].filter((id) => planted.some((p) => p.id === id));
     env.expect(r["chat-whole"], JSON.stringify(listed.map((c) => c.id)) === JSON.stringify(order) && listed.length === planted.length, `GET /v1/chats in a project holding only the unit's ${planted.length} chats lists ${JSON.stringify(listed.map((c) => c.id))}, not ${JSON.stringify(order)} (newest created_at first)`, walk.pages[0]);
     for (const c of listed) {

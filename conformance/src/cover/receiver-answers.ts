@@ -4,7 +4,8 @@
  * name is beyond ASCII, each with a reference id and email beyond ASCII. Each attempt is judged whole (headers,
  * signature over the raw bytes, the payload predicted from what was planted and the REST read); each class must be
  * retried exactly once after the first delay (then answered 200), a 2xx never. One more answers 503 and then not in
- * time: the receiver timeout holds on a retry too, so it is retried again after the second delay.
+ * time: the receiver timeout holds on a retry too, so it is retried again after the second delay. The 3xx one is
+ * opened with no reference id and no email: its payload carries `null` for both (no query parameter, not collected).
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
@@ -33,7 +34,7 @@ export const receiverAnswers: Unit = {
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   statements: [...r["answer-retried"].cites, ...r["payload-whole"].cites, ...r["signature-text"].cites],
-  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`] : []), "payload beyond ASCII", "interview in the study's second language", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
+  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`] : []), "payload beyond ASCII", "interview in the study's second language", "no reference id nor email", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
   async run(env) {
     const { ctx } = env;
     const delays = ctx.options.webhookRetryDelaysMs;
@@ -50,11 +51,12 @@ export const receiverAnswers: Unit = {
     // Each class answers its first attempt so (then 200); the retry-timeout class answers 503, then no answer in time.
     const classes: Array<[string, number[]]> = [...CLASSES.map(([c, a]) => [c, [a]] as [string, number[]]), ...(delays.length >= 2 ? [[RETRY_TIMEOUT, [503, TIMEOUT]] as [string, number[]]] : [])];
     const planted = await Promise.all(classes.map(async ([cls, answers], k) => {
-      const reference = `réf-😀-${cls.replace(/ /g, "_")}-${k}`;
-      const email = `ñandú.${k}@exämple.com`;
+      const bare = cls === "3xx";
+      const reference = bare ? null : `réf-😀-${cls.replace(/ /g, "_")}-${k}`;
+      const email = bare ? null : `ñandú.${k}@exämple.com`;
       const respondent = respondentOf(cls);
       const language = cls === "4xx" ? "de" : "en";
-      const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, reference_id: reference, respondent_email: email, language, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);
+      const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, ...(reference === null ? {} : { reference_id: reference }), ...(email === null ? {} : { respondent_email: email }), language, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);
       env.answers.set(i.id, answers);
       return { cls, answers, answer: answers[0], id: i.id, reference, email, respondent, language };
     }));
@@ -130,6 +132,7 @@ export const receiverAnswers: Unit = {
         const differs = firstDifference(gotData, want);
         const whole = env.expect(r["payload-whole"], !differs && payload?.event === "interview.completed", `attempt ${k + 1} of ${label}: the payload is not the one predicted from the planted interview and its REST read: ${differs || `event ${JSON.stringify(payload?.event)}`}`, undefined, payload);
         if (whole && p.respondent) env.reach("respondent-specific link", r["payload-whole"].cites);
+        if (whole && p.reference === null) env.reach("no reference id nor email", r["payload-whole"].cites);
         if (whole && p.language !== "en" && rest.language === p.language) env.reach("interview in the study's second language", r["payload-whole"].cites);
         // The class is reached when the body carried the text beyond ASCII (as UTF-8 or escaped: either is JSON).
         if (typeof payload?.data?.study_name === "string" && /[^\x00-\x7f]/.test(payload.data.study_name)) {

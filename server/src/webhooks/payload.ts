@@ -34,7 +34,8 @@ export function interviewCompletedEvent(interview: StoredInterview, study: Store
       duration_secs: interview.duration_secs,
       quality_score: interview.quality_score,
       language: interview.language,
-      reference_id: interview.reference_id,
+      // The REST field is a string ("" when the link carried none); the payload's is the parameter's value, or null.
+      reference_id: interview.reference_id === "" ? null : interview.reference_id,
       respondent_email: interview.respondent_email,
       respondent_id: interview.respondent_id,
     },

@@ -89,6 +89,12 @@ export const VIOLATIONS: Violation[] = [
     find: "if (!hook || !hook.events.includes('interview.completed')) return;", replace: "if (!hook) return;" },
   { name: "a paused study's launch decided eligible", breaks: "Study: accepting_responses true only when active; Authentication 7: the public key launches eligible interviews", rule: "cover.launch-declined",
     find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no(", replace: "if (!study || study.projectId !== project.id || (study.status !== 'paused' && !studyUsage(study).accepting)) return no(" },
+  { name: "a chat without messages not listed", breaks: "Chat: only customer-visible chats are exposed; Endpoints: GET /v1/chats lists them", rule: "cover.chat-whole",
+    find: "const items = [...chats.values()].filter((c) => c.projectId === project.id && chatVisible(c))", replace: "const items = [...chats.values()].filter((c) => c.projectId === project.id && chatVisible(c) && visibleMessages(c).length > 0)" },
+  { name: "has_more true on the page after the last item", breaks: "List envelope: has_more true when another page exists", rule: "pagination.has-more", check: "pagination",
+    find: "return { object: 'list', data: data.map(view), has_more: rest.length > limit };", replace: "return { object: 'list', data: data.map(view), has_more: rest.length > limit || (cursorId !== undefined && rest.length === 0) };" },
+  { name: "payload reference_id empty for an interview without one", breaks: "Events: data.reference_id, string or null, the value of the reference_id query parameter", rule: "cover.payload-whole",
+    find: "reference_id: iv.referenceId === '' ? null : iv.referenceId,", replace: "reference_id: iv.referenceId," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
