@@ -18,6 +18,21 @@ async function launch(env: CoverEnv, body: unknown): Promise<Reply> {
   return env.http.req("/v1/interview-participant/launches", { key: null, headers: { "x-public-key": env.publicKey! }, method: "POST", body });
 }
 
+/**
+ * Sends the candidate launches in turn until one is taken (not a 400: a request shape the implementation does not take);
+ * the last one sent and its reply (none when there was no candidate).
+ */
+async function firstTaken(env: CoverEnv, candidates: unknown[]): Promise<{ body: unknown; reply: Reply | undefined }> {
+  let body: unknown;
+  let reply: Reply | undefined;
+  for (const c of candidates) {
+    reply = await launch(env, c);
+    body = c;
+    if (reply.status !== 400) break;
+  }
+  return { body, reply };
+}
+
 /** The launches the trigger config offers for `studyId` now (what the rule carries), or none. */
 async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
   const config = await env.http.req("/v1/interview-participant/config?referenceId=conformance_user", { key: null, headers: { "x-public-key": env.publicKey! } });
@@ -48,13 +63,7 @@ export const launches: Unit = {
       if (!(err instanceof Lacking) && (err as { code?: string })?.code !== "STATE_REFUSED") throw err;
     }
     candidates.push(...(await offered(env, study)));
-    let body: unknown;
-    let below: Reply | undefined;
-    for (const c of candidates) {
-      below = await launch(env, c);
-      body = c;
-      if (below.status !== 400) break;
-    }
+    const { body, reply: below } = await firstTaken(env, candidates);
     // What is judged here is the cap: a launch must first be decided eligible below it (the participant check judges that).
     if (!below || below.status !== 200 || !ELIGIBLE.includes(below.body?.mode)) {
       ctx.note(`cover launches: ${below ? `the launch ${JSON.stringify(body).slice(0, 120)} was decided ${below.status} ${JSON.stringify(below.body?.mode)} below the cap` : "neither the states module nor the trigger config gave a launch of the study"}, so the cap's side was not judged`);
@@ -86,13 +95,7 @@ export const launches: Unit = {
 async function pausedLaunch(env: CoverEnv): Promise<void> {
   const { ctx } = env;
   const study = (await ctx.states.plantStudy({ name: "Launch of a paused study", status: "active", weekly_limit: null, monthly_limit: null, trigger_event: "conformance_launch_paused" }, env.project)).id;
-  let body: unknown;
-  let before: Reply | undefined;
-  for (const c of await offered(env, study)) {
-    before = await launch(env, c);
-    body = c;
-    if (before.status !== 400) break;
-  }
+  const { body, reply: before } = await firstTaken(env, await offered(env, study));
   if (!before || before.status !== 200 || !ELIGIBLE.includes(before.body?.mode)) {
     ctx.note(`cover launches: ${before ? `the trigger config's launch of an active study was decided ${before.status} ${JSON.stringify(before.body?.mode)}` : "the trigger config offered no launch of the study planted with a trigger event"}, so the paused study's launch was not judged`);
     return;

@@ -4,7 +4,8 @@
  * experiments report; active again, it is listed once and accepting by its caps. The model's study ends as it began.
  */
 import fc from "fast-check";
-import { entryOf } from "../../judge/entries.ts";
+import { entriesOf } from "../../judge/entries.ts";
+import { withinLimits } from "../../judge/windows.ts";
 import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
 import { Command, type CommandSpec } from "./base.ts";
@@ -25,11 +26,9 @@ export class PauseStudy extends Command {
       const read = await w.http.req(`/v1/studies/${id}`);
       w.judge.conforms(read, `GET /v1/studies/${id}`);
       const s = read.body;
-      const within = (["weekly", "monthly"] as const).every((k) => s?.limits?.[k]?.limit === null || s?.limits?.[k]?.used < s?.limits?.[k]?.limit);
-      w.judge.expect(r.accepting, read.status === 200 && s.status === status && s.accepting_responses === (status === "active" && within), `the sequence's study set ${status} reads status ${JSON.stringify(s?.status)} and accepting_responses ${s?.accepting_responses} with limits ${JSON.stringify(s?.limits)}`, read);
+      w.judge.expect(r.accepting, read.status === 200 && s.status === status && s.accepting_responses === (status === "active" && withinLimits(s)), `the sequence's study set ${status} reads status ${JSON.stringify(s?.status)} and accepting_responses ${s?.accepting_responses} with limits ${JSON.stringify(s?.limits)}`, read);
       const report = await w.http.req("/v1/experiments");
-      // Our contract's shape lists entries under data; any other shape is searched for the study's id.
-      const entries = report.status !== 200 ? -1 : Array.isArray(report.body?.data) ? report.body.data.filter((e: any) => e?.id === id).length : entryOf(report.body, id) === undefined ? 0 : 1;
+      const entries = report.status === 200 ? entriesOf(report.body, id).length : -1;
       w.judge.expect(r.experiments, report.status === 200 && entries === want, `the sequence's study set ${status} is listed ${entries} times in GET /v1/experiments (all active experiments), not ${want}`, report);
     };
     await w.ctx.states.setStudyStatus(id, this.to, w.project);

@@ -1,6 +1,6 @@
 /** `readExperiments`: GET /v1/experiments twice: Deprecation and Sunset each time, the sequence's study listed exactly when active, with its retrieval's limits and accepting_responses. */
 import fc from "fast-check";
-import { entryOf } from "../../judge/entries.ts";
+import { entriesOf } from "../../judge/entries.ts";
 import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
 import { Command, type CommandSpec } from "./base.ts";
@@ -17,15 +17,14 @@ export class ReadExperiments extends Command {
       const headers = ["deprecation", "sunset"].filter((h) => !reply.headers.get(h));
       w.judge.expect(r.experiments, reply.status === 200 && headers.length === 0, `read ${read} of GET /v1/experiments answered ${reply.status}${headers.length ? ` without ${headers.join(" and ")}` : ""}`, reply);
       if (reply.status !== 200) return;
-      // Our contract's shape lists entries under data; any other shape is searched for the study's id.
+      // Our contract's shape (entries under data) can say how many times; any other only whether it is there.
       const ours = Array.isArray(reply.body?.data);
-      const found = (id: string) => (ours ? reply.body.data.filter((e: any) => e?.id === id) : [entryOf(reply.body, id)].filter((e) => e !== undefined));
-      const entries: any[] = found(m.study!.id);
+      const entries: any[] = entriesOf(reply.body, m.study!.id);
       const active = study.body?.status === "active";
       w.judge.expect(r.experiments, entries.length === (active ? 1 : 0), `read ${read}: the sequence's ${study.body?.status} study is ${ours ? `listed ${entries.length} times` : entries.length ? "in" : "not in"} GET /v1/experiments (all active experiments)`, reply);
       // Its limits and acceptance where the entry carries them (the seed does not show the entry's fields).
       if (entries[0] && "limits" in entries[0] && "accepting_responses" in entries[0]) w.judge.expect(r.experiments, JSON.stringify(entries[0].limits) === JSON.stringify(study.body?.limits) && entries[0].accepting_responses === study.body?.accepting_responses, `read ${read}: GET /v1/experiments shows the study with limits ${JSON.stringify(entries[0].limits)} and accepting_responses ${entries[0].accepting_responses}; its retrieval shows ${JSON.stringify(study.body?.limits)} and ${study.body?.accepting_responses}`, reply);
-      const inactive = m.inactiveStudies.filter((id) => found(id).length > 0);
+      const inactive = m.inactiveStudies.filter((id) => entriesOf(reply.body, id).length > 0);
       w.judge.expect(r.experiments, inactive.length === 0, `read ${read}: GET /v1/experiments holds paused or draft studies planted by the sequence: ${inactive.join(", ")}`, reply);
     }
   }

@@ -1,6 +1,6 @@
 /** `readStudy`: GET /v1/studies/:id: interview_count, used, accepting_responses by the seed's rule on its own numbers. */
 import fc from "fast-check";
-import { monthStart, weekStart } from "../../judge/windows.ts";
+import { monthStart, weekStart, withinLimits } from "../../judge/windows.ts";
 import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
 import { Command, type CommandSpec } from "./base.ts";
@@ -33,8 +33,7 @@ export class ReadStudy extends Command {
       w.judge.expect(earlier ? r.window : r["used-bounds"], typeof used === "number" && used >= low && used <= high, `limits.${window}.used is ${used}, outside ${low} (completed, created this ${window === "weekly" ? "week" : "month"}) to ${high}${earlier ? ` (${earlier} of the sequence's interviews were started before the window began, ${outsideDone} of them completed since)` : ""}`, reply);
       w.judge.expect(r["used-on-start"], used === before + inside.length, `limits.${window}.used is ${used}, not the ${before + inside.length} interviews created in the window`, reply);
     }
-    const within = (["weekly", "monthly"] as const).every((k) => s.limits?.[k]?.limit === null || s.limits?.[k]?.used < s.limits?.[k]?.limit);
-    const want = s.status === "active" && within;
+    const want = s.status === "active" && withinLimits(s);
     w.judge.expect(r.accepting, s.accepting_responses === want, `accepting_responses is ${s.accepting_responses} with status ${s.status} and limits ${JSON.stringify(s.limits)}: the seed's rule gives ${want}`, reply);
   }
 }
