@@ -139,6 +139,23 @@ export default defineStates((env) => {
       return { token: rule.launch.token, referenceId: "conformance_user" };
     },
 
+    // Its deprecated report: {object: "experiment_usage", usage: {all_time, this_month, this_week}, experiments: [...]},
+    // each experiment with the study's fields, its interviews by status and in all, and its quality counts.
+    readExperiments: (body: any) => {
+      if (body?.object !== "experiment_usage" || !Array.isArray(body.experiments)) return undefined;
+      // Every member it documents is reported: one it lacks reads null, and fails.
+      const count = (v: unknown) => (typeof v === "number" ? v : null);
+      return {
+        usage: { total: count(body.usage?.all_time), this_month: count(body.usage?.this_month), this_week: count(body.usage?.this_week) },
+        experiments: body.experiments.map((e: any) => ({
+          id: e.id,
+          study: { name: e.name ?? null, interview_link: e.interview_link ?? null, accepting_responses: e.accepting_responses ?? null, limits: e.limits ?? null },
+          interviews: { total: count(e.interviews?.total), started: count(e.interviews?.started), processing: count(e.interviews?.processing), completed: count(e.interviews?.completed) },
+          quality: { insightful: count(e.quality?.insightful), successful: count(e.quality?.successful), unsuccessful: count(e.quality?.unsuccessful) },
+        })),
+      };
+    },
+
     setFaults: async () => {
       throw new StateUnsupported("faults", "the foreign server has no fault injection");
     },

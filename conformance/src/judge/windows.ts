@@ -2,10 +2,10 @@
 
 const DAY = 86_400_000;
 
-/** Monday 00:00 UTC of the week holding `ms`. */
 /** Whether a study read is within all its usage limits: every capped window's `used` below its `limit`. */
 export const withinLimits = (s: any): boolean => (["weekly", "monthly"] as const).every((k) => s?.limits?.[k]?.limit === null || s?.limits?.[k]?.used < s?.limits?.[k]?.limit);
 
+/** Monday 00:00 UTC of the week holding `ms`. */
 export const weekStart = (ms: number) => {
   const d = new Date(ms);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - ((d.getUTCDay() + 6) % 7) * DAY;

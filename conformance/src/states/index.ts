@@ -5,6 +5,6 @@
 export { AFTER_2_0_0, ALL_CAPABILITIES, CAPABILITIES } from "./capabilities.ts";
 export { defineStates, StateRefused, StateUnsupported } from "./types.ts";
 export type {
-  Capability, CreatedItem, CreatedProject, CreateProjectInput, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedStudy, PlantInterviewInput,
+  Capability, CreatedItem, CreatedProject, CreateProjectInput, ExperimentReading, ExperimentsReading, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedStudy, PlantInterviewInput,
   PlantStudyInput, ProjectRef, ProviderStates, StatesEnv, StatesModule, StudyStatus,
 } from "./types.ts";

@@ -8,8 +8,9 @@ import { CheckFailure } from "../http.ts";
 import { Lacking } from "../outcomes.ts";
 import { rules, seed } from "../rules.ts";
 import { ALL_CAPABILITIES, CapabilitySet, type Capability } from "./capabilities.ts";
+import { contractReading } from "../judge/experiments-report.ts";
 import { chatCapabilities, HttpStates } from "./http.ts";
-import type { CreatedItem, CreatedProject, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedStudy, PlantInterviewInput, PlantStudyInput, ProjectRef, ProviderStates, StudyStatus } from "./types.ts";
+import type { CreatedItem, ExperimentsReading, CreatedProject, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedStudy, PlantInterviewInput, PlantStudyInput, ProjectRef, ProviderStates, StudyStatus } from "./types.ts";
 
 /** The function behind each capability; a capability of an optional field needs its function too. */
 const FUNCTION_OF: Record<Capability, keyof ProviderStates> = {
@@ -187,6 +188,19 @@ export class RunStates {
   /** A launch request the implementation accepts as eligible (for the run's public key). */
   launchRequest(publicKey: string, project = this.project): Promise<Record<string, unknown>> {
     return this.call(["eligible-launch"], () => this.provider.launchRequest?.({ ...project, publicKey }));
+  }
+
+  /**
+   * A `GET /v1/experiments` body in the seed's terms: the module's reading when it has one, else our contract's shape;
+   * undefined when neither reads it (its counts are then not judged).
+   */
+  /** Whether the module says how it reads the report (`readExperiments`): then its counts are judged at any level. */
+  get readsExperiments(): boolean {
+    return typeof this.provider.readExperiments === "function";
+  }
+
+  readExperiments(body: unknown): ExperimentsReading | undefined {
+    return this.provider.readExperiments ? this.provider.readExperiments(body) : contractReading(body);
   }
 
   /** Notes a webhook the run configured (removed at the end through DELETE /v1/webhooks). */

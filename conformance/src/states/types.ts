@@ -102,8 +102,39 @@ export interface ProviderStates {
    * which every launch was declined leaves the eligible path NOT TESTED. `publicKey` is the run's --public-key.
    */
   launchRequest?(project: ProjectRef & { publicKey: string }): Promise<Record<string, unknown>>;
+  /**
+   * Reads a `GET /v1/experiments` body in the seed's terms. The seed names what the deprecated report holds
+   * ("project-level usage and per-experiment interview stats for all active experiments"), not its shape: only the
+   * implementation knows which member is which count. Without this function the suite reads our contract's shape
+   * (`experiments_report`), and a body of another shape is judged only on which studies it holds and that it is
+   * current; the counts are then not judged (the report says so). Return undefined for a body it cannot read.
+   */
+  readExperiments?(body: unknown): ExperimentsReading | undefined;
   /** Removes something the run created, where the implementation allows it; true when removed. */
   remove?(item: CreatedItem): Promise<boolean>;
+}
+
+/**
+ * The deprecated report in the seed's terms. Every member but an experiment's `id` is optional: a member left
+ * undefined is one the implementation does not report, and is not judged; any other value is (a module maps a member
+ * its body should hold but lacks to null, so that its absence fails).
+ */
+export interface ExperimentsReading {
+  /** Project-level usage: interviews ever created in the project, created this calendar month (UTC), created this week (from Monday 00:00 UTC). */
+  usage?: { total?: number | null; this_month?: number | null; this_week?: number | null };
+  /** One per experiment (study) the report lists, in its order. */
+  experiments: ExperimentReading[];
+}
+
+export interface ExperimentReading {
+  /** The study's id. */
+  id: string;
+  /** Fields the report shows as on the study (name, interview_link, accepting_responses, limits): judged equal to the study's retrieval. */
+  study?: { name?: unknown; interview_link?: unknown; accepting_responses?: unknown; limits?: unknown };
+  /** The study's interviews: all of them, and by status (an abandoned interview keeps its status). */
+  interviews?: { total?: number | null; started?: number | null; processing?: number | null; completed?: number | null };
+  /** Its completed interviews by quality_score. */
+  quality?: { insightful?: number | null; successful?: number | null; unsuccessful?: number | null };
 }
 
 /** What a states module is given. */

@@ -1,6 +1,8 @@
-/** `readExperiments`: GET /v1/experiments twice: Deprecation and Sunset each time, the sequence's study listed exactly when active, with its retrieval's limits and accepting_responses. */
+/** `readExperiments`: GET /v1/experiments twice: Deprecation and Sunset each time, the sequence's study listed exactly when active, with its retrieval's limits and accepting_responses; read in the seed's terms, what it shows as on the study and its interviews in all. */
 import fc from "fast-check";
 import { entriesOf } from "../../judge/entries.ts";
+import { countDifferences, reported } from "../../judge/experiments-report.ts";
+import { firstDifference } from "../../cover/unit.ts";
 import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
 import { Command, type CommandSpec } from "./base.ts";
@@ -22,8 +24,23 @@ export class ReadExperiments extends Command {
       const entries: any[] = entriesOf(reply.body, m.study!.id);
       const active = study.body?.status === "active";
       w.judge.expect(r.experiments, entries.length === (active ? 1 : 0), `read ${read}: the sequence's ${study.body?.status} study is ${ours ? `listed ${entries.length} times` : entries.length ? "in" : "not in"} GET /v1/experiments (all active experiments)`, reply);
-      // Its limits and acceptance where the entry carries them (the seed does not show the entry's fields).
-      if (entries[0] && "limits" in entries[0] && "accepting_responses" in entries[0]) w.judge.expect(r.experiments, JSON.stringify(entries[0].limits) === JSON.stringify(study.body?.limits) && entries[0].accepting_responses === study.body?.accepting_responses, `read ${read}: GET /v1/experiments shows the study with limits ${JSON.stringify(entries[0].limits)} and accepting_responses ${entries[0].accepting_responses}; its retrieval shows ${JSON.stringify(study.body?.limits)} and ${study.body?.accepting_responses}`, reply);
+      // Read in the seed's terms (our contract's shape, or the states module's reading): the fields it shows as on the
+      // study, and, for a study the sequence planted, its interviews in all (the sequence's, whatever their status).
+      const reading = w.ctx.states.readExperiments(reply.body)?.experiments.find((e) => e.id === m.study!.id);
+      if (reading) {
+        const shown = reported(reading.study);
+        const want = Object.fromEntries(Object.keys(shown).map((k) => [k, study.body?.[k]]));
+        const base = m.study!.base;
+        const total = base.interviewCount === 0 && base.before.size === 0 ? m.interviews.size : undefined;
+        const byStatus = reported(reading.interviews);
+        const sum = (["started", "processing", "completed"] as const).every((k) => typeof byStatus[k] === "number") ? byStatus.started! + byStatus.processing! + byStatus.completed! : undefined;
+        const problems = [
+          firstDifference(shown, want) && `as on its retrieval ${firstDifference(shown, want)}`,
+          ...countDifferences(reading.interviews, { total }, "interviews"),
+          sum !== undefined && total !== undefined && sum !== total && `interviews by status add up to ${sum}, not the ${total} the study holds`,
+        ].filter(Boolean);
+        w.judge.expect(r.experiments, problems.length === 0, `read ${read}: the sequence's study in GET /v1/experiments: ${problems.join("; ")}`, reply, { reading });
+      } else if (entries[0] && "limits" in entries[0] && "accepting_responses" in entries[0]) w.judge.expect(r.experiments, JSON.stringify(entries[0].limits) === JSON.stringify(study.body?.limits) && entries[0].accepting_responses === study.body?.accepting_responses, `read ${read}: GET /v1/experiments shows the study with limits ${JSON.stringify(entries[0].limits)} and accepting_responses ${entries[0].accepting_responses}; its retrieval shows ${JSON.stringify(study.body?.limits)} and ${study.body?.accepting_responses}`, reply);
       const inactive = m.inactiveStudies.filter((id) => entriesOf(reply.body, id).length > 0);
       w.judge.expect(r.experiments, inactive.length === 0, `read ${read}: GET /v1/experiments holds paused or draft studies planted by the sequence: ${inactive.join(", ")}`, reply);
     }
