@@ -23,6 +23,8 @@ const study = dataset.studies.find((s) => s.id === interview.study_id);
 export interface QueueOptions {
   caps: { total: number; perTenant: number; perProject: number };
   attemptsKept: number;
+  /** Events kept per tenant. */
+  eventsKept: number;
   projects: ReadonlyMap<string, Project>;
   /** An event with its attempt left in flight, as a process that stopped mid-attempt leaves them. */
   cut?: { event: StoredEvent; tenant: string; record: WebhookDelivery };
@@ -35,6 +37,7 @@ interface Options {
   behaviour?: Behaviour;
   caps?: QueueOptions["caps"];
   attemptsKept?: number;
+  eventsKept?: number;
 }
 
 export function deliveryCoreCases(kind: string, openQueue: OpenQueue): void {
@@ -53,7 +56,7 @@ export function deliveryCoreCases(kind: string, openQueue: OpenQueue): void {
     const projects = newProjects();
     const byId = new Map(projects.map((p) => [p.id, p]));
     const caps = o.caps ?? { total: 64, perTenant: 16, perProject: 8 };
-    const { queue, backend, close } = await openQueue({ caps, attemptsKept: o.attemptsKept ?? 1_000, projects: byId });
+    const { queue, backend, close } = await openQueue({ caps, attemptsKept: o.attemptsKept ?? 1_000, eventsKept: o.eventsKept ?? 100, projects: byId });
     open.push({ close });
     const core = new DeliveryCore(queue, {
       clock, retryDelaysMs: [10_000, 60_000, 300_000], timeoutMs: 2_000, maxConcurrent: caps.total,
@@ -177,6 +180,34 @@ export function deliveryCoreCases(kind: string, openQueue: OpenQueue): void {
       expect(kept.map((a) => [a.attempt, a.trigger, a.status])).toEqual([[2, "retry", "pending"], [2, "retry", "pending"]]);
     });
 
+    it("forgets a tenant's oldest events past its cap once none of their attempts is to run, and a resend of one forgotten is a 404", async () => {
+      const { clock, core, projects: [p, sibling], list, until, complete, resend, settle } = await harness({ eventsKept: 1 });
+      await complete(p);
+      const first = await until("the first event's attempt to fail", p, (a) => a.length === 2 && a[1].status === "pending");
+      // A second event of the tenant (another project of it): the first is past the cap, but its retry is still to run.
+      await complete(sibling);
+      await until("the second event's attempt to fail", sibling, (a) => a.length === 2 && a[1].status === "pending");
+      await settle();
+      expect((await core.request(p, first[0].id)).event_id).toBe(first[0].event_id);
+      // The first event's retries run out (the second's too); a third event then leaves only itself.
+      for (const delay of [10_000, 60_000, 300_000]) {
+        clock.advance(delay);
+        await settle();
+      }
+      await until("the first event's retries to run out", p, (a) => a.length === 4 && a.every((x) => x.status === "failed"));
+      await until("the second event's retries to run out", sibling, (a) => a.length === 4 && a.every((x) => x.status === "failed"));
+      await complete(p);
+      await until("the third event's attempt to fail", p, (a) => a.length === 6 && a[5].status === "pending");
+      await waitFor("the first two events to be forgotten", async () => {
+        const gone = await Promise.all([first[0].id, (await list(sibling))[0].id].map((id, k) => core.request(k === 0 ? p : sibling, id).then(() => false, (err) => err.status === 404)));
+        return gone.every(Boolean) || undefined;
+      });
+      await expect(resend(p, first[0].id)).rejects.toMatchObject({ status: 404 });
+      const third = (await list(p)).find((a) => a.event_id !== first[0].event_id)!;
+      expect((await core.request(p, third.id)).event_id).toBe(third.event_id);
+      clock.advance(3_600_000);
+    });
+
     it("counts an attempt on the wire when the last process stopped as interrupted, and retries it on the schedule", async () => {
       const projects = newProjects();
       const p = projects[0];
@@ -186,7 +217,7 @@ export function deliveryCoreCases(kind: string, openQueue: OpenQueue): void {
         id: "5f0b8c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d", object: "webhook_delivery", event_id: event.id, event: "interview.completed", interview_id: interview.id, attempt: 1, trigger: "event",
         url: event.url, status: "in_flight", response_status: null, error: null, scheduled_at: new Date(at).toISOString(), sent_at: new Date(at).toISOString(), finished_at: null,
       };
-      const { queue, close } = await openQueue({ caps: { total: 4, perTenant: 4, perProject: 4 }, attemptsKept: 10, projects: new Map(projects.map((x) => [x.id, x])), cut: { event, tenant: p.tenant, record } });
+      const { queue, close } = await openQueue({ caps: { total: 4, perTenant: 4, perProject: 4 }, attemptsKept: 10, eventsKept: 100, projects: new Map(projects.map((x) => [x.id, x])), cut: { event, tenant: p.tenant, record } });
       open.push({ close });
       // A minute later, by which time any lease the stopped process held has run out.
       const clock = manualClock(at + 60_000);

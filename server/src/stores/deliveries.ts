@@ -53,8 +53,11 @@ export interface Deliveries {
   list(project: Project): Promise<readonly WebhookDelivery[]>;
   /** One of the project's attempts with its event (null: unknown, forgotten, or another project's). */
   find(project: Project, attemptId: string): Promise<{ record: WebhookDelivery; ev: EventDelivery } | null>;
-  /** The numbers of every kept attempt of an event; held until the change in progress ends, so two resends number in turn. */
-  attemptNumbers(ev: EventDelivery): Promise<number[]>;
+  /**
+   * The numbers of every kept attempt of an event; held until the change in progress ends, so two resends number in
+   * turn (null: the event was forgotten since it was found).
+   */
+  attemptNumbers(ev: EventDelivery): Promise<number[] | null>;
   /** When the core should look again (null: only when woken), and the counts for the shutdown log. */
   outlook(nowMs: number): Promise<{ nextMs: number | null; waiting: number; queued: number }>;
   /** Stops what the queue runs; pending attempts of a queue that does not outlive the process are cancelled. */

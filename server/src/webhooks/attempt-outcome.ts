@@ -104,7 +104,20 @@ export async function retryAfter(
  * listed; it goes once finished, at the next attempt the project makes.
  */
 export function forgottenPastCap<T extends Pick<WebhookDelivery, "status">>(pastCap: readonly T[]): T[] {
-  return pastCap.filter((a) => a.status !== "pending" && a.status !== "in_flight");
+  return pastCap.filter((a) => !live(a.status));
+}
+
+/** An attempt still to run or running: its outcome is still to come. */
+const live = (status: WebhookDelivery["status"]) => status === "pending" || status === "in_flight";
+
+/**
+ * Which of a tenant's events past its newest `eventsKept` (oldest first) are forgotten: those none of whose attempts
+ * is pending or in flight. An event with a live attempt stays (the attempt still needs its exact bytes); it goes once
+ * they finish, at the tenant's next event. Each queue finds the events past the cap with their attempts' statuses;
+ * this rule alone decides.
+ */
+export function forgottenEvents<T extends { statuses: readonly WebhookDelivery["status"][] }>(pastCap: readonly T[]): T[] {
+  return pastCap.filter((e) => !e.statuses.some(live));
 }
 
 /** A resend's number: after every attempt of its event still recorded. */

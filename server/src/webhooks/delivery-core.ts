@@ -214,7 +214,9 @@ export class DeliveryCore implements WebhookDispatcher {
     const webhook = await this.o.webhookSettings.get(project);
     if (!webhook) throw conflict("No webhook is configured: PUT /v1/webhooks first");
     // The same bytes and signature, to the webhook as it is configured now; a resend is not retried.
-    const number = resendNumber(await this.queue.attemptNumbers(ev));
+    const numbers = await this.queue.attemptNumbers(ev);
+    if (!numbers) throw notFound(`No such delivery: ${attemptId}`);
+    const number = resendNumber(numbers);
     const record = await this.queue.addAttempt(ev, number, "resend", webhook.url, this.clock.now());
     await this.o.streams?.publish(project.id, { event_id: ev.id, event: INTERVIEW_COMPLETED, interview_id: ev.interviewId, reason: "resend", headers: ev.headers, body: ev.body.toString("utf8") });
     return record;

@@ -1,11 +1,13 @@
 /**
  * The events of one process's attempt queue (stores/memory/deliveries.ts): each with its exact bytes and the webhook setting it was
  * made for, by id, for retries, resends and request lookups; written to the backend, and kept per tenant up to a
- * bound (the oldest are forgotten first, in memory and in the backend alike).
+ * bound: past it, the oldest are forgotten first, as attempt-outcome.ts's `forgottenEvents` decides (never one whose
+ * attempt is still to run), in memory and in the backend alike.
  */
 import type { LocalBackend, StoredEvent } from "../stores/backend.ts";
 import type { Project } from "../model/project.ts";
-import type { EventDelivery } from "./attempt-outcome.ts";
+import { forgottenEvents, type EventDelivery } from "./attempt-outcome.ts";
+import type { WebhookDelivery } from "./types.ts";
 
 export class EventStore {
   private readonly byId = new Map<string, EventDelivery>();
@@ -15,6 +17,8 @@ export class EventStore {
   constructor(
     private readonly backend: LocalBackend,
     private readonly keptPerTenant: number,
+    /** The statuses of an event's attempts. */
+    private readonly statusesOf: (ev: EventDelivery) => WebhookDelivery["status"][],
   ) {}
 
   get(id: string): EventDelivery | undefined {
@@ -29,11 +33,22 @@ export class EventStore {
     let ids = this.ofTenant.get(tenant);
     if (!ids) this.ofTenant.set(tenant, (ids = new Set()));
     ids.add(ev.id);
-    if (ids.size > this.keptPerTenant) {
-      const oldest = ids.values().next().value!;
-      ids.delete(oldest);
-      this.byId.delete(oldest);
-      this.backend.dropEvent(oldest);
+    // Read back at a restart, before the attempts: what was kept stays.
+    if (write) this.forgetPastCap(ids);
+  }
+
+  private forgetPastCap(ids: Set<string>): void {
+    let over = ids.size - this.keptPerTenant;
+    if (over <= 0) return;
+    const pastCap: Array<{ id: string; statuses: WebhookDelivery["status"][] }> = [];
+    for (const id of ids) {
+      if (over-- <= 0) break;
+      pastCap.push({ id, statuses: this.statusesOf(this.byId.get(id)!) });
+    }
+    for (const { id } of forgottenEvents(pastCap)) {
+      ids.delete(id);
+      this.byId.delete(id);
+      this.backend.dropEvent(id);
     }
   }
 

@@ -16,7 +16,7 @@ beforeAll(async () => {
 
 afterAll(() => db?.stop());
 
-deliveryCoreCases("PostgreSQL's queue", async ({ caps, attemptsKept, projects, cut }) => {
+deliveryCoreCases("PostgreSQL's queue", async ({ caps, attemptsKept, eventsKept, projects, cut }) => {
   const backend = await PgBackend.open(db.database(`core_${++n}`), { initialMeta: {} });
   if (cut) {
     // What a process killed mid-attempt leaves: its event, and its attempt in flight with a lease that has run out.
@@ -32,6 +32,6 @@ deliveryCoreCases("PostgreSQL's queue", async ({ caps, attemptsKept, projects, c
   }
   // The core reads a row's project by id: these projects stand for the ones a store keeps.
   const byId = { byId: async (id: string) => projects.get(id) } as unknown as Projects;
-  const queue = new PgDeliveries({ backend, projects: byId, caps, timeoutMs: 2_000, eventsKeptPerTenant: 100, attemptsKeptPerProject: attemptsKept });
+  const queue = new PgDeliveries({ backend, projects: byId, caps, timeoutMs: 2_000, eventsKeptPerTenant: eventsKept, attemptsKeptPerProject: attemptsKept });
   return { queue, backend, close: async () => backend.close() };
 });

@@ -48,7 +48,7 @@ export class MemoryDeliveries implements Deliveries {
   constructor(o: MemoryDeliveriesOptions) {
     this.backend = o.backend ?? new MemoryBackend();
     this.records = new AttemptRecords(this.backend, o.attemptsKeptPerProject);
-    this.events = new EventStore(this.backend, o.eventsKeptPerTenant);
+    this.events = new EventStore(this.backend, o.eventsKeptPerTenant, (ev) => this.records.list(ev.project.id).filter((d) => d.event_id === ev.id).map((d) => d.status));
     this.line = new FairQueue<Attempt>(o.caps, (a) => ({ tenant: a.ev.project.tenant, project: a.ev.project.id }));
   }
 
@@ -141,7 +141,8 @@ export class MemoryDeliveries implements Deliveries {
     return record && ev && ev.project === project ? { record, ev } : null;
   }
 
-  async attemptNumbers(ev: EventDelivery): Promise<number[]> {
+  async attemptNumbers(ev: EventDelivery): Promise<number[] | null> {
+    if (!this.events.get(ev.id)) return null;
     return this.records.list(ev.project.id).filter((d) => d.event_id === ev.id).map((d) => d.attempt);
   }
 

@@ -25,7 +25,7 @@ import pg from "pg";
 import type { Logger } from "pino";
 import { iso } from "../../clock.ts";
 import type { Project } from "../../model/project.ts";
-import { forgottenPastCap, type EventDelivery } from "../../webhooks/attempt-outcome.ts";
+import { forgottenEvents, forgottenPastCap, type EventDelivery } from "../../webhooks/attempt-outcome.ts";
 import { FairQueue, type Caps, type Slotted } from "../../webhooks/fair-queue.ts";
 import { INTERVIEW_COMPLETED } from "../../webhooks/payload.ts";
 import type { WebhookDelivery } from "../../webhooks/types.ts";
@@ -111,8 +111,34 @@ export class PgDeliveries implements Deliveries {
     this.backend.enqueue("INSERT INTO events (id, tenant, project_id, interview_id, url, secret, version, body, headers) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)", [
       ev.id, tenant, ev.project.id, ev.interviewId, ev.url, ev.secret, ev.version, ev.body.toString("utf8"), JSON.stringify(ev.headers),
     ]);
-    this.backend.enqueue("DELETE FROM events WHERE tenant = $1 AND ord <= (SELECT ord FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 LIMIT 1)", [tenant, this.o.eventsKeptPerTenant]);
+    // As the memory queue does at every event added: the tenant's events stay within their bound after each one.
+    this.backend.afterCommit(() => void this.forgetEventsPastCap(tenant));
     await this.addAttempt(ev, 1, "event", ev.url, nowMs);
+  }
+
+  /**
+   * The tenant's events past its newest N that attempt-outcome.ts's rule forgets, after the commit that added one. Their
+   * rows are locked before their attempts are read, so a resend of one (which locks it too) either comes first and keeps
+   * it, or finds it gone.
+   */
+  private async forgetEventsPastCap(tenant: string): Promise<void> {
+    const client = await this.db.connect().catch(() => null);
+    if (!client) return;
+    try {
+      await client.query("BEGIN");
+      const past = (await client.query<{ id: string }>("SELECT id FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 FOR UPDATE", [tenant, this.o.eventsKeptPerTenant])).rows.map((r) => r.id);
+      if (past.length > 0) {
+        const { rows } = await client.query<{ event_id: string; status: WebhookDelivery["status"] }>("SELECT event_id, status FROM attempts WHERE event_id = ANY($1::text[])", [past]);
+        const ids = forgottenEvents(past.map((id) => ({ id, statuses: rows.filter((r) => r.event_id === id).map((r) => r.status) }))).map((e) => e.id);
+        if (ids.length > 0) await client.query("DELETE FROM events WHERE id = ANY($1::text[])", [ids]);
+      }
+      await client.query("COMMIT");
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      this.o.logger?.warn({ err: (err as Error).message, tenant }, "could not forget a tenant's oldest webhook events; the next event tries again");
+    } finally {
+      client.release();
+    }
   }
 
   async addAttempt(ev: EventDelivery, attempt: number, trigger: WebhookDelivery["trigger"], url: string, dueMs: number): Promise<WebhookDelivery> {
@@ -276,9 +302,11 @@ export class PgDeliveries implements Deliveries {
     return rows[0] && ev ? { record: recordOf(rows[0]), ev } : null;
   }
 
-  async attemptNumbers(ev: EventDelivery): Promise<number[]> {
-    // The event's row locked until this change commits: two resends at once number their attempts one after the other.
-    await this.backend.query("SELECT 1 FROM events WHERE id = $1 FOR UPDATE", [ev.id]);
+  async attemptNumbers(ev: EventDelivery): Promise<number[] | null> {
+    // The event's row locked until this change commits: two resends at once number their attempts one after the other,
+    // and the event is not forgotten under the resend (forgetEventsPastCap locks it too).
+    const locked = await this.backend.query("SELECT 1 FROM events WHERE id = $1 FOR UPDATE", [ev.id]);
+    if (locked.rows.length === 0) return null;
     const { rows } = await this.backend.query<{ attempt: number }>("SELECT attempt FROM attempts WHERE event_id = $1", [ev.id]);
     return rows.map((r) => r.attempt);
   }
