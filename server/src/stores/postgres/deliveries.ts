@@ -122,11 +122,15 @@ export class PgDeliveries implements Deliveries {
    * it, or finds it gone.
    */
   private async forgetEventsPastCap(tenant: string): Promise<void> {
+    const PAST = "SELECT id FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2";
+    // Within the bound (nearly always): one read, no transaction.
+    const over = await this.db.query(`${PAST} LIMIT 1`, [tenant, this.o.eventsKeptPerTenant]).catch(() => null);
+    if (!over || over.rows.length === 0) return;
     const client = await this.db.connect().catch(() => null);
     if (!client) return;
     try {
       await client.query("BEGIN");
-      const past = (await client.query<{ id: string }>("SELECT id FROM events WHERE tenant = $1 ORDER BY ord DESC OFFSET $2 FOR UPDATE", [tenant, this.o.eventsKeptPerTenant])).rows.map((r) => r.id);
+      const past = (await client.query<{ id: string }>(`${PAST} FOR UPDATE`, [tenant, this.o.eventsKeptPerTenant])).rows.map((r) => r.id);
       if (past.length > 0) {
         const { rows } = await client.query<{ event_id: string; status: WebhookDelivery["status"] }>("SELECT event_id, status FROM attempts WHERE event_id = ANY($1::text[])", [past]);
         const ids = forgottenEvents(past.map((id) => ({ id, statuses: rows.filter((r) => r.event_id === id).map((r) => r.status) }))).map((e) => e.id);
