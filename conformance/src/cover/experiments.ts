@@ -1,7 +1,7 @@
 /**
  * The deprecated report at every step, every run: read, then a study planted active (in the next read), paused and
- * draft ones (never), then interviews of the active one: held (started), completed, abandoned, and one created a year
- * ago. Whatever the report's shape, a study is "in it" when its id appears in it, and its stats are the object that
+ * draft ones (never), then interviews of the active one: held (started), abandoned, completed, created at the first
+ * instant of this week and month and just before each, and a year ago. Whatever the report's shape, a study is "in it" when its id appears in it, and its stats are the object that
  * holds its id: they must change when one of its interviews completes. Where the report can be read in the seed's
  * terms (our contract's shape, or a states module's `readExperiments`), its counts are predicted whole: the study's
  * interviews by status and its completed ones by quality_score, as the interviews themselves read, the fields it shows
@@ -36,7 +36,7 @@ const counted = (ctx: CoverEnv["ctx"]) => ctx.states.readsExperiments || (ctx.op
 
 export const experiments: Unit = {
   name: "experiments",
-  doc: "the deprecated report read before and after a study is planted active, paused and draft, and after interviews of it are held, completed, abandoned and created a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
+  doc: "the deprecated report read before and after a study is planted active, paused and draft, and after interviews of it are held, abandoned, completed, and created at the edges of this week and month and a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
   needs: ["plant-study"],
   statements: [...r["experiments-current"].cites, ...r["experiments-counts"].cites],
   classes: (ctx) => {
