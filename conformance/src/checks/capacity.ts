@@ -5,6 +5,7 @@
  */
 import type { Check, Ctx } from "../check.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
+import { withinLimits } from "../judge/windows.ts";
 import { contract, rules, seed } from "../rules.ts";
 import { refusal, type StateRefused } from "../states/types.ts";
 
@@ -69,7 +70,7 @@ export const capacityCheck: Check = {
         ctx.expect(r["used-on-start"], used === created, `${when}: limits.${w}.used is ${used}; ${created} interviews were created in the window`);
       }
       ctx.expect(r["interview-count"], s.interview_count === completed, `${when}: interview_count is ${s.interview_count} with ${completed} completed of ${created} interviews`);
-      const within = ["monthly", "weekly"].every((w) => s.limits[w].limit === null || s.limits[w].used < s.limits[w].limit);
+      const within = withinLimits(s);
       ctx.expect(within ? r["accepting-below"] : r["accepting-at-cap"], s.accepting_responses === within, `${when}: accepting_responses=${s.accepting_responses} with ${JSON.stringify(s.limits)}`);
     };
     await observe("a new study");

@@ -146,7 +146,14 @@ export const webhooksCheck: Check = {
     await refusals(ctx);
 
     const registered = await register(ctx);
-    if (!registered) return;
+    if (!registered) {
+      // A service may refuse the suite's receiver for reasons of its own (a loopback address); an HTTPS URL on a public
+      // host with the one event it may not.
+      const plain = await ctx.http.req("/v1/webhooks", { method: "PUT", body: { url: "https://hooks.example.com/conformance", events: ["interview.completed"] } });
+      ctx.expect(r.create, plain.status === 201 || plain.status === 200, `PUT /v1/webhooks with an HTTPS URL on a public host (https://hooks.example.com/conformance) and events ["interview.completed"] answered ${plain.status}: a valid configuration refused`, plain);
+      if (plain.status < 300) await ctx.http.req("/v1/webhooks", { method: "DELETE" });
+      return;
+    }
     const { receiver, created } = registered;
     const secrets = new Map<string | null, string>();
     /** Every secret this check was given, and when: what an attempt about an interview it did not plant may be signed with. */

@@ -53,6 +53,8 @@ export const VIOLATIONS: Violation[] = [
     find: "this_week: mine.filter((i) => i.createdAt >= w0).length", replace: "this_week: mine.filter((i) => i.createdAt > w0).length" },
   { name: "the experiments report without its started count", breaks: "Endpoints: GET /v1/experiments, per-experiment interview stats", rule: "cover.experiments-counts",
     find: "interviews: { started: count('started'), processing:", replace: "interviews: { processing:" },
+  { name: "every webhook url refused", breaks: "Endpoints: PUT /v1/webhooks; Webhook configuration: url, HTTPS endpoint", rule: "webhooks.create", check: "webhooks",
+    find: "if (!u || !okScheme || !u.hostname", replace: "if (true || !u || !okScheme || !u.hostname" },
   { name: "the experiments report cached", breaks: "Endpoints: GET /v1/experiments, stats for all active experiments", rule: "cover.experiments-current",
     find: "function getExperiments(req, res, { project, headers }) {", replace: "const reportCache = new Map();\nfunction getExperiments(req, res, { project, headers }) {\n  if (reportCache.has(project.id)) return send(res, 200, reportCache.get(project.id), headers);\n  const realSend = send; const send_ = (r, s, body, h) => { reportCache.set(project.id, body); realSend(r, s, body, h); };\n  return getExperimentsFresh(req, res, { project, headers }, send_);\n}\nfunction getExperimentsFresh(req, res, { project, headers }, send) {" },
   // Found by a second hidden set of 37, written from the seed in a copy of the server (2026-12-03): the four it missed.
