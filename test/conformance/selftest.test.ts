@@ -96,12 +96,20 @@ describe("conformance self-test", () => {
     expect(report.levels.seed.checked + report.levels.contract.checked).toBe(6);
   }, 300_000);
 
-  it("reports webhooks as NOT TESTED, not green, when the service refuses every receiver URL", async () => {
-    const refuseAll: Mutation = { name: "refuses every webhook URL", response(ex) { if (ex.method === "PUT" && ex.path === "/api/v1/webhooks") Object.assign(ex, { status: 400, body: { error: { type: "invalid_request_error", message: "Invalid parameters" } } }); } };
-    const report = await throughProxy(refuseAll, server, (baseUrl) => runConformance(options(baseUrl, { only: ["webhooks"] })));
+  it("reports webhooks as NOT TESTED, not green, when the service refuses the suite's receiver, and fails it when it refuses every URL", async () => {
+    const refused = { status: 400, body: { error: { type: "invalid_request_error", message: "Invalid parameters" } } };
+    // A policy of the service's own (no loopback receivers): delivery cannot be observed, and nothing is violated.
+    const refuseLoopback: Mutation = { name: "refuses webhook URLs on loopback", response(ex) { if (ex.method === "PUT" && ex.path === "/api/v1/webhooks" && /^https?:\/\/(127\.|localhost|\[::1\])/.test(String(ex.requestBody?.url))) Object.assign(ex, refused); } };
+    const report = await throughProxy(refuseLoopback, server, (baseUrl) => runConformance(options(baseUrl, { only: ["webhooks"] })));
     expect(report.results[0].untested[0]?.capability).toBe("webhook delivery");
+    expect(report.results[0].failures).toEqual([]);
     expect(report.exitCode).toBe(3);
-  }, 60_000);
+    // Every URL refused, an HTTPS one on a public host included: a valid configuration refused.
+    const refuseAll: Mutation = { name: "refuses every webhook URL", response(ex) { if (ex.method === "PUT" && ex.path === "/api/v1/webhooks") Object.assign(ex, refused); } };
+    const all = await throughProxy(refuseAll, server, (baseUrl) => runConformance(options(baseUrl, { only: ["webhooks"] })));
+    expect(all.results[0].failures.map((f) => f.rule)).toContain("webhooks.create");
+    expect(all.exitCode).toBe(1);
+  }, 120_000);
 
   it("finds a partial simulation surface at the start without side effects, and names the missing capability for what it removes", async () => {
     const partial: Mutation = { name: "no /_sim/chats or /_sim/studies", response(ex) { if (/^\/api\/_sim\/(chats|studies)/.test(ex.path)) Object.assign(ex, { status: 404, body: { error: { type: "not_found_error", message: "No such route" } } }); } };
