@@ -1,8 +1,9 @@
 /**
  * The deprecated report at every step, every run: read, then a study planted active (in the next read), paused and
  * draft ones (never), then interviews of the active one: held (started), abandoned, completed, created at the first
- * instant of this week and month and just before each, and a year ago. Whatever the report's shape, a study is "in it" when its id appears in it, and its stats are the object that
- * holds its id: they must change when one of its interviews completes. Where the report can be read in the seed's
+ * instant of this week and month and just before each, and a year ago. Whatever the report's shape, a study is "in
+ * it" when its id appears in it, and its stats are the object that holds its id: they must change when one of its
+ * interviews completes. Where the report can be read in the seed's
  * terms (our contract's shape, or a states module's `readExperiments`), its counts are predicted whole: the study's
  * interviews by status and its completed ones by quality_score, as the interviews themselves read, the fields it shows
  * as on the study, and the project's usage (every interview created in it; this week and this month, those created
@@ -11,7 +12,7 @@
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import type { Reply } from "../http.ts";
 import { entryOf as holderOf } from "../judge/entries.ts";
-import { countDifferences, reported } from "../judge/experiments-report.ts";
+import { asOnStudy, countDifferences, reported } from "../judge/experiments-report.ts";
 import { monthStart, weekStart } from "../judge/windows.ts";
 import type { ExperimentsReading } from "../states/types.ts";
 import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
@@ -59,8 +60,9 @@ export const experiments: Unit = {
       return reply;
     };
     const first = await read("first");
-    const usage0: Usage0 = { usage: first.status === 200 ? ctx.states.readExperiments(first.body)?.usage : undefined, at: Date.now() };
-    if (first.status === 200 && !ctx.states.readExperiments(first.body)) ctx.note(`cover experiments: GET /v1/experiments is not in our contract's shape and no states module reads it (readExperiments): its counts are not judged`);
+    const firstReading = first.status === 200 ? ctx.states.readExperiments(first.body) : undefined;
+    const usage0: Usage0 = { usage: firstReading?.usage, at: Date.now() };
+    if (first.status === 200 && !firstReading) ctx.note(`cover experiments: GET /v1/experiments is not in our contract's shape and no states module reads it (readExperiments): its counts are not judged`);
     const active = await ctx.states.plantStudy({ name: "Report: active", weekly_limit: null, monthly_limit: null }, env.project);
     const predicted: Predicted = { started: 0, processing: 0, completed: 0, quality: { insightful: 0, successful: 0, unsuccessful: 0 }, created: [] };
     const afterActive = await read("after a study was planted active");
@@ -179,8 +181,7 @@ async function judgeCounts(env: CoverEnv, reply: Reply, studyId: string, p: Pred
   if (Object.keys(shown).length) {
     const study = await env.req(`/v1/studies/${studyId}`);
     if (study.status === 200) {
-      const want = Object.fromEntries(Object.keys(shown).map((k) => [k, study.body?.[k]]));
-      const d = firstDifference(shown, want);
+      const d = firstDifference(shown, asOnStudy(shown, study.body));
       if (d) differences.push(`as on the study (GET /v1/studies/${studyId}) ${d}`);
       judged += Object.keys(shown).length;
     }

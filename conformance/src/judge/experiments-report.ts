@@ -43,3 +43,8 @@ export function countDifferences(got: Record<string, unknown> | undefined, want:
       .map(([k, v]) => `${path}.${k}: got ${JSON.stringify(seen[k])}, predicted ${v}`),
   ];
 }
+
+/** The study's retrieval cut to the fields a reading shows as on it (`reported(entry.study)`): what they must equal. */
+export function asOnStudy(shown: Record<string, unknown>, study: unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(shown).map((k) => [k, (study as Record<string, unknown> | null)?.[k]]));
+}

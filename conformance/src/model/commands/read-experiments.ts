@@ -1,7 +1,7 @@
 /** `readExperiments`: GET /v1/experiments twice: Deprecation and Sunset each time, the sequence's study listed exactly when active, with its retrieval's limits and accepting_responses; read in the seed's terms, what it shows as on the study and its interviews in all. */
 import fc from "fast-check";
 import { entriesOf } from "../../judge/entries.ts";
-import { countDifferences, reported } from "../../judge/experiments-report.ts";
+import { asOnStudy, countDifferences, reported } from "../../judge/experiments-report.ts";
 import { firstDifference } from "../../cover/unit.ts";
 import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
@@ -29,13 +29,13 @@ export class ReadExperiments extends Command {
       const reading = w.ctx.states.readExperiments(reply.body)?.experiments.find((e) => e.id === m.study!.id);
       if (reading) {
         const shown = reported(reading.study);
-        const want = Object.fromEntries(Object.keys(shown).map((k) => [k, study.body?.[k]]));
+        const differs = firstDifference(shown, asOnStudy(shown, study.body));
         const base = m.study!.base;
         const total = base.interviewCount === 0 && base.before.size === 0 ? m.interviews.size : undefined;
         const byStatus = reported(reading.interviews);
         const sum = (["started", "processing", "completed"] as const).every((k) => typeof byStatus[k] === "number") ? byStatus.started! + byStatus.processing! + byStatus.completed! : undefined;
         const problems = [
-          firstDifference(shown, want) && `as on its retrieval ${firstDifference(shown, want)}`,
+          differs && `as on its retrieval ${differs}`,
           ...countDifferences(reading.interviews, { total }, "interviews"),
           sum !== undefined && total !== undefined && sum !== total && `interviews by status add up to ${sum}, not the ${total} the study holds`,
         ].filter(Boolean);
