@@ -107,6 +107,10 @@ export const VIOLATIONS: Violation[] = [
     find: "return { object: 'list', data: data.map(view), has_more: rest.length > limit };", replace: "return { object: 'list', data: data.map(view), has_more: rest.length > limit || (cursorId !== undefined && rest.length === 0) };" },
   { name: "payload reference_id empty for an interview without one", breaks: "Events: data.reference_id, string or null, the value of the reference_id query parameter", rule: "cover.payload-whole",
     find: "reference_id: iv.referenceId === '' ? null : iv.referenceId,", replace: "reference_id: iv.referenceId," },
+  { name: "chats created at one instant skipped across pages", breaks: "Endpoints: GET /v1/chats, pagination by created_at; starting_after, the id of the last item of the previous page", rule: "cover.ties",
+    find: "page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false))", replace: "page(items, items, (a, b) => b.createdAt - a.createdAt, p.limit, p.cursor, (c) => chatView(c, false))" },
+  { name: "interviews created at one instant skipped across pages", breaks: "Endpoints: GET /v1/interviews, limit and starting_after", rule: "cover.ties",
+    find: "page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false))", replace: "page(items, universe, (a, b) => a.createdAt - b.createdAt, p.limit, p.cursor, (i) => interviewView(i, false))" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */

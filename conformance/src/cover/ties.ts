@@ -1,0 +1,111 @@
+/**
+ * Ties on every page boundary, every run. A cursor that holds only an item's instant (a keyset of `created_at` alone)
+ * skips or repeats the items that share it, and a target's own data rarely puts a page boundary inside such a group.
+ * So the unit plants one: chats created at one millisecond, between a chat a millisecond older and one a millisecond
+ * newer, and a study's interviews created at one millisecond beside one just before and one just after. Each list is
+ * walked at every limit from 1 to the size of the group, so a boundary falls after each item of it: every item is
+ * listed exactly once, none of another, and the chats newest created_at first. (The contract's simulation surface
+ * plants no message at a chosen instant, so messages' ties rest on the pagination check's walks of what the target
+ * holds.)
+ */
+import type { Reply } from "../http.ts";
+import type { CoverEnv, Unit } from "./unit.ts";
+import { describeCapability } from "../states/capabilities.ts";
+import { r } from "./rules.ts";
+
+/** Items sharing one instant. */
+const GROUP = 4;
+/** Every limit from 1 to the group's size: together they put a page boundary after each item of it. */
+const LIMITS = Array.from({ length: GROUP }, (_, k) => k + 1);
+
+interface Walked {
+  ids: string[];
+  pages: Reply[];
+  /** Why the walk stopped before the list's end, if it did. */
+  broken?: string;
+}
+
+/** Walks `path` a page of `limit` at a time from `after` until `until` is listed or the list ends (at most `maxPages`). */
+async function walk(env: CoverEnv, path: string, limit: number, after: string | undefined, until: string | undefined, maxPages: number): Promise<Walked> {
+  const ids: string[] = [];
+  const pages: Reply[] = [];
+  const sep = path.includes("?") ? "&" : "?";
+  for (let n = 0; n < maxPages; n++) {
+    const reply = await env.req(`${path}${sep}limit=${limit}${after ? `&starting_after=${after}` : ""}`);
+    pages.push(reply);
+    const data = reply.body?.data;
+    if (reply.status !== 200 || !Array.isArray(data)) return { ids, pages, broken: `a page answered ${reply.status}${Array.isArray(data) ? "" : " without a list"}` };
+    ids.push(...data.map((x: any) => x?.id));
+    if (until !== undefined && ids.includes(until)) return { ids, pages };
+    if (reply.body.has_more !== true || data.length === 0) return { ids, pages };
+    after = data[data.length - 1]?.id;
+  }
+  return { ids, pages, broken: `${maxPages} pages did not reach the end` };
+}
+
+/** What is wrong with `ids` listing `group` (any order among them) then `last`, each once; "" when nothing is. */
+function tieProblem(ids: string[], group: string[], last: string | undefined): string {
+  const twice = ids.find((id, k) => ids.indexOf(id) !== k);
+  if (twice) return `${twice} is listed twice`;
+  const missing = group.filter((id) => !ids.includes(id));
+  if (missing.length) return `${missing.length} of the ${group.length} items created at that instant never listed (${missing.join(", ")})`;
+  if (last !== undefined) {
+    const at = ids.indexOf(last);
+    if (at < 0) return `the item created after them (${last}) never listed`;
+    const before = ids.slice(0, at);
+    const out = before.filter((id) => !group.includes(id));
+    if (out.length) return `${out.join(", ")} listed among the items created at that instant, which are not`;
+    if (before.length !== group.length) return `the item created after them (${last}) listed before all of them`;
+  }
+  return "";
+}
+
+export const ties: Unit = {
+  name: "ties",
+  doc: `chats created at one millisecond (between one a millisecond older and one newer), and a study's interviews at one millisecond beside one just before and after, walked at every limit from 1 to ${GROUP}: every item once, none of another, chats newest first`,
+  needs: [],
+  statements: [...r.ties.cites],
+  classes: (ctx) => [
+    ...(ctx.states.has("plant-chat", "chat-fields") ? LIMITS.map((l) => `chats tied at limit ${l}`) : []),
+    ...(ctx.states.has("plant-study", "plant-interview", "created-at") ? LIMITS.map((l) => `interviews tied at limit ${l}`) : []),
+  ],
+  async run(env) {
+    const { ctx } = env;
+    // An instant days ago at an odd millisecond: nothing else of the project is likely to share it.
+    const t = Date.now() - 3 * 86_400_000 - Math.floor(Math.random() * 86_400_000);
+    const at = (ms: number) => new Date(ms).toISOString();
+    for (const [what, caps] of [["chats tied at one instant", ["plant-chat", "chat-fields"]], ["interviews tied at one instant", ["plant-study", "plant-interview", "created-at"]]] as const) {
+      const lacking = ctx.states.caps.lacking(...caps);
+      if (lacking) ctx.untested(`cover ties: ${what} (needs ${describeCapability(lacking.capability)})`, lacking.why);
+    }
+    if (ctx.states.has("plant-chat", "chat-fields")) {
+      const plant = (ms: number, title: string) => ctx.states.plantChat({ title, created_at: at(ms), messages: [{ role: "user", parts: [{ type: "text", text: title }] }] }, env.project).then((c) => c.id);
+      const newer = await plant(t + 1, "Tie: newer");
+      const group = await Promise.all(Array.from({ length: GROUP }, (_, k) => plant(t, `Tie: ${k + 1} of ${GROUP}`)));
+      const older = await plant(t - 1, "Tie: older");
+      for (const limit of LIMITS) {
+        // From the newer chat on (newest first, the group follows it), so the walk is as short in a shared project.
+        const w = await walk(env, "/v1/chats", limit, newer, older, 2 * GROUP + 4);
+        const problem = w.broken ?? tieProblem(w.ids, group, older);
+        env.expect(r.ties, !problem, `GET /v1/chats walked at limit=${limit} from the chat created a millisecond after ${GROUP} chats created at ${at(t)} (starting_after=${newer}): ${problem}; listed ${JSON.stringify(w.ids)}`, w.pages[w.pages.length - 1]);
+        if (!w.broken) env.reach(`chats tied at limit ${limit}`, r.ties.cites);
+      }
+    }
+    if (ctx.states.has("plant-study", "plant-interview", "created-at")) {
+      const study = (await ctx.states.plantStudy({ name: "Ties", status: "active", weekly_limit: null, monthly_limit: null }, env.project)).id;
+      // Planted in the past, each completes at once (completed_at a minute after its creation).
+      const plant = (ms: number) => ctx.states.plantInterview({ study_id: study, created_at: at(ms), completed_at: at(ms + 60_000) }, env.project).then((i) => i.id);
+      const before = await plant(t - 1);
+      const group = await Promise.all(Array.from({ length: GROUP }, () => plant(t)));
+      const after = await plant(t + 1);
+      const all = [before, ...group, after];
+      for (const limit of LIMITS) {
+        // The seed leaves the interviews' order open: the study's list must hold exactly these, each once.
+        const w = await walk(env, `/v1/interviews?study_id=${study}`, limit, undefined, undefined, all.length + 2);
+        const problem = w.broken ?? (tieProblem(w.ids, all, undefined) || (w.ids.length !== all.length ? `${w.ids.length} interviews listed, not the study's ${all.length}` : ""));
+        env.expect(r.ties, !problem, `GET /v1/interviews?study_id=${study} walked at limit=${limit}, ${GROUP} of the study's ${all.length} interviews created at ${at(t)}: ${problem}; listed ${JSON.stringify(w.ids)}`, w.pages[w.pages.length - 1]);
+        if (!w.broken) env.reach(`interviews tied at limit ${limit}`, r.ties.cites);
+      }
+    }
+  },
+};
