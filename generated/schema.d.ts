@@ -1407,8 +1407,9 @@ export interface components {
             /** @description Whether a response is streaming (`is_streaming`); default `false`. */
             is_streaming?: boolean | null;
             /**
-             * @description When the chat was created (default now; never in the future). Its messages follow it one millisecond apart, and
-             *     `updated_at` is its last message's time, so chats can be planted at chosen instants for ordering probes.
+             * @description When the chat was created (default now; never in the future). Its messages follow it one millisecond apart unless
+             *     they give their own instants, and `updated_at` is its latest message's time, so chats can be planted at chosen
+             *     instants for ordering probes.
              */
             created_at?: components["schemas"]["timestamp"];
             /** @description Messages, oldest first. */
@@ -1606,7 +1607,7 @@ export interface components {
             /** @description The project's webhook URL, or null. A listener forwarding to this very URL would deliver every event twice. */
             webhook_url: string | null;
         };
-        /** @description A message as recorded, before truncation. Timestamps are assigned in order, one millisecond apart. */
+        /** @description A message as recorded, before truncation. Unless given, timestamps are assigned in order, one millisecond apart. */
         SimMessageInput: {
             /** @description Author. */
             role: components["schemas"]["MessageRole"];
@@ -1629,6 +1630,12 @@ export interface components {
              *     (compaction, container upload, hidden branch) is not a visible message either.
              */
             hidden?: boolean;
+            /**
+             * @description When the message was recorded (default: the chat's `created_at` plus its position in milliseconds); neither before
+             *     the chat's `created_at` nor in the future. Messages given one instant are listed in the order the list breaks ties
+             *     in, so a page boundary can be planted among them. A message that is not streaming completes at it.
+             */
+            created_at?: components["schemas"]["timestamp"];
         };
         /** @description A project created on demand: empty (no studies, interviews, releases or chats, no webhook), with its own keys. */
         SimProject: {

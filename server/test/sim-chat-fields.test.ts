@@ -51,4 +51,28 @@ describe("planted chat and message fields", () => {
     const future = await api.req("/_sim/chats", { method: "POST", key, body: { created_at: at(ANCHOR_MS + 60_000), messages: [] } });
     expect(future.status).toBe(400);
   });
+
+  it("plants messages at chosen instants, ties included: each listed once at every page size, oldest first; the chat's updated_at their latest", async () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    const t = ANCHOR_MS - 7_200_000;
+    const m = (ms: number, s: string) => ({ role: "user", parts: text(s), created_at: at(ms) });
+    const planted = await api.req("/_sim/chats", { method: "POST", key, body: { created_at: at(t - 1000), messages: [m(t + 1, "newer"), m(t, "tie 1"), m(t, "tie 2"), m(t, "tie 3"), m(t - 1, "older")] } });
+    expect(planted.status, planted.text).toBe(201);
+    const [newer, ...rest] = planted.body.message_ids;
+    const older = rest.pop();
+    const chat = (await api.req(`/v1/chats/${planted.body.id}`, { key })).body;
+    expect(chat.updated_at).toBe(at(t + 1));
+    for (const limit of [1, 2, 3, 4]) {
+      const walk = (await api.walk(`/v1/chats/${planted.body.id}/messages`, limit, key)).items;
+      expect(walk.map((x: any) => x.id).length, `limit ${limit}`).toBe(5);
+      expect(walk[0].id).toBe(older);
+      expect(new Set(walk.slice(1, 4).map((x: any) => x.id))).toEqual(new Set(rest));
+      expect(walk[4].id).toBe(newer);
+      expect(walk.slice(1, 4).map((x: any) => [x.created_at, x.completed_at])).toEqual(Array(3).fill([at(t), at(t)]));
+    }
+    // Never before the chat, never in the future: each offending message named.
+    const bad = await api.req("/_sim/chats", { method: "POST", key, body: { created_at: at(t), messages: [m(t - 1, "before"), m(t, "ok"), m(ANCHOR_MS + 60_000, "future")] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.map((d: any) => d.field)).toEqual(["messages[0].created_at", "messages[2].created_at"]);
+  });
 });

@@ -2,11 +2,10 @@
  * Ties on every page boundary, every run. A cursor that holds only an item's instant (a keyset of `created_at` alone)
  * skips or repeats the items that share it, and a target's own data rarely puts a page boundary inside such a group.
  * So the unit plants one: chats created at one millisecond, between a chat a millisecond older and one a millisecond
- * newer, and a study's interviews created at one millisecond beside one just before and one just after. Each list is
- * walked at every limit from 1 to the size of the group, so a boundary falls after each item of it: every item is
- * listed exactly once, none of another, and the chats newest created_at first. (The contract's simulation surface
- * plants no message at a chosen instant, so messages' ties rest on the pagination check's walks of what the target
- * holds.)
+ * newer; a chat's messages recorded at one millisecond between one a millisecond older and one newer; and a study's
+ * interviews created at one millisecond beside one just before and one just after. Each list is walked at every limit
+ * from 1 to the size of the group, so a boundary falls after each item of it: every item is listed exactly once, none
+ * of another, the chats newest created_at first and the messages oldest first.
  */
 import type { Reply } from "../http.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
@@ -62,11 +61,11 @@ function tieProblem(ids: string[], group: string[], last: string | undefined): s
 
 export const ties: Unit = {
   name: "ties",
-  doc: `chats created at one millisecond (between one a millisecond older and one newer), and a study's interviews at one millisecond beside one just before and after, walked at every limit from 1 to ${GROUP}: every item once, none of another, chats newest first`,
+  doc: `chats created at one millisecond (between one a millisecond older and one newer), a chat's messages recorded at one millisecond (likewise), and a study's interviews at one millisecond beside one just before and after, walked at every limit from 1 to ${GROUP}: every item once, none of another, chats newest first, messages oldest first`,
   needs: [],
   statements: [...r.ties.cites],
   classes: (ctx) => [
-    ...(ctx.states.has("plant-chat", "chat-fields") ? LIMITS.map((l) => `chats tied at limit ${l}`) : []),
+    ...(ctx.states.has("plant-chat", "chat-fields") ? LIMITS.flatMap((l) => [`chats tied at limit ${l}`, `messages tied at limit ${l}`]) : []),
     ...(ctx.states.has("plant-study", "plant-interview", "created-at") ? LIMITS.map((l) => `interviews tied at limit ${l}`) : []),
   ],
   async run(env) {
@@ -74,7 +73,7 @@ export const ties: Unit = {
     // An instant days ago at an odd millisecond: nothing else of the project is likely to share it.
     const t = Date.now() - 3 * 86_400_000 - Math.floor(Math.random() * 86_400_000);
     const at = (ms: number) => new Date(ms).toISOString();
-    for (const [what, caps] of [["chats tied at one instant", ["plant-chat", "chat-fields"]], ["interviews tied at one instant", ["plant-study", "plant-interview", "created-at"]]] as const) {
+    for (const [what, caps] of [["chats and messages tied at one instant", ["plant-chat", "chat-fields"]], ["interviews tied at one instant", ["plant-study", "plant-interview", "created-at"]]] as const) {
       const lacking = ctx.states.caps.lacking(...caps);
       if (lacking) ctx.untested(`cover ties: ${what} (needs ${describeCapability(lacking.capability)})`, lacking.why);
     }
@@ -90,6 +89,7 @@ export const ties: Unit = {
         env.expect(r.ties, !problem, `GET /v1/chats walked at limit=${limit} from the chat created a millisecond after ${GROUP} chats created at ${at(t)} (starting_after=${newer}): ${problem}; listed ${JSON.stringify(w.ids)}`, w.pages[w.pages.length - 1]);
         if (!w.broken) env.reach(`chats tied at limit ${limit}`, r.ties.cites);
       }
+      await messagesTied(env, t);
     }
     if (ctx.states.has("plant-study", "plant-interview", "created-at")) {
       const study = (await ctx.states.plantStudy({ name: "Ties", status: "active", weekly_limit: null, monthly_limit: null }, env.project)).id;
@@ -109,3 +109,32 @@ export const ties: Unit = {
     }
   },
 };
+
+/** A chat's messages: one recorded a millisecond before the group, the group at one instant, one a millisecond after. */
+async function messagesTied(env: CoverEnv, t: number): Promise<void> {
+  const at = (ms: number) => new Date(ms).toISOString();
+  const message = (ms: number, text: string) => ({ role: "user" as const, parts: [{ type: "text" as const, text }], created_at: at(ms) });
+  let planted: { id: string; message_ids: string[] };
+  try {
+    planted = await env.ctx.states.plantChat({ title: "Tie: messages", created_at: at(t - 60_000), messages: [message(t - 1, "older"), ...Array.from({ length: GROUP }, (_, k) => message(t, `tie ${k + 1} of ${GROUP}`)), message(t + 1, "newer")] }, env.project);
+  } catch (err) {
+    // A simulation surface older than messages planted at chosen instants refuses the field: not the seed's API.
+    return env.ctx.untested("cover ties: messages tied at one instant", `the chat with messages at chosen instants was not planted: ${(err as Error).message.slice(0, 200)}`);
+  }
+  const [older, ...rest] = planted.message_ids;
+  const group = rest.slice(0, GROUP);
+  const newer = rest[GROUP];
+  const path = `/v1/chats/${planted.id}/messages`;
+  for (const limit of LIMITS) {
+    const w = await walk(env, path, limit, undefined, undefined, 2 * GROUP + 4);
+    // The tie is there only if the target kept the instants it was given: otherwise nothing at a boundary was tied.
+    const instants = w.pages.flatMap((p) => (Array.isArray(p.body?.data) ? p.body.data : [])).filter((m: any) => group.includes(m?.id)).map((m: any) => m?.created_at);
+    if (!w.broken && instants.some((x: unknown) => x !== at(t))) {
+      env.ctx.untested(`cover ties: messages tied at limit ${limit}`, `messages planted at ${at(t)} read back at ${JSON.stringify([...new Set(instants)])}: the target did not keep the instants given`);
+      continue;
+    }
+    const problem = w.broken ?? (w.ids[0] !== older ? `the message recorded a millisecond before the others (${older}) is not listed first` : tieProblem(w.ids.slice(1), group, newer) || (w.ids.length !== GROUP + 2 ? `${w.ids.length} messages listed, not the chat's ${GROUP + 2}` : ""));
+    env.expect(r.ties, !problem, `GET ${path} walked at limit=${limit}, ${GROUP} of the chat's ${GROUP + 2} messages recorded at ${at(t)}: ${problem}; listed ${JSON.stringify(w.ids)}`, w.pages[w.pages.length - 1]);
+    if (!w.broken) env.reach(`messages tied at limit ${limit}`, r.ties.cites);
+  }
+}

@@ -129,6 +129,10 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
       const now = body.created_at === undefined ? clock.now() : Date.parse(body.created_at);
       if (now > clock.now()) throw invalidParameters([{ location: "body", field: "created_at", message: "must not be in the future" }]);
       const visibility = VISIBILITY[body.visibility ?? "visible"];
+      // One millisecond apart unless a message gives its own instant (a tie planted for a page boundary among them).
+      const instants = body.messages.map((m, n) => (m.created_at === undefined ? now + n : Date.parse(m.created_at)));
+      const wrong = instants.flatMap((at, n) => (body.messages[n].created_at === undefined ? [] : at < now ? [[n, "must not be before the chat's created_at"]] : at > clock.now() ? [[n, "must not be in the future"]] : []) as Array<[number, string]>);
+      if (wrong.length) throw invalidParameters(wrong.map(([n, message]) => ({ location: "body", field: `messages[${n}].created_at`, message })));
       const chat: StoredChat = {
         id: randomUUID(),
         object: "chat",
@@ -136,11 +140,10 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         source: body.source === undefined ? "web" : body.source,
         is_streaming: body.is_streaming === undefined ? false : body.is_streaming,
         created_at: iso(now),
-        updated_at: iso(now + Math.max(0, body.messages.length - 1)),
+        updated_at: iso(Math.max(now, ...instants)),
         project_id: project.id,
         visibility,
       };
-      // One millisecond apart, so the planted order is the listed order.
       const messages: StoredMessage[] = body.messages.map((m, n) => ({
         id: randomUUID(),
         chat_id: chat.id,
@@ -150,8 +153,8 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         sources: m.sources === undefined || m.sources === null ? null : m.sources.map((x) => ({ id: x.id, description: x.description, rows: x.rows ?? null, query: x.query ?? null })),
         feedback: m.feedback ?? null,
         usage: m.usage ?? null,
-        created_at: iso(now + n),
-        completed_at: m.streaming ? null : iso(now + n),
+        created_at: iso(instants[n]),
+        completed_at: m.streaming ? null : iso(instants[n]),
         // A hidden branch, or a message the customer would see nothing of (internal parts only), is not a visible message.
         hidden: m.hidden === true || (m.parts.length > 0 && m.parts.every((p) => publicPart(p as RawPart) === null)),
         metadata: { session_id: "sim", model: "sim", branch_id: null },

@@ -111,6 +111,8 @@ export const VIOLATIONS: Violation[] = [
     find: "page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false))", replace: "page(items, items, (a, b) => b.createdAt - a.createdAt, p.limit, p.cursor, (c) => chatView(c, false))" },
   { name: "interviews created at one instant skipped across pages", breaks: "Endpoints: GET /v1/interviews, limit and starting_after", rule: "cover.ties",
     find: "page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false))", replace: "page(items, universe, (a, b) => a.createdAt - b.createdAt, p.limit, p.cursor, (i) => interviewView(i, false))" },
+  { name: "messages recorded at one instant skipped across pages", breaks: "Endpoints: GET /v1/chats/:id/messages, chronological; starting_after, the id of the last item of the previous page", rule: "cover.ties",
+    find: "page(visible, visible, cmpAsc('createdAt'), limit, cursor, messageView)", replace: "page(visible, visible, (a, b) => a.createdAt - b.createdAt, limit, cursor, messageView)" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
