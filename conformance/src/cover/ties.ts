@@ -24,7 +24,14 @@ interface Walked {
   broken?: string;
 }
 
-/** Walks `path` a page of `limit` at a time from `after` until `until` is listed or the list ends (at most `maxPages`). */
+/** An instant as the seed writes it. */
+const at = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Walks `path` a page of `limit` at a time from `after` until `until` is listed or the list ends (at most `maxPages`).
+ * Not Http.walk: this one starts from a cursor and stops at an item (short in a shared project), goes through the
+ * unit's recorded requests, and returns a broken page for the unit to judge as `cover.ties`, where Http.walk throws.
+ */
 async function walk(env: CoverEnv, path: string, limit: number, after: string | undefined, until: string | undefined, maxPages: number): Promise<Walked> {
   const ids: string[] = [];
   const pages: Reply[] = [];
@@ -72,7 +79,6 @@ export const ties: Unit = {
     const { ctx } = env;
     // An instant days ago at an odd millisecond: nothing else of the project is likely to share it.
     const t = Date.now() - 3 * 86_400_000 - Math.floor(Math.random() * 86_400_000);
-    const at = (ms: number) => new Date(ms).toISOString();
     for (const [what, caps] of [["chats and messages tied at one instant", ["plant-chat", "chat-fields"]], ["interviews tied at one instant", ["plant-study", "plant-interview", "created-at"]]] as const) {
       const lacking = ctx.states.caps.lacking(...caps);
       if (lacking) ctx.untested(`cover ties: ${what} (needs ${describeCapability(lacking.capability)})`, lacking.why);
@@ -112,7 +118,6 @@ export const ties: Unit = {
 
 /** A chat's messages: one recorded a millisecond before the group, the group at one instant, one a millisecond after. */
 async function messagesTied(env: CoverEnv, t: number): Promise<void> {
-  const at = (ms: number) => new Date(ms).toISOString();
   const message = (ms: number, text: string) => ({ role: "user" as const, parts: [{ type: "text" as const, text }], created_at: at(ms) });
   let planted: { id: string; message_ids: string[] };
   try {

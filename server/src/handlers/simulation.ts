@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { components } from "../../../generated/schema.d.ts";
 import type { RawPart, StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../fixtures/types.ts";
 import { iso } from "../clock.ts";
-import { conflict, invalidParameters, notFound } from "../http/errors.ts";
+import { conflict, invalidParameters, notFound, type ValidationIssue } from "../http/errors.ts";
 import type { HandlerGroup } from "../http/types.ts";
 import { ascBy } from "../model/sorted.ts";
 import { interviewDetail } from "../views/interviews.ts";
@@ -131,8 +131,8 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
       const visibility = VISIBILITY[body.visibility ?? "visible"];
       // One millisecond apart unless a message gives its own instant (a tie planted for a page boundary among them).
       const instants = body.messages.map((m, n) => (m.created_at === undefined ? now + n : Date.parse(m.created_at)));
-      const wrong = instants.flatMap((at, n) => (body.messages[n].created_at === undefined ? [] : at < now ? [[n, "must not be before the chat's created_at"]] : at > clock.now() ? [[n, "must not be in the future"]] : []) as Array<[number, string]>);
-      if (wrong.length) throw invalidParameters(wrong.map(([n, message]) => ({ location: "body", field: `messages[${n}].created_at`, message })));
+      const wrong = instantIssues(body.messages, instants, now, clock.now());
+      if (wrong.length) throw invalidParameters(wrong);
       const chat: StoredChat = {
         id: randomUUID(),
         object: "chat",
@@ -179,4 +179,16 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
       return { status: 200, body: envelope(page, (d) => d) };
     },
   };
+}
+
+/** Each message given its own instant before the chat's (`chatAt`) or after `now`, as a validation issue naming it. */
+function instantIssues(messages: ReadonlyArray<{ created_at?: string }>, instants: number[], chatAt: number, now: number): ValidationIssue[] {
+  const wrong: ValidationIssue[] = [];
+  messages.forEach((m, n) => {
+    if (m.created_at === undefined) return;
+    const field = `messages[${n}].created_at`;
+    if (instants[n] < chatAt) wrong.push({ location: "body", field, message: "must not be before the chat's created_at" });
+    else if (instants[n] > now) wrong.push({ location: "body", field, message: "must not be in the future" });
+  });
+  return wrong;
 }
