@@ -2,6 +2,7 @@
 // server, driven by the typed client and the mobile library's participant calls, it finds nothing; in front of broken
 // variants of it (test/conformance/broken), each is flagged with the right rule; a client that misuses the API is
 // flagged as the client's; bodies, streams and compression pass byte for byte; a broken upstream gives a 502.
+import { createHmac } from "node:crypto";
 import { createServer as createNet } from "node:net";
 import { createServer, request, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -129,7 +130,13 @@ describe("the proxy's judgement of a webhook receiver, and its bounds", () => {
     await new Promise<void>((ok) => slow.listen(0, "127.0.0.1", ok));
     const relaying = await startProxy({ target: "http://127.0.0.1:9/api", relayWebhooks: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook` });
     try {
-      const answer = await fetch(relaying.relayUrl!, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      // A delivery as the service sends one (its secret never seen by the proxy: only the signature's form is judged).
+      const id = "3f0c1a9e-5b7d-4e2f-8a6c-1d9b7e5f3a20";
+      const study = "9a1e7c3b-2d5f-4b8a-9c6e-0f4d2b8a6c1e";
+      const at = new Date().toISOString();
+      const body = JSON.stringify({ event: "interview.completed", timestamp: at, data: { interview_id: id, study_id: study, study_name: "Onboarding", session_id: id, experiment_id: study, experiment_name: "Onboarding", interview_link: "https://talk.example/i/abc", status: "completed", started_at: at, completed_at: at, duration_secs: 60, quality_score: "successful", language: "en", reference_id: null, respondent_email: null, respondent_id: null } });
+      const signature = `sha256=${createHmac("sha256", "whsec_unseen").update(body).digest("hex")}`;
+      const answer = await fetch(relaying.relayUrl!, { method: "POST", headers: { "content-type": "application/json", "x-webhook-event": "interview.completed", "x-webhook-signature": signature }, body });
       expect(answer.status).toBe(200);
       const report = await relaying.close();
       // Past the seed's 10 s; how far past is the loaded machine's, not a bound of the seed's.

@@ -3,6 +3,7 @@
  * planted internal, evaluation and release chats); message_count equals the messages a full walk returns;
  * parts are the six public types with the four public tool states; and the seed's two 400s of messages.
  */
+import { internallySourced } from "../judge/shown.ts";
 import type { Check, Ctx } from "../check.ts";
 import { messagesOf, NEVER_ID, snapshot } from "../data.ts";
 import { invalidParametersVerdicts, messageErrorRules, noSuchMessageVerdicts } from "../judge/messages-errors.ts";
@@ -69,7 +70,7 @@ export const chatsCheck: Check = {
   operations: ["listChats", "getChat", "listChatMessages"],
   async run(ctx) {
     const { chats, releases } = await snapshot(ctx.http);
-    const internal = chats.find((c) => c.source === "eval" || c.source === "releases");
+    const internal = internallySourced(chats)[0];
     ctx.expect(r["hidden-not-listed"], !internal, `chat ${internal?.id} with internal source ${internal?.source} is listed`, internal ? await ctx.http.req("/v1/chats?limit=100") : undefined);
 
     const listedIds = new Set(chats.map((c) => c.id));

@@ -5,6 +5,7 @@
  * messages, chats ordered by creation however recently they were updated, and the interview's path from `started`
  * to `completed`. Without --sim the planted part is NOT TESTED.
  */
+import { usageOffAssistant } from "../judge/shown.ts";
 import { completionWaitMs, untilCompleted as waitCompleted } from "../judge/completion.ts";
 import type { Check, Ctx } from "../check.ts";
 import { snapshot } from "../data.ts";
@@ -139,7 +140,8 @@ async function serverData(ctx: Ctx): Promise<void> {
     const reply = await ctx.http.req(`/v1/chats/${c.id}`);
     if (reply.status === 200) judgeChat(ctx, reply.body, reply);
     const msgs = await ctx.http.walk(`/v1/chats/${c.id}/messages`, 100);
-    for (const m of msgs.items) if (m?.role !== "assistant") ctx.expect(r["usage-roles"], m?.usage === null, `message ${m?.id} (role ${m?.role}) of chat ${c.id} has usage ${JSON.stringify(m?.usage)}`, msgs.pages[0]);
+    const off = usageOffAssistant(msgs.items)[0];
+    if (msgs.items.some((m: any) => m?.role !== "assistant")) ctx.expect(r["usage-roles"], !off, `message ${off?.id} (role ${off?.role}) of chat ${c.id} has usage ${JSON.stringify(off?.usage)}`, msgs.pages[0]);
   }
 }
 

@@ -6,6 +6,7 @@
  * stated tolerance, no more than configured, none after a 2xx; our contract's byte-identical retries and
  * cancellation on DELETE. Parts of the schedule beyond the budget are NOT TESTED, and said so.
  */
+import { webhookAnswerProblem } from "../judge/shown.ts";
 import type { Check, Ctx } from "../check.ts";
 import { NotTested, wrongs } from "../check.ts";
 import { attemptRules, judgeAttempt, signed } from "../judge/attempts.ts";
@@ -159,7 +160,7 @@ export const webhooksCheck: Check = {
     /** Every secret this check was given, and when: what an attempt about an interview it did not plant may be signed with. */
     const issued: Array<{ secret: string; at: number }> = [];
     try {
-      const createWrong = wrongs([created.status !== 201, `the first PUT /v1/webhooks answered ${created.status}, not 201`], [typeof created.body?.signing_secret !== "string" || created.body.signing_secret.length === 0, `the creation answer carries no signing_secret (it has ${JSON.stringify(Object.keys(created.body ?? {}))})`]);
+      const createWrong = wrongs([created.status !== 201, `the first PUT /v1/webhooks answered ${created.status}, not 201`], [webhookAnswerProblem("PUT", 201, created.body) !== null, webhookAnswerProblem("PUT", 201, created.body)?.problem ?? ""]);
       ctx.must(r.create, !createWrong, createWrong, created);
       // Each answer shows the webhook as it now is: the url and events just sent.
       const shows = (reply: Reply, url: string) => reply.body?.url === url && JSON.stringify(reply.body?.events) === JSON.stringify(["interview.completed"]);
@@ -170,13 +171,13 @@ export const webhooksCheck: Check = {
       // One webhook per project: a second PUT with another url replaces the first.
       const second = `${receiver.url}${receiver.url.includes("?") ? "&" : "?"}second`;
       const updated = await ctx.http.req("/v1/webhooks", { method: "PUT", body: { url: second, events: ["interview.completed"] } });
-      const updateWrong = wrongs([updated.status !== 200, `a second PUT /v1/webhooks answered ${updated.status}, not 200`], ["signing_secret" in (updated.body ?? {}), "the update answer showed the signing secret again"]);
+      const updateWrong = wrongs([updated.status !== 200, `a second PUT /v1/webhooks answered ${updated.status}, not 200`], [webhookAnswerProblem("PUT", 200, updated.body) !== null, "the update answer showed the signing secret again"]);
       ctx.expect(r.update, !updateWrong, updateWrong, updated);
       ctx.expect(r.update, shows(updated, second), `the update answer shows url ${JSON.stringify(updated.body?.url)} and events ${JSON.stringify(updated.body?.events)}, not the ${second} and ["interview.completed"] just sent`, updated);
       const got = await ctx.http.req("/v1/webhooks");
       const hiddenWrong = wrongs(
         [got.status !== 200, `GET /v1/webhooks of a configured webhook answered ${got.status}, not 200`],
-        ["signing_secret" in (got.body ?? {}), "GET /v1/webhooks has a signing_secret field"],
+        [webhookAnswerProblem("GET", 200, got.body) !== null, "GET /v1/webhooks has a signing_secret field"],
         [got.text.includes(secret), "the signing secret was present in the GET /v1/webhooks body"],
       );
       ctx.expect(r["secret-hidden"], !hiddenWrong, hiddenWrong, got);

@@ -29,13 +29,16 @@ export function signed(secret: string, d: Delivery): boolean {
 /**
  * The seed's rules that hold for every attempt, retries included: method and headers, the signature, the payload's
  * shape and its deprecated aliases (equal to the fields they alias). Called on every delivery the receiver caught.
+ * `secret` null: not known (a webhook created before the proxy stood in front): the signature's form only.
  */
-export function judgeAttempt(ctx: Pick<Ctx, "expect" | "contract">, secret: string | string[], d: Delivery, label: string): void {
+export function judgeAttempt(ctx: Pick<Ctx, "expect" | "contract">, secret: string | string[] | null, d: Delivery, label: string): void {
   const keys = typeof secret === "string" ? [secret] : secret;
   ctx.expect(r.headers, d.method === "POST", `${label} came as ${d.method}, not POST`);
   ctx.expect(r.headers, String(d.headers["content-type"]).startsWith("application/json"), `${label}: Content-Type is ${JSON.stringify(d.headers["content-type"])}, not application/json`);
   ctx.expect(r.headers, d.headers["x-webhook-event"] === "interview.completed", `${label}: X-Webhook-Event is ${JSON.stringify(d.headers["x-webhook-event"])}, not interview.completed`);
-  ctx.expect(r.signature, keys.some((k) => signed(k, d)), `${label}: X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])} is not sha256=HMAC-SHA256(secret, raw body)${keys.length > 1 ? ` with any of the ${keys.length} secrets issued before it arrived` : ""}`, undefined, { body: d.raw.toString("utf8").slice(0, 500) });
+  // null: the secret is not known here (the proxy saw none issued), so only the header's form can be judged.
+  if (keys === null) ctx.expect(r.signature, /^sha256=[0-9a-f]{64}$/.test(String(d.headers["x-webhook-signature"])), `${label}: X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])} is not sha256= followed by the 64 lowercase hex digits of an HMAC-SHA256`, undefined, { body: d.raw.toString("utf8").slice(0, 500) });
+  else ctx.expect(r.signature, keys.some((k) => signed(k, d)), `${label}: X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])} is not sha256=HMAC-SHA256(secret, raw body)${keys.length > 1 ? ` with any of the ${keys.length} secrets issued before it arrived` : ""}`, undefined, { body: d.raw.toString("utf8").slice(0, 500) });
   let payload: any;
   try {
     payload = JSON.parse(d.raw.toString("utf8"));

@@ -41,6 +41,8 @@ export function verdicts(holder: any, field: string, what: string, original?: un
       [r.markers, value === null, `${what} is marked truncated but its ${field} is not null`],
     ];
   }
+  // Part types: tool_use.input is an object; only truncation makes it null, and then it is marked.
+  if (value === null && holder.type === "tool_use") return [[r.markers, false, `${what} is null without truncation markers: a tool_use's input is an object, null only when truncated`]];
   if (value === null || value === undefined) return [];
   const size = bytes(value);
   // Whole and unmarked within 256 bytes of the cap (32768 itself included): the data shows where the boundary is kept.

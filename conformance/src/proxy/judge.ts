@@ -14,6 +14,23 @@ import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
+import { internallySourced, listedNotActive, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
+import { chatsCheck } from "../checks/chats.ts";
+import { fieldsCheck } from "../checks/fields.ts";
+import { r as webhookRules } from "../checks/webhooks.ts";
+import { windowsCheck } from "../checks/windows.ts";
+
+/** The checks' rules for what one answer may show (judge/shown.ts), judged here on traffic as the checks judge them. */
+export const SHOWN_RULES = {
+  studiesActive: windowsCheck.rules.statuses,
+  chatsListed: chatsCheck.rules["hidden-not-listed"],
+  chatHidden: chatsCheck.rules["hidden-404"],
+  usage: fieldsCheck.rules["usage-roles"],
+  create: webhookRules.create,
+  update: webhookRules.update,
+  "secret-hidden": webhookRules["secret-hidden"],
+  "delete-204": webhookRules["delete-204"],
+} satisfies Record<string, Rule>;
 
 export type Party = "implementation" | "client";
 
@@ -163,6 +180,14 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
     return;
   }
   if (ex.status === 401 || ex.responseBody === null) return;
+  if (ex.path === "/v1/webhooks") {
+    const wrong = webhookAnswerProblem(ex.method, ex.status, body);
+    if (["PUT", "GET", "DELETE"].includes(ex.method) && ex.status < 300) out.verdict("implementation", SHOWN_RULES[wrong?.breaks ?? (ex.method === "PUT" ? (ex.status === 201 ? "create" : "update") : ex.method === "GET" ? "secret-hidden" : "delete-204")], !wrong, `${ex.method} ${ex.url}: ${wrong?.problem}`, ex);
+  }
+  if (op.operationId === "getChat" && ex.status === 200) {
+    const internal = internallySourced([body]);
+    out.verdict("implementation", SHOWN_RULES.chatHidden, internal.length === 0, `${ex.method} ${ex.url} answered 200 with source ${JSON.stringify((body as any)?.source)}: a chat whose source is internal-only answers 404`, ex);
+  }
   if (op.operationId === "listChatMessages" && ex.status !== 404) {
     const offending = sentInvalid.filter((f) => f === "limit" || f === "starting_after");
     if (offending.length && offending.length === sentInvalid.length) {
@@ -185,6 +210,16 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
     }
     if (op.operationId === "listChatMessages") {
       for (const m of items) for (const [rule, ok, message] of messageVerdicts(m, `message ${m?.id}`)) out.verdict("implementation", rule, ok, message, ex);
+      const off = usageOffAssistant(items)[0];
+      if (items.some((m) => m?.role !== "assistant")) out.verdict("implementation", SHOWN_RULES.usage, !off, `${ex.method} ${ex.url}: message ${off?.id} (role ${off?.role}) has usage ${JSON.stringify(off?.usage)}`, ex);
+    }
+    if (op.operationId === "listChats") {
+      const internal = internallySourced(items)[0];
+      out.verdict("implementation", SHOWN_RULES.chatsListed, !internal, `${ex.method} ${ex.url}: chat ${internal?.id} with internal-only source ${internal?.source} is listed`, ex);
+    }
+    if (op.operationId === "listStudies") {
+      const other = listedNotActive(items)[0];
+      out.verdict("implementation", SHOWN_RULES.studiesActive, !other, `${ex.method} ${ex.url}: study ${other?.id} with status ${JSON.stringify(other?.status)} is listed; GET /v1/studies lists active studies`, ex);
     }
   }
 }

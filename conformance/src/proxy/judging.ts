@@ -14,7 +14,7 @@ import type { Level, Rule } from "../rules.ts";
 import type { Report } from "../run.ts";
 import { curlOfExchange, type Exchange } from "./exchange.ts";
 import { Findings } from "./findings.ts";
-import { judgeExchange, replyOf, RequestJudge } from "./judge.ts";
+import { judgeExchange, replyOf, RequestJudge, SHOWN_RULES } from "./judge.ts";
 import { DEFAULT_CAPS, Memory, type Caps } from "./memory.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
@@ -22,6 +22,7 @@ import { acrossRules, clientRules } from "./rules.ts";
 export const PROXY_RULES: Rule[] = [
   ...Object.values(responseRules), ...Object.values(deprecationRules), ...Object.values(messageErrorRules), paginationRules.order, paginationRules["pinned-order"],
   ...Object.values(truncationRules).filter((r) => r.id !== "truncation.siblings" && r.id !== "truncation.rows-kept"), ...Object.values(attemptRules), ...Object.values(acrossRules),
+  ...Object.values(SHOWN_RULES),
 ];
 
 /** The seed's receiver limit (Events: delivery rule 1). */
@@ -90,10 +91,9 @@ export class Judging {
     };
     const label = `delivery ${r.seq} relayed to ${new URL(r.receiver).origin}`;
     const secrets = [...this.secrets];
-    if (secrets.length) {
-      judgeAttempt({ contract: this.contract, expect: (rule, ok, message) => (this.findings.verdict("implementation", rule, Boolean(ok), String(message), ex), Boolean(ok)) }, secrets, d, label);
-      this.findings.verdict("implementation", acrossRules["relay-signature"], secrets.some((s) => signed(s, d)), `${label}: signed with none of the ${secrets.length} secret(s) issued through the proxy`, ex);
-    } else this.findings.note(`${label}: no signing secret was issued through the proxy yet (PUT /v1/webhooks answered 201), so its signature is not judged`);
+    judgeAttempt({ contract: this.contract, expect: (rule, ok, message) => (this.findings.verdict("implementation", rule, Boolean(ok), String(message), ex), Boolean(ok)) }, secrets.length ? secrets : null, d, label);
+    if (secrets.length) this.findings.verdict("implementation", acrossRules["relay-signature"], secrets.some((s) => signed(s, d)), `${label}: signed with none of the ${secrets.length} secret(s) issued through the proxy`, ex);
+    else this.findings.note(`${label}: no signing secret was issued through the proxy yet (PUT /v1/webhooks answered 201), so only its signature's form is judged`);
     if (r.status === null) {
       this.findings.verdict("client", clientRules["receiver-timeout"], false, `${label}: the receiver did not answer (${r.error}) after ${Math.round(r.tookMs)} ms`, ex);
       return;

@@ -5,7 +5,7 @@
  * map is capped; past a cap the oldest entries go, and the proxy says so once per map.
  */
 import { chatsCheck } from "../checks/chats.ts";
-import { orderProblem } from "../judge/pages.ts";
+import { orderProblem, paginationRules } from "../judge/pages.ts";
 import type { Operation } from "../contract.ts";
 import type { Exchange } from "./exchange.ts";
 import { LIST_ORDER, type Verdicts } from "./judge.ts";
@@ -212,7 +212,8 @@ export class Memory {
       previous = walk.last;
       if (previous && items.length) {
         const problem = orderProblem([previous, items[0]], { path: ex.path, ...order }, false);
-        out.verdict("implementation", acrossRules["walk-order"], !problem, `${ex.method} ${ex.url}: across the page boundary, ${problem}`, ex, [walk.lastEx]);
+        // Studies and interviews: the seed leaves their order open, so across pages as within one, it is our contract's pin.
+        out.verdict("implementation", order.seedOrder ? acrossRules["walk-order"] : paginationRules["pinned-order"], !problem, `${ex.method} ${ex.url}: across the page boundary, ${problem}`, ex, [walk.lastEx]);
       }
     } else {
       walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: false, first: ex, lastEx: ex, maxCreated: "" };

@@ -1,0 +1,148 @@
+// The contract-checking proxy in front of ../shared/foreign, an implementation written from the seed alone (other error
+// bodies, its own experiments report and participant shapes, studies and interviews oldest first): driven by the
+// typed client, it finds nothing at --level seed; with one seed violation planted in a copy, it flags it with the rule
+// named. The violations are the kinds a hidden set of 40 written for the proxy (2026-12-03) found it missing or that
+// only traffic against a server not made from ours shows.
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startProxy } from "../../conformance/src/proxy/index.ts";
+import type { Report } from "../../conformance/src/run.ts";
+import { createApiClient, paginate } from "../../sdk/src/index.ts";
+import { plant, type Violation } from "../conformance/foreign/violations.ts";
+import { FOREIGN, startForeign } from "../support/foreign.ts";
+
+const failures = (report: Report) => report.results.find((r) => r.name === "implementation")!.failures.map((f) => `${f.rule}: ${f.message}`);
+const rulesOf = (report: Report) => [...new Set(report.results.find((r) => r.name === "implementation")!.failures.map((f) => f.rule))];
+const H = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/**
+ * What a client does through the proxy: every list walked at a small page and whole, every item read, each chat's
+ * messages walked, the filters and the deprecated report, the errors the seed prescribes, and the webhook's whole life
+ * with one delivery relayed (the interview completed through the implementation's own test-support API).
+ */
+async function drive(proxyUrl: string, origin: string, relayUrl: string, delivered: () => number, hookBase: string): Promise<void> {
+  for (const key of [FOREIGN.acme, FOREIGN.globex]) {
+    const client = createApiClient({ baseUrl: proxyUrl, apiKey: key, retry: false });
+    for (const path of ["/v1/studies", "/v1/releases", "/v1/chats"] as const) {
+      for await (const item of paginate(client, path, { query: { limit: 3 } } as never)) {
+        const id = (item as { id: string }).id;
+        await (client.GET as any)(`${path}/{id}`, { params: { path: { id } } });
+        if (path === "/v1/chats") for await (const _ of paginate(client, "/v1/chats/{id}/messages", { path: { id }, query: { limit: 2 } } as never));
+        if (path === "/v1/studies") for await (const i of paginate(client, "/v1/interviews", { query: { study_id: id, limit: 2 } } as never)) await (client.GET as any)("/v1/interviews/{id}", { params: { path: { id: (i as { id: string }).id } } });
+      }
+    }
+    for (const path of ["/v1/interviews", "/v1/releases", "/v1/chats"] as const) for await (const _ of paginate(client, path, { query: { limit: 100 } } as never));
+    for await (const _ of paginate(client, "/v1/chats", { query: {} } as never));
+    for (const q of ["interviews?status=completed", "interviews?quality_score=insightful", "releases?status=dismissed"]) await fetch(`${proxyUrl}/v1/${q}`, { headers: H(key) });
+    await client.GET("/v1/experiments");
+    const chat = ((await (await fetch(`${proxyUrl}/v1/chats?limit=1`, { headers: H(key) })).json()) as { data: Array<{ id: string }> }).data[0].id;
+    for (const q of ["limit=0", "limit=101", "starting_after=abc", "starting_after=00000000-0000-4000-8000-000000000000"]) await fetch(`${proxyUrl}/v1/chats/${chat}/messages?${q}`, { headers: H(key) });
+    await fetch(`${proxyUrl}/v1/studies/00000000-0000-4000-8000-000000000000`, { headers: H(key) });
+    await fetch(`${proxyUrl}/v1/chats`, { headers: { authorization: "Bearer sk_test_not_a_project_key" } });
+  }
+  const hook = (method: string, body?: unknown) => fetch(`${hookBase}/v1/webhooks`, { method, headers: { ...H(FOREIGN.globex), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  await hook("DELETE");
+  await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
+  await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
+  await hook("GET");
+  const studies = ((await (await fetch(`${proxyUrl}/v1/studies?limit=100`, { headers: H(FOREIGN.globex) })).json()) as { data: Array<{ id: string; accepting_responses: boolean }> }).data;
+  const study = (studies.find((s) => s.accepting_responses) ?? studies[0]).id;
+  const testing = (path: string, body: unknown) => fetch(`${origin}/testing/${path}`, { method: "POST", headers: { "x-testing-token": "testing", "x-testing-project": FOREIGN.globex, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
+  const interview = await testing("interviews", { study_id: study, reference_id: "proxy_foreign", language: "de" });
+  await testing(`interviews/${interview.id}:finish`, {});
+  for (let i = 0; i < 200 && delivered() === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  await fetch(`${proxyUrl}/v1/interviews/${interview.id}`, { headers: H(FOREIGN.globex) });
+  await hook("DELETE");
+}
+
+/**
+ * Runs the foreign server (or a changed copy) behind the proxy at --level seed with the traffic above; the report.
+ * `direct`: the webhook is set on the server itself, not through the proxy, so the proxy never sees its secret.
+ */
+async function throughProxy(server?: string, direct = false): Promise<{ report: Report; delivered: number }> {
+  const foreign = await startForeign({ WEBHOOK_ALLOW_HTTP: "1", SIM_PROCESSING_MS: "100", WEBHOOK_RETRY_DELAYS_MS: "200,400,600" }, server);
+  let delivered = 0;
+  const receiver: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      delivered++;
+      res.statusCode = 204;
+      res.end();
+    });
+  });
+  await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
+  const proxy = await startProxy({ target: foreign.baseUrl, level: "seed", relayWebhooks: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, print: () => {} });
+  try {
+    await drive(proxy.url, foreign.origin, proxy.relayUrl!, () => delivered, direct ? foreign.baseUrl : proxy.url);
+    await proxy.settled();
+    return { report: await proxy.close(), delivered };
+  } finally {
+    await proxy.close();
+    receiver.close();
+    await foreign.close();
+  }
+}
+
+// One edit each of the foreign server, with the rule that must flag it from the traffic above.
+const VIOLATIONS: Violation[] = [
+  { name: "draft studies listed", breaks: "Endpoints: GET /v1/studies lists active studies", rule: "windows.statuses",
+    find: "const items = universe.filter((s) => s.status === 'active');", replace: "const items = universe;" },
+  { name: "chats whose source is eval listed", breaks: "Chat: source, internal-only sources are never returned", rule: "chats.hidden-not-listed",
+    find: "const chatVisible = (c) => c.visibility === 'visible' && !INTERNAL_SOURCES.has(c.source);", replace: "const chatVisible = (c) => c.visibility === 'visible';" },
+  { name: "usage on user messages", breaks: "Message: usage, assistant messages only", rule: "fields.usage-roles",
+    find: "usage: m.role === 'assistant' ? usageView(m.usage) : null,", replace: "usage: usageView(m.usage)," },
+  { name: "GET /v1/webhooks shows the secret", breaks: "Endpoints: GET /v1/webhooks, never the secret", rule: "webhooks.secret-hidden",
+    find: "send(res, 200, { url: project.webhook.url, events: [...project.webhook.events] });", replace: "send(res, 200, { url: project.webhook.url, events: [...project.webhook.events], signing_secret: project.webhook.secret });" },
+  { name: "an update shows the secret", breaks: "Webhook configuration: signing_secret, returned only in the creation response", rule: "webhooks.update",
+    find: "return send(res, 200, { url: project.webhook.url, events: [...events] });", replace: "return send(res, 200, { url: project.webhook.url, events: [...events], signing_secret: project.webhook.secret });" },
+  { name: "DELETE /v1/webhooks answers 200 with a body", breaks: "Endpoints: DELETE /v1/webhooks, 204, empty body", rule: "webhooks.delete-204",
+    find: "  project.webhookGen++;\n  send(res, 204, null);", replace: "  project.webhookGen++;\n  send(res, 200, { deleted: true });" },
+  { name: "a truncated tool input without markers", breaks: "Message: Truncation, the object gains truncated and truncation_reason", rule: "truncation.markers",
+    find: "if (jsonBytes(out.input) > PAYLOAD_CAP) { out.input = null; truncMarks(out); }", replace: "if (jsonBytes(out.input) > PAYLOAD_CAP) { out.input = null; }" },
+  { name: "studies walked past the cursor skip one", breaks: "Endpoints: starting_after", rule: "proxy.walk-once",
+    find: "rest = items.filter((x) => cmp(x, cursor) > 0);", replace: "rest = items.filter((x) => cmp(x, cursor) > 0).slice(1);" },
+  { name: "deliveries signed in upper-case hex", breaks: "Events: X-Webhook-Signature, lowercase hex", rule: "proxy.relay-signature",
+    find: "const signature = 'sha256=' + crypto.createHmac('sha256', event.secret).update(body).digest('hex');", replace: "const signature = 'sha256=' + crypto.createHmac('sha256', event.secret).update(body).digest('hex').toUpperCase();" },
+  { name: "deliveries without session_id", breaks: "Versioning 4: both forms are sent", rule: "webhooks.payload",
+    find: "session_id: iv.id, experiment_id: study.id,", replace: "experiment_id: study.id," },
+];
+
+describe("the proxy in front of ../shared/foreign", () => {
+  const dir = mkdtempSync(join(tmpdir(), "proxy-foreign-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("driven by the typed client, finds nothing at --level seed, and judges what the traffic shows", async () => {
+    const { report, delivered } = await throughProxy();
+    expect(delivered).toBeGreaterThan(0);
+    expect(failures(report)).toEqual([]);
+    expect(report.exitCode).toBe(0);
+    const held = report.results[0].rules.map((r) => r.id);
+    expect(held).toEqual(expect.arrayContaining(["windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers"]));
+  }, 60_000);
+
+  it("judges the signature's form of a delivery whose secret it never saw issued", async () => {
+    const upper = VIOLATIONS.find((v) => v.name === "deliveries signed in upper-case hex")!;
+    const [fine, broken] = await Promise.all([throughProxy(undefined, true), throughProxy(plant(upper, mkdtempSync(join(dir, "v-"))), true)]);
+    expect(fine.delivered).toBeGreaterThan(0);
+    expect(failures(fine.report)).toEqual([]);
+    expect(fine.report.results[0].rules.map((r) => r.id)).toContain("webhooks.signature");
+    expect(broken.delivered).toBeGreaterThan(0);
+    expect(rulesOf(broken.report)).toEqual(["webhooks.signature"]);
+  }, 60_000);
+
+  // Three at a time: each is a server, a proxy and a receiver waiting on one another.
+  const batches = Array.from({ length: Math.ceil(VIOLATIONS.length / 3) }, (_, k) => VIOLATIONS.slice(3 * k, 3 * k + 3));
+  for (const batch of batches) {
+    it(`flags ${batch.map((v) => `"${v.name}" with ${v.rule}`).join(", ")}`, async () => {
+      const results = await Promise.all(batch.map(async (v) => ({ v, ...(await throughProxy(plant(v, mkdtempSync(join(dir, "v-"))))) })));
+      for (const { v, report } of results) {
+        expect(rulesOf(report), `${v.name}: ${failures(report).slice(0, 5).join("\n")}`).toContain(v.rule);
+        expect(report.exitCode, v.name).toBe(1);
+      }
+    }, 60_000);
+  }
+});
