@@ -5,7 +5,7 @@
  * messages, chats ordered by creation however recently they were updated, and the interview's path from `started`
  * to `completed`. Without --sim the planted part is NOT TESTED.
  */
-import { usageOffAssistant } from "../judge/shown.ts";
+import { isEnglish, questionAnswersAgree, translatedInEnglish, usageOffAssistant } from "../judge/shown.ts";
 import { completionWaitMs, untilCompleted as waitCompleted } from "../judge/completion.ts";
 import type { Check, Ctx } from "../check.ts";
 import { snapshot } from "../data.ts";
@@ -37,7 +37,6 @@ const r = rules("fields", {
   "chat-order": seed("Endpoints: GET /v1/chats, pagination is by created_at so traversal stays stable while chats receive messages", "a chat created earlier but updated later is still listed after a chat created later", ["endpoints.chats-stable", "endpoints.list-chats"]),
 });
 
-const isEnglish = (lang: unknown) => typeof lang === "string" && /^en(-|$)/i.test(lang);
 /** Deep equality regardless of key order (an implementation may serialize fields in any order). */
 const same = (a: unknown, b: unknown): boolean => {
   if (a === b) return true;
@@ -59,12 +58,10 @@ function judgeInterview(ctx: Ctx, i: any, study: any, reply: Reply): void {
   const transcript: any[] = Array.isArray(i?.transcript) ? i.transcript : [];
   const times = transcript.map((t) => t?.time_in_call_secs);
   ctx.expect(r.transcript, times.every((t, k) => k === 0 || (typeof t === "number" && t >= times[k - 1])), `interview ${i?.id}: transcript time_in_call_secs ${JSON.stringify(times.slice(0, 12))} is not chronological`, reply);
-  if (isEnglish(i?.language)) ctx.expect(r.translated, transcript.every((t) => !(t && typeof t === "object" && "translated" in t)), `interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, reply);
+  if (isEnglish(i?.language)) ctx.expect(r.translated, !translatedInEnglish(i), `interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, reply);
   if (i?.status === "completed" && Array.isArray(study?.questions)) {
     const qa: any[] = Array.isArray(i.question_answers) ? i.question_answers : [];
-    // The seed does not order the array: judged by question_index, each question once.
-    const byIndex = [...qa].sort((a, b) => Number(a?.question_index) - Number(b?.question_index));
-    const ok = qa.length === study.questions.length && byIndex.every((a, k) => a?.question_index === k && a?.question_text === study.questions[k]?.text);
+    const ok = questionAnswersAgree(qa, study.questions);
     ctx.expect(r["question-answers"], ok, `interview ${i.id}: question_answers ${JSON.stringify(qa.map((a) => [a?.question_index, a?.question_text]))} is not one per question of study ${study.id} (${JSON.stringify(study.questions.map((q: any, k: number) => [k, q?.text]))})`, reply);
   }
 }

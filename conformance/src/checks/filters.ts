@@ -4,6 +4,7 @@
  * with values that match together and with one value that does not, and exact (not prefix or case-folded) matching
  * of reference_id. Random combinations of all four add coverage.
  */
+import { mismatching } from "../judge/shown.ts";
 import fc from "fast-check";
 import type { Check } from "../check.ts";
 import { NEVER_ID } from "../data.ts";
@@ -45,7 +46,7 @@ export const filtersCheck: Check = {
       const { items, pages } = await ctx.http.walk(path, 100);
       const want = all.filter((i: any) => Object.entries(filter).every(([k, v]) => v === undefined || i[k] === v)).map((i: any) => i.id);
       const got = items.map((i: any) => i.id);
-      const wrong = items.find((i: any) => Object.entries(filter).some(([k, v]) => v !== undefined && i[k] !== v));
+      const wrong = mismatching(items, filter)[0];
       ctx.expect(rule, !wrong, `${path} returned ${wrong?.id}, which does not match`, pages[0]);
       ctx.expect(rule, [...got].sort().join() === [...want].sort().join(), `${path} returned ${got.length} items; the full list has ${want.length} matching ones`, pages[0]);
       ctx.expect(r.order, got.join() === want.join() || [...got].sort().join() !== [...want].sort().join(), `${path} returned the matching items in another order than the full list`, pages[0]);

@@ -30,3 +30,26 @@ export function webhookAnswerProblem(method: string, status: number, body: unkno
   if (method === "DELETE" && status >= 200 && status < 300 && status !== 204) return { breaks: "delete-204", problem: `DELETE /v1/webhooks answered ${status}, not 204` };
   return null;
 }
+
+/** A language code of English (en, or a regional English such as en-GB). */
+export const isEnglish = (lang: unknown): boolean => typeof lang === "string" && /^en(-|$)/i.test(lang);
+
+/** Interview: transcript `translated`, "present only for non-English interviews": whether an English one carries it. */
+export const translatedInEnglish = (i: any): boolean => isEnglish(i?.language) && Array.isArray(i?.transcript) && i.transcript.some((t: any) => t && typeof t === "object" && "translated" in t);
+
+/**
+ * Interview: question_answers, "one per interview question", question_index "0-based": the indices are 0..n-1, each
+ * once (the seed does not order the array); with the study's questions, n is their number and each text theirs.
+ */
+export function questionAnswersAgree(qa: readonly any[], questions?: ReadonlyArray<{ text?: unknown }>): boolean {
+  const byIndex = [...qa].sort((a, b) => Number(a?.question_index) - Number(b?.question_index));
+  if (!byIndex.every((a, k) => a?.question_index === k)) return false;
+  return questions === undefined || (qa.length === questions.length && byIndex.every((a, k) => a?.question_text === questions[k]?.text));
+}
+
+/** Message: sources, "`null` when none": the messages that show none as an empty list. */
+export const noSourcesAsEmpty = (messages: readonly any[]): any[] => messages.filter((m) => Array.isArray(m?.sources) && m.sources.length === 0);
+
+/** The items of a filtered list that do not match its filters (each given field equal to its value). */
+export const mismatching = (items: readonly any[], filter: Record<string, string | undefined>): any[] =>
+  items.filter((i) => Object.entries(filter).some(([k, v]) => v !== undefined && i?.[k] !== v));

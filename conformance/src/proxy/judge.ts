@@ -14,9 +14,13 @@ import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
-import { internallySourced, listedNotActive, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
+import { internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, questionAnswersAgree, translatedInEnglish, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
+import { withinLimits } from "../judge/windows.ts";
+import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
 import { fieldsCheck } from "../checks/fields.ts";
+import { filtersCheck } from "../checks/filters.ts";
+import { schemaCheck } from "../checks/schema.ts";
 import { r as webhookRules } from "../checks/webhooks.ts";
 import { windowsCheck } from "../checks/windows.ts";
 
@@ -30,7 +34,26 @@ export const SHOWN_RULES = {
   update: webhookRules.update,
   "secret-hidden": webhookRules["secret-hidden"],
   "delete-204": webhookRules["delete-204"],
+  translated: fieldsCheck.rules.translated,
+  questionAnswers: fieldsCheck.rules["question-answers"],
+  nullForms: fieldsCheck.rules["null-forms"],
+  acceptingBelow: capacityCheck.rules["accepting-below"],
+  acceptingAtCap: capacityCheck.rules["accepting-at-cap"],
+  acceptingInactive: capacityCheck.rules.paused,
+  filters: filtersCheck.rules.matching,
+  unknownId: schemaCheck.rules["unknown-id"],
+  maxPageSize: paginationRules["max-page-size"],
 } satisfies Record<string, Rule>;
+
+/** Study: accepting_responses, "true when the study is active and within all usage limits": judged on one study. */
+function acceptingVerdict(s: any, ex: Exchange, out: Verdicts): void {
+  const within = withinLimits(s);
+  const rule = s?.status !== "active" ? SHOWN_RULES.acceptingInactive : within ? SHOWN_RULES.acceptingBelow : SHOWN_RULES.acceptingAtCap;
+  out.verdict("implementation", rule, s?.accepting_responses === (s?.status === "active" && within), `${ex.method} ${ex.url}: study ${s?.id} is ${s?.status} with limits ${JSON.stringify(s?.limits)} and says accepting_responses=${s?.accepting_responses}`, ex);
+}
+
+/** The filters of a list request, as the list's items show them (Endpoints: GET /v1/interviews, GET /v1/releases). */
+const FILTERS: Record<string, string[]> = { listInterviews: ["study_id", "status", "reference_id", "quality_score"], listReleases: ["status"] };
 
 export type Party = "implementation" | "client";
 
@@ -196,7 +219,20 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
       for (const [rule, ok, message] of noSuchMessageVerdicts(ex.status, body, ex.query.get("starting_after")!, `${ex.method} ${ex.url}`)) out.verdict("implementation", rule, ok, message, ex);
     }
   }
+  // Errors 1: a retrieval of a well-formed id is the resource (200) or 404, never a 400; Limits: limit=100 is a page.
+  if (ex.status === 400 && !sentInvalid.length && ["getStudy", "getInterview", "getRelease", "getChat"].includes(op.operationId)) {
+    out.verdict("implementation", SHOWN_RULES.unknownId, false, `${ex.method} ${ex.url} answered 400: a retrieval of a well-formed id answers 200 or 404`, ex);
+  }
+  if (ex.status === 400 && !sentInvalid.length && ex.query.get("limit") === "100" && !ex.query.has("starting_after") && op.operationId.startsWith("list")) {
+    out.verdict("implementation", SHOWN_RULES.maxPageSize, false, `${ex.method} ${ex.url} answered 400: every list takes limit=100`, ex);
+  }
   if (ex.status !== 200 || sentInvalid.length) return;
+  if (op.operationId === "getStudy") acceptingVerdict(body, ex, out);
+  if (op.operationId === "getInterview") {
+    const i = body as any;
+    if (isEnglish(i?.language)) out.verdict("implementation", SHOWN_RULES.translated, !translatedInEnglish(i), `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, ex);
+    if (i?.status === "completed" && Array.isArray(i.question_answers)) out.verdict("implementation", SHOWN_RULES.questionAnswers, questionAnswersAgree(i.question_answers), `${ex.method} ${ex.url}: question_answers' question_index ${JSON.stringify(i.question_answers.map((a: any) => a?.question_index))} is not 0..n-1, each once`, ex);
+  }
   if ((body as any)?.object === "list" && Array.isArray((body as any).data)) {
     const items = (body as any).data as any[];
     const asked = ex.query.get("limit");
@@ -210,6 +246,8 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
     }
     if (op.operationId === "listChatMessages") {
       for (const m of items) for (const [rule, ok, message] of messageVerdicts(m, `message ${m?.id}`)) out.verdict("implementation", rule, ok, message, ex);
+      const empty = noSourcesAsEmpty(items)[0];
+      out.verdict("implementation", SHOWN_RULES.nullForms, !empty, `${ex.method} ${ex.url}: message ${empty?.id} shows no sources as [], not null`, ex);
       const off = usageOffAssistant(items)[0];
       if (items.some((m) => m?.role !== "assistant")) out.verdict("implementation", SHOWN_RULES.usage, !off, `${ex.method} ${ex.url}: message ${off?.id} (role ${off?.role}) has usage ${JSON.stringify(off?.usage)}`, ex);
     }
@@ -217,6 +255,13 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
       const internal = internallySourced(items)[0];
       out.verdict("implementation", SHOWN_RULES.chatsListed, !internal, `${ex.method} ${ex.url}: chat ${internal?.id} with internal-only source ${internal?.source} is listed`, ex);
     }
+    const filters = FILTERS[op.operationId];
+    if (filters) {
+      const filter = Object.fromEntries(filters.filter((f) => ex.query.has(f)).map((f) => [f, ex.query.get(f)!]));
+      const wrong = Object.keys(filter).length ? mismatching(items, filter)[0] : undefined;
+      if (Object.keys(filter).length) out.verdict("implementation", SHOWN_RULES.filters, !wrong, `${ex.method} ${ex.url}: ${wrong?.id} is listed but does not match ${JSON.stringify(filter)} (${JSON.stringify(Object.fromEntries(Object.keys(filter).map((k) => [k, wrong?.[k]])))})`, ex);
+    }
+    if (op.operationId === "listStudies") for (const study of items) acceptingVerdict(study, ex, out);
     if (op.operationId === "listStudies") {
       const other = listedNotActive(items)[0];
       out.verdict("implementation", SHOWN_RULES.studiesActive, !other, `${ex.method} ${ex.url}: study ${other?.id} with status ${JSON.stringify(other?.status)} is listed; GET /v1/studies lists active studies`, ex);
