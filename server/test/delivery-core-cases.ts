@@ -142,15 +142,22 @@ export function deliveryCoreCases(kind: string, openQueue: OpenQueue): void {
     });
 
     it("keeps within the caps and goes round the tenants, then a tenant's projects: a backlog never holds another's first attempt behind it", async () => {
-      // Each answer a moment late, counting the requests open at once: the cap lets one out at a time.
+      // Each answer a moment late, counting the requests open at once: the cap lets one out at a time. No answer comes
+      // before the whole backlog is there (the first attempt waits for it): otherwise a slow machine completes the
+      // interviews one by one after the deliveries before them, and the order shows the test's pace, not the core's
+      // choice (CI's loaded machine once delivered a1, a1, b1).
       let openNow = 0;
       let mostOpen = 0;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
       const behaviour: Behaviour = (_n, _req, res) => {
         mostOpen = Math.max(mostOpen, ++openNow);
-        setTimeout(() => {
-          openNow--;
-          res.writeHead(200).end();
-        }, 20);
+        void released.then(() =>
+          setTimeout(() => {
+            openNow--;
+            res.writeHead(200).end();
+          }, 20),
+        );
       };
       const { receiver, projects, list, complete } = await harness({ behaviour, caps: { total: 1, perTenant: 1, perProject: 1 } });
       const [a1, a2, b1] = projects;
@@ -158,6 +165,7 @@ export function deliveryCoreCases(kind: string, openQueue: OpenQueue): void {
       for (let i = 0; i < 3; i++) await complete(a1);
       await complete(a2);
       await complete(b1);
+      release();
       await waitFor("every attempt to succeed", async () => {
         const all = [...(await list(a1)), ...(await list(a2)), ...(await list(b1))];
         return all.length === 5 && all.every((a) => a.status === "succeeded") ? all : undefined;
