@@ -3,6 +3,7 @@
  * relayed delivery, into the findings (findings.ts). It runs in the proxy's judge worker (worker.ts), so a large page
  * judged never delays the next request the proxy forwards.
  */
+import { capacityCheck } from "../checks/capacity.ts";
 import { Contract, responseRules } from "../contract.ts";
 import { attemptRules, judgeAttempt, signed } from "../judge/attempts.ts";
 import { deprecationRules } from "../judge/deprecation.ts";
@@ -22,7 +23,7 @@ import { acrossRules, clientRules } from "./rules.ts";
 export const PROXY_RULES: Rule[] = [
   ...Object.values(responseRules), ...Object.values(deprecationRules), ...Object.values(messageErrorRules), paginationRules.order, paginationRules["pinned-order"],
   ...Object.values(truncationRules).filter((r) => r.id !== "truncation.siblings" && r.id !== "truncation.rows-kept"), ...Object.values(attemptRules), ...Object.values(acrossRules),
-  ...Object.values(SHOWN_RULES),
+  ...Object.values(SHOWN_RULES), capacityCheck.rules["interview-count"],
 ];
 
 /** The seed's receiver limit (Events: delivery rule 1). */

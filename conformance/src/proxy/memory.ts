@@ -4,6 +4,7 @@
  * order, counts a whole walk contradicts, and the client's walks past has_more and retries before Retry-After. Every
  * map is capped; past a cap the oldest entries go, and the proxy says so once per map.
  */
+import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
 import { orderProblem, paginationRules } from "../judge/pages.ts";
 import type { Operation } from "../contract.ts";
@@ -56,7 +57,12 @@ interface Walk {
   first: Exchange;
   lastEx: Exchange;
   maxCreated: string;
+  /** Items listed with status completed. */
+  completed: number;
 }
+
+/** When an exchange was answered (its request came at `at`). */
+const answeredAt = (ex: Exchange) => ex.at + ex.durationMs;
 
 export interface Caps {
   resources: number;
@@ -76,6 +82,10 @@ export class Memory {
   /** key + list -> id -> its sort value, for the ordered lists. */
   private readonly members: Capped<string, Map<string, string>>;
   private readonly counts: Capped<string, { count: number; updatedAt: string; streaming: boolean; ex: Exchange }>;
+  /** key + study id -> its interview_count as last read. */
+  private readonly studyCounts: Capped<string, { count: number; ex: Exchange }>;
+  /** key + study id -> the completed interviews of its last whole walk of `/v1/interviews?study_id=`. */
+  private readonly studyWalks: Capped<string, { completed: number; first: Exchange; last: Exchange }>;
   private readonly retryAfter: Capped<string, { until: number; ex: Exchange }>;
   private readonly faulted = new Set<string>();
   /** key -> the chat ids its releases name (never a visible chat). */
@@ -90,6 +100,8 @@ export class Memory {
     this.walks = new Capped(caps.walks, "walks in progress", forgot);
     this.members = new Capped(1_000, "ordered lists", forgot);
     this.counts = new Capped(caps.walks, "chats' message counts", forgot);
+    this.studyCounts = new Capped(caps.walks, "studies' interview counts", forgot);
+    this.studyWalks = new Capped(caps.walks, "studies' walks of their interviews", forgot);
     this.retryAfter = new Capped(10_000, "answers with Retry-After", forgot);
     this.releaseChats = new Capped(1_000, "keys' release chats", forgot);
     this.retrieved = new Capped(3_000, "keys' retrieved ids", forgot);
@@ -125,6 +137,7 @@ export class Memory {
     if (op.operationId === "getChat" && typeof body.id === "string" && typeof body.message_count === "number") {
       this.counts.set(`${key}\n${body.id}`, { count: body.message_count, updatedAt: String(body.updated_at), streaming: body.is_streaming === true, ex });
     }
+    if (op.operationId === "getStudy" && typeof body.id === "string" && typeof body.interview_count === "number") this.studyCount(key, body.id, body.interview_count, ex, out);
     this.releasesAndRetrievals(key, op, body, items, ex, out);
     if (body.object === "list" && Array.isArray(body.data) && LIST_ORDER[op.operationId]) this.page(key, op, body, ex, out);
   }
@@ -192,6 +205,27 @@ export class Memory {
     }
   }
 
+  /**
+   * Study: interview_count, "total completed interviews". Interviews are never removed and a completed one stays so:
+   * a whole walk of the study's interviews that began after a read lists at least that many completed; one that ended
+   * before a read, at most that many.
+   */
+  private studyCount(key: string, study: string, count: number, ex: Exchange, out: Verdicts): void {
+    const w = this.studyWalks.get(`${key}\n${study}`);
+    if (w && answeredAt(w.last) < ex.at) {
+      out.verdict("implementation", capacityCheck.rules["interview-count"], count >= w.completed, `study ${study}: interview_count ${count} (${ex.method} ${ex.url}), but a whole walk of its interviews that ended before listed ${w.completed} completed`, ex, [w.first, w.last]);
+    }
+    this.studyCounts.set(`${key}\n${study}`, { count, ex });
+  }
+
+  private studyWalk(key: string, study: string, walk: Walk, out: Verdicts): void {
+    const c = this.studyCounts.get(`${key}\n${study}`);
+    if (c && answeredAt(c.ex) < walk.first.at) {
+      out.verdict("implementation", capacityCheck.rules["interview-count"], walk.completed >= c.count, `study ${study}: interview_count ${c.count} (${c.ex.method} ${c.ex.url}), but a whole walk of its interviews made after that read listed ${walk.completed} completed`, c.ex, [walk.first, walk.lastEx]);
+    }
+    this.studyWalks.set(`${key}\n${study}`, { completed: walk.completed, first: walk.first, last: walk.lastEx });
+  }
+
   private page(key: string, op: Operation, body: any, ex: Exchange, out: Verdicts): void {
     const order = LIST_ORDER[op.operationId];
     const filters = [...ex.query].filter(([k]) => k !== "limit" && k !== "starting_after").sort().map(([k, v]) => `${k}=${v}`).join("&");
@@ -204,7 +238,7 @@ export class Memory {
     out.verdict("implementation", acrossRules["walk-once"], repeatsInPage.length === 0, `${ex.method} ${ex.url}: ${repeatsInPage[0]} appears twice on one page`, ex);
     let previous: any = undefined;
     if (cursor === null) {
-      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: true, first: ex, lastEx: ex, maxCreated: "" };
+      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: true, first: ex, lastEx: ex, maxCreated: "", completed: 0 };
     } else if (walk && String(walk.last?.id) === cursor) {
       out.verdict("client", clientRules["has-more"], walk.hasMore, `${ex.method} ${ex.url} asks for the page after ${walk.lastEx.method} ${walk.lastEx.url}, which said has_more false`, ex, [walk.lastEx]);
       const again = ids.filter((id) => walk!.ids.has(id));
@@ -216,7 +250,7 @@ export class Memory {
         out.verdict("implementation", order.seedOrder ? acrossRules["walk-order"] : paginationRules["pinned-order"], !problem, `${ex.method} ${ex.url}: across the page boundary, ${problem}`, ex, [walk.lastEx]);
       }
     } else {
-      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: false, first: ex, lastEx: ex, maxCreated: "" };
+      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: false, first: ex, lastEx: ex, maxCreated: "", completed: 0 };
     }
     // Skips: a member of the list seen before, whose place falls inside the stretch this page covers, is missing.
     if (UNFILTERED_ORDERED.has(op.operationId) && filters === "" && items.length) {
@@ -235,11 +269,15 @@ export class Memory {
     }
     for (const id of ids) if (walk.ids.size < 100_000) walk.ids.add(id);
     for (const item of items) if (typeof item?.created_at === "string" && item.created_at > walk.maxCreated) walk.maxCreated = item.created_at;
+    walk.completed += items.filter((i) => i?.status === "completed").length;
     walk.last = items[items.length - 1] ?? walk.last;
     walk.hasMore = body.has_more === true;
     walk.lastEx = ex;
     this.walks.set(wk, walk);
     if (!walk.hasMore && walk.fromStart && filters === "" && (op.operationId === "listInterviews" || op.operationId === "listReleases" || op.operationId === "listChats") && walk.ids.size < 100_000) this.wholeWalk(key, op, walk, ex, out);
+    // A study's whole walk of its interviews against its interview_count (no interview is removed or completes twice).
+    const study = /^study_id=([^&]+)$/.exec(filters)?.[1];
+    if (!walk.hasMore && walk.fromStart && op.operationId === "listInterviews" && study !== undefined) this.studyWalk(key, study, walk, out);
     // A whole walk of a chat's messages against the count read before it, when none of them is newer than that read.
     if (!walk.hasMore && walk.fromStart && op.operationId === "listChatMessages" && filters === "") {
       const chatId = decodeURIComponent(ex.path.split("/")[3] ?? "");
