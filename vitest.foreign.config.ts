@@ -2,4 +2,4 @@
 import { LAYERS } from "./test/layers.ts";
 import { layerConfig } from "./vitest.layer.ts";
 
-export default layerConfig({ include: LAYERS.foreign.files, maxWorkers: 1 });
+export default layerConfig({ include: LAYERS.foreign.files });

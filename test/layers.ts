@@ -26,7 +26,7 @@ export const LAYERS = {
     needs: "Chromium (Debian's, installed by scripts/docs/install-chromium.sh)",
   },
   conformance: {
-    files: ["test/conformance/selftest.test.ts", "test/conformance/no-litter.test.ts", "test/conformance/surfaces.test.ts", "test/conformance/foreign.test.ts", "test/conformance/cover.test.ts", "test/conformance/variants-*.test.ts", "test/proxy/*.test.ts"],
+    files: ["test/conformance/selftest.test.ts", "test/conformance/no-litter.test.ts", "test/conformance/surfaces.test.ts", "test/conformance/foreign.test.ts", "test/conformance/cover.test.ts", "test/conformance/variants-*.test.ts", "test/proxy/proxy.test.ts", "test/proxy/proxy-command.test.ts"],
     proves: "the conformance suite judges servers it was not written alongside: the reference server, every broken variant against the rule that must catch it, simulation surfaces of several ages and none, and ../shared/foreign (an implementation from the seed alone) through its states module; the contract-checking proxy between real clients and the reference server, its broken variants and broken upstreams, in process and as the command",
     needs: "../shared/foreign beside the repository",
   },
@@ -34,8 +34,10 @@ export const LAYERS = {
     // Nine minutes at 2% of one core (13.9 s user, 1.6 s system over 540 s): it waits on the seed's own timings, so it
     // runs beside every other layer (scripts/test/all.sh), where the load moves nothing it judges (its windows are
     // seconds wide: a fifth of a 1-minute delay).
-    files: ["test/conformance/foreign-default.test.ts"],
-    proves: "what an implementer sees with the defaults: ../shared/foreign at its own timings (the seed's retry schedule of 10 s, 1 min and 5 min, its 10 s receiver timeout) and the suite with no budget or time flag exit 0: every check, the covering phase with every class reached, the model's 20 sequences and the whole retry schedule",
+    // The proxy's file (half a minute of both cores) runs in the other worker from the start, while `npm test` builds
+    // and type-checks on one core: off the conformance layer, which bounds the last lane.
+    files: ["test/conformance/foreign-default.test.ts", "test/proxy/proxy-foreign.test.ts"],
+    proves: "what an implementer sees with the defaults: ../shared/foreign at its own timings (the seed's retry schedule of 10 s, 1 min and 5 min, its 10 s receiver timeout) and the suite with no budget or time flag exit 0: every check, the covering phase with every class reached, the model's 20 sequences and the whole retry schedule; the contract-checking proxy in front of ../shared/foreign, finding nothing on it and each of seventeen seed violations planted in a copy",
     needs: "../shared/foreign beside the repository",
   },
   packages: {

@@ -2,7 +2,8 @@
 # `npm run test:all` and .ci/run: every test layer of test/layers.ts, in three lanes that each wait more than they
 # compute (measured on the 2-core machine, user+system time over wall time):
 # - the default run on ../shared/foreign (test:foreign) waits nine minutes on the seed's own retry schedule at 2% of
-#   one core: it runs beside everything, from the start;
+#   one core: it runs beside everything, from the start, with the proxy in front of ../shared/foreign (half a minute
+#   of both cores) in its other worker while `npm test` builds and type-checks on one core;
 # - `npm test`, then the processes layer, each alone (they keep the machine busy);
 # - the install matrices (packages), which mostly wait on the npm registry, beside the store matrix; then the
 #   conformance layer beside the cluster (its soak is five minutes of kills and light writes, under half a core; the

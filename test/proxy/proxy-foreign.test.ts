@@ -54,7 +54,8 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   const testing = (path: string, body: unknown) => fetch(`${origin}/testing/${path}`, { method: "POST", headers: { "x-testing-token": "testing", "x-testing-project": FOREIGN.globex, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
   const interview = await testing("interviews", { study_id: study, reference_id: "proxy_foreign", language: "de" });
   await testing(`interviews/${interview.id}:finish`, {});
-  for (let i = 0; i < 200 && delivered() === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  // The seed's bound: a delivery within 30 s of the completion.
+  for (let i = 0; i < 1_200 && delivered() === 0; i++) await new Promise((r) => setTimeout(r, 25));
   await fetch(`${proxyUrl}/v1/interviews/${interview.id}`, { headers: H(FOREIGN.globex) });
   await hook("DELETE");
 }

@@ -160,7 +160,8 @@ export const webhooksCheck: Check = {
     /** Every secret this check was given, and when: what an attempt about an interview it did not plant may be signed with. */
     const issued: Array<{ secret: string; at: number }> = [];
     try {
-      const createWrong = wrongs([created.status !== 201, `the first PUT /v1/webhooks answered ${created.status}, not 201`], [webhookAnswerProblem("PUT", 201, created.body) !== null, webhookAnswerProblem("PUT", 201, created.body)?.problem ?? ""]);
+      const createProblem = webhookAnswerProblem("PUT", 201, created.body);
+      const createWrong = wrongs([created.status !== 201, `the first PUT /v1/webhooks answered ${created.status}, not 201`], [createProblem !== null, createProblem?.problem ?? ""]);
       ctx.must(r.create, !createWrong, createWrong, created);
       // Each answer shows the webhook as it now is: the url and events just sent.
       const shows = (reply: Reply, url: string) => reply.body?.url === url && JSON.stringify(reply.body?.events) === JSON.stringify(["interview.completed"]);

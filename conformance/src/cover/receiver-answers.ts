@@ -52,7 +52,8 @@ export const receiverAnswers: Unit = {
     const classes: Array<[string, number[]]> = [...CLASSES.map(([c, a]) => [c, [a]] as [string, number[]]), ...(delays.length >= 2 ? [[RETRY_TIMEOUT, [503, TIMEOUT]] as [string, number[]]] : [])];
     const planted = await Promise.all(classes.map(async ([cls, answers], k) => {
       const bare = cls === "3xx";
-      const reference = bare ? null : `réf-😀-${cls.replace(/ /g, "_")}-${k}`;
+      // Both cases, in ASCII and beyond it: a payload that folds the reference id's case shows.
+      const reference = bare ? null : `RéF-Éa-😀-${cls.replace(/ /g, "_")}-${k}`;
       const email = bare ? null : `ñandú.${k}@exämple.com`;
       const respondent = respondentOf(cls);
       const language = cls === "4xx" ? "de" : "en";

@@ -34,8 +34,11 @@ export function webhookAnswerProblem(method: string, status: number, body: unkno
 /** A language code of English (en, or a regional English such as en-GB). */
 export const isEnglish = (lang: unknown): boolean => typeof lang === "string" && /^en(-|$)/i.test(lang);
 
-/** Interview: transcript `translated`, "present only for non-English interviews": whether an English one carries it. */
-export const translatedInEnglish = (i: any): boolean => isEnglish(i?.language) && Array.isArray(i?.transcript) && i.transcript.some((t: any) => t && typeof t === "object" && "translated" in t);
+/**
+ * Interview: transcript `translated`, "present only for non-English interviews": whether a transcript entry carries it.
+ * Judged only on an English interview (`isEnglish`), where carrying it is the violation.
+ */
+export const carriesTranslated = (i: any): boolean => Array.isArray(i?.transcript) && i.transcript.some((t: any) => t && typeof t === "object" && "translated" in t);
 
 /**
  * Interview: question_answers, "one per interview question", question_index "0-based": the indices are 0..n-1, each

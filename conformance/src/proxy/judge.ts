@@ -14,7 +14,7 @@ import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
-import { internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, questionAnswersAgree, translatedInEnglish, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
+import { internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, questionAnswersAgree, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
 import { withinLimits } from "../judge/windows.ts";
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
@@ -172,16 +172,7 @@ export function replyOf(ex: Exchange, curl: string): Reply {
  */
 export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Exchange, reply: Reply, out: Verdicts, faulted: boolean): void {
   const op = contract.match(ex.method, ex.path);
-  const body = reply.body;
-  // The client's side.
-  let sentInvalid: string[] = [];
-  if (op && !op.tooling) {
-    const p = requests.problems(op, ex);
-    sentInvalid = p.invalid;
-    out.verdict("client", clientRules["invalid-request"], p.invalid.length === 0, `${ex.method} ${ex.path}: ${p.messages.join("; ")}`, ex);
-    out.verdict("client", clientRules["unknown-parameter"], p.unknown.length === 0, `${ex.method} ${ex.path}: ${p.unknown.map((k) => `${k}`).join(", ")} ${p.unknown.length === 1 ? "is not a parameter" : "are not parameters"} of ${op.operationId} (declared: ${(op.op.parameters ?? []).map((x: any) => contract.resolve(x)).filter((x: any) => x.in === "query").map((x: any) => x.name).join(", ") || "none"})`, ex);
-    if (op.auth === "project" && !op.path.startsWith("/_sim")) out.verdict("client", clientRules["no-key"], ex.key !== null, `${ex.method} ${ex.path} was sent without Authorization: Bearer <API_KEY>`, ex);
-  }
+  const sentInvalid = op && !op.tooling ? judgeRequest(contract, requests, op, ex, out) : [];
   if (ex.upstreamError) {
     out.verdict("implementation", acrossRules.answers, false, `${ex.method} ${ex.path}: ${ex.upstreamError}`, ex);
     return;
@@ -203,9 +194,33 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
     return;
   }
   if (ex.status === 401 || ex.responseBody === null) return;
-  if (ex.path === "/v1/webhooks") {
+  judgeAnswerKind(op, ex, reply.body, sentInvalid, out);
+  if (ex.status !== 200 || sentInvalid.length) return;
+  if (op.operationId === "getStudy") acceptingVerdict(reply.body, ex, out);
+  if (op.operationId === "getInterview") judgeInterview(reply.body, ex, out);
+  const body = reply.body as any;
+  if (body?.object === "list" && Array.isArray(body.data)) judgeList(op.operationId, body, ex, out);
+}
+
+/** The client's side: the request against the contract. Returns the fields it sent that the contract refuses. */
+function judgeRequest(contract: Contract, requests: RequestJudge, op: Operation, ex: Exchange, out: Verdicts): string[] {
+  const p = requests.problems(op, ex);
+  out.verdict("client", clientRules["invalid-request"], p.invalid.length === 0, `${ex.method} ${ex.path}: ${p.messages.join("; ")}`, ex);
+  const declared = (op.op.parameters ?? []).map((x: any) => contract.resolve(x)).filter((x: any) => x.in === "query").map((x: any) => x.name).join(", ") || "none";
+  out.verdict("client", clientRules["unknown-parameter"], p.unknown.length === 0, `${ex.method} ${ex.path}: ${p.unknown.join(", ")} ${p.unknown.length === 1 ? "is not a parameter" : "are not parameters"} of ${op.operationId} (declared: ${declared})`, ex);
+  if (op.auth === "project" && !op.path.startsWith("/_sim")) out.verdict("client", clientRules["no-key"], ex.key !== null, `${ex.method} ${ex.path} was sent without Authorization: Bearer <API_KEY>`, ex);
+  return p.invalid;
+}
+
+/**
+ * What the seed says of the answer's kind for this request, whatever its status: the webhook's answers, a hidden chat's
+ * 404, the messages list's 400s, a well-formed id never refused as malformed, limit=100 always a page.
+ */
+function judgeAnswerKind(op: Operation, ex: Exchange, body: unknown, sentInvalid: string[], out: Verdicts): void {
+  if (ex.path === "/v1/webhooks" && ["PUT", "GET", "DELETE"].includes(ex.method) && ex.status < 300) {
     const wrong = webhookAnswerProblem(ex.method, ex.status, body);
-    if (["PUT", "GET", "DELETE"].includes(ex.method) && ex.status < 300) out.verdict("implementation", SHOWN_RULES[wrong?.breaks ?? (ex.method === "PUT" ? (ex.status === 201 ? "create" : "update") : ex.method === "GET" ? "secret-hidden" : "delete-204")], !wrong, `${ex.method} ${ex.url}: ${wrong?.problem}`, ex);
+    const held = ex.method === "PUT" ? (ex.status === 201 ? "create" : "update") : ex.method === "GET" ? "secret-hidden" : "delete-204";
+    out.verdict("implementation", SHOWN_RULES[wrong?.breaks ?? held], !wrong, `${ex.method} ${ex.url}: ${wrong?.problem}`, ex);
   }
   if (op.operationId === "getChat" && ex.status === 200) {
     const internal = internallySourced([body]);
@@ -219,52 +234,55 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
       for (const [rule, ok, message] of noSuchMessageVerdicts(ex.status, body, ex.query.get("starting_after")!, `${ex.method} ${ex.url}`)) out.verdict("implementation", rule, ok, message, ex);
     }
   }
+  if (ex.status !== 400 || sentInvalid.length) return;
   // Errors 1: a retrieval of a well-formed id is the resource (200) or 404, never a 400; Limits: limit=100 is a page.
-  if (ex.status === 400 && !sentInvalid.length && ["getStudy", "getInterview", "getRelease", "getChat"].includes(op.operationId)) {
+  if (["getStudy", "getInterview", "getRelease", "getChat"].includes(op.operationId)) {
     out.verdict("implementation", SHOWN_RULES.unknownId, false, `${ex.method} ${ex.url} answered 400: a retrieval of a well-formed id answers 200 or 404`, ex);
   }
-  if (ex.status === 400 && !sentInvalid.length && ex.query.get("limit") === "100" && !ex.query.has("starting_after") && op.operationId.startsWith("list")) {
+  if (ex.query.get("limit") === "100" && !ex.query.has("starting_after") && op.operationId.startsWith("list")) {
     out.verdict("implementation", SHOWN_RULES.maxPageSize, false, `${ex.method} ${ex.url} answered 400: every list takes limit=100`, ex);
   }
-  if (ex.status !== 200 || sentInvalid.length) return;
-  if (op.operationId === "getStudy") acceptingVerdict(body, ex, out);
-  if (op.operationId === "getInterview") {
-    const i = body as any;
-    if (isEnglish(i?.language)) out.verdict("implementation", SHOWN_RULES.translated, !translatedInEnglish(i), `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, ex);
-    if (i?.status === "completed" && Array.isArray(i.question_answers)) out.verdict("implementation", SHOWN_RULES.questionAnswers, questionAnswersAgree(i.question_answers), `${ex.method} ${ex.url}: question_answers' question_index ${JSON.stringify(i.question_answers.map((a: any) => a?.question_index))} is not 0..n-1, each once`, ex);
+}
+
+/** One interview read: `translated` only off English, and question_answers indexed 0..n-1. */
+function judgeInterview(i: any, ex: Exchange, out: Verdicts): void {
+  if (isEnglish(i?.language)) out.verdict("implementation", SHOWN_RULES.translated, !carriesTranslated(i), `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, ex);
+  if (i?.status === "completed" && Array.isArray(i.question_answers)) out.verdict("implementation", SHOWN_RULES.questionAnswers, questionAnswersAgree(i.question_answers), `${ex.method} ${ex.url}: question_answers' question_index ${JSON.stringify(i.question_answers.map((a: any) => a?.question_index))} is not 0..n-1, each once`, ex);
+}
+
+/** One page of a list: its size, its order, and what each list's items may show. */
+function judgeList(operationId: string, body: { data: any[]; has_more?: unknown }, ex: Exchange, out: Verdicts): void {
+  const items = body.data;
+  const asked = ex.query.get("limit");
+  const limit = asked === null ? 20 : Number(asked);
+  out.verdict("implementation", acrossRules["page-size"], items.length <= limit, `${ex.method} ${ex.url}: ${items.length} items on a page of limit ${limit}${asked === null ? " (the default)" : ""}`, ex);
+  if (body.has_more === true) out.verdict("implementation", acrossRules["page-size"], items.length === limit, `${ex.method} ${ex.url}: has_more is true on a page of ${items.length} items, not a full page of ${limit}`, ex);
+  const order = LIST_ORDER[operationId];
+  if (order) {
+    const problem = orderProblem(items, { path: ex.path, ...order }, false);
+    out.verdict("implementation", order.seedOrder ? paginationRules.order : paginationRules["pinned-order"], !problem, `${ex.method} ${ex.url}: ${problem}`, ex);
   }
-  if ((body as any)?.object === "list" && Array.isArray((body as any).data)) {
-    const items = (body as any).data as any[];
-    const asked = ex.query.get("limit");
-    const limit = asked === null ? 20 : Number(asked);
-    out.verdict("implementation", acrossRules["page-size"], items.length <= limit, `${ex.method} ${ex.url}: ${items.length} items on a page of limit ${limit}${asked === null ? " (the default)" : ""}`, ex);
-    if ((body as any).has_more === true) out.verdict("implementation", acrossRules["page-size"], items.length === limit, `${ex.method} ${ex.url}: has_more is true on a page of ${items.length} items, not a full page of ${limit}`, ex);
-    const order = LIST_ORDER[op.operationId];
-    if (order) {
-      const problem = orderProblem(items, { path: ex.path, ...order }, false);
-      out.verdict("implementation", order.seedOrder ? paginationRules.order : paginationRules["pinned-order"], !problem, `${ex.method} ${ex.url}: ${problem}`, ex);
-    }
-    if (op.operationId === "listChatMessages") {
-      for (const m of items) for (const [rule, ok, message] of messageVerdicts(m, `message ${m?.id}`)) out.verdict("implementation", rule, ok, message, ex);
-      const empty = noSourcesAsEmpty(items)[0];
-      out.verdict("implementation", SHOWN_RULES.nullForms, !empty, `${ex.method} ${ex.url}: message ${empty?.id} shows no sources as [], not null`, ex);
-      const off = usageOffAssistant(items)[0];
-      if (items.some((m) => m?.role !== "assistant")) out.verdict("implementation", SHOWN_RULES.usage, !off, `${ex.method} ${ex.url}: message ${off?.id} (role ${off?.role}) has usage ${JSON.stringify(off?.usage)}`, ex);
-    }
-    if (op.operationId === "listChats") {
-      const internal = internallySourced(items)[0];
-      out.verdict("implementation", SHOWN_RULES.chatsListed, !internal, `${ex.method} ${ex.url}: chat ${internal?.id} with internal-only source ${internal?.source} is listed`, ex);
-    }
-    const filters = FILTERS[op.operationId];
-    if (filters) {
-      const filter = Object.fromEntries(filters.filter((f) => ex.query.has(f)).map((f) => [f, ex.query.get(f)!]));
-      const wrong = Object.keys(filter).length ? mismatching(items, filter)[0] : undefined;
-      if (Object.keys(filter).length) out.verdict("implementation", SHOWN_RULES.filters, !wrong, `${ex.method} ${ex.url}: ${wrong?.id} is listed but does not match ${JSON.stringify(filter)} (${JSON.stringify(Object.fromEntries(Object.keys(filter).map((k) => [k, wrong?.[k]])))})`, ex);
-    }
-    if (op.operationId === "listStudies") for (const study of items) acceptingVerdict(study, ex, out);
-    if (op.operationId === "listStudies") {
-      const other = listedNotActive(items)[0];
-      out.verdict("implementation", SHOWN_RULES.studiesActive, !other, `${ex.method} ${ex.url}: study ${other?.id} with status ${JSON.stringify(other?.status)} is listed; GET /v1/studies lists active studies`, ex);
-    }
+  const filters = FILTERS[operationId]?.filter((f) => ex.query.has(f)) ?? [];
+  if (filters.length) {
+    const filter = Object.fromEntries(filters.map((f) => [f, ex.query.get(f)!]));
+    const wrong = mismatching(items, filter)[0];
+    out.verdict("implementation", SHOWN_RULES.filters, !wrong, `${ex.method} ${ex.url}: ${wrong?.id} is listed but does not match ${JSON.stringify(filter)} (${JSON.stringify(Object.fromEntries(filters.map((k) => [k, wrong?.[k]])))})`, ex);
+  }
+  if (operationId === "listChatMessages") {
+    for (const m of items) for (const [rule, ok, message] of messageVerdicts(m, `message ${m?.id}`)) out.verdict("implementation", rule, ok, message, ex);
+    // Evidence of "null when none" only on a page with a message that has none.
+    const empty = noSourcesAsEmpty(items)[0];
+    if (items.some((m) => m?.sources === null) || empty) out.verdict("implementation", SHOWN_RULES.nullForms, !empty, `${ex.method} ${ex.url}: message ${empty?.id} shows no sources as [], not null`, ex);
+    const off = usageOffAssistant(items)[0];
+    if (items.some((m) => m?.role !== "assistant")) out.verdict("implementation", SHOWN_RULES.usage, !off, `${ex.method} ${ex.url}: message ${off?.id} (role ${off?.role}) has usage ${JSON.stringify(off?.usage)}`, ex);
+  }
+  if (operationId === "listChats") {
+    const internal = internallySourced(items)[0];
+    out.verdict("implementation", SHOWN_RULES.chatsListed, !internal, `${ex.method} ${ex.url}: chat ${internal?.id} with internal-only source ${internal?.source} is listed`, ex);
+  }
+  if (operationId === "listStudies") {
+    for (const study of items) acceptingVerdict(study, ex, out);
+    const other = listedNotActive(items)[0];
+    out.verdict("implementation", SHOWN_RULES.studiesActive, !other, `${ex.method} ${ex.url}: study ${other?.id} with status ${JSON.stringify(other?.status)} is listed; GET /v1/studies lists active studies`, ex);
   }
 }

@@ -113,6 +113,9 @@ export const VIOLATIONS: Violation[] = [
     find: "page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false))", replace: "page(items, universe, (a, b) => a.createdAt - b.createdAt, p.limit, p.cursor, (i) => interviewView(i, false))" },
   { name: "messages recorded at one instant skipped across pages", breaks: "Endpoints: GET /v1/chats/:id/messages, chronological; starting_after, the id of the last item of the previous page", rule: "cover.ties",
     find: "page(visible, visible, cmpAsc('createdAt'), limit, cursor, messageView)", replace: "page(visible, visible, (a, b) => a.createdAt - b.createdAt, limit, cursor, messageView)" },
+  // Found by a hidden set of our own (2026-12-03): every reference id the covering phase delivered was lower-case.
+  { name: "payload reference_id lower-cased", breaks: "Events: data.reference_id, the value of the reference_id query parameter", rule: "cover.payload-whole",
+    find: "reference_id: iv.referenceId === '' ? null : iv.referenceId,", replace: "reference_id: iv.referenceId === '' ? null : iv.referenceId.toLowerCase()," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */

@@ -1,5 +1,6 @@
 /** `getWebhook`: GET /v1/webhooks: the last PUT's url and events, never the secret, or 404. */
 import fc from "fast-check";
+import { webhookAnswerProblem } from "../../judge/shown.ts";
 import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
 import { Command, type CommandSpec } from "./base.ts";
@@ -16,7 +17,7 @@ export class GetWebhook extends Command {
     const url = reply.body?.url ? new URL(reply.body.url).pathname : undefined;
     const wrong = reply.status !== 200 ? `GET /v1/webhooks of a configured webhook answered ${reply.status}`
       : url !== m.webhook.path ? `GET /v1/webhooks shows the url ${reply.body?.url}, not the last PUT's (path ${m.webhook.path})`
-      : "signing_secret" in (reply.body ?? {}) || (m.webhook.secret && reply.text.includes(m.webhook.secret)) ? "GET /v1/webhooks showed the signing secret"
+      : webhookAnswerProblem("GET", 200, reply.body) || (m.webhook.secret && reply.text.includes(m.webhook.secret)) ? "GET /v1/webhooks showed the signing secret"
       : "";
     w.judge.expect(r["webhook-state"], !wrong, wrong, reply);
   }

@@ -1,5 +1,6 @@
 /** `putWebhook`: PUT /v1/webhooks to the other of two receiver URLs (a URL change when one is set) or the same one, subscribed or with `events: []`. */
 import fc from "fast-check";
+import { webhookAnswerProblem } from "../../judge/shown.ts";
 import { r } from "../rules.ts";
 import { hookPath, type Model, type World } from "../world.ts";
 import { Command, type CommandSpec } from "./base.ts";
@@ -21,9 +22,11 @@ export class PutWebhook extends Command {
     if (!this.subscribed && reply.status === 400) return; // events: [] may be refused (Events: only if subscribed); nothing changes
     const existed = m.webhook !== null;
     const secret = reply.body?.signing_secret;
+    // The secret's rules are the checks' own (judge/shown.ts): in the 201, never in an update.
+    const shown = webhookAnswerProblem("PUT", existed ? 200 : 201, reply.body);
     const wrong = existed
-      ? reply.status !== 200 ? `PUT on an existing webhook answered ${reply.status}, not 200` : secret !== undefined ? "PUT on an existing webhook showed the signing secret again" : ""
-      : reply.status !== 201 ? `the first PUT (no webhook configured) answered ${reply.status}, not 201` : typeof secret !== "string" || !secret ? "the creating PUT carried no signing_secret" : "";
+      ? reply.status !== 200 ? `PUT on an existing webhook answered ${reply.status}, not 200` : shown ? "PUT on an existing webhook showed the signing secret again" : ""
+      : reply.status !== 201 ? `the first PUT (no webhook configured) answered ${reply.status}, not 201` : shown ? "the creating PUT carried no signing_secret" : "";
     w.judge.expect(r["webhook-state"], !wrong, wrong, reply);
     if (reply.status >= 300) return;
     m.webhook = { path, subscribed: this.subscribed, secret: existed ? m.webhook!.secret : String(secret ?? "") };
