@@ -14,13 +14,14 @@ const sorted = (ids: string[]) => [...ids].sort();
 
 export const lists: Unit = {
   name: "lists",
-  doc: "studies planted in each status, chats in each visibility, interviews started and completed: each reads back, and every list is predicted whole (exactly what was planted, in a project of the unit's own)",
+  doc: "studies planted in each status, chats in each visibility, interviews started and completed (and listed while their study is paused or draft): each reads back, and every list is predicted whole (exactly what was planted, in a project of the unit's own)",
   needs: ["plant-study"],
   statements: [...r["lists-whole"].cites],
   classes: (ctx) => [
     ...STATUSES.map((s) => `study ${s}`),
     ...(ctx.states.has("plant-chat") ? VISIBILITIES.map((v) => `chat ${v}`) : []),
     ...(ctx.states.has("plant-interview", "hold", "complete") ? ["interview started", "interview completed"] : []),
+    ...(ctx.states.has("plant-interview", "hold", "complete", "study-status") ? ["interviews of a study paused", "interviews of a study draft"] : []),
   ],
   async run(env) {
     const { ctx } = env;
@@ -63,6 +64,21 @@ export const lists: Unit = {
         ctx.conforms(read, `GET /v1/interviews/{id} (${status})`);
         env.expect(r["lists-whole"], read.body?.status === status, `interview ${id} reads status ${JSON.stringify(read.body?.status)}, not ${status}`, read);
         env.reach(`interview ${status}`, r["lists-whole"].cites);
+      }
+      // GET /v1/studies lists active studies only; GET /v1/interviews restricts by nothing but its filters: a study's
+      // interviews stay listed, whole, while it is paused or draft.
+      if (ctx.states.has("study-status")) {
+        for (const status of ["paused", "draft"] as const) {
+          await ctx.states.setStudyStatus(active, status, env.project);
+          const byStudy = await env.http.walk(`/v1/interviews?study_id=${active}`, 100);
+          const all: string[] = (await env.http.walk("/v1/interviews", 100)).items.map((i: any) => i.id);
+          const got = sorted(byStudy.items.map((i: any) => i.id));
+          const inAll = sorted(env.own ? all : all.filter((id) => id === started || id === done));
+          const want = sorted([started, done]);
+          env.expect(r["lists-whole"], JSON.stringify(got) === JSON.stringify(want) && JSON.stringify(inAll) === JSON.stringify(want), `with their study set ${status}, GET /v1/interviews?study_id=${active} lists ${JSON.stringify(got)} and GET /v1/interviews ${JSON.stringify(inAll)}${env.own ? "" : " of them"}, not the study's interviews ${JSON.stringify(want)}: only their filters restrict the interviews listed`, byStudy.pages[0]);
+          env.reach(`interviews of a study ${status}`, r["lists-whole"].cites);
+        }
+        await ctx.states.setStudyStatus(active, "active", env.project);
       }
     }
   },

@@ -116,6 +116,9 @@ export const VIOLATIONS: Violation[] = [
   // Found by a hidden set of our own (2026-12-03): every reference id the covering phase delivered was lower-case.
   { name: "payload reference_id lower-cased", breaks: "Events: data.reference_id, the value of the reference_id query parameter", rule: "cover.payload-whole",
     find: "reference_id: iv.referenceId === '' ? null : iv.referenceId,", replace: "reference_id: iv.referenceId === '' ? null : iv.referenceId.toLowerCase()," },
+  // And by an eighth (13 violations, 11 caught): no interview was ever listed while its study was paused or draft.
+  { name: "interviews of an inactive study not listed", breaks: "Endpoints: GET /v1/interviews, restricted by its filters only", rule: "cover.lists-whole",
+    find: "const universe = [...interviews.values()].filter((i) => i.projectId === project.id).sort(cmpAsc('createdAt'));", replace: "const universe = [...interviews.values()].filter((i) => i.projectId === project.id && studies.get(i.studyId)?.status === 'active').sort(cmpAsc('createdAt'));" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
