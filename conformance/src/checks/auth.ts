@@ -25,6 +25,9 @@ export const authCheck: Check = {
     const bad: Array<[string, Record<string, string>]> = [
       ["no Authorization header", {}],
       ["another scheme", { authorization: `Basic ${Buffer.from(`${key}:`).toString("base64")}` }],
+      // The key itself under a scheme that is not Bearer, or under none: the Bearer key is still missing.
+      ["the key under the Token scheme", { authorization: `Token ${key}` }],
+      ["the key with no scheme", { authorization: key }],
       ["empty bearer", { authorization: "Bearer " }],
       ["unknown key", { authorization: `Bearer ${prefix}nobody_0123456789abcdef0123456789abcdef` }],
       ["wrong prefix", { authorization: `Bearer ${key.replace(/^[a-z]+_[a-z]+_/, "svc_test_")}` }],

@@ -119,6 +119,9 @@ export const VIOLATIONS: Violation[] = [
   // And by an eighth (13 violations, 11 caught): no interview was ever listed while its study was paused or draft.
   { name: "interviews of an inactive study not listed", breaks: "Endpoints: GET /v1/interviews, restricted by its filters only", rule: "cover.lists-whole",
     find: "const universe = [...interviews.values()].filter((i) => i.projectId === project.id).sort(cmpAsc('createdAt'));", replace: "const universe = [...interviews.values()].filter((i) => i.projectId === project.id && studies.get(i.studyId)?.status === 'active').sort(cmpAsc('createdAt'));" },
+  // And by a tenth (12, 11 caught): the valid key under another scheme than Bearer was only ever sent as Basic.
+  { name: "the key under the Token scheme accepted", breaks: "Authentication 1, 4: Authorization: Bearer <API_KEY>; missing, 401", rule: "auth.401", check: "auth",
+    find: "const m = /^Bearer ([!-~]+)$/i.exec(h);", replace: "const m = /^(?:Bearer|Token) ([!-~]+)$/i.exec(h);" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
