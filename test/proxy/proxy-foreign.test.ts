@@ -124,6 +124,10 @@ const VIOLATIONS: Violation[] = [
     find: "sources: Array.isArray(m.sources) && m.sources.length ? m.sources.map(sourceView) : null,", replace: "sources: Array.isArray(m.sources) ? m.sources.map(sourceView) : []," },
   { name: "interview_count one too many", breaks: "Study: interview_count, total completed interviews", rule: "capacity.interview-count",
     find: "out.interview_count = u.completed;", replace: "out.interview_count = u.completed + 1;" },
+  // From a third set (16 violations the suite's own hidden sets caught, driven through the proxy: 12 flagged; of the
+  // four left, three need traffic this client does not send or a value it cannot know was planted).
+  { name: "a redacted_thinking part with its data", breaks: "Part types: redacted_thinking, no other fields", rule: "chats.public-parts",
+    find: "case 'redacted_thinking': return { type: 'redacted_thinking' };", replace: "case 'redacted_thinking': return { type: 'redacted_thinking', data: p.data ?? '' };" },
 ];
 
 describe("the proxy in front of ../shared/foreign", () => {
@@ -136,7 +140,7 @@ describe("the proxy in front of ../shared/foreign", () => {
     expect(failures(report)).toEqual([]);
     expect(report.exitCode).toBe(0);
     const held = report.results[0].rules.map((r) => r.id);
-    expect(held).toEqual(expect.arrayContaining(["windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count"]));
+    expect(held).toEqual(expect.arrayContaining(["windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "chats.public-parts"]));
   }, 60_000);
 
   it("judges the signature's form of a delivery whose secret it never saw issued", async () => {

@@ -3,14 +3,11 @@
  * planted internal, evaluation and release chats); message_count equals the messages a full walk returns;
  * parts are the six public types with the four public tool states; and the seed's two 400s of messages.
  */
-import { internallySourced } from "../judge/shown.ts";
+import { internallySourced, partProblem } from "../judge/shown.ts";
 import type { Check, Ctx } from "../check.ts";
 import { messagesOf, NEVER_ID, snapshot } from "../data.ts";
 import { invalidParametersVerdicts, messageErrorRules, noSuchMessageVerdicts } from "../judge/messages-errors.ts";
 import { contract, rules, seed } from "../rules.ts";
-
-const PART_TYPES = ["text", "thinking", "redacted_thinking", "file", "tool_use", "tool_result"];
-const STATES = ["input_available", "output_available", "output_error", "output_denied"];
 
 const own = rules("chats", {
   "hidden-not-listed": seed("Chat: internal, evaluation and release-generated chats are excluded everywhere", "no listed chat has an internal source (eval, releases), and no hidden chat is ever listed", ["chat.visible-only", "chat.internal-sources", "service.chat-public"]),
@@ -18,7 +15,7 @@ const own = rules("chats", {
   "release-chats": seed("Release: chat_id; Chat: release-generated chats excluded; Errors 2", "every release's chat_id answers 404 on /v1/chats/:id and its messages, and is never listed", ["release.chat-id", "service.release-chat", "chat.visible-only", "errors.hidden-chat-404"]),
   "message-count": seed("Chat: message_count, visible messages only", "message_count equals the number of messages a full walk returns", ["chat.message-count"]),
   "chat-id": seed("Message: chat_id", "every message listed under a chat carries that chat's id", ["message.chat-id"]),
-  "public-parts": seed("Message: part types; tool_use.state", "parts are the six public types, and tool_use.state is one of the four public states", ["part.discriminated", "part.tool-state", "states.tool-use", "part.internal-hidden"]),
+  "public-parts": seed("Message: part types; tool_use.state", "parts are the six public types, tool_use.state is one of the four public states, and a redacted_thinking part has no other field than its type", ["part.discriminated", "part.tool-state", "states.tool-use", "part.internal-hidden", "part.redacted-thinking"]),
   "unknown-chat": seed("Errors 2", "messages of a chat that does not exist answer 404", ["errors.hidden-chat-404", "errors.404", "endpoints.get-chat"]),
   "no-metadata": seed("Message: internal metadata (session ids, model names, branching info) are never returned", "no chat, message, part, source or usage carries a field naming a session, a model or a branch, at any depth (a tool's input and result excepted: their shapes are the tool's)", ["part.internal-hidden", "service.chat-public"]),
   "message-fields": contract("closed response schemas", "messages carry no field the contract does not declare (internal metadata never leaks)"),
@@ -94,9 +91,9 @@ export const chatsCheck: Check = {
       const walk = `/v1/chats/${chat.id}/messages?limit=100`;
       for (const m of messages) {
         ctx.expect(r["chat-id"], m.chat_id === chat.id, `message ${m.id} listed under chat ${chat.id} says chat_id ${m.chat_id}`, undefined, { chat: chat.id, message: m.id });
-        const bad = (m.parts ?? []).find((p: any) => !PART_TYPES.includes(p.type) || (p.type === "tool_use" && !STATES.includes(p.state)));
+        const bad = (m.parts ?? []).map(partProblem).find(Boolean);
         // Recorded for every message, so a run that held it says so (the per-statement report counts it as passed).
-        ctx.expect(r["public-parts"], !bad, bad ? `message ${m.id} has a ${bad.type} part${bad.type === "tool_use" ? ` with state ${bad.state}` : ""}` : "", bad ? await ctx.http.req(walk) : undefined);
+        ctx.expect(r["public-parts"], !bad, `message ${m.id} has ${bad}`, bad ? await ctx.http.req(walk) : undefined);
         const extra = ctx.contract.undeclared({ $ref: "#/components/schemas/Message" }, m, "");
         ctx.expect(r["message-fields"], extra.length === 0, `message ${m.id}: ${extra.map((u) => u.path).join(", ")} not declared by the contract`);
       }

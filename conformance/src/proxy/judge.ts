@@ -14,7 +14,7 @@ import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
-import { internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, questionAnswersAgree, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
+import { internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
 import { withinLimits } from "../judge/windows.ts";
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
@@ -29,6 +29,7 @@ export const SHOWN_RULES = {
   studiesActive: windowsCheck.rules.statuses,
   chatsListed: chatsCheck.rules["hidden-not-listed"],
   chatHidden: chatsCheck.rules["hidden-404"],
+  publicParts: chatsCheck.rules["public-parts"],
   usage: fieldsCheck.rules["usage-roles"],
   create: webhookRules.create,
   update: webhookRules.update,
@@ -270,6 +271,10 @@ function judgeList(operationId: string, body: { data: any[]; has_more?: unknown 
   }
   if (operationId === "listChatMessages") {
     for (const m of items) for (const [rule, ok, message] of messageVerdicts(m, `message ${m?.id}`)) out.verdict("implementation", rule, ok, message, ex);
+    for (const m of items) {
+      const bad = (Array.isArray(m?.parts) ? m.parts : []).map(partProblem).find(Boolean);
+      if (Array.isArray(m?.parts) && m.parts.length) out.verdict("implementation", SHOWN_RULES.publicParts, !bad, `${ex.method} ${ex.url}: message ${m?.id} has ${bad}`, ex);
+    }
     // Evidence of "null when none" only on a page with a message that has none.
     const empty = noSourcesAsEmpty(items)[0];
     if (items.some((m) => m?.sources === null) || empty) out.verdict("implementation", SHOWN_RULES.nullForms, !empty, `${ex.method} ${ex.url}: message ${empty?.id} shows no sources as [], not null`, ex);
