@@ -43,7 +43,7 @@ export interface RunOptions {
   webhookBudgetMs?: number;
   /**
    * The model run's time budget, shrinking included; new sequences stop being drawn past it. Default: measured on the
-   * target (three times the first batch's time for every batch asked).
+   * target (three times the mean batch's time for every batch asked).
    */
   modelBudgetMs?: number;
   /** Sequences side by side, each worker in a project of its own (default 5; 1 where the target creates no projects). */

@@ -115,12 +115,16 @@ export const modelCheck: Check = {
       if (failed) throw failed.reason;
       return settled.map((x) => (x as PromiseFulfilledResult<string[]>).value);
     };
-    // The budget: --model-budget-ms when given; otherwise measured on the target: three times what the first batch took,
-    // for every batch asked (a slower target gets a longer budget, never a constant tuned to one server).
+    // The budget: --model-budget-ms when given; otherwise measured on the target: three times what a batch took on the
+    // mean so far, for every batch asked (a slower target gets a longer budget, never a constant tuned to one server).
     const started = Date.now();
     let deadline = given !== undefined ? started + given : Infinity;
     let shrinkUntil = Infinity;
     let firstBatchMs = 0;
+    // Every batch's time so far: the budget follows their mean, not the first alone (a short first sequence on a
+    // loaded machine measured the target as faster than its later sequences ran).
+    let spentMs = 0;
+    let batchesRun = 0;
     let ran = 0;
     const commands = fc.commands(arbitraries, { maxCommands: 40, size: "large" });
     try {
@@ -141,7 +145,10 @@ export const modelCheck: Check = {
             throw err;
           } finally {
             firstBatchMs ||= Date.now() - t;
-            if (given === undefined && deadline === Infinity) deadline = started + Math.max(MODEL_BUDGET_MS, 3 * firstBatchMs * batches);
+            spentMs += Date.now() - t;
+            batchesRun++;
+            // Never shortened: a budget already given stays given.
+            if (given === undefined) deadline = Math.max(deadline === Infinity ? 0 : deadline, started + Math.max(MODEL_BUDGET_MS, 3 * (spentMs / batchesRun) * batches));
           }
         },
         batches,
@@ -156,7 +163,7 @@ export const modelCheck: Check = {
         { ran: () => ran, asked: wanted },
       );
       // Say how many ran, side by side or not, and what bounded them.
-      const budget = given !== undefined ? `the ${given / 1000} s budget (--model-budget-ms)` : `the budget measured on the target (${Math.round((deadline - started) / 1000)} s: three times the first batch's time for each of ${batches} batches)`;
+      const budget = given !== undefined ? `the ${given / 1000} s budget (--model-budget-ms)` : `the budget measured on the target (${Math.round((deadline - started) / 1000)} s: three times the mean batch's time for each of ${batches} batches)`;
       ctx.note(`model: ${ran} of ${wanted} sequences ran, ${workers} at a time${workers > 1 ? ", each worker in a project of its own" : ""}${ran < wanted ? ` within ${budget}` : ""}`);
     } finally {
       for (const slot of slots) {

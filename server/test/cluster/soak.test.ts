@@ -113,11 +113,15 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
     receivers.push(...forwards);
     const stateDir = mkdtempSync(join(tmpdir(), "soak-listen-"));
     const listenerExits: string[] = [];
+    // The end of each listener's own log (its event lines and its reconnections), printed with a failure about it.
+    const listenerLogs = tenants.map(() => "");
     let stopping = false;
     tenants.forEach((t, i) => {
-      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "server/src/cli.ts"), "listen", "--base-url", proxy.base, "--api-key", t.key, "--forward-to", forwards[i].url, "--state-file", join(stateDir, `${t.name}.json`)], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "server/src/cli.ts"), "listen", "--base-url", proxy.base, "--api-key", t.key, "--forward-to", forwards[i].url, "--state-file", join(stateDir, `${t.name}.json`)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
       let errors = "";
-      child.stderr!.on("data", (d) => (errors += d));
+      const keep = (d: Buffer) => (listenerLogs[i] = (listenerLogs[i] + d).slice(-6_000));
+      child.stdout!.on("data", keep);
+      child.stderr!.on("data", (d) => ((errors += d), keep(d)));
       // A listener that stops before the end is a failure of its own, with what it said.
       child.once("exit", (code) => {
         if (!stopping) listenerExits.push(`${t.name}: api-sandbox listen exited ${code}: ${errors.slice(-2_000)}`);
@@ -160,7 +164,12 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
     })();
     await Promise.all([...writers, killer]);
     // Drain: every retry chain ends within the sum of the delays plus a timeout per attempt.
+    const ended = Date.now();
     await sleep(DELAYS.reduce((a, b) => a + b, 0) + 4 * 1_500 + 3_000);
+    // `api-sandbox listen` forwards one event at a time and reports each to the sandbox: on a loaded machine it may
+    // still be working through the last ones. Nothing it has not forwarded within a minute more is waited for.
+    const unforwarded = (i: number) => [...tenants[i].acked.keys()].filter((id) => !forwards[i].received.some((r) => r.interviewId === id));
+    await waitFor("every acknowledged event forwarded by api-sandbox listen", () => (tenants.every((_, i) => unforwarded(i).length === 0) ? true : undefined), 60_000, 250).catch(() => undefined);
     for (const l of raw) l.stop();
     stopping = true;
     expect(listenerExits).toEqual([]);
@@ -224,7 +233,9 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
       expect(l.resets, `${t.name}: stream resets`).toEqual([]);
       // `api-sandbox listen` forwarded every event, none twice, across every process it was sent to.
       const forwarded = fwd.received.map((r) => r.interviewId);
-      expect([...t.acked.keys()].filter((id) => !forwarded.includes(id)), `${t.name}: events api-sandbox listen never forwarded`).toEqual([]);
+      const never = [...t.acked.keys()].filter((id) => !forwarded.includes(id));
+      const when = never.map((id) => `${id} acknowledged ${Math.round((ended - t.acked.get(id)!) / 1000)} s before the writers stopped`);
+      expect(never, `${t.name}: events api-sandbox listen never forwarded (${when.join("; ")}); the end of its log:\n${listenerLogs[tenants.indexOf(t)]}`).toEqual([]);
       expect(forwarded.length - new Set(forwarded).size, `${t.name}: events api-sandbox listen forwarded twice`).toBe(0);
       const all = [...attempts.values()].flat();
       const lateness = all.filter((a) => a.trigger === "retry" && a.sent_at).map((a) => Date.parse(a.sent_at) - Date.parse(a.scheduled_at));
