@@ -93,6 +93,34 @@ export class Http {
     return serviceSlowness(this.baseUrl, from, to);
   }
 
+  /**
+   * Reads `path` every `everyMs` until the returned stop is awaited: while the suite waits on the service's timers
+   * (retries), how long the service leaves one of these unanswered is the evidence of its own stalls (`slowness`). A
+   * pulse is not one of the run's requests: not counted, logged or tapped.
+   */
+  pulse(path: string, everyMs = 200): () => Promise<void> {
+    let on = true;
+    const url = `${this.baseUrl}${path}`;
+    const headers = { authorization: `Bearer ${this.apiKey}` };
+    const loop = (async () => {
+      while (on) {
+        const sent = Date.now();
+        try {
+          const res = await fetch(url, { headers, signal: AbortSignal.timeout(this.timeoutMs) });
+          await res.arrayBuffer();
+        } catch {
+          // A pulse that fails says nothing a check judges; its time still counts below.
+        }
+        noteAnswerTime(this.baseUrl, sent, `GET ${path.split("?")[0]}`);
+        if (on) await new Promise((res) => setTimeout(res, everyMs));
+      }
+    })();
+    return async () => {
+      on = false;
+      await loop;
+    };
+  }
+
   /** Notes the operation behind `method path` as having answered a 2xx (for the coverage check). */
   private recordSuccess(method: string, path: string, status: number): void {
     if (status < 200 || status >= 300) return;

@@ -123,4 +123,31 @@ describe("the model's judgement of deliveries", () => {
       service.close();
     }
   });
+
+  it("reads the service itself while it waits on retries, so a stall with no request of the run in flight is seen", async () => {
+    // The counterexample from CI (seed 1734729283): a retry 7.1 s late for a 1.2 s delay while the whole machine
+    // stalled, and no request of the sequence was in flight to show it. Here the service answers every read `stallMs`
+    // late and the run sends none of its own: only watchSchedule's pulse can see it.
+    let stallMs = 0;
+    const service = createServer((_req, res) => void setTimeout(() => res.end("{}"), stallMs));
+    await new Promise<void>((ok) => service.listen(0, "127.0.0.1", ok));
+    try {
+      const http = new Http(`http://127.0.0.1:${(service.address() as AddressInfo).port}`, "k", contract, 10_000);
+      const run = async (ms: number) => {
+        stallMs = ms;
+        const failed: string[] = [];
+        const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
+        const failedAt = Date.now();
+        const first = { ...delivery("/hook/m1/a", "s1"), at: failedAt - 5, startedAt: failedAt - 5, answeredAt: failedAt };
+        const retry = { ...delivery("/hook/m1/a", "s1"), at: failedAt + 2_005, startedAt: failedAt + 2_005 };
+        const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http, receiver: { deliveries: [first, retry] } } as unknown as World;
+        await watchSchedule(newModel(1), w, ID, [RESET]);
+        return { failed, requests: http.count };
+      };
+      expect(await run(10)).toEqual({ failed: ["model.retries"], requests: 0 });
+      expect(await run(1_700)).toEqual({ failed: [], requests: 0 });
+    } finally {
+      service.close();
+    }
+  });
 });

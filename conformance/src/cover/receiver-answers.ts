@@ -73,20 +73,13 @@ export const receiverAnswers: Unit = {
     // While the attempts and retries come, a light read of the service every 200 ms: how long it leaves one unanswered
     // is the evidence of its own stalls (a starved service starts a timeout's clock long before it connects, and
     // retries late), which the timing judgements below allow for (Http.slowness).
-    let watching = true;
-    const heartbeat = (async () => {
-      while (watching) {
-        await env.http.req(`/v1/interviews/${planted[0].id}`).catch(() => undefined);
-        await new Promise((res) => setTimeout(res, 200));
-      }
-    })();
+    const stopPulse = env.http.pulse(`/v1/interviews/${planted[0].id}`);
     try {
       await until(() => planted.every((p) => of(p.id).length >= 1), firstWait);
       await until(() => planted.every((p) => of(p.id).length >= due(p.answers)), retryWait);
       await new Promise((res) => setTimeout(res, sequenceWindow(delays[0] ?? 0)[1]));
     } finally {
-      watching = false;
-      await heartbeat;
+      await stopPulse();
     }
     for (const p of planted) {
       const got = of(p.id);

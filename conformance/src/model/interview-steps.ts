@@ -125,9 +125,16 @@ export async function watchSchedule(m: Model, w: World, id: string, answers: num
   const timeoutMs = w.ctx.options.webhookTimeoutMs ?? 10_000;
   const schedule = delays.slice(0, want - 1).reduce((a, b) => a + sequenceWindow(b)[1], 0) + answers.filter((a) => a === TIMEOUT).length * timeoutMs;
   const deadline = Date.now() + (w.ctx.options.webhookWaitMs ?? 35_000) + schedule;
-  while (deliveriesOf(m, w, id).length < want && Date.now() < deadline) await sleep(25);
-  // A little longer, so an attempt too many has the time to arrive.
-  await sleep(sequenceWindow(delays[Math.min(want - 1, delays.length - 1)] ?? 0)[1]);
+  // While the retries come, the service's own stalls are measured (Http.pulse), as the covering phase does: a retry
+  // late while the service left a read unanswered that long is the machine's doing, not the schedule's.
+  const stopPulse = w.http.pulse(`/v1/interviews/${id}`);
+  try {
+    while (deliveriesOf(m, w, id).length < want && Date.now() < deadline) await sleep(25);
+    // A little longer, so an attempt too many has the time to arrive.
+    await sleep(sequenceWindow(delays[Math.min(want - 1, delays.length - 1)] ?? 0)[1]);
+  } finally {
+    await stopPulse();
+  }
   const got = deliveriesOf(m, w, id);
   const answered = got.map((_, k) => describeAnswer(answers[k] ?? 200));
   // With an attempt left unanswered, the count says whether a timeout was taken for a failure: its own rule.

@@ -4,8 +4,9 @@
  * one), a listener per tenant that reconnects to whichever process is up, and a random process killed with -9 every
  * 20 to 60 s and started again. At the end, judged from the processes' own answers and the receivers' logs:
  * - no acknowledged write is lost;
- * - every event is delivered on its schedule (each retry sent at its scheduled time, each scheduled the configured
- *   delay after the failure before it) and never again after an attempt recorded a 2xx;
+ * - every event is delivered on its schedule (each retry scheduled the configured delay after the failure before it,
+ *   and sent within 2 s of that time beyond the longest a process left a read unanswered meanwhile) and never again
+ *   after an attempt recorded a 2xx;
  * - no stream id repeats, and each listener got every event of its project: `api-sandbox listen` itself, one per
  *   tenant, through the compose file's nginx (with a third upstream) so its stream lands on whichever process is up,
  *   and a raw SSE client that reads the ids;
@@ -162,7 +163,20 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
         say(`killed and restarted process ${i} (kill ${kills})`);
       }
     })();
-    await Promise.all([...writers, killer]);
+    // A light read of every process every 200 ms all along: how long one went unanswered is the machine's stall (CI
+    // shares two cores with the install and conformance matrices), which a retry's lateness is allowed (see below).
+    const pulses: Array<{ sent: number; answered: number }> = [];
+    const pulse = (async () => {
+      while (Date.now() < end) {
+        await Promise.all(procs.map(async (p) => {
+          const sent = Date.now();
+          const r = await call(p.base, "/v1/webhooks", { key: ACME }).catch(() => undefined);
+          if (r) pulses.push({ sent, answered: Date.now() });
+        }));
+        await sleep(200);
+      }
+    })();
+    await Promise.all([...writers, killer, pulse]);
     // Drain: every retry chain ends within the sum of the delays plus a timeout per attempt.
     const ended = Date.now();
     await sleep(DELAYS.reduce((a, b) => a + b, 0) + 4 * 1_500 + 3_000);
@@ -174,9 +188,12 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
     stopping = true;
     expect(listenerExits).toEqual([]);
     for (const l of listeners) l.kill("SIGTERM");
+    say(`longest read a process left unanswered: ${Math.max(0, ...pulses.map((p) => p.answered - p.sent))} ms over ${pulses.length} pulses`);
     say(`${kills} kills; acknowledged: slow ${tenants[0].acked.size}, fast ${tenants[1].acked.size}; refused or cut: ${refused}`);
     expect(kills).toBeGreaterThanOrEqual(Math.floor(SOAK_MS / 60_000));
 
+    // The longest time within [from, to] a process left a pulse unanswered.
+    const stalled = (from: number, to: number) => Math.max(0, ...pulses.map((p) => Math.min(p.answered, to) - Math.max(p.sent, from)));
     for (const [t, l, fwd] of tenants.map((t, i) => [t, raw[i], forwards[i]] as const)) {
       // No acknowledged write lost: every interview answered 201 is there, completed.
       const listed = new Map<string, any>();
@@ -213,9 +230,9 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
           // claim loop's wake-up on a machine CI shares with the install and conformance matrices (the run prints the
           // latest it measured).
           expect(Date.parse(list[n].scheduled_at) - Date.parse(list[n - 1].finished_at), where).toBe(DELAYS[n - 1]);
-          const late = Date.parse(list[n].sent_at) - Date.parse(list[n].scheduled_at);
-          expect(late, where).toBeGreaterThanOrEqual(0);
-          expect(late, where).toBeLessThan(2_000);
+          const [due, sent] = [Date.parse(list[n].scheduled_at), Date.parse(list[n].sent_at)];
+          expect(sent - due, where).toBeGreaterThanOrEqual(0);
+          expect(sent - due, `${where}: sent late, allowing for ${stalled(due, sent)} ms a process left a read unanswered meanwhile`).toBeLessThan(2_000 + stalled(due, sent));
         }
         // Never again after a 2xx: no request of this event reached the receiver after the success was recorded.
         const ok2xx = succeeded[0];
