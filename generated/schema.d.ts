@@ -1633,9 +1633,15 @@ export interface components {
             /**
              * @description When the message was recorded (default: the chat's `created_at` plus its position in milliseconds); neither before
              *     the chat's `created_at` nor in the future. Messages given one instant are listed in the order the list breaks ties
-             *     in, so a page boundary can be planted among them. A message that is not streaming completes at it.
+             *     in, so a page boundary can be planted among them. A message that is not streaming completes at it unless it gives
+             *     `completed_at`.
              */
             created_at?: components["schemas"]["timestamp"];
+            /**
+             * @description When the message finished streaming (`completed_at`; default: its `created_at`), for a message that finished
+             *     after it was recorded; neither before its `created_at` nor in the future, and not with `streaming: true`.
+             */
+            completed_at?: components["schemas"]["timestamp"];
         };
         /** @description A project created on demand: empty (no studies, interviews, releases or chats, no webhook), with its own keys. */
         SimProject: {

@@ -118,7 +118,7 @@ export default defineStates((env) => {
         title: c.title, source: c.source, visibility: c.visibility, is_streaming: c.is_streaming, created_at: c.created_at,
         // Its own validation judges what is not a list of messages with a list of parts: passed on as given.
         messages: Array.isArray(c.messages) ? c.messages.map((m) => ({
-          role: m?.role, parts: Array.isArray(m?.parts) ? m.parts.map(part) : m?.parts, sources: m?.sources, feedback: m?.feedback, usage: m?.usage, streaming: m?.streaming, hidden: m?.hidden, created_at: m?.created_at,
+          role: m?.role, parts: Array.isArray(m?.parts) ? m.parts.map(part) : m?.parts, sources: m?.sources, feedback: m?.feedback, usage: m?.usage, streaming: m?.streaming, hidden: m?.hidden, created_at: m?.created_at, completed_at: m?.completed_at,
         })) : c.messages,
       });
       return { id: made.id, message_ids: made.message_ids };

@@ -75,4 +75,26 @@ describe("planted chat and message fields", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((d: any) => d.field)).toEqual(["messages[0].created_at", "messages[2].created_at"]);
   });
+
+  it("plants a message that finished streaming after it was recorded: completed_at as given, the chat's updated_at its latest", async () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    const t = ANCHOR_MS - 3_600_000;
+    const planted = await api.req("/_sim/chats", { method: "POST", key, body: { created_at: at(t), messages: [
+      { role: "user", parts: text("q"), created_at: at(t + 1_000) },
+      { role: "assistant", parts: text("a"), created_at: at(t + 2_000), completed_at: at(t + 9_500) },
+    ] } });
+    expect(planted.status, planted.text).toBe(201);
+    const messages = (await api.req(`/v1/chats/${planted.body.id}/messages`, { key })).body.data;
+    expect(messages.map((x: any) => [x.created_at, x.completed_at])).toEqual([[at(t + 1_000), at(t + 1_000)], [at(t + 2_000), at(t + 9_500)]]);
+    expect((await api.req(`/v1/chats/${planted.body.id}`, { key })).body.updated_at).toBe(at(t + 9_500));
+    // Never before the message, never in the future, never while it streams: each named.
+    const bad = await api.req("/_sim/chats", { method: "POST", key, body: { created_at: at(t), messages: [
+      { role: "assistant", parts: text("early"), created_at: at(t + 2_000), completed_at: at(t + 1_999) },
+      { role: "assistant", parts: text("ok"), completed_at: at(t + 5_000) },
+      { role: "assistant", parts: text("future"), completed_at: at(ANCHOR_MS + 60_000) },
+      { role: "assistant", parts: text("streaming"), streaming: true, completed_at: at(t + 5_000) },
+    ] } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.map((d: any) => d.field)).toEqual(["messages[0].completed_at", "messages[2].completed_at", "messages[3].completed_at"]);
+  });
 });

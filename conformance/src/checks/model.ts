@@ -120,7 +120,6 @@ export const modelCheck: Check = {
     const started = Date.now();
     let deadline = given !== undefined ? started + given : Infinity;
     let shrinkUntil = Infinity;
-    let firstBatchMs = 0;
     // Every batch's time so far: the budget follows their mean, not the first alone (a short first sequence on a
     // loaded machine measured the target as faster than its later sequences ran).
     let spentMs = 0;
@@ -140,11 +139,11 @@ export const modelCheck: Check = {
             await batch(all, judge);
             ran += all.length;
           } catch (err) {
-            // Shrinking replays whole batches: it gets twice the first batch's time, at least 25 s, and never more.
-            if (shrinkUntil === Infinity) shrinkUntil = Date.now() + Math.max(MODEL_BUDGET_MS, 2 * (firstBatchMs || Date.now() - t));
+            // Shrinking replays whole batches: it gets twice a batch's mean time (this one's, if it is the first), at
+            // least 25 s, and never more.
+            if (shrinkUntil === Infinity) shrinkUntil = Date.now() + Math.max(MODEL_BUDGET_MS, 2 * (batchesRun ? spentMs / batchesRun : Date.now() - t));
             throw err;
           } finally {
-            firstBatchMs ||= Date.now() - t;
             spentMs += Date.now() - t;
             batchesRun++;
             // Never shortened: a budget already given stays given.

@@ -1,12 +1,15 @@
 /**
  * Every enum value of a message, every run, each read back whole: every role with usage recorded (served only on
  * assistant messages), every feedback value, every part type, every tool_use state, tool results erring or not; and
- * every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated), with sources the same;
+ * each message's created_at and completed_at (a message that finished streaming after it was recorded) where the
+ * target plants instants; every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated),
+ * with sources the same;
  * a file recorded without a name (filename null) and citations recorded as an empty list (sources null).
  */
 import type { PlantChatInput } from "../states/types.ts";
 import { firstDifference, sizedString, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
+import { TOOL_STATES as STATES } from "../judge/shown.ts";
 
 type Msg = PlantChatInput["messages"][number];
 type Part = Msg["parts"][number];
@@ -14,7 +17,6 @@ type Part = Msg["parts"][number];
 const USAGE = { input_tokens: 1200, output_tokens: 345, cache_read_input_tokens: 0, cache_creation_input_tokens: null, cost_usd: 0.0123 };
 const ROLES = ["user", "assistant", "system"] as const;
 const FEEDBACK = ["positive", "negative", null] as const;
-const STATES = ["input_available", "output_available", "output_error", "output_denied"] as const;
 
 /** Raw tool transports as the service records them (the suite's names), and the public part each reads as. */
 const RAW_CALLS = ["server_tool_use", "mcp_tool_use"] as const;
@@ -94,7 +96,13 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
   // Citations recorded as an empty list are none: sources reads null ("null when none"), never [].
   msgs.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], sources: [] });
   want.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], feedback: null, usage: null, cls: ["sources empty"] });
-  const chat = await ctx.states.plantChat({ title: "Every role, feedback and part", messages: msgs }, env.project);
+  // Where the target plants instants: each message recorded a second after the one before and finished streaming a
+  // little after it was recorded (completed_at is "when streaming finished", not when recorded), in a chat from ten
+  // minutes ago; each read back to the millisecond.
+  const base = Date.now() - 600_000;
+  const times = msgs.map((_, k) => ({ created_at: new Date(base + (k + 1) * 1_000).toISOString(), completed_at: new Date(base + (k + 1) * 1_000 + 300 + k).toISOString() }));
+  const planted = fields ? msgs.map((m, k) => ({ ...m, ...times[k] })) : msgs;
+  const chat = await ctx.states.plantChat({ title: "Every role, feedback and part", messages: planted, ...(fields ? { created_at: new Date(base).toISOString() } : {}) }, env.project);
   const { items, reply } = await readMessages(env, chat.id);
   env.expect(r["message-whole"], items.length === want.length, `a chat of ${want.length} messages lists ${items.length}`, reply);
   for (const [k, w] of want.entries()) {
@@ -102,11 +110,14 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
     if (!got) continue;
     const predicted = { id: chat.message_ids[k], object: "message", chat_id: chat.id, role: w.role, parts: w.parts, feedback: w.feedback, usage: w.usage, sources: null };
     const gotFields = Object.fromEntries(Object.keys(predicted).map((f) => [f, got[f]]));
-    const differs = firstDifference(gotFields, predicted);
+    // Instants compared as instants: their form is judged apart (fields.timestamps).
+    const instants = fields ? Object.entries(times[k]).filter(([f, t]) => Date.parse(got[f]) !== Date.parse(t)).map(([f, t]) => `${f} is ${JSON.stringify(got[f])}, planted ${t}`) : [];
+    const differs = firstDifference(gotFields, predicted) || instants.join("; ");
     env.expect(r["message-whole"], !differs, `message ${k + 1} (${w.role}, feedback ${w.feedback}${fields ? ", usage recorded" : ""}) reads differently than planted: ${differs}`, reply, { got });
     for (const cls of w.cls) env.reach(cls, r["message-whole"].cites);
   }
   env.reach("every part type and tool state", r["message-whole"].cites);
+  if (fields) env.reach("completed after recorded", r["message-whole"].cites);
 }
 
 async function transports(env: CoverEnv): Promise<void> {
@@ -140,7 +151,7 @@ export const messages: Unit = {
   statements: [...r["message-whole"].cites, ...r["transport-truncated"].cites],
   classes: (ctx) => [
     ...ROLES.map((role) => `role ${role}`),
-    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`)] : []),
+    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded"] : []),
     "every part type and tool state",
     "sources empty",
     ...(ctx.states.has("recorded-parts") ? [...rawParts().classes, "sources at 32768 and 32769 bytes", "internal runtime parts"] : []),

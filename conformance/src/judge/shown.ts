@@ -57,16 +57,18 @@ export const noSourcesAsEmpty = (messages: readonly any[]): any[] => messages.fi
 export const mismatching = (items: readonly any[], filter: Record<string, string | undefined>): any[] =>
   items.filter((i) => Object.entries(filter).some(([k, v]) => v !== undefined && i?.[k] !== v));
 
-const PART_TYPES = ["text", "thinking", "redacted_thinking", "file", "tool_use", "tool_result"];
-const TOOL_STATES = ["input_available", "output_available", "output_error", "output_denied"];
+/** Message: the six public part types, and the four states a `tool_use` part reads. */
+export const PART_TYPES = ["text", "thinking", "redacted_thinking", "file", "tool_use", "tool_result"] as const;
+export const TOOL_STATES = ["input_available", "output_available", "output_error", "output_denied"] as const;
+const isOneOf = (values: readonly string[], v: unknown) => typeof v === "string" && values.includes(v);
 
 /**
  * Message: part types, "discriminated by type", six of them; tool_use.state one of four; redacted_thinking "no other
  * fields": what is wrong with one part, or null.
  */
 export function partProblem(p: any): string | null {
-  if (!PART_TYPES.includes(p?.type)) return `a ${JSON.stringify(p?.type)} part`;
-  if (p.type === "tool_use" && !TOOL_STATES.includes(p.state)) return `a tool_use part with state ${JSON.stringify(p.state)}`;
+  if (!isOneOf(PART_TYPES, p?.type)) return `a ${JSON.stringify(p?.type)} part`;
+  if (p.type === "tool_use" && !isOneOf(TOOL_STATES, p.state)) return `a tool_use part with state ${JSON.stringify(p.state)}`;
   const other = p.type === "redacted_thinking" ? Object.keys(p).filter((k) => k !== "type") : [];
   if (other.length) return `a redacted_thinking part with ${other.join(", ")} (it has no other fields)`;
   return null;

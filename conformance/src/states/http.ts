@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { errorDetails, errorMessage, issueNames, type Http, type Reply } from "../http.ts";
+import { partProblem } from "../judge/shown.ts";
 import type { Capability } from "./capabilities.ts";
 import { answerOf, decide, decideField, Fingerprint, randomSegment, sibling, type Answer, type Decision } from "./evidence.ts";
 import { StateRefused, StateUnsupported, type CreatedProject, type FaultSettings, type PlantChatInput, type PlantedChat, type PlantedInterview, type PlantedStudy, type PlantInterviewInput, type PlantStudyInput, type ProjectRef, type ProviderStates, type StudyStatus } from "./types.ts";
@@ -60,8 +61,9 @@ export function chatCapabilities(input: PlantChatInput): Capability[] {
   const out: Capability[] = [];
   const messages = input.messages ?? [];
   if (messages.some((m) => m.hidden !== undefined)) out.push("hidden-messages");
-  if (messages.some((m) => m.parts.some((p) => !["text", "thinking", "redacted_thinking", "file", "tool_use", "tool_result"].includes(p.type) || (p.type === "tool_use" && !["input_available", "output_available", "output_error", "output_denied"].includes(String((p as { state?: unknown }).state)))))) out.push("recorded-parts");
-  if (input.created_at !== undefined || input.is_streaming !== undefined || messages.some((m) => m.feedback !== undefined || m.usage !== undefined || m.streaming !== undefined)) out.push("chat-fields");
+  // Raw transports and transient states are recorded parts: what the public parts are not.
+  if (messages.some((m) => m.parts.some((p) => partProblem(p) !== null))) out.push("recorded-parts");
+  if (input.created_at !== undefined || input.is_streaming !== undefined || messages.some((m) => m.feedback !== undefined || m.usage !== undefined || m.streaming !== undefined || m.completed_at !== undefined)) out.push("chat-fields");
   return out;
 }
 

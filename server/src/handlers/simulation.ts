@@ -131,7 +131,9 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
       const visibility = VISIBILITY[body.visibility ?? "visible"];
       // One millisecond apart unless a message gives its own instant (a tie planted for a page boundary among them).
       const instants = body.messages.map((m, n) => (m.created_at === undefined ? now + n : Date.parse(m.created_at)));
-      const wrong = instantIssues(body.messages, instants, now, clock.now());
+      // When each finished streaming: its own completed_at, or when it was recorded; null while streaming.
+      const finished = body.messages.map((m, n) => (m.streaming ? null : m.completed_at === undefined ? instants[n] : Date.parse(m.completed_at)));
+      const wrong = instantIssues(body.messages, instants, finished, now, clock.now());
       if (wrong.length) throw invalidParameters(wrong);
       const chat: StoredChat = {
         id: randomUUID(),
@@ -140,7 +142,7 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         source: body.source === undefined ? "web" : body.source,
         is_streaming: body.is_streaming === undefined ? false : body.is_streaming,
         created_at: iso(now),
-        updated_at: iso(Math.max(now, ...instants)),
+        updated_at: iso(Math.max(now, ...instants, ...finished.map((t) => t ?? now))),
         project_id: project.id,
         visibility,
       };
@@ -154,7 +156,7 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
         feedback: m.feedback ?? null,
         usage: m.usage ?? null,
         created_at: iso(instants[n]),
-        completed_at: m.streaming ? null : iso(instants[n]),
+        completed_at: finished[n] === null ? null : iso(finished[n]!),
         // A hidden branch, or a message the customer would see nothing of (internal parts only), is not a visible message.
         hidden: m.hidden === true || (m.parts.length > 0 && m.parts.every((p) => publicPart(p as RawPart) === null)),
         metadata: { session_id: "sim", model: "sim", branch_id: null },
@@ -181,14 +183,23 @@ export function simulationHandlers(deps: HandlerDeps): HandlerGroup<SimOps> {
   };
 }
 
-/** Each message given its own instant before the chat's (`chatAt`) or after `now`, as a validation issue naming it. */
-function instantIssues(messages: ReadonlyArray<{ created_at?: string }>, instants: number[], chatAt: number, now: number): ValidationIssue[] {
+/**
+ * Each message given its own instant before the chat's (`chatAt`) or after `now`, and each finished (`finished`)
+ * before it was recorded, in the future or while streaming, as a validation issue naming it.
+ */
+function instantIssues(messages: ReadonlyArray<{ created_at?: string; completed_at?: string; streaming?: boolean }>, instants: number[], finished: Array<number | null>, chatAt: number, now: number): ValidationIssue[] {
   const wrong: ValidationIssue[] = [];
   messages.forEach((m, n) => {
-    if (m.created_at === undefined) return;
-    const field = `messages[${n}].created_at`;
-    if (instants[n] < chatAt) wrong.push({ location: "body", field, message: "must not be before the chat's created_at" });
-    else if (instants[n] > now) wrong.push({ location: "body", field, message: "must not be in the future" });
+    if (m.created_at !== undefined) {
+      const field = `messages[${n}].created_at`;
+      if (instants[n] < chatAt) wrong.push({ location: "body", field, message: "must not be before the chat's created_at" });
+      else if (instants[n] > now) wrong.push({ location: "body", field, message: "must not be in the future" });
+    }
+    if (m.completed_at === undefined) return;
+    const field = `messages[${n}].completed_at`;
+    if (m.streaming) wrong.push({ location: "body", field, message: "must not be given with streaming: true (a streaming message has not finished)" });
+    else if (finished[n]! < instants[n]) wrong.push({ location: "body", field, message: "must not be before the message's created_at" });
+    else if (finished[n]! > now) wrong.push({ location: "body", field, message: "must not be in the future" });
   });
   return wrong;
 }

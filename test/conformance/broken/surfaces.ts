@@ -36,7 +36,7 @@ function fieldUsed(cap: Capability, ex: Request): string | undefined {
   if (ex.path !== "/api/_sim/chats") return undefined;
   if (cap === "hidden-messages") return messages.some((m) => m?.hidden !== undefined) ? "messages/hidden" : undefined;
   if (cap === "recorded-parts") return messages.some((m) => (m?.parts ?? []).some((p: any) => !PUBLIC_PARTS.has(p?.type) || (p?.type === "tool_use" && !STATES.has(p?.state)))) ? "messages/parts" : undefined;
-  if (cap === "chat-fields") return ["created_at", "is_streaming"].find((f) => b[f] !== undefined) ?? (messages.some((m) => m?.feedback !== undefined || m?.usage !== undefined || m?.streaming !== undefined) ? "messages/feedback" : undefined);
+  if (cap === "chat-fields") return ["created_at", "is_streaming"].find((f) => b[f] !== undefined) ?? (messages.some((m) => m?.feedback !== undefined || m?.usage !== undefined || m?.streaming !== undefined || m?.completed_at !== undefined) ? "messages/feedback" : undefined);
   return undefined;
 }
 

@@ -122,6 +122,9 @@ export const VIOLATIONS: Violation[] = [
   // And by a tenth (12, 11 caught): the valid key under another scheme than Bearer was only ever sent as Basic.
   { name: "the key under the Token scheme accepted", breaks: "Authentication 1, 4: Authorization: Bearer <API_KEY>; missing, 401", rule: "auth.401", check: "auth",
     find: "const m = /^Bearer ([!-~]+)$/i.exec(h);", replace: "const m = /^(?:Bearer|Token) ([!-~]+)$/i.exec(h);" },
+  // And by a twelfth (15, 14 caught): no message was ever planted finishing after it was recorded.
+  { name: "a message's completed_at served as its created_at", breaks: "Message: completed_at, when streaming finished", rule: "cover.message-whole",
+    find: "created_at: iso(m.createdAt), completed_at: m.completedAt === null ? null : iso(m.completedAt),", replace: "created_at: iso(m.createdAt), completed_at: m.completedAt === null ? null : iso(m.createdAt)," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */

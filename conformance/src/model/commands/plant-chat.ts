@@ -1,5 +1,6 @@
 /** `plantChat`: a chat planted of any visibility, null title or source, with visible, hidden-branch and internal-only messages (as the capabilities allow): listed exactly when visible, its messages walked. */
 import fc from "fast-check";
+import { TOOL_STATES } from "../../judge/shown.ts";
 import { r } from "../rules.ts";
 import type { Model, ModelChat, World } from "../world.ts";
 import type { Capability } from "../../states/capabilities.ts";
@@ -18,7 +19,7 @@ const PUBLIC_PARTS = [
   (n: number) => ({ type: "thinking" as const, thinking: `thinking ${n}` }),
   () => ({ type: "redacted_thinking" as const }),
   (n: number) => ({ type: "file" as const, url: `https://files.example.com/${n}.csv`, media_type: "text/csv", filename: n % 2 ? null : `${n}.csv` }),
-  (n: number) => ({ type: "tool_use" as const, id: `toolu_${n}`, name: "query", summary: "Query", input: { n }, state: (["input_available", "output_available", "output_error", "output_denied"] as const)[n % 4] }),
+  (n: number) => ({ type: "tool_use" as const, id: `toolu_${n}`, name: "query", summary: "Query", input: { n }, state: TOOL_STATES[n % 4] }),
   (n: number) => ({ type: "tool_result" as const, tool_use_id: `toolu_${n}`, content: [{ row: n }], is_error: n % 2 === 1 }),
 ];
 
