@@ -1,5 +1,6 @@
 /**
- * Every status and visibility, every run, and lists predicted whole: studies planted in each status, chats in each
+ * Every status and visibility, every run, and lists predicted whole: studies planted in each status (named with spaces
+ * at both ends, read back as given), chats in each
  * visibility, interviews held started and completed. In a project of its own every list is exactly what the unit
  * planted (ids, order aside); in the run's project, each planted item is where it must be and nowhere else.
  */
@@ -25,7 +26,9 @@ export const lists: Unit = {
   ],
   async run(env) {
     const { ctx } = env;
-    const studies = await Promise.all(STATUSES.map(async (status) => ({ status, id: (await ctx.states.plantStudy({ name: `Status ${status}`, status, weekly_limit: null, monthly_limit: null }, env.project)).id })));
+    // Names with spaces at the start and within (a display name is kept as given, never trimmed: the run's id ends it).
+    const nameOf = (status: string) => `  Status ${status} é😀\t `;
+    const studies = await Promise.all(STATUSES.map(async (status) => ({ status, id: (await ctx.states.plantStudy({ name: nameOf(status), status, weekly_limit: null, monthly_limit: null }, env.project)).id })));
     const listed: string[] = (await env.http.walk("/v1/studies", 100)).items.map((s: any) => s.id);
     const mine = studies.map((s) => s.id);
     const seen = env.own ? listed : listed.filter((id) => mine.includes(id));
@@ -33,7 +36,7 @@ export const lists: Unit = {
     env.expect(r["lists-whole"], JSON.stringify(sorted(seen)) === JSON.stringify(sorted(want)), `GET /v1/studies lists ${JSON.stringify(seen)}${env.own ? " in a project holding only the unit's studies" : " of the unit's studies"}, not exactly the active one ${JSON.stringify(want)}`);
     for (const s of studies) {
       const read = await env.req(`/v1/studies/${s.id}`);
-      env.expect(r["lists-whole"], read.status === 200 && read.body?.status === s.status, `a study planted ${s.status} reads ${read.status} with status ${JSON.stringify(read.body?.status)}`, read);
+      env.expect(r["lists-whole"], read.status === 200 && read.body?.status === s.status && read.body?.name === ctx.states.name(nameOf(s.status)), `a study planted ${s.status} named ${JSON.stringify(ctx.states.name(nameOf(s.status)))} (the run's id added) reads ${read.status} with status ${JSON.stringify(read.body?.status)} and name ${JSON.stringify(read.body?.name)}`, read);
       env.reach(`study ${s.status}`, r["lists-whole"].cites);
     }
     if (ctx.states.has("plant-chat")) {

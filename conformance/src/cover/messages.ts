@@ -1,6 +1,8 @@
 /**
  * Every enum value of a message, every run, each read back whole: every role with usage recorded (served only on
- * assistant messages), every feedback value, every part type, every tool_use state, tool results erring or not; and
+ * assistant messages), every feedback value, every part type, every tool_use state, tool results erring or not; zeros
+ * and empties (no tokens and no cost, a source of 0 rows and an empty query, an empty input, falsy results, empty and
+ * space-padded text); and
  * each message's created_at and completed_at (a message that finished streaming after it was recorded) where the
  * target plants instants; every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated),
  * with sources the same;
@@ -44,6 +46,23 @@ function publicParts(): { planted: Part[]; want: unknown[] } {
   return { planted, want };
 }
 
+const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };
+
+/** Zeros and empties, each a value the API must keep: planted and read the same. */
+function edgeValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
+  const results = ["", 0, false, [], {}].map((content, k) => ({ type: "tool_result", tool_use_id: "toolu_empty", content, is_error: k % 2 === 1 }) as Part);
+  return {
+    parts: [
+      { type: "text", text: "" },
+      { type: "text", text: "  spaces at both ends \t\n" },
+      { type: "thinking", thinking: " " },
+      { type: "tool_use", id: "toolu_empty", name: "noop", summary: "", input: {}, state: "output_available" } as Part,
+      ...results,
+    ],
+    sources: [{ id: "src_zero", description: " ", rows: 0, query: "" }],
+  };
+}
+
 /** Every raw transport and transient state at both sides of the cap: what is planted and what must be read. */
 function rawParts(): { planted: Part[]; want: unknown[]; classes: string[] } {
   const planted: any[] = [];
@@ -80,7 +99,7 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
   const fields = ctx.states.has("chat-fields");
   const { planted: parts, want: wantParts } = publicParts();
   const msgs: Msg[] = [];
-  const want: Array<{ role: string; parts: unknown[]; feedback: unknown; usage: unknown; cls: string[] }> = [];
+  const want: Array<{ role: string; parts: unknown[]; feedback: unknown; usage: unknown; sources?: unknown; cls: string[] }> = [];
   for (const role of ROLES) {
     for (const feedback of fields ? FEEDBACK : [null]) {
       msgs.push({ role, parts: role === "assistant" ? parts : [{ type: "text", text: `a ${role} message` }], ...(fields ? { feedback, usage: USAGE } : {}) });
@@ -93,6 +112,12 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
     msgs.push({ role: "assistant", parts: [{ type: "text", text: "before" }, ...internal, { type: "text", text: "after" }] });
     want.push({ role: "assistant", parts: [{ type: "text", text: "before" }, { type: "text", text: "after" }], feedback: null, usage: null, cls: ["internal runtime parts"] });
   }
+  // Zeros and empties are values, kept as recorded: no token and no cost (0, not null), a source of 0 rows and an empty
+  // query, a tool call with no input ({}), tool results of "", 0, false, [] and {}, empty text and text with spaces at
+  // both ends (never trimmed).
+  const edge = edgeValues();
+  msgs.push({ role: "assistant", parts: edge.parts, sources: edge.sources, ...(fields ? { usage: ZERO_USAGE } : {}) });
+  want.push({ role: "assistant", parts: edge.parts, sources: edge.sources, feedback: null, usage: fields ? ZERO_USAGE : null, cls: ["zeros and empties", ...(fields ? ["usage of zeros"] : [])] });
   // Citations recorded as an empty list are none: sources reads null ("null when none"), never [].
   msgs.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], sources: [] });
   want.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], feedback: null, usage: null, cls: ["sources empty"] });
@@ -108,7 +133,7 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
   for (const [k, w] of want.entries()) {
     const got = items[k];
     if (!got) continue;
-    const predicted = { id: chat.message_ids[k], object: "message", chat_id: chat.id, role: w.role, parts: w.parts, feedback: w.feedback, usage: w.usage, sources: null };
+    const predicted = { id: chat.message_ids[k], object: "message", chat_id: chat.id, role: w.role, parts: w.parts, feedback: w.feedback, usage: w.usage, sources: w.sources ?? null };
     const gotFields = Object.fromEntries(Object.keys(predicted).map((f) => [f, got[f]]));
     // Instants compared as instants: their form is judged apart (fields.timestamps).
     const instants = fields ? Object.entries(times[k]).filter(([f, t]) => Date.parse(got[f]) !== Date.parse(t)).map(([f, t]) => `${f} is ${JSON.stringify(got[f])}, planted ${t}`) : [];
@@ -151,7 +176,8 @@ export const messages: Unit = {
   statements: [...r["message-whole"].cites, ...r["transport-truncated"].cites],
   classes: (ctx) => [
     ...ROLES.map((role) => `role ${role}`),
-    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded"] : []),
+    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "usage of zeros"] : []),
+    "zeros and empties",
     "every part type and tool state",
     "sources empty",
     ...(ctx.states.has("recorded-parts") ? [...rawParts().classes, "sources at 32768 and 32769 bytes", "internal runtime parts"] : []),

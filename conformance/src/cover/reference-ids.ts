@@ -1,7 +1,7 @@
 /**
  * Every class of string a reference id may be, every run: ASCII, beyond the BMP, combining marks, case twins, a `%`
  * followed by two hex digits beside the text it would decode to (and the same encoded twice), `+` beside a space, `&`,
- * `=`, `#`, `/`, `?`, and a long one. Each is read back, and the reference_id filter must list exactly its own
+ * `=`, `#`, `/`, `?`, spaces at the ends beside the trimmed twin, and a long one. Each is read back, and the reference_id filter must list exactly its own
  * interview, once. Through the study's link (when the target takes one) the encoded value must decode exactly once.
  */
 import { propertySchema, stringDomain } from "./domain.ts";
@@ -19,6 +19,8 @@ export const REFERENCE_CLASSES: Record<string, string[]> = {
   "& and =": ["ref_a&b=c"],
   "#, / and ?": ["ref_#frag/x?y"],
   long: [`ref_${"long".repeat(50)}`],
+  // A value is kept as given: never trimmed, in the read or in the filter.
+  "spaces at the ends": [" ref_spaced ", "ref_spaced", "ref_tab\t"],
 };
 
 /** The classes also opened through the study's link (where a second decoding or a `+` read as a space would show). */
@@ -26,7 +28,7 @@ const LINK_CLASSES = ["% and two hex digits", "+ and space", "& and =", "#, / an
 
 export const referenceIds: Unit = {
   name: "reference-ids",
-  doc: "interviews tagged with a reference id of every class (ASCII, beyond the BMP, combining marks, case twins, %XX beside its decoding, + beside a space, &, =, #, /, long): read back exactly, and the filter lists exactly its own; the link's value decoded once",
+  doc: "interviews tagged with a reference id of every class (ASCII, beyond the BMP, combining marks, case twins, %XX beside its decoding, + beside a space, &, =, #, /, spaces at the ends, long): read back exactly, and the filter lists exactly its own; the link's value decoded once",
   needs: ["plant-study", "plant-interview"],
   statements: [...r["reference-exact"].cites, ...r["link-reference"].cites],
   classes: (ctx) => [...Object.keys(REFERENCE_CLASSES), "drawn from the domain", ...(ctx.states.has("interview-link") ? LINK_CLASSES.map((c) => `link: ${c}`) : [])],

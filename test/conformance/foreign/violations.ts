@@ -125,6 +125,19 @@ export const VIOLATIONS: Violation[] = [
   // And by a twelfth (15, 14 caught): no message was ever planted finishing after it was recorded.
   { name: "a message's completed_at served as its created_at", breaks: "Message: completed_at, when streaming finished", rule: "cover.message-whole",
     find: "created_at: iso(m.createdAt), completed_at: m.completedAt === null ? null : iso(m.completedAt),", replace: "created_at: iso(m.createdAt), completed_at: m.completedAt === null ? null : iso(m.createdAt)," },
+  // And by a thirteenth (15, 9 caught): zeros, empties and spaces at a value's ends were never planted.
+  { name: "a cost of 0 served as null", breaks: "Usage: cost_usd, number or null", rule: "cover.message-whole",
+    find: "cost_usd: typeof u.cost_usd === 'number' && Number.isFinite(u.cost_usd) ? u.cost_usd : null,", replace: "cost_usd: u.cost_usd ? u.cost_usd : null," },
+  { name: "a source of 0 rows served as null", breaks: "Source entry: rows, integer or null, row count when available", rule: "cover.message-whole",
+    find: "rows: Number.isInteger(s.rows) ? s.rows : null,", replace: "rows: s.rows ? s.rows : null," },
+  { name: "an empty tool input served as null", breaks: "Part types: tool_use input (object, tool-specific); null only when truncated", rule: "cover.message-whole",
+    find: "input: raw.input ?? {}, state:", replace: "input: raw.input && Object.keys(raw.input).length ? raw.input : null, state:" },
+  { name: "a falsy tool result served as null", breaks: "Part types: tool_result content (tool-specific); null only when truncated", rule: "cover.message-whole",
+    find: "content: raw.content === undefined ? null : raw.content,", replace: "content: raw.content || null," },
+  { name: "text parts trimmed", breaks: "Part types: text (string)", rule: "cover.message-whole",
+    find: "case 'text': return { type: 'text', text: p.text };", replace: "case 'text': return { type: 'text', text: p.text.trim() };" },
+  { name: "study names trimmed", breaks: "Study: name, display name", rule: "cover.lists-whole",
+    find: "id: s.id, object: 'study', name: s.name, status:", replace: "id: s.id, object: 'study', name: s.name.trim(), status:" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
