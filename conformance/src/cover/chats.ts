@@ -1,6 +1,6 @@
 /**
  * Every visible field of a chat, every run, read back whole: every example source (`web`, `analyst`, `mcp`) and none,
- * a title and none, and where the target plants them, `is_streaming` true, false and null and a creation instant chosen
+ * a title (beyond ASCII, empty, padded with a CRLF and a decomposed accent) and none, and where the target plants them, `is_streaming` true, false and null and a creation instant chosen
  * to the millisecond. Each chat's retrieval is predicted whole (`updated_at` aside: not before its created_at), and in
  * a project of the unit's own the list is exactly these chats, newest created_at first, without message_count. One of
  * them has no message at all: still a visible chat, listed, with message_count 0.
@@ -10,7 +10,9 @@ import { r } from "./rules.ts";
 
 const SOURCES = ["web", "analyst", "mcp", null] as const;
 const STREAMING = [true, false, null, false] as const;
-const TITLES = ["Chat über Exporte 😀", null, "plain title", null] as const;
+/** Titles kept exactly as given: beyond ASCII, empty, and padded with a CRLF, a decomposed accent and mixed case. */
+const TITLES = ["Chat über Exporte 😀", "", "  Plain\r\nTitle e\u0301 ", null] as const;
+const titleClass = (t: string | null) => (t === null ? "title null" : t === "" ? "title empty" : t.trim() === t ? "title text" : "title padded, CRLF and decomposed");
 /** The chat planted without messages. */
 const EMPTY = 3;
 
@@ -30,7 +32,7 @@ async function plant(env: CoverEnv, k: number, fields: boolean, t0: number): Pro
   const input = { title, source, messages, ...(fields ? { is_streaming: STREAMING[k], created_at: created } : {}) };
   const chat = await env.ctx.states.plantChat(input, env.project);
   const want: Record<string, unknown> = { id: chat.id, object: "chat", title, source, message_count: messages.length, ...(fields ? { is_streaming: STREAMING[k], created_at: created } : {}) };
-  const cls = [`source ${source}`, `title ${title === null ? "null" : "text"}`, ...(fields ? [`is_streaming ${STREAMING[k]}`, "created_at chosen"] : [])];
+  const cls = [`source ${source}`, titleClass(title), ...(fields ? [`is_streaming ${STREAMING[k]}`, "created_at chosen"] : [])];
   return { id: chat.id, want, cls };
 }
 
@@ -44,7 +46,7 @@ export const chats: Unit = {
   doc: "every example source and none, a title and none, is_streaming true, false and null, a chosen creation instant, no messages at all: each chat read back whole (message_count 0 for the empty one, listed all the same), the list exactly them, newest first, without message_count",
   needs: ["plant-chat"],
   statements: [...r["chat-whole"].cites],
-  classes: (ctx) => [...new Set([...SOURCES.map((s) => `source ${s}`), "title text", "title null", "no messages", ...(ctx.states.has("chat-fields") ? ["is_streaming true", "is_streaming false", "is_streaming null", "created_at chosen"] : [])])],
+  classes: (ctx) => [...new Set([...SOURCES.map((s) => `source ${s}`), ...TITLES.map(titleClass), "no messages", ...(ctx.states.has("chat-fields") ? ["is_streaming true", "is_streaming false", "is_streaming null", "created_at chosen"] : [])])],
   async run(env) {
     const fields = env.ctx.states.has("chat-fields");
     const t0 = Date.now();

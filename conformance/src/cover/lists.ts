@@ -26,8 +26,9 @@ export const lists: Unit = {
   ],
   async run(env) {
     const { ctx } = env;
-    // Names with spaces at the start and within (a display name is kept as given, never trimmed: the run's id ends it).
-    const nameOf = (status: string) => `  Status ${status} é😀\t `;
+    // Names with spaces at the start and within, a decomposed accent and mixed case: kept as given, never trimmed or
+    // normalized (the run's id ends it).
+    const nameOf = (status: string) => `  Status ${status} e\u0301 É😀\t `;
     const studies = await Promise.all(STATUSES.map(async (status) => ({ status, id: (await ctx.states.plantStudy({ name: nameOf(status), status, weekly_limit: null, monthly_limit: null }, env.project)).id })));
     const listed: string[] = (await env.http.walk("/v1/studies", 100)).items.map((s: any) => s.id);
     const mine = studies.map((s) => s.id);

@@ -55,8 +55,11 @@ function edgeValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
     parts: [
       { type: "text", text: "" },
       { type: "text", text: "  spaces at both ends \t\n" },
+      // Kept byte for byte: a CRLF not folded to LF, a decomposed accent not composed, case kept.
+      { type: "text", text: "CRLF\r\nline, e\u0301 decomposed, MiXeD" },
       { type: "thinking", thinking: " " },
-      { type: "tool_use", id: "toolu_empty", name: "noop", summary: "", input: {}, state: "output_available" } as Part,
+      { type: "tool_use", id: "toolu_empty", name: "NoOp_Tool", summary: "", input: {}, state: "output_available" } as Part,
+      { type: "file", url: "https://files.example.com/empty-name", media_type: "text/plain", filename: "" },
       ...results,
     ],
     sources: [{ id: "src_zero", description: " ", rows: 0, query: "" }],
@@ -113,8 +116,8 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
     want.push({ role: "assistant", parts: [{ type: "text", text: "before" }, { type: "text", text: "after" }], feedback: null, usage: null, cls: ["internal runtime parts"] });
   }
   // Zeros and empties are values, kept as recorded: no token and no cost (0, not null), a source of 0 rows and an empty
-  // query, a tool call with no input ({}), tool results of "", 0, false, [] and {}, empty text and text with spaces at
-  // both ends (never trimmed).
+  // query, a tool call with no input ({}) and a mixed-case name, tool results of "", 0, false, [] and {}, a file named
+  // "" (not null), empty text and text with spaces at both ends, a CRLF and a decomposed accent (never normalized).
   const edge = edgeValues();
   msgs.push({ role: "assistant", parts: edge.parts, sources: edge.sources, ...(fields ? { usage: ZERO_USAGE } : {}) });
   want.push({ role: "assistant", parts: edge.parts, sources: edge.sources, feedback: null, usage: fields ? ZERO_USAGE : null, cls: ["zeros and empties", ...(fields ? ["usage of zeros"] : [])] });

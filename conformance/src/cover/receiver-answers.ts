@@ -40,9 +40,10 @@ export const receiverAnswers: Unit = {
     const delays = ctx.options.webhookRetryDelaysMs;
     const timeoutMs = ctx.options.webhookTimeoutMs ?? 10_000;
     // Two languages: one interview runs in the second, so a payload that takes the study's first language shows.
-    const study = await ctx.states.plantStudy({ name: NON_ASCII, weekly_limit: null, monthly_limit: null, supported_languages: ["en", "de"] }, env.project);
+    // Spaces before it: the payload's study_name is the name as given, never trimmed.
+    const study = await ctx.states.plantStudy({ name: `  ${NON_ASCII}`, weekly_limit: null, monthly_limit: null, supported_languages: ["en", "de"] }, env.project);
     // The name as planted (the run's id appended): the payload must carry it byte for byte.
-    const name = ctx.states.name(NON_ASCII);
+    const name = ctx.states.name(`  ${NON_ASCII}`);
     const hook = await env.hook("answers");
     if (!hook) return;
     // The 2xx one opened through a respondent-specific link where the target plants one: its payload names the respondent.

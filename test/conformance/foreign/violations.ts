@@ -138,6 +138,23 @@ export const VIOLATIONS: Violation[] = [
     find: "case 'text': return { type: 'text', text: p.text };", replace: "case 'text': return { type: 'text', text: p.text.trim() };" },
   { name: "study names trimmed", breaks: "Study: name, display name", rule: "cover.lists-whole",
     find: "id: s.id, object: 'study', name: s.name, status:", replace: "id: s.id, object: 'study', name: s.name.trim(), status:" },
+  // And by a fourteenth (12, 3 caught): no planted text had an empty value, a CRLF, a decomposed accent or mixed case.
+  { name: "an empty chat title served as null", breaks: "Chat: title, string or null; null if not titled", rule: "cover.chat-whole",
+    find: "title: f.title ?? null, source: f.source ?? null,", replace: "title: f.title || null, source: f.source ?? null," },
+  { name: "chat titles trimmed", breaks: "Chat: title, string", rule: "cover.chat-whole",
+    find: "const out = { id: c.id, object: 'chat', title: c.title,", replace: "const out = { id: c.id, object: 'chat', title: c.title?.trim() ?? null," },
+  { name: "an empty file name served as null", breaks: "Part types: file filename (string or null; null if none given)", rule: "cover.message-whole",
+    find: "filename: p.filename ?? null };", replace: "filename: p.filename || null };" },
+  { name: "CRLF in text folded to LF", breaks: "Part types: text (string)", rule: "cover.message-whole",
+    find: "case 'text': return { type: 'text', text: p.text };", replace: "case 'text': return { type: 'text', text: p.text.replace(/\\r\\n/g, '\\n') };" },
+  { name: "text composed (NFC)", breaks: "Part types: text (string)", rule: "cover.message-whole",
+    find: "case 'text': return { type: 'text', text: p.text };", replace: "case 'text': return { type: 'text', text: p.text.normalize('NFC') };" },
+  { name: "tool names lower-cased", breaks: "Part types: tool_use name (string)", rule: "cover.message-whole",
+    find: "const out = { type: 'tool_use', id: raw.id, name: raw.name,", replace: "const out = { type: 'tool_use', id: raw.id, name: raw.name.toLowerCase()," },
+  { name: "study names composed (NFC)", breaks: "Study: name, display name", rule: "cover.lists-whole",
+    find: "id: s.id, object: 'study', name: s.name, status:", replace: "id: s.id, object: 'study', name: s.name.normalize('NFC'), status:" },
+  { name: "the payload's study_name trimmed", breaks: "Events: data.study_name, matches the study", rule: "cover.payload-whole",
+    find: "interview_id: iv.id, study_id: study.id, study_name: study.name,", replace: "interview_id: iv.id, study_id: study.id, study_name: study.name.trim()," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
