@@ -21,7 +21,7 @@ const r = rules("windows", {
   // holds no interview two months old, whatever its edges.
   "monthly-period": seed("Study: limits.monthly.used, interviews used in the current billing period", "an interview created 62 days ago counts in no monthly period that holds now: limits.monthly.used counts at most the interviews of the last 31 days", ["study.monthly-used", "limits.caps"]),
   monthly: contract("usage windows: the calendar month in UTC", "an interview created at the last millisecond of last month does not count in limits.monthly.used; one at the first millisecond of this month does"),
-  "zero-cap": seed("States and transitions: derived rule, accepting_responses; Study: limits.*.limit", "a study with a weekly or monthly cap of 0 is not accepting responses", ["states.accepting", "limits.caps", "study.accepting"]),
+  "zero-cap": seed("States and transitions: derived rule, accepting_responses; Study: limits.*.limit", "a study with a weekly or monthly cap of 0 is not accepting responses, and reads its cap as 0 (null is unlimited)", ["states.accepting", "limits.caps", "study.accepting"]),
   statuses: seed("States and transitions: Study status, derived rule; Endpoints: GET /v1/studies lists active studies", "only active studies are listed and accept responses; paused and draft studies are neither, and every status reads back as planted", ["states.study", "states.accepting", "endpoints.list-studies", "study.status"]),
   "never-configured": seed("Errors 3: GET /v1/webhooks returns 404 when no webhook is configured", "a project that never configured a webhook gets 404 from GET /v1/webhooks", ["errors.webhook-404", "endpoints.get-webhook"]),
   "fresh-lists": seed("List envelope; Authentication 3: a key is scoped to a single project", "a project with no data lists nothing: every list is empty with has_more false", ["auth.scope", "list.has-more"]),
@@ -77,6 +77,9 @@ async function zeroCaps(ctx: Ctx): Promise<void> {
     const s = await plantStudy(ctx, { name: "Zero cap", ...caps });
     const { study, reply } = await usage(ctx, s.id);
     ctx.expect(r["zero-cap"], study?.accepting_responses === false, `a study with ${JSON.stringify(caps)} says accepting_responses=${study?.accepting_responses}; used 0 is not below a limit of 0`, reply);
+    // A cap of 0 is a cap, not "unlimited": it reads back 0, never null.
+    const read = { weekly_limit: study?.limits?.weekly?.limit, monthly_limit: study?.limits?.monthly?.limit };
+    ctx.expect(r["zero-cap"], read.weekly_limit === caps.weekly_limit && read.monthly_limit === caps.monthly_limit, `a study planted with ${JSON.stringify(caps)} reads limits ${JSON.stringify(read)}: a cap of 0 reads 0 (null is unlimited)`, reply);
   }
 }
 

@@ -20,6 +20,7 @@ export const lists: Unit = {
   statements: [...r["lists-whole"].cites],
   classes: (ctx) => [
     ...STATUSES.map((s) => `study ${s}`),
+    "questions padded, and none",
     ...(ctx.states.has("plant-chat") ? VISIBILITIES.map((v) => `chat ${v}`) : []),
     ...(ctx.states.has("plant-interview", "hold", "complete") ? ["interview started", "interview completed"] : []),
     ...(ctx.states.has("plant-interview", "hold", "complete", "study-status") ? ["interviews of a study paused", "interviews of a study draft"] : []),
@@ -29,7 +30,9 @@ export const lists: Unit = {
     // Names with spaces at the start and within, a decomposed accent and mixed case: kept as given, never trimmed or
     // normalized (the run's id ends it).
     const nameOf = (status: string) => `  Status ${status} e\u0301 É😀\t `;
-    const studies = await Promise.all(STATUSES.map(async (status) => ({ status, id: (await ctx.states.plantStudy({ name: nameOf(status), status, weekly_limit: null, monthly_limit: null }, env.project)).id })));
+    // Questions kept as given too: padded, with a CRLF and a decomposed accent; and none at all ([], not a default).
+    const questionsOf = (status: string) => (status === "paused" ? [] : [{ text: "  Padded question? " }, { text: "CRLF\r\nquestion e\u0301" }]);
+    const studies = await Promise.all(STATUSES.map(async (status) => ({ status, id: (await ctx.states.plantStudy({ name: nameOf(status), status, weekly_limit: null, monthly_limit: null, questions: questionsOf(status) }, env.project)).id })));
     const listed: string[] = (await env.http.walk("/v1/studies", 100)).items.map((s: any) => s.id);
     const mine = studies.map((s) => s.id);
     const seen = env.own ? listed : listed.filter((id) => mine.includes(id));
@@ -37,9 +40,11 @@ export const lists: Unit = {
     env.expect(r["lists-whole"], JSON.stringify(sorted(seen)) === JSON.stringify(sorted(want)), `GET /v1/studies lists ${JSON.stringify(seen)}${env.own ? " in a project holding only the unit's studies" : " of the unit's studies"}, not exactly the active one ${JSON.stringify(want)}`);
     for (const s of studies) {
       const read = await env.req(`/v1/studies/${s.id}`);
-      env.expect(r["lists-whole"], read.status === 200 && read.body?.status === s.status && read.body?.name === ctx.states.name(nameOf(s.status)), `a study planted ${s.status} named ${JSON.stringify(ctx.states.name(nameOf(s.status)))} (the run's id added) reads ${read.status} with status ${JSON.stringify(read.body?.status)} and name ${JSON.stringify(read.body?.name)}`, read);
+      const questions = questionsOf(s.status);
+      env.expect(r["lists-whole"], read.status === 200 && read.body?.status === s.status && read.body?.name === ctx.states.name(nameOf(s.status)) && JSON.stringify(read.body?.questions) === JSON.stringify(questions), `a study planted ${s.status} named ${JSON.stringify(ctx.states.name(nameOf(s.status)))} (the run's id added) with questions ${JSON.stringify(questions)} reads ${read.status} with status ${JSON.stringify(read.body?.status)}, name ${JSON.stringify(read.body?.name)} and questions ${JSON.stringify(read.body?.questions)}`, read);
       env.reach(`study ${s.status}`, r["lists-whole"].cites);
     }
+    env.reach("questions padded, and none", r["lists-whole"].cites);
     if (ctx.states.has("plant-chat")) {
       const chats = await Promise.all(VISIBILITIES.map(async (visibility) => ({ visibility, id: (await ctx.states.plantChat({ title: `Visibility ${visibility}`, visibility, messages: [{ role: "user", parts: [{ type: "text", text: "hello" }] }] }, env.project)).id })));
       const all: string[] = (await env.http.walk("/v1/chats", 100)).items.map((c: any) => c.id);

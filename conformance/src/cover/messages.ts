@@ -50,7 +50,8 @@ const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens:
 
 /** Zeros and empties, each a value the API must keep: planted and read the same. */
 function edgeValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
-  const results = ["", 0, false, [], {}].map((content, k) => ({ type: "tool_result", tool_use_id: "toolu_empty", content, is_error: k % 2 === 1 }) as Part);
+  // Ids and URLs in mixed case: kept as given.
+  const results = ["", 0, false, [], {}].map((content, k) => ({ type: "tool_result", tool_use_id: "Toolu_Empty", content, is_error: k % 2 === 1 }) as Part);
   return {
     parts: [
       { type: "text", text: "" },
@@ -58,11 +59,11 @@ function edgeValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
       // Kept byte for byte: a CRLF not folded to LF, a decomposed accent not composed, case kept.
       { type: "text", text: "CRLF\r\nline, e\u0301 decomposed, MiXeD" },
       { type: "thinking", thinking: " " },
-      { type: "tool_use", id: "toolu_empty", name: "NoOp_Tool", summary: "", input: {}, state: "output_available" } as Part,
-      { type: "file", url: "https://files.example.com/empty-name", media_type: "text/plain", filename: "" },
+      { type: "tool_use", id: "Toolu_Empty", name: "NoOp_Tool", summary: "", input: {}, state: "output_available" } as Part,
+      { type: "file", url: "https://files.example.com/Empty-Name", media_type: "text/plain", filename: "" },
       ...results,
     ],
-    sources: [{ id: "src_zero", description: " ", rows: 0, query: "" }],
+    sources: [{ id: "Src_Zero", description: " ", rows: 0, query: "" }],
   };
 }
 

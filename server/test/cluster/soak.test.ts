@@ -131,6 +131,10 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
       listeners.push(child);
     });
     const raw = tenants.map((t) => listen(procs.map((p) => p.base), t.key));
+    // No write before every `api-sandbox listen` is on the stream: a fresh listener starts from where the stream stands
+    // when it connects, so an event before that is not its to forward (a CI run saw the first write come while the
+    // CLI was still starting on a loaded machine, 1.5 s after its spawn).
+    await waitFor("every api-sandbox listen on the stream", () => (listenerLogs.every((l) => l.includes("listening on")) ? true : undefined), 60_000, 100);
     await sleep(1_500);
 
     const end = Date.now() + SOAK_MS;
