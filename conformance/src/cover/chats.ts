@@ -1,7 +1,7 @@
 /**
  * Every visible field of a chat, every run, read back whole: every example source (`web`, `analyst`, `mcp`) and none,
- * a title (beyond ASCII, empty, padded with a CRLF and a decomposed accent) and none, and where the target plants them, `is_streaming` true, false and null and a creation instant chosen
- * to the millisecond. Each chat's retrieval is predicted whole (`updated_at` aside: not before its created_at), and in
+ * a title (beyond ASCII, empty, padded with a CRLF and a decomposed accent) and none, and where the target plants
+ * them, `is_streaming` true, false and null and a creation instant chosen to the millisecond. Each chat's retrieval is predicted whole (`updated_at` aside: not before its created_at), and in
  * a project of the unit's own the list is exactly these chats, newest created_at first, without message_count. One of
  * them has no message at all: still a visible chat, listed, with message_count 0.
  */

@@ -1,7 +1,7 @@
 /**
- * Every status and visibility, every run, and lists predicted whole: studies planted in each status (named with spaces
- * at both ends, read back as given), chats in each
- * visibility, interviews held started and completed. In a project of its own every list is exactly what the unit
+ * Every status and visibility, every run, and lists predicted whole: studies planted in each status (their names and
+ * questions read back as given: padded, decomposed, mixed case, and no questions at all), chats in each visibility,
+ * interviews held started and completed. In a project of its own every list is exactly what the unit
  * planted (ids, order aside); in the run's project, each planted item is where it must be and nowhere else.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";

@@ -1,8 +1,8 @@
 /**
  * Every class of string a reference id may be, every run: ASCII, beyond the BMP, combining marks, case twins, a `%`
  * followed by two hex digits beside the text it would decode to (and the same encoded twice), `+` beside a space, `&`,
- * `=`, `#`, `/`, `?`, spaces at the ends beside the trimmed twin, and a long one. Each is read back, and the reference_id filter must list exactly its own
- * interview, once. Through the study's link (when the target takes one) the encoded value must decode exactly once.
+ * `=`, `#`, `/`, `?`, spaces at the ends beside the trimmed twin, and a long one. Each is read back, and the
+ * reference_id filter must list exactly its own interview, once. Through the study's link (when the target takes one) the encoded value must decode exactly once.
  */
 import { propertySchema, stringDomain } from "./domain.ts";
 import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
