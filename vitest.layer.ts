@@ -14,8 +14,9 @@ export function layerConfig(test: { include: string[]; exclude?: string[]; testT
       maxWorkers: 2,
       ...test,
       exclude: ["**/node_modules/**", ...(test.exclude ?? [])],
-      // One temporary root per run, removed at its end even when tests fail (test/support/temp-root.ts).
-      globalSetup: ["test/support/temp-root.ts"],
+      // One temporary root per run, removed at its end even when tests fail (test/support/temp-root.ts); the packages
+      // built from the sources as they stand (test/support/built-packages.ts).
+      globalSetup: ["test/support/temp-root.ts", "test/support/built-packages.ts"],
     },
   });
 }

@@ -13,9 +13,16 @@
  *   at run time are copied to dist/assets/ with their repository paths (see lib/assets.ts).
  * - The contract copies the TypeSpec sources beside the generated documents.
  *
- * Usage: tsx scripts/build-package.ts <package folder>   (run from the package folder by its own scripts)
+ * A build that would change nothing is skipped: every file a build read (tsc's program, esbuild's inputs, the assets,
+ * this script, the package's manifest and tsconfigs, the names of its source files) and the dist/ it wrote are hashed
+ * into node_modules/.cache/build-package/<name>.json, and the next build compares them first. `npm ci` builds the
+ * packages (prepare), and `npm test`, the processes layer, the package matrices and every `npm pack` build them
+ * again: each was 23 s of the 2-core machine for an identical dist/. `--force` builds anyway.
+ *
+ * Usage: tsx scripts/build-package.ts [--force] <package folder>   (run from the package folder by its own scripts)
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, renameSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -91,10 +98,70 @@ const PLANS: Record<string, Plan> = {
 
 const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 
-function tsc(pkg: string, project: string, declarationsOnly: boolean, outDir: string): void {
-  const args = [require.resolve("typescript/bin/tsc"), "-p", join(pkg, project), "--outDir", outDir];
+/** Compiles one project; returns the files its program read (tsc's --listFiles). */
+function tsc(pkg: string, project: string, declarationsOnly: boolean, outDir: string): string[] {
+  const args = [require.resolve("typescript/bin/tsc"), "-p", join(pkg, project), "--outDir", outDir, "--listFiles"];
   if (declarationsOnly) args.push("--emitDeclarationOnly");
-  execFileSync(process.execPath, args, { stdio: "inherit" });
+  let out: string;
+  try {
+    out = execFileSync(process.execPath, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20 });
+  } catch (e) {
+    // tsc prints its errors on stdout, among the listed files.
+    const stdout = String((e as { stdout?: string }).stdout ?? "");
+    process.stdout.write(stdout.split("\n").filter((l) => !/^\/.*\.[cm]?[jt]sx?$/.test(l) && !/^\/.*\.json$/.test(l)).join("\n"));
+    throw e;
+  }
+  return out.split("\n").filter((l) => l.startsWith("/"));
+}
+
+// ---- the up-to-date check
+
+const stampOf = (name: string) => join(root, "node_modules", ".cache", "build-package", `${name}.json`);
+
+/** One hash over the files' paths and contents (a missing file hashes as missing). */
+function hashFiles(files: string[]): string {
+  const h = createHash("sha256");
+  for (const f of [...new Set(files)].sort()) {
+    h.update(`${relative(root, f)}\0`);
+    h.update(existsSync(f) && statSync(f).isFile() ? readFileSync(f) : "\0missing\0");
+  }
+  return h.digest("hex");
+}
+
+/** What a build depends on besides what its compilers report: the script, manifest, tsconfigs, and which files the
+ * package holds (a new file that a tsconfig's include takes in changes the build without changing any file read). */
+function fixedInputs(pkg: string): { files: string[]; names: string } {
+  const files = [fileURLToPath(import.meta.url), join(pkg, "package.json"), join(root, "tsconfig.json"), join(root, "package-lock.json"),
+    ...readdirSync(pkg).filter((f) => /^tsconfig.*\.json$/.test(f)).map((f) => join(pkg, f))];
+  const skip = new Set(["dist", "node_modules", "test", "spec"]);
+  const held = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    skip.has(d.name) || d.name.startsWith(".") ? [] : d.isDirectory() ? held(join(dir, d.name)) : [relative(pkg, join(dir, d.name))]);
+  return { files, names: held(pkg).sort().join("\n") };
+}
+
+interface Stamp { inputs: string[]; inputHash: string; names: string; distHash: string }
+
+function upToDate(name: string, pkg: string): boolean {
+  const file = stampOf(name);
+  if (!existsSync(file) || !existsSync(join(pkg, "dist"))) return false;
+  let stamp: Stamp;
+  try { stamp = JSON.parse(readFileSync(file, "utf8")) as Stamp; } catch { return false; }
+  const fixed = fixedInputs(pkg);
+  return stamp.names === fixed.names && stamp.inputHash === hashFiles(stamp.inputs.map((f) => join(root, f)))
+    && stamp.distHash === hashFiles(walk(join(pkg, "dist")));
+}
+
+/** Records what the build read, unless a file changed while it ran (its dist/ may hold either version: build again). */
+function writeStamp(name: string, pkg: string, read: string[], started: number): void {
+  const fixed = fixedInputs(pkg);
+  const inputs = [...new Set([...read, ...fixed.files])].map((f) => relative(root, f)).sort();
+  if (inputs.some((f) => existsSync(join(root, f)) && statSync(join(root, f)).mtimeMs >= started)) {
+    rmSync(stampOf(name), { force: true });
+    return;
+  }
+  const stamp: Stamp = { inputs, inputHash: hashFiles(inputs.map((f) => join(root, f))), names: fixed.names, distHash: hashFiles(walk(join(pkg, "dist"))) };
+  mkdirSync(dirname(stampOf(name)), { recursive: true });
+  writeFileSync(stampOf(name), JSON.stringify(stamp));
 }
 
 /** Copies the generated type files the declarations name into dist/contract/ and repoints the imports. */
@@ -115,8 +182,9 @@ function selfContainTypes(dist: string): void {
   for (const name of wanted) cpSync(join(root, "generated", `${name}.d.ts`), join(dist, "contract", `${name}.d.ts`));
 }
 
-async function bundle(pkg: string, dist: string, plan: Bundle): Promise<void> {
-  await build({
+/** Bundles the entries; returns the files esbuild read. */
+async function bundle(pkg: string, dist: string, plan: Bundle): Promise<string[]> {
+  const result = await build({
     entryPoints: Object.fromEntries(Object.entries(plan.entries).map(([out, entry]) => [out, join(pkg, entry)])),
     outdir: dist,
     bundle: true,
@@ -130,15 +198,19 @@ async function bundle(pkg: string, dist: string, plan: Bundle): Promise<void> {
     define: { __BUNDLED_ASSETS__: "true" },
     logLevel: "warning",
     legalComments: "linked",
+    metafile: true,
   });
   for (const name of plan.commands ?? []) {
     const file = join(dist, `${name}.js`);
     writeFileSync(file, `#!/usr/bin/env node\n${readFileSync(file, "utf8")}`, { mode: 0o755 });
   }
   for (const asset of plan.assets ?? []) cpSync(join(root, asset), join(dist, "assets", asset), { recursive: true });
+  const assets = (plan.assets ?? []).flatMap((a) => (statSync(join(root, a)).isDirectory() ? walk(join(root, a)) : [join(root, a)]));
+  // esbuild names its inputs relative to the working directory; some carry a namespace prefix (none is a file).
+  return [...Object.keys(result.metafile.inputs).filter((f) => !f.includes(":")).map((f) => resolve(f)), ...assets];
 }
 
-export async function buildPackage(folder: string): Promise<void> {
+export async function buildPackage(folder: string, force = false): Promise<void> {
   const name = basename(resolve(folder));
   const plan = PLANS[name];
   if (!plan) throw new Error(`no build plan for ${name}; known: ${Object.keys(PLANS).join(", ")}`);
@@ -150,17 +222,23 @@ export async function buildPackage(folder: string): Promise<void> {
     console.log(`built ${name}/ (TypeSpec sources copied to ${name}/spec/)`);
     return;
   }
+  if (!force && upToDate(name, pkg)) {
+    console.log(`${name}/dist/ is up to date (nothing it was built from changed)`);
+    return;
+  }
+  const read: string[] = [];
+  const started = Date.now();
   // Built beside dist/ and swapped in at the end: a test reading dist/ while another packs the package (prepack
   // builds) never finds it half-written or gone.
   const final = join(pkg, "dist");
   const dist = join(pkg, `.dist-build-${process.pid}`);
   rmSync(dist, { recursive: true, force: true });
-  if (plan.tsc) for (const project of plan.projects ?? ["tsconfig.build.json"]) tsc(pkg, project, plan.tsc === "declarations", dist);
+  if (plan.tsc) for (const project of plan.projects ?? ["tsconfig.build.json"]) read.push(...tsc(pkg, project, plan.tsc === "declarations", dist));
   if (existsSync(dist)) selfContainTypes(dist);
   // A package whose root is CommonJS (mobile: Expo require()s its app.plugin.js) keeps its ES module sources' type
   // in src/package.json; the compiled output carries it along.
   if (plan.tsc && existsSync(join(pkg, "src", "package.json"))) cpSync(join(pkg, "src", "package.json"), join(dist, "package.json"));
-  if (plan.bundle) await bundle(pkg, dist, plan.bundle);
+  if (plan.bundle) read.push(...(await bundle(pkg, dist, plan.bundle)));
   if (plan.cjs) {
     await build({
       entryPoints: Object.fromEntries(Object.entries(plan.cjs.entries).map(([out, entry]) => [out, join(dist, entry)])),
@@ -178,10 +256,12 @@ export async function buildPackage(folder: string): Promise<void> {
   if (existsSync(final)) renameSync(final, old);
   renameSync(dist, final);
   rmSync(old, { recursive: true, force: true });
+  writeStamp(name, pkg, read, started);
   console.log(`built ${name}/dist/`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const targets = process.argv.slice(2);
-  for (const t of targets.length ? targets : [process.cwd()]) await buildPackage(t);
+  const force = process.argv.includes("--force");
+  const targets = process.argv.slice(2).filter((a) => a !== "--force");
+  for (const t of targets.length ? targets : [process.cwd()]) await buildPackage(t, force);
 }

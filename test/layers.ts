@@ -21,8 +21,9 @@ export const LAYERS = {
       "server/test/start.test.ts", "server/test/webhooks-burst.test.ts", "server/test/readme-examples.test.ts", "server/test/log-levels.test.ts", "server/mock/test/mock.test.ts",
       "sdk/test/sdk.test.ts", "docs/test/docs.test.ts", "mobile/test/web-browser.test.ts", "mobile/test/timeout-under-gc.test.ts", "receiver/test/web.test.ts",
       "metrics/test/metrics-cli.test.ts", "metrics/test/metrics-cli-numbers.test.ts", "test/conformance/prism.test.ts", "bench/test/against.test.ts",
+      "test/build/build-package.test.ts",
     ],
-    proves: "the commands as people run them, as real processes: the sandbox's start, signals, restarts with kill -9, slow clients and memory under load; Prism; the API reference page and the web client in Chromium; the receiver's examples; the metrics command on every kind of input",
+    proves: "the commands as people run them, as real processes: the sandbox's start, signals, restarts with kill -9, slow clients and memory under load; Prism; the API reference page and the web client in Chromium; the receiver's examples; the metrics command on every kind of input; a package's build skipped only while nothing it was built from changed",
     needs: "Chromium (Debian's, installed by scripts/docs/install-chromium.sh)",
   },
   conformance: {
@@ -32,8 +33,8 @@ export const LAYERS = {
   },
   foreign: {
     // Nine minutes at 2% of one core (13.9 s user, 1.6 s system over 540 s): it waits on the seed's own timings, so it
-    // runs beside every other layer (scripts/test/all.sh), where the load moves nothing it judges (its windows are
-    // seconds wide: a fifth of a 1-minute delay).
+    // runs beside every other layer (scripts/test/all.sh, with the cluster layer after it), where the load moves nothing
+    // it judges (its windows are seconds wide: a fifth of a 1-minute delay).
     // The proxy's file (half a minute of both cores) runs in the other worker from the start, while `npm test` builds
     // and type-checks on one core: off the conformance layer, which bounds the last lane.
     files: ["test/conformance/foreign-default.test.ts", "test/proxy/proxy-foreign.test.ts"],

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareVariants, MetricInputError } from "../src/index.ts";
 import type { MetricResult, MetricType, VariantResult } from "../src/types.ts";
+import { METRICS_CLI } from "./command.ts";
 
 /** A result built from per-user values, as the engines would report them. */
 function result(metric: MetricType, arms: Record<string, number[]>): MetricResult {
@@ -97,7 +98,7 @@ describe("compareVariants statistics", () => {
     const dir = mkdtempSync(join(tmpdir(), "metrics-confidence-"));
     writeFileSync(join(dir, "x.csv"), "user_id,variant,exposed_at\na,control,2026-01-01T00:00:00Z\nb,control,2026-01-01T00:00:00Z\nc,treatment,2026-01-01T00:00:00Z\nd,treatment,2026-01-01T00:00:00Z\n");
     writeFileSync(join(dir, "e.csv"), "user_id,event,timestamp\na,buy,2026-01-02T00:00:00Z\nc,buy,2026-01-02T00:00:00Z\nd,buy,2026-01-02T00:00:00Z\n");
-    const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", "--definition", '{"type":"conversion","event":"buy"}', "--exposures", join(dir, "x.csv"), "--events", join(dir, "e.csv"), "--as-of", "2026-02-01T00:00:00Z", "--control", "control", "--treatment", "treatment", ...args], { encoding: "utf8" });
+    const run = (...args: string[]) => spawnSync(process.execPath, [METRICS_CLI, "--definition", '{"type":"conversion","event":"buy"}', "--exposures", join(dir, "x.csv"), "--events", join(dir, "e.csv"), "--as-of", "2026-02-01T00:00:00Z", "--control", "control", "--treatment", "treatment", ...args], { encoding: "utf8" });
     const ok = run("--confidence", "0.9");
     expect(ok.status, ok.stderr).toBe(0);
     const [comparison] = JSON.parse(ok.stdout).comparisons;

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { schemaFile, schemaText } from "../scripts/definition-schema.ts";
 import { definitionSchema } from "../src/definition-schema.ts";
 import { MetricInputError, validateDefinition } from "../src/validate.ts";
+import { METRICS_CLI } from "./command.ts";
 
 const require = createRequire(import.meta.url);
 const Ajv2020 = require("ajv/dist/2020.js").default;
@@ -66,7 +67,7 @@ describe("metric definitions", () => {
   });
 
   it("lists every type and field in --help", () => {
-    const help = spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", "--help"], { encoding: "utf8" });
+    const help = spawnSync(process.execPath, [METRICS_CLI, "--help"], { encoding: "utf8" });
     expect(help.status).toBe(0);
     for (const v of definitionSchema.oneOf) {
       expect(help.stdout).toContain(`${v.properties.type.const}:`);

@@ -11,6 +11,7 @@ import { DuckDbMetrics } from "../src/sql/duckdb.ts";
 import type { Dialect } from "../src/sql/generate.ts";
 import { printSql } from "../src/sql/print.ts";
 import type { MetricData, MetricDefinition } from "../src/types.ts";
+import { METRICS_CLI } from "./command.ts";
 
 const DEFINITIONS: MetricDefinition[] = [
   { type: "conversion", event: "purchase", window_days: 3 },
@@ -110,7 +111,7 @@ describe("--print-sql --dialect", () => {
   });
 
   it("is a command-line option printing what printSql prints, refusing an unknown dialect with the list, and needs --print-sql", () => {
-    const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", "--definition", JSON.stringify(DEFINITIONS[0]), ...args], { encoding: "utf8" });
+    const run = (...args: string[]) => spawnSync(process.execPath, [METRICS_CLI, "--definition", JSON.stringify(DEFINITIONS[0]), ...args], { encoding: "utf8" });
     for (const dialect of ["postgres", "bigquery"] as const) {
       const r = run("--print-sql", "--dialect", dialect, "--as-of", new Date(AS_OF).toISOString());
       expect(r.status, r.stderr).toBe(0);

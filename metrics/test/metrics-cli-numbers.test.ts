@@ -6,13 +6,14 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { METRICS_CLI } from "./command.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "metrics-cli-numbers-"));
 const exposures = join(dir, "exposures.csv");
 const events = join(dir, "events.csv");
 writeFileSync(exposures, "user_id,variant,exposed_at\na,control,2026-01-01T00:00:00Z\nb,control,2026-01-01T00:00:00Z\nc,treatment,2026-01-02T00:00:00+02:00\nd,treatment,2026-01-08T00:00:00Z\n");
 writeFileSync(events, "user_id,event,timestamp\na,purchase,2026-01-02T00:00:00Z\nc,purchase,2026-01-03T00:00:00Z\nc,page_view,2026-01-04T00:00:00-05:00\n");
-const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", ...args], { encoding: "utf8" });
+const run = (...args: string[]) => spawnSync(process.execPath, [METRICS_CLI, ...args], { encoding: "utf8" });
 const definition = JSON.stringify({ type: "conversion", event: "purchase", window_days: 7 });
 
 describe("api-metrics: numbers that are not numbers", () => {

@@ -7,6 +7,7 @@ import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { METRICS_CLI } from "./command.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "metrics-cli-"));
 const exposures = join(dir, "exposures.csv");
@@ -14,8 +15,8 @@ const events = join(dir, "events.csv");
 writeFileSync(exposures, "user_id,variant,exposed_at\na,control,2026-01-01T00:00:00Z\nb,control,2026-01-01T00:00:00Z\nc,treatment,2026-01-02T00:00:00+02:00\nd,treatment,2026-01-08T00:00:00Z\n");
 writeFileSync(events, "user_id,event,timestamp\na,purchase,2026-01-02T00:00:00Z\nc,purchase,2026-01-03T00:00:00Z\nc,page_view,2026-01-04T00:00:00-05:00\n");
 
-const run = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", ...args], { encoding: "utf8" });
-const runIn = (tz: string, ...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", ...args], { encoding: "utf8", env: { ...process.env, TZ: tz } });
+const run = (...args: string[]) => spawnSync(process.execPath, [METRICS_CLI, ...args], { encoding: "utf8" });
+const runIn = (tz: string, ...args: string[]) => spawnSync(process.execPath, [METRICS_CLI, ...args], { encoding: "utf8", env: { ...process.env, TZ: tz } });
 const definition = JSON.stringify({ type: "conversion", event: "purchase", window_days: 7 });
 
 describe("npm run metrics", () => {
@@ -126,7 +127,7 @@ describe("npm run metrics", () => {
     out.end();
     await once(out, "finish");
     // A small heap stands in for a file too large for the machine: the limit follows the heap the process has.
-    const small = (engine: string) => spawnSync(process.execPath, ["--max-old-space-size=64", "--import", "tsx", "metrics/src/cli.ts", "--engine", engine, "--definition", JSON.stringify({ type: "conversion", event: "purchase" }), "--exposures", x, "--events", events, "--format", "json"], { encoding: "utf8" });
+    const small = (engine: string) => spawnSync(process.execPath, ["--max-old-space-size=64", METRICS_CLI, "--engine", engine, "--definition", JSON.stringify({ type: "conversion", event: "purchase" }), "--exposures", x, "--events", events, "--format", "json"], { encoding: "utf8" });
     const memory = small("memory");
     expect(memory.status, memory.stderr).toBe(2);
     expect(memory.stderr).toMatch(/^invalid input: exposures name more than [\d,]+ users, more than the in-memory engine holds in this process \(one entry per exposed user\): run with --engine sql, which keeps them in DuckDB\n$/);
@@ -198,12 +199,12 @@ describe("npm run metrics", () => {
     // 20 ms here, every second by default), ending with "done"; nothing with --no-progress.
     const sqlArgs = ["--engine", "sql", "--definition", JSON.stringify({ type: "events_per_user", event: "purchase" }), "--exposures", x, "--events", e, "--format", "json"];
     const env = { ...process.env, API_METRICS_PROGRESS_MS: "20" };
-    const sql = spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", ...sqlArgs], { encoding: "utf8", env });
+    const sql = spawnSync(process.execPath, [METRICS_CLI, ...sqlArgs], { encoding: "utf8", env });
     expect(sql.status, sql.stderr).toBe(0);
     expect(sql.stderr).toMatch(new RegExp(`^${e.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: reading, checking and computing the metric: \\d+%\n`, "m"));
     expect(sql.stderr).toContain(`${e}: reading, checking and computing the metric: done\n`);
     expect(JSON.parse(sql.stdout).result).toEqual(JSON.parse(r.stdout).result);
-    const sqlQuiet = spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", ...sqlArgs, "--no-progress"], { encoding: "utf8", env });
+    const sqlQuiet = spawnSync(process.execPath, [METRICS_CLI, ...sqlArgs, "--no-progress"], { encoding: "utf8", env });
     expect(sqlQuiet.stderr).toBe("");
   }, 120_000);
 });

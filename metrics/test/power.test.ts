@@ -10,6 +10,7 @@ import gammaln from "@stdlib/math-base-special-gammaln";
 import tCdf from "@stdlib/stats-base-dists-t-cdf";
 import { describe, expect, it } from "vitest";
 import { meanPower, noncentralTUpper, proportionPower, sampleSize } from "../src/power.ts";
+import { METRICS_CLI } from "./command.ts";
 
 /** Φ by the Maclaurin series of erf (independent of the package's statistics library); fine for |x| < 4. */
 function phi(x: number): number {
@@ -90,7 +91,7 @@ describe("power.t.test", () => {
 });
 
 describe("api-metrics power", () => {
-  const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", "power", ...args], { encoding: "utf8" });
+  const cli = (...args: string[]) => spawnSync(process.execPath, [METRICS_CLI, "power", ...args], { encoding: "utf8" });
 
   it("prints the per-arm sample size and the duration, as JSON or a table", () => {
     const json = JSON.parse(cli("--metric", "conversion", "--baseline", "0.1", "--mde", "0.01", "--daily-users", "1000", "--format", "json").stdout);

@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
 import { Rng } from "../../fixtures/prng.ts";
 import { compareVariants } from "../src/index.ts";
 import type { MetricResult, MetricType, VariantResult } from "../src/types.ts";
+import { METRICS_CLI } from "./command.ts";
 
 function variant(n: number, sum: number, sumSquares: number): VariantResult {
   return { value: n ? sum / n : null, numerator: sum, denominator: n, sum, sum_squares: sumSquares };
@@ -138,7 +139,7 @@ describe("--sequential through the CLI", () => {
   writeFileSync(exposures, `${lines.join("\n")}\n`);
   writeFileSync(events, `${eventLines.join("\n")}\n`);
   const cli = (...extra: string[]) =>
-    spawnSync(process.execPath, ["--import", "tsx", "metrics/src/cli.ts", "--definition", '{"type":"conversion","event":"purchase"}', "--exposures", exposures, "--events", events, "--as-of", "2026-02-01T00:00:00Z", "--control", "control", "--treatment", "treatment", "--format", "json", ...extra], { encoding: "utf8" });
+    spawnSync(process.execPath, [METRICS_CLI, "--definition", '{"type":"conversion","event":"purchase"}', "--exposures", exposures, "--events", events, "--as-of", "2026-02-01T00:00:00Z", "--control", "control", "--treatment", "treatment", "--format", "json", ...extra], { encoding: "utf8" });
 
   it("reports the sequential method, its tuning and wider intervals than the fixed-horizon run", () => {
     const fixed = JSON.parse(cli().stdout).comparisons[0];

@@ -11,6 +11,9 @@ if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# One apt-get at a time: `npm run test:all` runs layers side by side, and each installs what it needs.
+exec 9>/tmp/project-data-api-apt.lock && flock 9
+if have_pg && have_nginx; then exit 0; fi
 # policy-rc.d: the packages must not start their own services (the tests start their own, in temp directories).
 if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && trap 'rm -f /usr/sbin/policy-rc.d' EXIT; fi
 pkgs=()

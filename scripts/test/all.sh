@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# `npm run test:all` and .ci/run: every test layer of test/layers.ts, in three lanes that each wait more than they
-# compute (measured on the 2-core machine, user+system time over wall time):
+# `npm run test:all` and .ci/run: every test layer of test/layers.ts, in two lanes, measured on the 2-core machine
+# (user+system time over wall time):
 # - the default run on ../shared/foreign (test:foreign) waits nine minutes on the seed's own retry schedule at 2% of
-#   one core: it runs beside everything, from the start, with the proxy in front of ../shared/foreign (half a minute
-#   of both cores) in its other worker while `npm test` builds and type-checks on one core;
-# - `npm test`, then the processes layer, each alone (they keep the machine busy);
-# - the install matrices (packages), which mostly wait on the npm registry, beside the store matrix; then the
-#   conformance layer beside the cluster (its soak is five minutes of kills and light writes, under half a core; the
-#   conformance layer's runs mostly wait on retry windows, on two workers here).
+#   one core, with the proxy in front of ../shared/foreign (half a minute of both cores) in its other worker; then
+#   the cluster layer, whose soak is five minutes of kills and light writes under half a core, and which runs its
+#   files one at a time. This lane mostly waits, so it runs beside the other from the start;
+# - the other lane keeps the machine busy: `npm test`, then the processes layer, then the install matrices
+#   (packages, which also wait on the npm registry) beside the store matrix, then the conformance layer (its runs
+#   wait on retry windows about a third of the time, so it takes its three workers).
+# The layers install what they need with apt-get, one at a time (a lock in the install scripts).
 # Each layer's output is kept in a log and printed whole when the layer ends (never interleaved); the end repeats each
 # layer's time and its failed tests, so the last lines of a long log say what failed.
 set -uo pipefail
@@ -46,8 +47,8 @@ report() {
   [ "$code" = 0 ] || summary+="$(sed 's/\x1b\[[0-9;]*m//g' "$logs/$layer.log" | grep -E '^ *([A-Za-z]*Error[:\[]|[-+] |Received|Expected)' | head -60)"$'\n'
 }
 
-run_layer test:foreign quiet &
-foreign=$!
+{ run_layer test:foreign quiet; run_layer test:cluster quiet; } &
+waiting=$!
 run_layer test live; report test
 run_layer test:processes live; report test:processes
 run_layer test:packages quiet &
@@ -56,16 +57,11 @@ run_layer test:stores live
 wait "$packages"
 report test:stores
 report test:packages
-run_layer test:cluster quiet &
-cluster=$!
-export CONFORMANCE_WORKERS=2
 run_layer test:conformance live
-unset CONFORMANCE_WORKERS
-wait "$cluster"
 report test:conformance
-report test:cluster
-wait "$foreign"
+wait "$waiting"
 report test:foreign
+report test:cluster
 echo "===== summary after ${SECONDS} s ====="
 printf '%s' "$summary"
 exit "$status"
