@@ -3,4 +3,7 @@
 import { NAMED } from "./test/layers.ts";
 import { layerConfig } from "./vitest.layer.ts";
 
-export default layerConfig({ include: ["**/test/**/*.test.ts", "**/test/**/*.test.tsx"], exclude: [...NAMED, "server/test/cluster/**"] });
+// Files share their worker's modules (isolate: false): each file imported the app, the suite and their validators
+// afresh, 48 s of the layer's 180 s; shared, the layer takes two thirds of the time and of the CPU. No file stubs
+// globals, mocks modules or sets the environment (checked with the files in a shuffled order).
+export default layerConfig({ include: ["**/test/**/*.test.ts", "**/test/**/*.test.tsx"], exclude: [...NAMED, "server/test/cluster/**"], isolate: false });

@@ -4,7 +4,7 @@
  */
 import { defineConfig } from "vitest/config";
 
-export function layerConfig(test: { include: string[]; exclude?: string[]; testTimeout?: number; hookTimeout?: number; maxWorkers?: number; fileParallelism?: boolean }) {
+export function layerConfig(test: { include: string[]; exclude?: string[]; testTimeout?: number; hookTimeout?: number; maxWorkers?: number; fileParallelism?: boolean; isolate?: boolean }) {
   return defineConfig({
     // A states module imports the suite's states entry by its package name; in this checkout that is the source.
     resolve: { alias: { "@service/api-conformance/states": new URL("./conformance/src/states/index.ts", import.meta.url).pathname } },

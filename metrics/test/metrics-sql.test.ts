@@ -73,3 +73,23 @@ describe("metric SQL", () => {
     expect(text.match(/'/g)!.length % 2).toBe(0);
   });
 });
+
+describe("DuckDB's threads", () => {
+  it("runs small tables on one thread and large ones on DuckDB's default, and gives the same answer on both", async () => {
+    const def: MetricDefinition = { type: "conversion", event: "purchase" };
+    const threadsOf = async (d: DuckDbMetrics) => Number((await queryOfDuckDb(d.connection)("SELECT current_setting('threads') AS t"))[0].t);
+    const threads = () => threadsOf(duck);
+    const fresh = await DuckDbMetrics.open();
+    const all = await threadsOf(fresh); // DuckDB's default: one per core
+    fresh.close();
+    const users = (n: number): MetricData => ({
+      exposures: Array.from({ length: n }, (_, u) => ({ user_id: `u${u}`, variant: u % 2 ? "treatment" : "control", exposed_at: "2026-01-01T00:00:00Z" })),
+      events: Array.from({ length: n }, (_, u) => ({ user_id: `u${u}`, event: u % 3 ? "view" : "purchase", timestamp: "2026-01-02T00:00:00Z" })),
+    });
+    for (const n of [10, 60_000, 10]) {
+      const data = users(n);
+      expect(await duck.computeMetric(def, data, { as_of: "2026-02-01T00:00:00Z" })).toEqual(computeMetric(def, data, { as_of: "2026-02-01T00:00:00Z" }));
+      expect(await threads(), `${2 * n} rows`).toBe(2 * n < 100_000 ? 1 : all);
+    }
+  }, 60_000);
+});
