@@ -253,8 +253,19 @@ export async function buildPackage(folder: string, force = false): Promise<void>
     });
   }
   const old = join(pkg, `.dist-old-${process.pid}`);
-  if (existsSync(final)) renameSync(final, old);
-  renameSync(dist, final);
+  // Two builds of one package at once (layers side by side, each building what it needs): whichever swaps last wins,
+  // and the other's rename finds dist/ gone or back; both built the same sources.
+  try {
+    renameSync(final, old);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+  try {
+    renameSync(dist, final);
+  } catch (e) {
+    if (!["ENOTEMPTY", "EEXIST"].includes(String((e as NodeJS.ErrnoException).code))) throw e;
+    rmSync(dist, { recursive: true, force: true });
+  }
   rmSync(old, { recursive: true, force: true });
   writeStamp(name, pkg, read, started);
   console.log(`built ${name}/dist/`);

@@ -23,7 +23,7 @@ import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver
 import { startPostgres, type Postgres } from "./postgres.ts";
 import { rng } from "../../src/faults/settings.ts";
 import { startNginx, type Proxy } from "./nginx.ts";
-import { ROOT, reapWhenGone, startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
+import { BUILT, ROOT, reapWhenGone, startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
 
 const SOAK_MS = Number(process.env.SOAK_MS ?? 300_000);
 const SEED = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);
@@ -118,7 +118,7 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
     const listenerLogs = tenants.map(() => "");
     let stopping = false;
     tenants.forEach((t, i) => {
-      const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "server/src/cli.ts"), "listen", "--base-url", proxy.base, "--api-key", t.key, "--forward-to", forwards[i].url, "--state-file", join(stateDir, `${t.name}.json`)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [...BUILT, "listen", "--base-url", proxy.base, "--api-key", t.key, "--forward-to", forwards[i].url, "--state-file", join(stateDir, `${t.name}.json`)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
       let errors = "";
       const keep = (d: Buffer) => (listenerLogs[i] = (listenerLogs[i] + d).slice(-6_000));
       child.stdout!.on("data", keep);
