@@ -3,7 +3,7 @@ import type { RouteDef as AnyRouteDef } from "../lib/route-types.ts";
 import type { operations } from "./schema.d.ts";
 
 export type { RouteParam, RouteResponse } from "../lib/route-types.ts";
-export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simListForwards" | "simRecordForward" | "simGetForwardEvent" | "simResendForward" | "simCreateInterview" | "simAbandonInterview" | "simCompleteInterview" | "simGetListener" | "simCreateProject" | "simCreateStudy" | "simSetStudyStatus" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
+export type OperationId = "simCreateChat" | "simStreamEvents" | "simDeleteFaults" | "simGetFaults" | "simPutFaults" | "simListForwards" | "simRecordForward" | "simGetForwardEvent" | "simResendForward" | "simCreateInterview" | "simAbandonInterview" | "simCompleteInterview" | "simGetListener" | "simCreateProject" | "simCreateRelease" | "simCreateStudy" | "simSetStudyStatus" | "simListWebhookDeliveries" | "simGetDeliveryRequest" | "simResendDelivery" | "listChats" | "getChat" | "listChatMessages" | "listExperiments" | "getParticipantConfig" | "createParticipantLaunch" | "createPromptEvent" | "listInterviews" | "getInterview" | "listReleases" | "getRelease" | "listStudies" | "getStudy" | "deleteWebhook" | "getWebhook" | "putWebhook";
 export type RouteDef<Id extends OperationId = OperationId> = AnyRouteDef<Id>;
 
 /** Every operation of the contract's `paths`. */
@@ -660,6 +660,51 @@ export const routes: RouteDef[] = [
       },
       "503": {
         "schema": "#/paths/~1_sim~1projects/post/responses/503/content/application~1json/schema",
+        "requiredHeaders": []
+      }
+    }
+  },
+  {
+    "operationId": "simCreateRelease",
+    "method": "post",
+    "path": "/_sim/releases",
+    "expressPath": "/_sim/releases",
+    "tag": "Simulation",
+    "auth": "project",
+    "deprecated": false,
+    "parameters": [],
+    "requestBody": "#/paths/~1_sim~1releases/post/requestBody/content/application~1json/schema",
+    "responses": {
+      "201": {
+        "schema": "#/paths/~1_sim~1releases/post/responses/201/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "400": {
+        "schema": "#/paths/~1_sim~1releases/post/responses/400/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "401": {
+        "schema": "#/paths/~1_sim~1releases/post/responses/401/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "413": {
+        "schema": "#/paths/~1_sim~1releases/post/responses/413/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "415": {
+        "schema": "#/paths/~1_sim~1releases/post/responses/415/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "429": {
+        "schema": "#/paths/~1_sim~1releases/post/responses/429/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "500": {
+        "schema": "#/paths/~1_sim~1releases/post/responses/500/content/application~1json/schema",
+        "requiredHeaders": []
+      },
+      "503": {
+        "schema": "#/paths/~1_sim~1releases/post/responses/503/content/application~1json/schema",
         "requiredHeaders": []
       }
     }

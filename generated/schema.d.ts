@@ -250,6 +250,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/_sim/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Plant a release
+         * @description Reference server only. Plants a release of the caller's project: a merged pull request with its linked chat,
+         *     which is release-generated and so never shown by `/v1`. Answers with the release as `GET /v1/releases/{id}` reads it.
+         */
+        post: operations["simCreateRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_sim/studies": {
         parameters: {
             query?: never;
@@ -1723,6 +1744,34 @@ export interface components {
             };
             /** @description Recorded state, transient ones included. */
             state: components["schemas"]["SimRecordedToolState"];
+        };
+        /**
+         * @description Body of `POST /_sim/releases`: a merged pull request planted as a release, linked to a release-generated chat that
+         *     the API never shows. What is given reads back as given (text byte for byte, an empty description or author kept).
+         */
+        SimReleaseInput: {
+            /**
+             * Format: int32
+             * @description Pull request number.
+             */
+            vcs_pr_number: number;
+            /** @description Pull request title. */
+            vcs_pr_title: string;
+            /** @description Pull request description; default `""`. */
+            vcs_pr_description?: string;
+            /**
+             * Format: uri
+             * @description Pull request URL; default one made from the number.
+             */
+            vcs_pr_url?: string;
+            /** @description Author handle; default `octocat`. */
+            vcs_pr_author?: string;
+            /** @description Default `active`. */
+            status?: components["schemas"]["ReleaseStatus"];
+            /** @description When the pull request was merged (default now; never in the future), so the list's order can be probed. */
+            merged_at?: components["schemas"]["timestamp"];
+            /** @description The last analysis run: `null` (the default) when none ran yet; else between `merged_at` and now. */
+            last_analysis_at?: components["schemas"]["timestamp"] | null;
         };
         /** @description A source as recorded, before truncation. */
         SimSourceInput: {
@@ -3371,6 +3420,100 @@ export interface operations {
             };
             /** @description The request conflicts with the resource's state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description Too many requests of this kind (the seed does not show the service's rate limits; the sandbox answers this when a
+             *     tenant or a source address has too many held requests or open streams). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server failed. Idempotent requests may be retried. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service is temporarily unavailable (overload, maintenance). Retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    simCreateRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimReleaseInput"];
+            };
+        };
+        responses: {
+            /** @description The resource was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Release"];
+                };
+            };
+            /** @description Invalid request body or parameters. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid key. Checked before anything else, so a caller without a key learns nothing about ids. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

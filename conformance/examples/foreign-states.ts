@@ -65,7 +65,7 @@ export default defineStates((env) => {
     capabilities: () => ({
       "plant-study": true, "plant-interview": true, hold: true, complete: true, abandon: true, "created-at": true, "interview-link": true,
       "respondent-id": true, "plant-chat": true, "hidden-messages": true, "recorded-parts": true, "chat-fields": true, "create-project": true,
-      faults: "the foreign server has no fault injection", "eligible-launch": true, "study-status": true,
+      "plant-release": true, faults: "the foreign server has no fault injection", "eligible-launch": true, "study-status": true,
     }),
 
     plantStudy: async (s, project) => ({
@@ -122,6 +122,19 @@ export default defineStates((env) => {
         })) : c.messages,
       });
       return { id: made.id, message_ids: made.message_ids };
+    },
+
+    // Its releases take a number, title, description, author, status and merge instant; it decides the URL, and the
+    // last analysis is an hour after the merge unless `analysed: false` (never analysed, read as null). A release the
+    // suite asks analysed at an instant of its own cannot be planted here.
+    plantRelease: async (r, project) => {
+      if (r.vcs_pr_url !== undefined) throw new StateUnsupported("plant-release", "the foreign server chooses a release's URL itself");
+      if (r.last_analysis_at !== undefined && r.last_analysis_at !== null) throw new StateUnsupported("plant-release", "the foreign server sets a release's last analysis an hour after its merge");
+      const made = await call(project, "POST", "releases", {
+        pr_number: r.vcs_pr_number, pr_title: r.vcs_pr_title, pr_description: r.vcs_pr_description, pr_author: r.vcs_pr_author, status: r.status, merged_at: r.merged_at,
+        ...(r.last_analysis_at === null ? { analysed: false } : {}),
+      });
+      return { id: made.id };
     },
 
     createProject: async (p) => {

@@ -64,7 +64,7 @@ function typeOf(schema: any): string {
 /** The inputs a states function receives, field by field, from the contract's simulation schemas (never copied by hand). */
 export function inputsTable(): string {
   const doc = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8"));
-  const inputs: Array<[string, string]> = [["plantStudy", "SimStudyInput"], ["plantInterview", "SimInterviewInput"], ["plantChat", "SimChatInput"], ["plantChat: each message", "SimMessageInput"], ["plantChat: each source", "SimSourceInput"], ["createProject", "SimProjectInput"]];
+  const inputs: Array<[string, string]> = [["plantStudy", "SimStudyInput"], ["plantInterview", "SimInterviewInput"], ["plantChat", "SimChatInput"], ["plantChat: each message", "SimMessageInput"], ["plantChat: each source", "SimSourceInput"], ["plantRelease", "SimReleaseInput"], ["createProject", "SimProjectInput"]];
   const rows = inputs.flatMap(([fn, name]) => {
     const schema = doc.components.schemas[name];
     return Object.entries<any>(schema.properties).map(([field, p]) => `| \`${fn}\` | \`${field}\`${(schema.required ?? []).includes(field) ? " (required)" : ""} | ${cell(typeOf(p))} | ${cell(p.description ?? "")} |`);

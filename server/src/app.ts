@@ -17,6 +17,7 @@ import { interviewsHandlers } from "./handlers/interviews.ts";
 import { messagesHandlers } from "./handlers/messages.ts";
 import { participantHandlers } from "./handlers/participant.ts";
 import { releasesHandlers } from "./handlers/releases.ts";
+import { simReleasesHandlers } from "./handlers/sim-releases.ts";
 import { simulationHandlers } from "./handlers/simulation.ts";
 import { simEventsHandlers } from "./handlers/sim-events.ts";
 import { simFaultsHandlers } from "./handlers/sim-faults.ts";
@@ -162,6 +163,7 @@ export function createApp(options: AppOptions = {}): App {
     interviews: parts.interviews,
     studies: parts.studies,
     chats: parts.chats,
+    releases: parts.releases,
     promptEvents: parts.promptEvents,
     backend,
     quotas: parts.quotas,
@@ -179,6 +181,7 @@ export function createApp(options: AppOptions = {}): App {
     ...experimentsHandlers(deps),
     ...participantHandlers(deps),
     ...simulationHandlers(deps),
+    ...simReleasesHandlers(deps),
     ...simEventsHandlers(deps),
     ...simFaultsHandlers(deps),
     ...simProjectsHandlers(deps),

@@ -138,6 +138,7 @@ describe("restart with --data-dir after kill -9", () => {
     const paused = (await call(first.base, "/_sim/studies", { method: "POST", body: { name: "Kept paused" } })).body;
     expect((await call(first.base, `/_sim/studies/${paused.id}/status`, { method: "PUT", body: { status: "paused" } })).status).toBe(200);
     const chat = (await call(first.base, "/_sim/chats", { method: "POST", body: { title: "Kept chat", messages: [{ role: "user", parts: [{ type: "text", text: "hello" }] }] } })).body;
+    const release = (await call(first.base, "/_sim/releases", { method: "POST", body: { vcs_pr_number: 9, vcs_pr_title: "Kept release", merged_at: "2020-01-01T00:00:00.000Z", last_analysis_at: null } })).body;
     const held = (await call(first.base, "/_sim/interviews", { method: "POST", body: { study_id: study.id, hold: true } })).body;
     const abandoned = (await call(first.base, "/_sim/interviews", { method: "POST", body: { study_id: study.id, hold: true } })).body;
     expect((await call(first.base, `/_sim/interviews/${abandoned.id}/abandon`, { method: "POST" })).status).toBe(200);
@@ -161,6 +162,9 @@ describe("restart with --data-dir after kill -9", () => {
     expect((await call(second.base, `/v1/studies/${study.id}`)).body.name).toBe("Kept study");
     expect((await call(second.base, `/v1/studies/${paused.id}`)).body).toMatchObject({ status: "paused", accepting_responses: false });
     expect((await call(second.base, `/v1/chats/${chat.id}`)).body.title).toBe("Kept chat");
+    expect((await call(second.base, `/v1/releases/${release.id}`)).body).toEqual(release);
+    // Merged before every fixture release: last in the list.
+    expect((await call(second.base, "/v1/releases?limit=100")).body.data.at(-1).id).toBe(release.id);
     expect((await call(second.base, `/v1/interviews/${held.id}`)).body.status).toBe("completed");
     expect((await call(second.base, `/_sim/interviews/${abandoned.id}/complete`, { method: "POST" })).status).toBe(409);
     expect((await call(second.base, "/_sim/faults")).body).toMatchObject({ latency_ms: 5, operations: ["getChat"] });

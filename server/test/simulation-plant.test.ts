@@ -159,3 +159,43 @@ describe("POST /api/_sim/chats", () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe("POST /api/_sim/releases", () => {
+  const plantRelease = (body: Record<string, unknown>, key = ACME) => api.req("/_sim/releases", { method: "POST", key, body });
+  const iso = (daysAgo: number, ms = 0) => new Date(clock.now() - daysAgo * 86_400_000 + ms).toISOString();
+
+  it("plants a release that reads back as given, listed by merged_at (not creation) and filtered by status, in its project only", async () => {
+    const never = await plantRelease({ vcs_pr_number: 7, vcs_pr_title: "  Ñandú e\u0301 😀\t", vcs_pr_description: "", vcs_pr_author: "", status: "dismissed", merged_at: iso(3, 250), last_analysis_at: null });
+    expect(never.status).toBe(201);
+    assertValid("#/components/schemas/Release", never.body);
+    expect(never.body).toMatchObject({ object: "release", status: "dismissed", vcs_pr_number: 7, vcs_pr_title: "  Ñandú e\u0301 😀\t", vcs_pr_description: "", vcs_pr_author: "", merged_at: iso(3, 250), last_analysis_at: null, created_at: new Date(clock.now()).toISOString() });
+    const analysed = await plantRelease({ vcs_pr_number: 8, vcs_pr_title: "Older", merged_at: iso(5), last_analysis_at: iso(4) });
+    expect(analysed.body).toMatchObject({ status: "active", vcs_pr_description: "", vcs_pr_author: "octocat", vcs_pr_url: "https://github.com/example/app/pull/8", last_analysis_at: iso(4) });
+    expect((await api.req(`/v1/releases/${never.body.id}`)).body).toEqual(never.body);
+    // Planted after it, merged before it: listed after it; the list shows each without its description.
+    const listed = (await api.walk("/v1/releases", 100)).items;
+    const order = listed.map((r) => r.id).filter((id) => id === never.body.id || id === analysed.body.id);
+    expect(order).toEqual([never.body.id, analysed.body.id]);
+    const { vcs_pr_description: _d, ...summary } = never.body;
+    expect(listed.find((r) => r.id === never.body.id)).toEqual(summary);
+    expect(listed.map((r) => r.merged_at)).toEqual([...listed.map((r) => r.merged_at)].sort().reverse());
+    expect((await api.walk("/v1/releases?status=dismissed", 100)).items.map((r) => r.id)).toContain(never.body.id);
+    expect((await api.walk("/v1/releases?status=active", 100)).items.map((r) => r.id)).not.toContain(never.body.id);
+    expect((await api.req(`/v1/releases/${never.body.id}`, { key: GLOBEX })).status).toBe(404);
+    expect((await api.walk("/v1/releases", 100, GLOBEX)).items.map((r) => r.id)).not.toContain(never.body.id);
+    // Its chat is release-generated: the API never shows it.
+    expect((await api.req(`/v1/chats/${never.body.chat_id}`)).status).toBe(404);
+  });
+
+  it("refuses instants in the future, an analysis before the merge, and bad fields, with 400 naming each", async () => {
+    const future = await plantRelease({ vcs_pr_number: 1, vcs_pr_title: "x", merged_at: iso(-1) });
+    expect(future.status).toBe(400);
+    expect(future.body.error.details.map((d: any) => d.field)).toEqual(["merged_at"]);
+    const early = await plantRelease({ vcs_pr_number: 1, vcs_pr_title: "x", merged_at: iso(2), last_analysis_at: iso(3) });
+    expect(early.body.error.details.map((d: any) => d.field)).toEqual(["last_analysis_at"]);
+    const bad = await plantRelease({ vcs_pr_number: 0, vcs_pr_title: 3, status: "Active", extra: true });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.map((d: any) => d.field)).toEqual(expect.arrayContaining(["vcs_pr_number", "vcs_pr_title", "status"]));
+    expect((await api.walk("/v1/releases", 100)).items.some((r) => r.vcs_pr_title === 3)).toBe(false);
+  });
+});

@@ -7,7 +7,7 @@ const doc = loadOpenApi();
 const deref = (node: any): any => (node?.$ref ? node.$ref.slice(2).split("/").reduce((n: any, k: string) => n[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc) : node);
 const ops = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op, id: `${method.toUpperCase()} ${path}` })));
 /** Simulation operations added after contract 2.0.0 fixed the OperationId enum (see the faults test below). */
-const AFTER_THE_ENUM = ["simSetStudyStatus"];
+const AFTER_THE_ENUM = ["simSetStudyStatus", "simCreateRelease"];
 const jsonSchema = (res: any) => res?.content?.["application/json"]?.schema;
 const isList = (op: any) => String(jsonSchema(op.responses["200"])?.$ref ?? "").endsWith("List");
 
@@ -21,7 +21,7 @@ describe("contract structure", () => {
       "/v1/chats", "/v1/chats/{id}", "/v1/chats/{id}/messages", "/v1/webhooks", "/v1/experiments",
       "/v1/interview-participant/config", "/v1/interview-participant/launches", "/v1/interview-participant/prompt-events",
     ]));
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/events", "/_sim/faults", "/_sim/forwards", "/_sim/forwards/{id}/event", "/_sim/forwards/{id}/resend", "/_sim/interviews", "/_sim/interviews/{id}/abandon", "/_sim/interviews/{id}/complete", "/_sim/listener", "/_sim/projects", "/_sim/studies", "/_sim/studies/{id}/status", "/_sim/webhook-deliveries", "/_sim/webhook-deliveries/{id}/request", "/_sim/webhook-deliveries/{id}/resend"]);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/_sim/")).sort()).toEqual(["/_sim/chats", "/_sim/events", "/_sim/faults", "/_sim/forwards", "/_sim/forwards/{id}/event", "/_sim/forwards/{id}/resend", "/_sim/interviews", "/_sim/interviews/{id}/abandon", "/_sim/interviews/{id}/complete", "/_sim/listener", "/_sim/projects", "/_sim/releases", "/_sim/studies", "/_sim/studies/{id}/status", "/_sim/webhook-deliveries", "/_sim/webhook-deliveries/{id}/request", "/_sim/webhook-deliveries/{id}/resend"]);
     for (const o of ops.filter((o) => o.path.startsWith("/_sim/"))) expect(o.op.tags).toEqual(["Simulation"]);
   });
 

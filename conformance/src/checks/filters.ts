@@ -16,6 +16,7 @@ type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
 const r = rules("filters", {
   exact: seed("Endpoints: GET /v1/interviews reference_id (the value passed on the link)", "reference_id matches exactly: a prefix or another case of a value is another value", ["interview.reference-id", "endpoints.list-interviews"]),
   matching: seed("Endpoints: GET /v1/interviews filters, GET /v1/releases status", "a filtered list returns every matching item of the full list and nothing else", ["endpoints.list-interviews", "endpoints.list-releases", "interview.status", "release.status", "states.interview", "states.release", "interview.study-id"]),
+  "enum-case": seed("Endpoints: GET /v1/interviews status, quality_score; GET /v1/releases status (`active` or `dismissed`)", "a filter's value in another case is another value: it matches nothing, or is refused with a 400 in the error envelope, never the items of the value it folds to", ["endpoints.list-interviews", "endpoints.list-releases", "interview.status", "interview.quality-score", "release.status", "errors.400"]),
   order: contract("ordering", "a filtered list keeps the full list's order"),
 });
 
@@ -80,6 +81,22 @@ export const filtersCheck: Check = {
       }
     } else ctx.untested("deterministic filter cases", "the project has no interviews");
     await ctx.holds("interview filters", arb, (filter) => judge(filter));
+    // Every enum value of every enum filter in two other cases (capitalized, upper): as many requests as values, each
+    // judged whether or not the value has items (one that has them shows a folded match; one that has none still
+    // must not answer with another's).
+    const twins = (v: string) => [v[0].toUpperCase() + v.slice(1), v.toUpperCase()];
+    const enumCases: Array<[string, string, string]> = [
+      ...values.status.flatMap((v) => twins(v).map((t) => ["/v1/interviews", "status", t] as [string, string, string])),
+      ...values.quality_score.flatMap((v) => twins(v).map((t) => ["/v1/interviews", "quality_score", t] as [string, string, string])),
+      ...["active", "dismissed"].flatMap((v) => twins(v).map((t) => ["/v1/releases", "status", t] as [string, string, string])),
+    ];
+    for (const [list, param, value] of enumCases) {
+      const path = `${list}?${param}=${encodeURIComponent(value)}`;
+      const reply = await ctx.http.req(path);
+      const items: any[] = reply.status === 200 && Array.isArray(reply.body?.data) ? reply.body.data : [];
+      ctx.expect(r["enum-case"], reply.status === 400 || (reply.status === 200 && items.length === 0), `${path} answered ${reply.status}${items.length ? ` with ${items.length} item(s) (${items.slice(0, 3).map((x) => `${x.id}: ${param} ${JSON.stringify(x[param])}`).join(", ")})` : ""}: no item has ${param} ${JSON.stringify(value)}, so it matches nothing or is refused`, reply);
+      if (reply.status === 400) ctx.conforms(reply, `${list} with an unknown ${param}`);
+    }
     for (const status of ["active", "dismissed"]) {
       const { items, pages } = await ctx.http.walk(`/v1/releases?status=${status}`, 100);
       const want = releases.filter((x: any) => x.status === status).map((x: any) => x.id).sort().join();

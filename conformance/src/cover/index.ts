@@ -9,9 +9,10 @@ import { messages } from "./messages.ts";
 import { receiverAnswers } from "./receiver-answers.ts";
 import { recreation } from "./recreation.ts";
 import { referenceIds } from "./reference-ids.ts";
+import { releases } from "./releases.ts";
 import { ties } from "./ties.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, lists, experiments, launches];
+export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, lists, releases, experiments, launches];
 
 export type { Unit } from "./unit.ts";

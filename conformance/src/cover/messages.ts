@@ -35,7 +35,7 @@ function publicParts(): { planted: Part[]; want: unknown[] } {
     { type: "thinking", thinking: "considering" },
     { type: "redacted_thinking" },
     { type: "file", url: "https://files.example.com/a.csv", media_type: "text/csv", filename: "a.csv" },
-    { type: "file", url: "https://files.example.com/b.png", media_type: "image/png", filename: null },
+    { type: "file", url: "https://files.example.com/b.png", media_type: "image/PNG", filename: null },
     { type: "file", url: "https://files.example.com/c.bin", media_type: "application/octet-stream" },
     ...STATES.map((state, k) => ({ type: "tool_use", id: `toolu_state_${k}`, name: "query", summary: `a call left ${state}`, input: { k }, state }) as Part),
     { type: "tool_result", tool_use_id: "toolu_state_1", content: [{ rows: 3 }], is_error: false },

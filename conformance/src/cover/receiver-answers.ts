@@ -33,15 +33,16 @@ export const receiverAnswers: Unit = {
   doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time) in a study named beyond ASCII: retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
-  statements: [...r["answer-retried"].cites, ...r["payload-whole"].cites, ...r["signature-text"].cites],
-  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`] : []), "payload beyond ASCII", "interview in the study's second language", "no reference id nor email", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
+  statements: [...r["answer-retried"].cites, ...r["payload-whole"].cites, ...r["signature-text"].cites, ...r["interview-whole"].cites],
+  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`] : []), "payload beyond ASCII", "interview in the study's second language", "no reference id nor email", "interview read back, no email", "interview read back, email beyond ASCII in both cases", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
   async run(env) {
     const { ctx } = env;
     const delays = ctx.options.webhookRetryDelaysMs;
     const timeoutMs = ctx.options.webhookTimeoutMs ?? 10_000;
-    // Two languages: one interview runs in the second, so a payload that takes the study's first language shows.
+    // Two languages: one interview runs in the second, so a payload that takes the study's first language shows; the
+    // second has a region in capitals (pt-BR), so one that folds the code's case shows too.
     // Spaces before it: the payload's study_name is the name as given, never trimmed.
-    const study = await ctx.states.plantStudy({ name: `  ${NON_ASCII}`, weekly_limit: null, monthly_limit: null, supported_languages: ["en", "de"] }, env.project);
+    const study = await ctx.states.plantStudy({ name: `  ${NON_ASCII}`, weekly_limit: null, monthly_limit: null, supported_languages: ["en", "pt-BR"] }, env.project);
     // The name as planted (the run's id appended): the payload must carry it byte for byte.
     const name = ctx.states.name(`  ${NON_ASCII}`);
     const hook = await env.hook("answers");
@@ -58,7 +59,7 @@ export const receiverAnswers: Unit = {
       // An email in both cases, beyond ASCII: a payload that folds its case shows.
       const email = bare ? null : `Ñandú.${k}@ExÄmple.com`;
       const respondent = respondentOf(cls);
-      const language = cls === "4xx" ? "de" : "en";
+      const language = cls === "4xx" ? "pt-BR" : "en";
       const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, ...(reference === null ? {} : { reference_id: reference }), ...(email === null ? {} : { respondent_email: email }), language, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);
       env.answers.set(i.id, answers);
       return { cls, answers, answer: answers[0], id: i.id, reference, email, respondent, language };
@@ -87,6 +88,12 @@ export const receiverAnswers: Unit = {
       const got = of(p.id);
       const label = `the delivery of interview ${p.id} (receiver answers ${p.answers.map(describeAnswer).join(", then ")})`;
       const read = reads.get(p.id)!;
+      // The REST read, predicted from the planting alone (the payload is then judged against it).
+      const restWant = { id: p.id, study_id: study.id, status: "completed", respondent_email: p.email, language: p.language, ...(p.reference === null ? {} : { reference_id: p.reference }) };
+      const restDiffers = firstDifference(Object.fromEntries(Object.keys(restWant).map((f) => [f, read.body?.[f]])), restWant);
+      if (env.expect(r["interview-whole"], read.status === 200 && !restDiffers, `GET /v1/interviews/${p.id} (planted with ${p.email === null ? "no email" : `email ${JSON.stringify(p.email)}`}, language ${p.language}${p.reference === null ? "" : `, reference id ${JSON.stringify(p.reference)}`}) reads ${read.status}: ${restDiffers || "not the interview planted"}`, read)) {
+        env.reach(p.email === null ? "interview read back, no email" : "interview read back, email beyond ASCII in both cases", r["interview-whole"].cites);
+      }
       if (got.length === 0) {
         env.expect(r["answer-retried"], false, `${label}: no attempt came within ${firstWait} ms of its completion`, read);
         continue;

@@ -19,6 +19,7 @@ export const CAPABILITIES = {
   "recorded-parts": { what: "message parts as the service records them (raw tool transports, transient states, internal runtime parts)", http: "POST /_sim/chats with recorded parts", since: "after 2.0.0", decided: "probe: as hidden-messages" },
   "chat-fields": { what: "chats and messages with every visible field chosen (a chat's and a message's created_at, is_streaming, feedback, usage, streaming, a message's completed_at)", http: "POST /_sim/chats with created_at, is_streaming and message fields", since: "after 2.0.0", decided: "probe: as hidden-messages" },
   "study-status": { what: "a study's status set after it was planted (paused, then active again)", http: "PUT /_sim/studies/{id}/status", since: "after 2.0.0", decided: "probe: PUT for a study id that does not exist, and two random paths beside it; a 404 unlike theirs, or naming the id, is the service answering about it" },
+  "plant-release": { what: "releases planted with a status, pull request fields and instants chosen", http: "POST /_sim/releases", since: "after 2.0.0", decided: "probe: as plant-study" },
   "create-project": { what: "projects created during the run, with their keys", http: "POST /_sim/projects", since: "after 2.0.0", decided: "probe: as plant-study" },
   faults: { what: "fault settings (answers that fail, webhook endpoints that fail)", http: "GET, PUT and DELETE /_sim/faults", since: "after 2.0.0", decided: "probe: GET, and two random paths beside it; an answer unlike theirs is the operation" },
   "eligible-launch": { what: "a participant launch request the implementation accepts as eligible (only it knows its targeting)", http: "none: the suite tries the launch token the trigger config carries (our contract's, or any it finds)", since: "not a simulation operation", decided: "first use: the trigger config read with the public key, for our contract's launch tokens (a states module's launchRequest otherwise)" },
@@ -70,5 +71,5 @@ export const describeCapability = (c: Capability) => `capability ${c} (${CAPABIL
 /** The simulation operations an implementation may offer, and the capability each is; the sandbox's tooling has none. */
 export const OPERATION_CAPABILITY: Record<string, Capability> = {
   simCreateStudy: "plant-study", simSetStudyStatus: "study-status", simCreateInterview: "plant-interview", simCompleteInterview: "complete", simAbandonInterview: "abandon",
-  simCreateChat: "plant-chat", simCreateProject: "create-project", simGetFaults: "faults", simPutFaults: "faults", simDeleteFaults: "faults",
+  simCreateChat: "plant-chat", simCreateRelease: "plant-release", simCreateProject: "create-project", simGetFaults: "faults", simPutFaults: "faults", simDeleteFaults: "faults",
 };

@@ -12,7 +12,7 @@ import { errorDetails, errorMessage, issueNames, type Http, type Reply } from ".
 import { partProblem } from "../judge/shown.ts";
 import type { Capability } from "./capabilities.ts";
 import { answerOf, decide, decideField, Fingerprint, randomSegment, sibling, type Answer, type Decision } from "./evidence.ts";
-import { StateRefused, StateUnsupported, type CreatedProject, type FaultSettings, type PlantChatInput, type PlantedChat, type PlantedInterview, type PlantedStudy, type PlantInterviewInput, type PlantStudyInput, type ProjectRef, type ProviderStates, type StudyStatus } from "./types.ts";
+import { StateRefused, StateUnsupported, type CreatedProject, type FaultSettings, type PlantChatInput, type PlantedChat, type PlantedInterview, type PlantedRelease, type PlantedStudy, type PlantInterviewInput, type PlantReleaseInput, type PlantStudyInput, type ProjectRef, type ProviderStates, type StudyStatus } from "./types.ts";
 
 const NEVER_ID = "00000000-0000-4000-8000-000000000000";
 
@@ -45,6 +45,7 @@ const OPERATIONS: Array<{ cap: Capability; method: string; path: string; body?: 
   { cap: "plant-study", method: "POST", path: "/_sim/studies", body: { name: 42 } },
   { cap: "plant-chat", method: "POST", path: "/_sim/chats", body: {} },
   { cap: "create-project", method: "POST", path: "/_sim/projects", body: { name: 42 } },
+  { cap: "plant-release", method: "POST", path: "/_sim/releases", body: { vcs_pr_number: "one" } },
   { cap: "complete", method: "POST", path: `/_sim/interviews/${NEVER_ID}/complete`, asked: NEVER_ID },
   { cap: "abandon", method: "POST", path: `/_sim/interviews/${NEVER_ID}/abandon`, asked: NEVER_ID },
   { cap: "study-status", method: "PUT", path: `/_sim/studies/${NEVER_ID}/status`, body: { status: "paused" }, asked: NEVER_ID },
@@ -54,7 +55,7 @@ const OPERATIONS: Array<{ cap: Capability; method: string; path: string; body?: 
 ];
 
 /** Creations that name no resource: a 404 from them is the route missing. */
-const CREATES = new Set<Capability>(["plant-study", "plant-chat", "create-project"]);
+const CREATES = new Set<Capability>(["plant-study", "plant-chat", "plant-release", "create-project"]);
 
 /** Which optional capabilities a chat input uses (the first is blamed when the planting is refused). */
 export function chatCapabilities(input: PlantChatInput): Capability[] {
@@ -247,6 +248,13 @@ export class HttpStates implements ProviderStates {
     const field = this.refusedField(reply, used);
     if (field) throw this.unsupported(field, `POST /_sim/chats answered ${said(reply)}`);
     throw new StateRefused("invalid", `POST /_sim/chats answered ${said(reply)}`);
+  }
+
+  async plantRelease(input: PlantReleaseInput, project: ProjectRef): Promise<PlantedRelease> {
+    const reply = await this.send(project, "POST", "/_sim/releases", input, "POST /_sim/releases");
+    if (reply.status >= 200 && reply.status < 300 && typeof reply.body?.id === "string") return this.worked(["plant-release"], reply, "POST /_sim/releases"), { id: reply.body.id };
+    if (this.missingRoute("plant-release", reply, "/_sim/releases")) throw this.unsupported("plant-release", `POST /_sim/releases answered ${said(reply)}, as a missing route does`);
+    throw new StateRefused("invalid", `POST /_sim/releases answered ${said(reply)}`);
   }
 
   async createProject(input: { name?: string }, project: ProjectRef): Promise<CreatedProject> {

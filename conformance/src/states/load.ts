@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ProviderStates, StatesEnv } from "./types.ts";
 
-const FUNCTIONS = ["capabilities", "plantStudy", "plantInterview", "completeInterview", "abandonInterview", "setStudyStatus", "plantChat", "createProject", "setFaults", "launchRequest", "readExperiments", "remove"];
+const FUNCTIONS = ["capabilities", "plantStudy", "plantInterview", "completeInterview", "abandonInterview", "setStudyStatus", "plantChat", "plantRelease", "createProject", "setFaults", "launchRequest", "readExperiments", "remove"];
 
 export class StatesModuleError extends Error {}
 

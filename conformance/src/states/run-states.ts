@@ -10,14 +10,14 @@ import { rules, seed } from "../rules.ts";
 import { ALL_CAPABILITIES, CapabilitySet, type Capability } from "./capabilities.ts";
 import { contractReading } from "../judge/experiments-report.ts";
 import { chatCapabilities, HttpStates } from "./http.ts";
-import type { CreatedItem, ExperimentsReading, CreatedProject, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedStudy, PlantInterviewInput, PlantStudyInput, ProjectRef, ProviderStates, StudyStatus } from "./types.ts";
+import type { CreatedItem, ExperimentsReading, CreatedProject, FaultSettings, PlantChatInput, PlantedChat, PlantedInterview, PlantedRelease, PlantedStudy, PlantInterviewInput, PlantReleaseInput, PlantStudyInput, ProjectRef, ProviderStates, StudyStatus } from "./types.ts";
 
 /** The function behind each capability; a capability of an optional field needs its function too. */
 const FUNCTION_OF: Record<Capability, keyof ProviderStates> = {
   "plant-study": "plantStudy", "plant-interview": "plantInterview", hold: "plantInterview", complete: "completeInterview", "plant-chat": "plantChat",
   abandon: "abandonInterview", "created-at": "plantInterview", "interview-link": "plantInterview", "respondent-id": "plantInterview",
   "hidden-messages": "plantChat", "recorded-parts": "plantChat", "chat-fields": "plantChat", "create-project": "createProject", faults: "setFaults", "study-status": "setStudyStatus",
-  "eligible-launch": "launchRequest",
+  "eligible-launch": "launchRequest", "plant-release": "plantRelease",
 };
 
 /** Rules about the implementation that the planting itself shows. */
@@ -171,6 +171,12 @@ export class RunStates {
     const c = await this.call(["plant-chat", ...chatCapabilities(input)], () => this.provider.plantChat?.(input, project));
     this.record({ kind: "chat", id: c.id, ...(input.title ? { name: input.title } : {}), project });
     return c;
+  }
+
+  async plantRelease(input: PlantReleaseInput, project = this.project): Promise<PlantedRelease> {
+    const r = await this.call(["plant-release"], () => this.provider.plantRelease?.(input, project));
+    this.record({ kind: "release", id: r.id, name: input.vcs_pr_title, project });
+    return r;
   }
 
   async createProject(base: string, project = this.project): Promise<CreatedProject> {

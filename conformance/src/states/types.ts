@@ -30,6 +30,11 @@ export type PlantInterviewInput = S["SimInterviewInput"];
  * must never show; a message with `hidden: true` is on a hidden branch; parts may be recorded shapes the API normalizes.
  */
 export type PlantChatInput = S["SimChatInput"];
+/**
+ * A release to plant: a merged pull request (number, title, description, author, URL), its status, when it was merged
+ * and when it was last analysed (`null`: never). What is left out is the implementation's choice.
+ */
+export type PlantReleaseInput = S["SimReleaseInput"];
 /** A study's status (`active`, `paused`, `draft`), as `setStudyStatus` sets it. */
 export type StudyStatus = S["SimStudyStatusInput"]["status"];
 /** A project to create: its name. */
@@ -58,6 +63,10 @@ export interface PlantedChat {
   message_ids: string[];
 }
 
+export interface PlantedRelease {
+  id: string;
+}
+
 export interface CreatedProject {
   id?: string;
   /** A project API key (`svc_live_...`) for the new project. */
@@ -67,7 +76,7 @@ export interface CreatedProject {
 
 /** Something the run created, for the report's "created" section and for `remove`. */
 export interface CreatedItem {
-  kind: "study" | "interview" | "chat" | "project" | "webhook" | "faults";
+  kind: "study" | "interview" | "chat" | "release" | "project" | "webhook" | "faults";
   id: string;
   /** The name it was given (it carries the run's id), when it has one. */
   name?: string;
@@ -93,6 +102,8 @@ export interface ProviderStates {
    */
   setStudyStatus?(id: string, status: StudyStatus, project: ProjectRef): Promise<PlantedStudy>;
   plantChat?(input: PlantChatInput, project: ProjectRef): Promise<PlantedChat>;
+  /** Plants a release of the project (with the hidden, release-generated chat it links to). */
+  plantRelease?(input: PlantReleaseInput, project: ProjectRef): Promise<PlantedRelease>;
   createProject?(input: CreateProjectInput, project: ProjectRef): Promise<CreatedProject>;
   setFaults?(settings: FaultSettings | null, project: ProjectRef): Promise<void>;
   /**

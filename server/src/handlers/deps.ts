@@ -11,6 +11,7 @@ import type { Quotas } from "../model/tenant-limits.ts";
 import type { Interviews } from "../stores/interviews.ts";
 import type { Studies } from "../stores/studies.ts";
 import type { Chats } from "../stores/chats.ts";
+import type { Releases } from "../stores/releases.ts";
 import type { PromptEvents } from "../stores/prompt-events.ts";
 import type { Projects } from "../stores/projects.ts";
 import type { WebhookSettings } from "../stores/webhook-settings.ts";
@@ -32,6 +33,8 @@ export interface HandlerDeps {
   studies: Studies;
   /** The projects' visible chats and their messages (in the process, or in PostgreSQL's tables). */
   chats: Chats;
+  /** The projects' releases (in the process, or in PostgreSQL's table). */
+  releases: Releases;
   /** The participant prompt events each project received (in the process, or in PostgreSQL's table). */
   promptEvents: PromptEvents;
   /** Projects by key and id, and the ones created through the simulation surface. */

@@ -1,7 +1,7 @@
 /**
  * The reference server's simulation surface (outside /v1): create an interview as if a respondent opened
  * the link, run it started -> processing -> completed (on a timer, or on demand when held), and emit
- * `interview.completed`; plant studies with chosen caps and chats with chosen payloads; list delivery attempts.
+ * `interview.completed`; plant studies with chosen caps, chats with chosen payloads; list delivery attempts (releases: sim-releases.ts).
  * An interview's status only moves forward, whichever of its timers or a completion request comes first.
  */
 import { randomUUID } from "node:crypto";

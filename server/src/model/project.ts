@@ -203,6 +203,13 @@ export class Project {
     this.messagesByChat.get(c.id)!.sort(messageOrder);
   }
 
+  /** A release created after loading (simulation surface), in its place in the list. */
+  plantRelease(r: StoredRelease): void {
+    this.dataVersion++;
+    this.releases.set(r.id, r);
+    insertSorted(this.releaseList, r, releaseOrder);
+  }
+
   addRelease(r: StoredRelease): void {
     this.releases.set(r.id, r);
     this.releaseList.push(r);

@@ -8,7 +8,7 @@
  * Changes are recorded as their results (the interview as created, the fields a transition set), never as
  * requests to run again, so replaying them at the next start is deterministic and sends nothing.
  */
-import type { StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../fixtures/types.ts";
+import type { StoredChat, StoredInterview, StoredMessage, StoredRelease, StoredStudy } from "../../../fixtures/types.ts";
 import type { components } from "../../../generated/schema.d.ts";
 
 type FaultSettings = Required<components["schemas"]["SimFaultSettings"]>;
@@ -30,6 +30,7 @@ export type Op =
   | { kind: "interview.changed"; project_id: string; id: string; change: Partial<StoredInterview> }
   | { kind: "interview.abandoned"; project_id: string; id: string }
   | { kind: "chat.planted"; chat: StoredChat; messages: StoredMessage[] }
+  | { kind: "release.planted"; release: StoredRelease }
   /** The project's whole fault settings after a change (null: cleared), counters included. */
   | { kind: "faults.set"; project_id: string; settings: FaultSettings | null }
   | { kind: "prompt.recorded"; project_id: string; event_id: string; phase: string; received_at: string }

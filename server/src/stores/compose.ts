@@ -18,6 +18,9 @@ import { MemoryDeliveries } from "./memory/deliveries.ts";
 import { EventStreams } from "../webhooks/event-stream.ts";
 import type { WebhookDispatcher } from "../webhooks/types.ts";
 import type { Chats } from "./chats.ts";
+import type { Releases } from "./releases.ts";
+import { MemoryReleases } from "./memory/releases.ts";
+import { PgReleases } from "./postgres/releases.ts";
 import type { Interviews } from "./interviews.ts";
 import { isLocal, type Backend, type LocalBackend } from "./backend.ts";
 import type { SharedCounter } from "./limits.ts";
@@ -75,6 +78,7 @@ export interface Composed {
   interviews: Interviews;
   studies: Studies;
   chats: Chats;
+  releases: Releases;
   promptEvents: PromptEvents;
   webhookSettings: WebhookSettings;
   listeners: Listeners;
@@ -139,6 +143,7 @@ function composeLocal(local: LocalBackend, o: ComposeOptions): Composed {
     interviews,
     studies,
     chats: new MemoryChats(local),
+    releases: new MemoryReleases(local),
     promptEvents: new MemoryPromptEvents(local),
     webhookSettings,
     listeners,
@@ -162,8 +167,8 @@ function composeLocal(local: LocalBackend, o: ComposeOptions): Composed {
  * any process wakes the listeners of its project here.
  */
 function composeShared(pg: PgBackend, o: ComposeOptions): Composed {
-  // The process's model holds the projects only: studies, interviews and chats are read from their tables.
-  const store = new Store({ ...o.dataset, studies: [], interviews: [], chats: [], messages: [] });
+  // The process's model holds the projects only: studies, interviews, chats and releases are read from their tables.
+  const store = new Store({ ...o.dataset, studies: [], interviews: [], chats: [], messages: [], releases: [] });
   const streams = new EventStreams(pg, (epoch, keep) => new PgStream(pg, epoch, keep), { limits: o.limits, logger: o.logger });
   const faults = new FaultRegistry(() => {});
   faults.share(new PgFaultSettings(pg));
@@ -203,6 +208,7 @@ function composeShared(pg: PgBackend, o: ComposeOptions): Composed {
     interviews,
     studies,
     chats: new PgChats(pg),
+    releases: new PgReleases(pg),
     promptEvents: new PgPromptEvents(pg),
     webhookSettings,
     listeners,

@@ -79,6 +79,11 @@ export function applyOp(op: Op, { store, faults, quotas }: ReplayTargets, runnin
       quotas.restored(project, 1 + op.messages.length);
       project.plantChat(op.chat, op.messages);
       break;
+    case "release.planted":
+      if (!project) return false;
+      quotas.restored(project, 1);
+      project.plantRelease(op.release);
+      break;
     case "faults.set":
       if (project) faults.restore(op.project_id, op.settings);
       break;
@@ -110,6 +115,8 @@ function projectOf(op: Exclude<Op, { kind: "project.created" }>): string {
       return op.interview.project_id;
     case "chat.planted":
       return op.chat.project_id;
+    case "release.planted":
+      return op.release.project_id;
     default:
       return op.project_id;
   }

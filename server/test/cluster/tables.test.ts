@@ -137,6 +137,22 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     expect([...first.data, ...rest.data].map((m: { id: string }) => m.id)).toEqual([chat.message_ids[0], chat.message_ids[2], chat.message_ids[3]]);
     expect([first.has_more, rest.has_more]).toEqual([true, false]);
     expect((await call(a.baseUrl, `/v1/chats/${chat.id}/messages?starting_after=${chat.message_ids[1]}`, { key })).status).toBe(400);
+    // Releases are rows too: planted through one process, listed through the other newest merged_at first (the
+    // cursor's instant read from the table), filtered by status, and none kept by either process.
+    const released = [];
+    for (const [n, days, status] of [[1, 3, "active"], [2, 1, "dismissed"], [3, 2, "active"]] as const) {
+      released.push(await ok(a.baseUrl, "/_sim/releases", { key, method: "POST", body: { vcs_pr_number: n, vcs_pr_title: `r${n}`, status, merged_at: new Date(Date.now() - days * 86_400_000).toISOString() } }, 201));
+    }
+    const page1 = await ok(b.baseUrl, "/v1/releases?limit=2", { key });
+    const page2 = await ok(b.baseUrl, `/v1/releases?limit=2&starting_after=${page1.data[1].id}`, { key });
+    expect([...page1.data, ...page2.data].map((r: { vcs_pr_number: number }) => r.vcs_pr_number)).toEqual([2, 3, 1]);
+    expect([page1.has_more, page2.has_more]).toEqual([true, false]);
+    expect((await ok(b.baseUrl, "/v1/releases?status=active", { key })).data.map((r: { id: string }) => r.id)).toEqual([released[2].id, released[0].id]);
+    expect((await ok(a.baseUrl, `/v1/releases/${released[1].id}`, { key }))).toEqual(released[1]);
+    expect((await call(b.baseUrl, `/v1/releases?status=active&starting_after=${released[1].id}`, { key })).status).toBe(400);
+    for (const srv of [a, b]) for (const p of srv.app.store.projects.values()) expect(p.releases.size).toBe(0);
+    // The fixtures' releases are rows of the table as well.
+    expect((await ok(b.baseUrl, "/v1/releases?limit=100", { key: ACME })).data.length).toBeGreaterThan(0);
     // A participant prompt event is one row: the same event id through the other process is a duplicate.
     const event = { eventId: randomUUID(), phase: "shown", referenceId: null, occurredAt: new Date().toISOString() };
     const prompt = (srv: RunningServer) => ok(srv.baseUrl, "/v1/interview-participant/prompt-events", { headers: { "x-public-key": project.public_key }, method: "POST", body: event }, 202);

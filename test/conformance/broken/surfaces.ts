@@ -21,6 +21,7 @@ const OPERATIONS: Partial<Record<Capability, [string, RegExp]>> = {
   "study-status": ["PUT", /^\/api\/_sim\/studies\/[^/]+\/status$/],
   "plant-chat": ["POST", /^\/api\/_sim\/chats$/],
   "create-project": ["POST", /^\/api\/_sim\/projects$/],
+  "plant-release": ["POST", /^\/api\/_sim\/releases$/],
   faults: ["*", /^\/api\/_sim\/faults$/],
 };
 

@@ -40,6 +40,7 @@ const ROUTES: Array<{ re: RegExp; method: string; cap: Capability; route: string
   { re: /^\/api\/_sim\/studies\/([^/]+)\/status$/, method: "PUT", cap: "study-status", route: "study-status" },
   { re: /^\/api\/_sim\/chats$/, method: "POST", cap: "plant-chat", route: "chats" },
   { re: /^\/api\/_sim\/projects$/, method: "POST", cap: "create-project", route: "projects" },
+  { re: /^\/api\/_sim\/releases$/, method: "POST", cap: "plant-release", route: "releases" },
 ];
 
 const FIELD_CAPS: Capability[] = ["hold", "created-at", "interview-link", "respondent-id", "hidden-messages", "recorded-parts", "chat-fields"];
@@ -112,9 +113,12 @@ export class ForeignSimFront {
       if (route.route === "abandon") return send(res, 200, await s.abandonInterview!(id!, project));
       if (route.route === "study-status") return send(res, 200, await s.setStudyStatus!(id!, b?.status, project));
       if (route.route === "chats") return send(res, 201, await s.plantChat!(b, project));
+      if (route.route === "releases") return send(res, 201, await s.plantRelease!(b, project));
       return send(res, 201, await s.createProject!(b, project));
     } catch (err) {
       const refused = err as { code?: string; reason?: string; message: string };
+      // What that server cannot plant (a release's own URL or analysis instant) is its validation refusing the field.
+      if (refused.code === "STATE_UNSUPPORTED") return send(res, 422, { status: 422, message: refused.message });
       if (refused.code !== "STATE_REFUSED") throw err;
       const status = refused.reason === "not-found" ? 404 : refused.reason === "invalid" ? 422 : 409;
       const message = status === 404 ? (id ? `No such ${route.route === "study-status" ? "study" : "interview"}: ${id}` : `No such study: ${b?.study_id}`) : refused.message.replace(/^.*? answered \d+: /, "");

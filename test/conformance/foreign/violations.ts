@@ -168,6 +168,24 @@ export const VIOLATIONS: Violation[] = [
     find: "case 'file': return { type: 'file', url: p.url,", replace: "case 'file': return { type: 'file', url: p.url.toLowerCase()," },
   { name: "a monthly cap of 0 read as null", breaks: "Study: limits.monthly.limit, integer or null; null = unlimited", rule: "windows.zero-cap", check: "windows",
     find: "limits: { monthly: { limit: s.monthlyLimit,", replace: "limits: { monthly: { limit: s.monthlyLimit || null," },
+  // And by a sixteenth (15, 5 caught): no release was ever planted, no interview's retrieval was compared with what it
+  // was planted with, no enum filter was sent in another case, and no language code or media type had capitals.
+  { name: "an empty release description served as null", breaks: "Release: vcs_pr_description (string)", rule: "cover.release-whole",
+    find: "if (detail) out.vcs_pr_description = r.prDescription;", replace: "if (detail) out.vcs_pr_description = r.prDescription || null;" },
+  { name: "a release never analysed served its merge instant", breaks: "Release: last_analysis_at, null if none yet", rule: "cover.release-whole",
+    find: "last_analysis_at: r.lastAnalysisAt === null ? null : iso(r.lastAnalysisAt),", replace: "last_analysis_at: iso(r.lastAnalysisAt ?? r.mergedAt)," },
+  { name: "an empty release author replaced", breaks: "Release: vcs_pr_author (author handle)", rule: "cover.release-whole",
+    find: "prAuthor: f.prAuthor ?? 'octo-dev',", replace: "prAuthor: f.prAuthor || 'octo-dev'," },
+  { name: "the release status filter folds case", breaks: "Endpoints: GET /v1/releases status (active or dismissed)", rule: "cover.release-whole",
+    find: "const st = q.getAll('status');", replace: "const st = q.getAll('status').map((s) => s.toLowerCase());" },
+  { name: "the interview status filter folds case", breaks: "Endpoints: GET /v1/interviews status", rule: "filters.enum-case", check: "filters",
+    find: "if (filters.status !== undefined && i.status !== filters.status) return false;", replace: "if (filters.status !== undefined && i.status !== filters.status.toLowerCase()) return false;" },
+  { name: "an interview's email lower-cased on retrieval", breaks: "Interview: respondent_email (string or null)", rule: "cover.interview-whole",
+    find: "respondent_email: iv.respondentEmail, language: iv.language,\n    quality_score", replace: "respondent_email: iv.respondentEmail?.toLowerCase() ?? null, language: iv.language,\n    quality_score" },
+  { name: "an interview's language code lower-cased on retrieval", breaks: "Interview: language (language code)", rule: "cover.interview-whole",
+    find: "respondent_email: iv.respondentEmail, language: iv.language,\n    quality_score", replace: "respondent_email: iv.respondentEmail, language: iv.language.toLowerCase(),\n    quality_score" },
+  { name: "a file's media type lower-cased", breaks: "Part types: file media_type (string)", rule: "cover.message-whole",
+    find: "case 'file': return { type: 'file', url: p.url, media_type: p.media_type,", replace: "case 'file': return { type: 'file', url: p.url, media_type: p.media_type.toLowerCase()," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */

@@ -14,6 +14,7 @@ const STUDY = { title: "name", state: "status", weekly_cap: "weekly_limit", mont
 const INTERVIEW = { study: "study_id", ref: "reference_id", lang: "language", email: "respondent_email", paused: "hold", opened_at: "created_at", finished_at: "completed_at", link: "interview_link", respondent: "respondent_id" };
 const MESSAGE = { hidden_branch: "hidden" };
 const CHAT = { kind: "visibility", opened_at: "created_at", live: "is_streaming" };
+const RELEASE = { pr: "vcs_pr_number", title: "vcs_pr_title", body: "vcs_pr_description", author: "vcs_pr_author", url: "vcs_pr_url", state: "status", merged: "merged_at", analysed: "last_analysis_at" };
 
 function translate(ex: Request): void {
   // A study's state changes by POST /admin/studies/:id/state {state}.
@@ -25,7 +26,7 @@ function translate(ex: Request): void {
     ex.requestBody = { status: ex.requestBody?.state };
     return;
   }
-  const m = /^\/api\/admin\/(studies|interviews|chats|projects|faults)(?:\/([^/]+)\/(finish|leave))?$/.exec(ex.path);
+  const m = /^\/api\/admin\/(studies|interviews|chats|releases|projects|faults)(?:\/([^/]+)\/(finish|leave))?$/.exec(ex.path);
   if (!m) {
     if (ex.path.startsWith("/api/_sim")) ex.requestHeaders["x-admin-hidden"] = "1";
     return;
@@ -41,6 +42,7 @@ function translate(ex: Request): void {
   if (what === "studies") ex.requestBody = rename(b, STUDY);
   if (what === "interviews") ex.requestBody = rename(b, INTERVIEW);
   if (what === "chats") ex.requestBody = { ...rename(b, CHAT), messages: (b?.messages ?? []).map((msg: any) => rename(msg, MESSAGE)) };
+  if (what === "releases") ex.requestBody = rename(b, RELEASE);
   if (what === "projects") ex.requestBody = { name: b?.label };
 }
 
@@ -65,6 +67,7 @@ export const adminSurface: Mutation = {
     if (!what || ex.status >= 300) return;
     if (what === "projects") ex.body = { project: ex.body.id, key: ex.body.api_key };
     else if (what === "chats") ex.body = { chat: ex.body.id, messages: ex.body.message_ids };
+    else if (what === "releases") ex.body = { record: { id: ex.body.id, state: ex.body.status } };
     else if (what === "studies" || what.startsWith("interviews")) ex.body = { record: { id: ex.body.id, state: ex.body.status } };
   },
 };

@@ -1,11 +1,11 @@
 /**
- * What the tables of several processes on one PostgreSQL start with: the fixtures' studies, interviews, chats and
- * messages, written in batches by the first start of their seed (later starts find them, as they have changed since),
+ * What the tables of several processes on one PostgreSQL start with: the fixtures' studies, interviews, chats,
+ * messages and releases, written in batches by the first start of their seed (later starts find them, as they have changed since),
  * and every change an older version of the sandbox kept in its change log (of studies, interviews, chats, prompt
  * events, created projects, webhooks, listener secrets and forwards), moved into their tables in their order and
  * dropped from the log, which nothing writes any more. Processes starting together do it one at a time; the second finds nothing to do.
  */
-import type { StoredChat, StoredInterview, StoredMessage, StoredStudy } from "../../../../fixtures/types.ts";
+import type { StoredChat, StoredInterview, StoredMessage, StoredRelease, StoredStudy } from "../../../../fixtures/types.ts";
 import { chatRows, insertChats, insertRows } from "./chats.ts";
 import type { Op } from "../backend.ts";
 import { digest } from "../../http/auth.ts";
@@ -28,6 +28,7 @@ export interface Fixtures {
   interviews: readonly StoredInterview[];
   chats: readonly StoredChat[];
   messages: readonly StoredMessage[];
+  releases: readonly StoredRelease[];
 }
 
 export async function seedFixtures(backend: PgBackend, fixtures: Fixtures): Promise<void> {
@@ -43,6 +44,13 @@ export async function seedFixtures(backend: PgBackend, fixtures: Fixtures): Prom
       }
       await insertChats(backend, chatRows(fixtures.chats, fixtures.messages), true);
       await backend.query("INSERT INTO meta (key, value) VALUES ('fixtures_in_tables', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [signature]);
+    }
+    // The releases have their own mark: a database whose other fixtures an older version wrote (before the releases
+    // had a table) gets them at its next start.
+    const { rows: released } = await backend.query<{ value: string }>("SELECT value FROM meta WHERE key = 'fixture_releases_in_tables'", []);
+    if (released[0]?.value !== signature) {
+      await insertRows(backend, "INSERT INTO releases (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING", fixtures.releases, true);
+      await backend.query("INSERT INTO meta (key, value) VALUES ('fixture_releases_in_tables', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [signature]);
     }
     const { rows } = await backend.query<{ seq: string; op: string }>("SELECT seq, op FROM ops WHERE op::jsonb->>'kind' = ANY($1::text[]) ORDER BY seq", [MOVED]);
     for (const r of rows) {

@@ -1,0 +1,137 @@
+/**
+ * Releases planted and read back whole: each status; an empty description and author, a never-analysed release (null,
+ * not a stand-in instant), text beyond ASCII with padding and a CRLF; merge instants in another order than the planting
+ * order (the list is newest `merged_at` first, not newest created) and two at one instant (each listed once wherever a
+ * page boundary falls). Every read is predicted: the retrieval field by field, the list as the detail without its
+ * description, the order, the status filter exactly, and a status in another case matching nothing.
+ */
+import fc from "fast-check";
+import { propertySchema, stringDomain } from "./domain.ts";
+import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+import type { PlantReleaseInput } from "../states/types.ts";
+
+const DAY = 86_400_000;
+
+/** The fields of a planted release that read back as given (the rest are the implementation's choice). */
+function predicted(id: string, input: PlantReleaseInput): Record<string, unknown> {
+  return {
+    id, object: "release", status: input.status ?? "active", vcs_pr_number: input.vcs_pr_number, vcs_pr_title: input.vcs_pr_title,
+    ...(input.vcs_pr_description === undefined ? {} : { vcs_pr_description: input.vcs_pr_description }),
+    ...(input.vcs_pr_author === undefined ? {} : { vcs_pr_author: input.vcs_pr_author }),
+    ...(input.last_analysis_at === null ? { last_analysis_at: null } : {}),
+  };
+}
+
+/** What `body` shows of the predicted fields, and its merge instant as a number (formats of one instant agree). */
+const shown = (body: any, want: Record<string, unknown>) => Object.fromEntries(Object.keys(want).map((k) => [k, body?.[k]]));
+const instant = (v: unknown) => (typeof v === "string" ? Date.parse(v) : NaN);
+
+export const releases: Unit = {
+  name: "releases",
+  doc: "releases planted in each status, with an empty description and author, never analysed, text beyond ASCII, merge instants out of planting order and two at one instant: each retrieval and list item predicted whole, the list newest merged_at first, the status filter exact (another case matches nothing)",
+  needs: ["plant-release"],
+  statements: [...r["release-whole"].cites],
+  classes: () => ["release active", "release dismissed", "description and author empty", "never analysed", "text beyond ASCII, padded, CRLF", "merged out of planting order", "two merged at one instant", "status in another case"],
+  async run(env) {
+    const { ctx } = env;
+    // Whole seconds and milliseconds apart, days back: the planting order is the reverse of none of the list's.
+    const base = Math.floor(Date.now() / 1000) * 1000 - 30 * DAY;
+    const at = (days: number, ms: number) => new Date(base + days * DAY + ms).toISOString();
+    const plan: Array<{ cls: string[]; input: PlantReleaseInput }> = [
+      { cls: ["release active", "description and author empty", "never analysed"], input: { vcs_pr_number: 1, vcs_pr_title: "Empty description and author", vcs_pr_description: "", vcs_pr_author: "", status: "active", merged_at: at(1, 1), last_analysis_at: null } },
+      { cls: ["release dismissed", "text beyond ASCII, padded, CRLF"], input: { vcs_pr_number: 2147483647, vcs_pr_title: "  Ñandú e\u0301 😀 Release\t", vcs_pr_description: `Line one\r\nLine two e\u0301 😀 ${"x".repeat(3000)}`, vcs_pr_author: "Jdoe-ÄÖ", status: "dismissed", merged_at: at(9, 999) } },
+      { cls: ["two merged at one instant"], input: { vcs_pr_number: 3, vcs_pr_title: "Tie A", vcs_pr_description: "  padded  ", vcs_pr_author: "octo", status: "active", merged_at: at(5, 500) } },
+      { cls: ["two merged at one instant"], input: { vcs_pr_number: 4, vcs_pr_title: "Tie B", vcs_pr_author: "OCTO", status: "dismissed", merged_at: at(5, 500), last_analysis_at: null } },
+      { cls: [], input: { vcs_pr_number: 5, vcs_pr_title: "Oldest merged, planted last", status: "active", merged_at: at(0, 0) } },
+    ];
+    const planted: Array<{ id: string; input: PlantReleaseInput; cls: string[] }> = [];
+    for (const p of plan) planted.push({ ...p, id: (await ctx.states.plantRelease(p.input, env.project)).id });
+    const mine = new Set(planted.map((p) => p.id));
+    // Each retrieval, predicted whole; its chat is release-generated, so never shown.
+    const details = new Map<string, any>();
+    for (const p of planted) {
+      const read = await env.req(`/v1/releases/${p.id}`);
+      ctx.conforms(read, "GET /v1/releases/{id} (planted)");
+      const want = predicted(p.id, p.input);
+      const differs = read.status === 200 ? firstDifference(shown(read.body, want), want) || (instant(read.body?.merged_at) === instant(p.input.merged_at) ? "" : `/merged_at: got ${JSON.stringify(read.body?.merged_at)}, planted ${p.input.merged_at}`) : `answered ${read.status}`;
+      env.expect(r["release-whole"], !differs, `GET /v1/releases/${p.id} (planted ${JSON.stringify(p.input).slice(0, 300)}) is not the release planted: ${differs}`, read);
+      if (read.status === 200 && typeof read.body?.chat_id === "string") {
+        const chat = await env.req(`/v1/chats/${encodeURIComponent(read.body.chat_id)}`);
+        env.expect(r["release-whole"], chat.status === 404, `release ${p.id}'s chat ${read.body.chat_id} (release-generated) answers ${chat.status} on GET /v1/chats/{id}, not 404`, chat);
+      }
+      if (!differs) for (const c of p.cls.filter((c) => c !== "two merged at one instant")) env.reach(c, r["release-whole"].cites);
+      if (read.status === 200) details.set(p.id, read.body);
+    }
+    // The list: each planted release once, as its detail without the description, newest merged_at first.
+    const walk = await env.http.walk("/v1/releases", 100);
+    const all: any[] = walk.items;
+    const listed = all.filter((x) => mine.has(x.id));
+    const byId = new Map(planted.map((p) => [p.id, p]));
+    for (const item of listed) {
+      const detail = details.get(item.id);
+      if (!detail) continue;
+      const { vcs_pr_description: _d, ...summary } = detail;
+      const differs = firstDifference(item, summary);
+      env.expect(r["release-whole"], !differs, `GET /v1/releases lists release ${item.id} unlike its retrieval without vcs_pr_description: ${differs}`, walk.pages[0]);
+    }
+    const ids = listed.map((x) => x.id);
+    env.expect(r["release-whole"], ids.length === planted.length && new Set(ids).size === planted.length && (!env.own || all.length === planted.length), `GET /v1/releases lists ${ids.length} of the ${planted.length} releases planted (${new Set(ids).size} distinct)${env.own ? `, and ${all.length} in all in a project holding only those` : ""}`, walk.pages[0]);
+    const descending = (items: any[]) => items.every((x, k) => k === 0 || instant(items[k - 1].merged_at) >= instant(x.merged_at));
+    const outOfOrder = !descending(all);
+    const order = env.expect(r["release-whole"], !outOfOrder && descending(listed), `GET /v1/releases is not newest merged_at first: ${all.map((x) => `${x.id.slice(0, 8)}@${x.merged_at}`).join(", ").slice(0, 600)}`, walk.pages[0]);
+    if (order && ids.length === planted.length) env.reach("merged out of planting order", r["release-whole"].cites);
+    // The tie, at every page size up to the tie's, from the release listed just before it: each listed exactly once
+    // wherever a page boundary falls among them (and the release just after it next).
+    const tie = planted.filter((p) => p.cls.includes("two merged at one instant")).map((p) => p.id);
+    const first = all.findIndex((x) => tie.includes(x.id));
+    let tieOk = first >= 0;
+    for (const limit of [1, 2]) {
+      const seen: string[] = [];
+      let cursor: string | undefined = first > 0 ? all[first - 1].id : undefined;
+      let last;
+      for (let page = 0; page < 4 && seen.length < 3; page++) {
+        last = await env.req(`/v1/releases?limit=${limit}${cursor === undefined ? "" : `&starting_after=${cursor}`}`);
+        const data: any[] = last.status === 200 && Array.isArray(last.body?.data) ? last.body.data : [];
+        seen.push(...data.map((x) => x.id));
+        if (!last.body?.has_more || !data.length) break;
+        cursor = data[data.length - 1].id;
+      }
+      const got = seen.slice(0, 2);
+      tieOk = env.expect(r["release-whole"], got.length === 2 && tie.every((id) => got.includes(id)) && seen.filter((id) => tie.includes(id)).length === 2, `GET /v1/releases walked at limit ${limit} from the release just before the two merged at one instant lists ${JSON.stringify(seen)}: not each of ${JSON.stringify(tie)} once, one after the other`, last) && tieOk;
+    }
+    if (tieOk) env.reach("two merged at one instant", r["release-whole"].cites);
+    // The status filter: exactly the planted ones in that status, in the list's order; another case is another value.
+    for (const status of ["active", "dismissed"] as const) {
+      const filtered = await env.http.walk(`/v1/releases?status=${status}`, 100);
+      const got = filtered.items.filter((x: any) => mine.has(x.id)).map((x: any) => x.id);
+      const want = ids.filter((id) => (byId.get(id)!.input.status ?? "active") === status);
+      const stray = filtered.items.find((x: any) => x.status !== status);
+      env.expect(r["release-whole"], JSON.stringify(got) === JSON.stringify(want) && !stray, `GET /v1/releases?status=${status} lists ${JSON.stringify(got)} of the planted releases, not exactly ${JSON.stringify(want)} in the list's order${stray ? `, and release ${stray.id} in status ${JSON.stringify(stray.status)}` : ""}`, filtered.pages[0]);
+      for (const twin of [status[0].toUpperCase() + status.slice(1), status.toUpperCase()]) {
+        const reply = await env.req(`/v1/releases?status=${twin}`);
+        const items: any[] = reply.status === 200 && Array.isArray(reply.body?.data) ? reply.body.data : [];
+        if (env.expect(r["release-whole"], reply.status === 400 || (reply.status === 200 && items.length === 0), `GET /v1/releases?status=${twin} answers ${reply.status}${items.length ? ` listing ${items.length} release(s), ${items.filter((x) => mine.has(x.id)).length} of them planted ${status}` : ""}: no release is in status ${JSON.stringify(twin)}`, reply)) env.reach("status in another case", r["release-whole"].cites);
+      }
+    }
+  },
+  async explore(env) {
+    await drawn(env);
+  },
+};
+
+/** Titles, descriptions and authors drawn from the contract's domain of each: each planted and read back exactly. */
+async function drawn(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const field = (name: string, min: number) => stringDomain(propertySchema(ctx.contract, "SimReleaseInput", name), min);
+  const arb = fc.record({ title: field("vcs_pr_title", 1), description: fc.oneof(fc.constant(""), field("vcs_pr_description", 0)), author: fc.oneof(fc.constant(""), field("vcs_pr_author", 0)) });
+  let n = 10;
+  await ctx.holds("release text drawn from the contract's domain", arb, async ({ title, description, author }) => {
+    const input: PlantReleaseInput = { vcs_pr_number: n++, vcs_pr_title: title, vcs_pr_description: description, vcs_pr_author: author, merged_at: new Date(Date.now() - DAY).toISOString() };
+    const { id } = await ctx.states.plantRelease(input, env.project);
+    const read = await env.req(`/v1/releases/${id}`);
+    const want = predicted(id, input);
+    const differs = read.status === 200 ? firstDifference(shown(read.body, want), want) : `answered ${read.status}`;
+    env.expect(r["release-whole"], !differs, `GET /v1/releases/${id} (planted ${JSON.stringify(input).slice(0, 300)}) is not the release planted: ${differs}`, read);
+  }, ctx.options.runs);
+}
