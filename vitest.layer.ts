@@ -5,6 +5,7 @@
 import { defineConfig } from "vitest/config";
 
 export function layerConfig(test: { include: string[]; exclude?: string[]; testTimeout?: number; hookTimeout?: number; maxWorkers?: number; fileParallelism?: boolean; isolate?: boolean; sequencer?: new (...args: any[]) => any }) {
+  const { sequencer, ...rest } = test;
   return defineConfig({
     // A states module imports the suite's states entry by its package name; in this checkout that is the source.
     resolve: { alias: { "@service/api-conformance/states": new URL("./conformance/src/states/index.ts", import.meta.url).pathname } },
@@ -12,8 +13,9 @@ export function layerConfig(test: { include: string[]; exclude?: string[]; testT
       testTimeout: 30_000,
       hookTimeout: 60_000,
       maxWorkers: 2,
-      ...(({ sequencer, ...rest }) => ({ ...rest, ...(sequencer ? { sequence: { sequencer } } : {}) }))(test),
-      exclude: ["**/node_modules/**", ...(test.exclude ?? [])],
+      ...rest,
+      ...(sequencer ? { sequence: { sequencer } } : {}),
+      exclude: ["**/node_modules/**", ...(rest.exclude ?? [])],
       // One temporary root per run, removed at its end even when tests fail (test/support/temp-root.ts); the packages
       // built from the sources as they stand (test/support/built-packages.ts).
       globalSetup: ["test/support/temp-root.ts", "test/support/built-packages.ts"],

@@ -98,6 +98,9 @@ const PLANS: Record<string, Plan> = {
 
 const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 
+/** A line of tsc's output that is a file its program read (--listFiles prints absolute paths), not an error at one. */
+const listed = (line: string) => line.startsWith("/") && !/\(\d+,\d+\): /.test(line);
+
 /** Compiles one project; returns the files its program read (tsc's --listFiles). */
 function tsc(pkg: string, project: string, declarationsOnly: boolean, outDir: string): string[] {
   const args = [require.resolve("typescript/bin/tsc"), "-p", join(pkg, project), "--outDir", outDir, "--listFiles"];
@@ -108,10 +111,10 @@ function tsc(pkg: string, project: string, declarationsOnly: boolean, outDir: st
   } catch (e) {
     // tsc prints its errors on stdout, among the listed files.
     const stdout = String((e as { stdout?: string }).stdout ?? "");
-    process.stdout.write(stdout.split("\n").filter((l) => !/^\/.*\.[cm]?[jt]sx?$/.test(l) && !/^\/.*\.json$/.test(l)).join("\n"));
+    process.stdout.write(stdout.split("\n").filter((l) => !listed(l)).join("\n"));
     throw e;
   }
-  return out.split("\n").filter((l) => l.startsWith("/"));
+  return out.split("\n").filter(listed);
 }
 
 // ---- the up-to-date check

@@ -4,7 +4,7 @@
  * environment (host names pointed at local ports), and nginx with the compose file's deploy/nginx.conf. Then the
  * conformance suite runs through the proxy, and the proxy keeps answering when a replica is killed.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,8 +36,8 @@ let proxy: Proxy;
 const replicas = new Map<string, Sandbox>();
 
 beforeAll(async () => {
-  // What the image runs: the packed package's bundle (the Dockerfile's build stage packs exactly this).
-  execFileSync("npm", ["run", "build", "-w", "server"], { cwd: ROOT, stdio: "ignore" });
+  // What the image runs is the packed package's bundle (the Dockerfile's build stage packs exactly this): the layer's
+  // global setup (test/support/built-packages.ts) has built it from the sources as they stand.
   db = await startPostgres();
   const pgEnv = compose.services.postgres.environment!;
   const url = db.database(pgEnv.POSTGRES_DB);
