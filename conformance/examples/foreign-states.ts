@@ -124,12 +124,15 @@ export default defineStates((env) => {
       return { id: made.id, message_ids: made.message_ids };
     },
 
-    // Its releases take a number, title, description, author, status and merge instant; it decides the URL, and the
-    // last analysis is an hour after the merge unless `analysed: false` (never analysed, read as null). A release the
-    // suite asks analysed at an instant of its own cannot be planted here.
+    // Its releases take a number, title, description, author, status and merge instant; it decides the URL, and it
+    // records the last analysis an hour after the merge unless `analysed: false` (never analysed, read as null). So a
+    // release analysed at an instant can be planted only at that one.
     plantRelease: async (r, project) => {
       if (r.vcs_pr_url !== undefined) throw new StateUnsupported("plant-release", "the foreign server chooses a release's URL itself");
-      if (r.last_analysis_at !== undefined && r.last_analysis_at !== null) throw new StateUnsupported("plant-release", "the foreign server sets a release's last analysis an hour after its merge");
+      const analysed = r.last_analysis_at ?? undefined;
+      if (analysed !== undefined && (r.merged_at === undefined || Date.parse(analysed) !== Date.parse(r.merged_at) + 3_600_000)) {
+        throw new StateUnsupported("plant-release", "the foreign server records a release's last analysis an hour after its merge, at no other instant");
+      }
       const made = await call(project, "POST", "releases", {
         pr_number: r.vcs_pr_number, pr_title: r.vcs_pr_title, pr_description: r.vcs_pr_description, pr_author: r.vcs_pr_author, status: r.status, merged_at: r.merged_at,
         ...(r.last_analysis_at === null ? { analysed: false } : {}),

@@ -13,6 +13,8 @@ const r = rules("auth", {
   first: seed("Authentication 4: every endpoint returns 401", "401 wins over 400 and 404: no unauthenticated caller learns whether a parameter or id is valid", ["auth.401"]),
   "public-key-limited": seed("Authentication 7: the public SDK key is limited to loading triggers and launching interviews", "the public SDK key, sent as the bearer, gets 401 on every REST endpoint", ["auth.public-key"]),
   "public-key": contract("participant endpoints: X-Public-Key", "participant endpoints refuse a missing, unknown or project API key with 401"),
+  // However the public key travels (Authentication 8: not shown), a request that carries no key anywhere is missing it.
+  "participant-missing": seed("Authentication 4: when the key is missing, every endpoint returns 401", "a participant endpoint asked with no key at all (no Authorization, no X-Public-Key, no query parameter) answers 401", ["auth.401", "auth.public-key", "errors.401"]),
 });
 
 export const authCheck: Check = {
@@ -58,7 +60,7 @@ export const authCheck: Check = {
       const body = op.op.requestBody ? (op.tag === "Simulation" ? [] : {}) : undefined;
       for (const [name, headers] of variants) {
         const reply = await ctx.http.req(path, { method: op.method, key: null, headers, body });
-        ctx.expect(isPublic ? r["public-key"] : r["401"], reply.status === 401, `${op.method} ${op.path} with ${name} answered ${reply.status}, not 401`, reply);
+        ctx.expect(isPublic ? (name === "no public key" ? r["participant-missing"] : r["public-key"]) : r["401"], reply.status === 401, `${op.method} ${op.path} with ${name} answered ${reply.status}, not 401`, reply);
         ctx.conforms(reply, `${op.method} ${op.path} (${name})`);
       }
       for (const [name, query] of isPublic ? [] : inQuery) {

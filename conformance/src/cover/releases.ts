@@ -12,6 +12,7 @@ import { r } from "./rules.ts";
 import type { PlantReleaseInput } from "../states/types.ts";
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 
 /** The fields of a planted release that read back as given (the rest are the implementation's choice). */
 function predicted(id: string, input: PlantReleaseInput): Record<string, unknown> {
@@ -23,6 +24,14 @@ function predicted(id: string, input: PlantReleaseInput): Record<string, unknown
   };
 }
 
+/** The instants a release reads back (merged, and analysed when planted at one), as numbers: formats of one instant agree. */
+function instantsDiffer(body: any, input: PlantReleaseInput): string {
+  const diffs: string[] = [];
+  if (instant(body?.merged_at) !== instant(input.merged_at)) diffs.push(`/merged_at: got ${JSON.stringify(body?.merged_at)}, planted ${input.merged_at}`);
+  if (typeof input.last_analysis_at === "string" && instant(body?.last_analysis_at) !== instant(input.last_analysis_at)) diffs.push(`/last_analysis_at: got ${JSON.stringify(body?.last_analysis_at)}, planted ${input.last_analysis_at}`);
+  return diffs.join("; ");
+}
+
 /** What `body` shows of the predicted fields, and its merge instant as a number (formats of one instant agree). */
 const shown = (body: any, want: Record<string, unknown>) => Object.fromEntries(Object.keys(want).map((k) => [k, body?.[k]]));
 const instant = (v: unknown) => (typeof v === "string" ? Date.parse(v) : NaN);
@@ -32,7 +41,7 @@ export const releases: Unit = {
   doc: "releases planted in each status, with an empty description and author, never analysed, text beyond ASCII, merge instants out of planting order and two at one instant: each retrieval and list item predicted whole, the list newest merged_at first, the status filter exact (another case matches nothing)",
   needs: ["plant-release"],
   statements: [...r["release-whole"].cites],
-  classes: () => ["release active", "release dismissed", "description and author empty", "never analysed", "text beyond ASCII, padded, CRLF", "merged out of planting order", "two merged at one instant", "status in another case"],
+  classes: () => ["release active", "release dismissed", "description and author empty", "never analysed", "analysed at a chosen instant", "text beyond ASCII, padded, CRLF", "merged out of planting order", "two merged at one instant", "status in another case"],
   async run(env) {
     const { ctx } = env;
     // Whole seconds and milliseconds apart, days back: the planting order is the reverse of none of the list's.
@@ -40,7 +49,9 @@ export const releases: Unit = {
     const at = (days: number, ms: number) => new Date(base + days * DAY + ms).toISOString();
     const plan: Array<{ cls: string[]; input: PlantReleaseInput }> = [
       { cls: ["release active", "description and author empty", "never analysed"], input: { vcs_pr_number: 1, vcs_pr_title: "Empty description and author", vcs_pr_description: "", vcs_pr_author: "", status: "active", merged_at: at(1, 1), last_analysis_at: null } },
-      { cls: ["release dismissed", "text beyond ASCII, padded, CRLF"], input: { vcs_pr_number: 2147483647, vcs_pr_title: "  Ñandú e\u0301 😀 Release\t", vcs_pr_description: `Line one\r\nLine two e\u0301 😀 ${"x".repeat(3000)}`, vcs_pr_author: "Jdoe-ÄÖ", status: "dismissed", merged_at: at(9, 999) } },
+      // Analysed an hour after its merge: the instant is planted, so a release served never analysed (or analysed at another
+      // instant) shows.
+      { cls: ["release dismissed", "text beyond ASCII, padded, CRLF", "analysed at a chosen instant"], input: { vcs_pr_number: 2147483647, vcs_pr_title: "  Ñandú e\u0301 😀 Release\t", vcs_pr_description: `Line one\r\nLine two e\u0301 😀 ${"x".repeat(3000)}`, vcs_pr_author: "Jdoe-ÄÖ", status: "dismissed", merged_at: at(9, 999), last_analysis_at: at(9, 999 + HOUR) } },
       { cls: ["two merged at one instant"], input: { vcs_pr_number: 3, vcs_pr_title: "Tie A", vcs_pr_description: "  padded  ", vcs_pr_author: "octo", status: "active", merged_at: at(5, 500) } },
       { cls: ["two merged at one instant"], input: { vcs_pr_number: 4, vcs_pr_title: "Tie B", vcs_pr_author: "OCTO", status: "dismissed", merged_at: at(5, 500), last_analysis_at: null } },
       { cls: [], input: { vcs_pr_number: 5, vcs_pr_title: "Oldest merged, planted last", status: "active", merged_at: at(0, 0) } },
@@ -54,7 +65,7 @@ export const releases: Unit = {
       const read = await env.req(`/v1/releases/${p.id}`);
       ctx.conforms(read, "GET /v1/releases/{id} (planted)");
       const want = predicted(p.id, p.input);
-      const differs = read.status === 200 ? firstDifference(shown(read.body, want), want) || (instant(read.body?.merged_at) === instant(p.input.merged_at) ? "" : `/merged_at: got ${JSON.stringify(read.body?.merged_at)}, planted ${p.input.merged_at}`) : `answered ${read.status}`;
+      const differs = read.status === 200 ? firstDifference(shown(read.body, want), want) || instantsDiffer(read.body, p.input) : `answered ${read.status}`;
       env.expect(r["release-whole"], !differs, `GET /v1/releases/${p.id} (planted ${JSON.stringify(p.input).slice(0, 300)}) is not the release planted: ${differs}`, read);
       if (read.status === 200 && typeof read.body?.chat_id === "string") {
         const chat = await env.req(`/v1/chats/${encodeURIComponent(read.body.chat_id)}`);
