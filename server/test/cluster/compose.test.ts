@@ -116,9 +116,11 @@ describe("the compose file, started without Docker", () => {
       child.on("exit", (code) => resolve({ code, stdout, stderr }));
     });
     expect(existsSync(reportFile), out.stdout.slice(-4_000) + out.stderr.slice(-2_000)).toBe(true);
-    const report = JSON.parse(readFileSync(reportFile, "utf8")) as { results: Array<{ name: string; status: string }>; failed: number; passed: number };
-    const failed = report.results.filter((c) => c.status === "failed").map((c) => c.name);
-    expect(failed, out.stdout.slice(-6_000)).toEqual([]);
+    const report = JSON.parse(readFileSync(reportFile, "utf8")) as { results: Array<{ name: string; status: string; failures: Array<{ rule: string; message: string }> }>; failed: number; passed: number };
+    const failed = report.results.filter((c) => c.status === "failed");
+    // Each failure's rule and message first (the run's output holds them among thousands of lines), then its tail.
+    const why = failed.flatMap((c) => c.failures.map((f) => `${f.rule}: ${f.message}`.slice(0, 1_500))).join("\n");
+    expect(failed.map((c) => c.name), `${why}\n${out.stdout.slice(-3_000)}`).toEqual([]);
     expect(report.passed).toBeGreaterThan(10);
     expect(out.code).toBe(0);
   }, 240_000);
