@@ -38,13 +38,14 @@ const instant = (v: unknown) => (typeof v === "string" ? Date.parse(v) : NaN);
 
 export const releases: Unit = {
   name: "releases",
-  doc: "releases planted in each status, with an empty description and author, never analysed, text beyond ASCII, merge instants out of planting order and two at one instant: each retrieval and list item predicted whole, the list newest merged_at first, the status filter exact (another case matches nothing)",
+  doc: "releases planted in each status, with an empty description and author, never analysed and analysed at a chosen instant, text beyond ASCII, merge instants out of planting order and two at one instant: each retrieval and list item predicted whole, the list newest merged_at first, the status filter exact (another case matches nothing)",
   needs: ["plant-release"],
   statements: [...r["release-whole"].cites],
   classes: () => ["release active", "release dismissed", "description and author empty", "never analysed", "analysed at a chosen instant", "text beyond ASCII, padded, CRLF", "merged out of planting order", "two merged at one instant", "status in another case"],
   async run(env) {
     const { ctx } = env;
-    // Whole seconds and milliseconds apart, days back: the planting order is the reverse of none of the list's.
+    // Days back, each at its own millisecond, planted in an order that is neither the list's nor its reverse (so a list
+    // by creation, newest or oldest first, shows).
     const base = Math.floor(Date.now() / 1000) * 1000 - 30 * DAY;
     const at = (days: number, ms: number) => new Date(base + days * DAY + ms).toISOString();
     const plan: Array<{ cls: string[]; input: PlantReleaseInput }> = [
