@@ -4,6 +4,7 @@
  * with values that match together and with one value that does not, and exact (not prefix or case-folded) matching
  * of reference_id. Random combinations of all four add coverage.
  */
+import { caseTwins, otherCaseAnswer } from "../judge/other-case.ts";
 import { mismatching } from "../judge/shown.ts";
 import fc from "fast-check";
 import type { Check } from "../check.ts";
@@ -11,6 +12,7 @@ import { NEVER_ID } from "../data.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const FILTERS = ["study_id", "status", "reference_id", "quality_score"] as const;
+const RELEASE_STATUSES = ["active", "dismissed"];
 type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
 
 const r = rules("filters", {
@@ -84,20 +86,19 @@ export const filtersCheck: Check = {
     // Every enum value of every enum filter in two other cases (capitalized, upper): as many requests as values, each
     // judged whether or not the value has items (one that has them shows a folded match; one that has none still
     // must not answer with another's).
-    const twins = (v: string) => [v[0].toUpperCase() + v.slice(1), v.toUpperCase()];
     const enumCases: Array<[string, string, string]> = [
-      ...values.status.flatMap((v) => twins(v).map((t) => ["/v1/interviews", "status", t] as [string, string, string])),
-      ...values.quality_score.flatMap((v) => twins(v).map((t) => ["/v1/interviews", "quality_score", t] as [string, string, string])),
-      ...["active", "dismissed"].flatMap((v) => twins(v).map((t) => ["/v1/releases", "status", t] as [string, string, string])),
+      ...values.status.flatMap((v) => caseTwins(v).map((t) => ["/v1/interviews", "status", t] as [string, string, string])),
+      ...values.quality_score.flatMap((v) => caseTwins(v).map((t) => ["/v1/interviews", "quality_score", t] as [string, string, string])),
+      ...RELEASE_STATUSES.flatMap((v) => caseTwins(v).map((t) => ["/v1/releases", "status", t] as [string, string, string])),
     ];
     for (const [list, param, value] of enumCases) {
       const path = `${list}?${param}=${encodeURIComponent(value)}`;
       const reply = await ctx.http.req(path);
-      const items: any[] = reply.status === 200 && Array.isArray(reply.body?.data) ? reply.body.data : [];
-      ctx.expect(r["enum-case"], reply.status === 400 || (reply.status === 200 && items.length === 0), `${path} answered ${reply.status}${items.length ? ` with ${items.length} item(s) (${items.slice(0, 3).map((x) => `${x.id}: ${param} ${JSON.stringify(x[param])}`).join(", ")})` : ""}: no item has ${param} ${JSON.stringify(value)}, so it matches nothing or is refused`, reply);
+      const { ok, items } = otherCaseAnswer(reply);
+      ctx.expect(r["enum-case"], ok, `${path} answered ${reply.status}${items.length ? ` with ${items.length} item(s) (${items.slice(0, 3).map((x) => `${x.id}: ${param} ${JSON.stringify(x[param])}`).join(", ")})` : ""}: no item has ${param} ${JSON.stringify(value)}, so it matches nothing or is refused`, reply);
       if (reply.status === 400) ctx.conforms(reply, `${list} with an unknown ${param}`);
     }
-    for (const status of ["active", "dismissed"]) {
+    for (const status of RELEASE_STATUSES) {
       const { items, pages } = await ctx.http.walk(`/v1/releases?status=${status}`, 100);
       const want = releases.filter((x: any) => x.status === status).map((x: any) => x.id).sort().join();
       ctx.expect(r.matching, items.map((x: any) => x.id).sort().join() === want, `/v1/releases?status=${status} does not return exactly the ${status} releases`, pages[0]);

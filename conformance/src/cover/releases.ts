@@ -6,7 +6,10 @@
  * description, the order, the status filter exactly, and a status in another case matching nothing.
  */
 import fc from "fast-check";
+import type { Reply } from "../http.ts";
+import { caseTwins, otherCaseAnswer } from "../judge/other-case.ts";
 import { propertySchema, stringDomain } from "./domain.ts";
+import { tieProblem, walk } from "./tie-walk.ts";
 import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 import type { PlantReleaseInput } from "../states/types.ts";
@@ -36,6 +39,15 @@ function instantsDiffer(body: any, input: PlantReleaseInput): string {
 const shown = (body: any, want: Record<string, unknown>) => Object.fromEntries(Object.keys(want).map((k) => [k, body?.[k]]));
 const instant = (v: unknown) => (typeof v === "string" ? Date.parse(v) : NaN);
 
+/** Reads a planted release back and judges it whole; returns the read and whether it was the release planted. */
+async function readBack(env: CoverEnv, id: string, input: PlantReleaseInput): Promise<{ read: Reply; whole: boolean }> {
+  const read = await env.req(`/v1/releases/${id}`);
+  env.ctx.conforms(read, "GET /v1/releases/{id} (planted)");
+  const want = predicted(id, input);
+  const differs = read.status === 200 ? firstDifference(shown(read.body, want), want) || instantsDiffer(read.body, input) : `answered ${read.status}`;
+  return { read, whole: env.expect(r["release-whole"], !differs, `GET /v1/releases/${id} (planted ${JSON.stringify(input).slice(0, 300)}) is not the release planted: ${differs}`, read) };
+}
+
 export const releases: Unit = {
   name: "releases",
   doc: "releases planted in each status, with an empty description and author, never analysed and analysed at a chosen instant, text beyond ASCII, merge instants out of planting order and two at one instant: each retrieval and list item predicted whole, the list newest merged_at first, the status filter exact (another case matches nothing)",
@@ -63,21 +75,17 @@ export const releases: Unit = {
     // Each retrieval, predicted whole; its chat is release-generated, so never shown.
     const details = new Map<string, any>();
     for (const p of planted) {
-      const read = await env.req(`/v1/releases/${p.id}`);
-      ctx.conforms(read, "GET /v1/releases/{id} (planted)");
-      const want = predicted(p.id, p.input);
-      const differs = read.status === 200 ? firstDifference(shown(read.body, want), want) || instantsDiffer(read.body, p.input) : `answered ${read.status}`;
-      env.expect(r["release-whole"], !differs, `GET /v1/releases/${p.id} (planted ${JSON.stringify(p.input).slice(0, 300)}) is not the release planted: ${differs}`, read);
+      const { read, whole } = await readBack(env, p.id, p.input);
       if (read.status === 200 && typeof read.body?.chat_id === "string") {
         const chat = await env.req(`/v1/chats/${encodeURIComponent(read.body.chat_id)}`);
         env.expect(r["release-whole"], chat.status === 404, `release ${p.id}'s chat ${read.body.chat_id} (release-generated) answers ${chat.status} on GET /v1/chats/{id}, not 404`, chat);
       }
-      if (!differs) for (const c of p.cls.filter((c) => c !== "two merged at one instant")) env.reach(c, r["release-whole"].cites);
+      if (whole) for (const c of p.cls.filter((c) => c !== "two merged at one instant")) env.reach(c, r["release-whole"].cites);
       if (read.status === 200) details.set(p.id, read.body);
     }
     // The list: each planted release once, as its detail without the description, newest merged_at first.
-    const walk = await env.http.walk("/v1/releases", 100);
-    const all: any[] = walk.items;
+    const listing = await env.http.walk("/v1/releases", 100);
+    const all: any[] = listing.items;
     const listed = all.filter((x) => mine.has(x.id));
     const byId = new Map(planted.map((p) => [p.id, p]));
     for (const item of listed) {
@@ -85,32 +93,24 @@ export const releases: Unit = {
       if (!detail) continue;
       const { vcs_pr_description: _d, ...summary } = detail;
       const differs = firstDifference(item, summary);
-      env.expect(r["release-whole"], !differs, `GET /v1/releases lists release ${item.id} unlike its retrieval without vcs_pr_description: ${differs}`, walk.pages[0]);
+      env.expect(r["release-whole"], !differs, `GET /v1/releases lists release ${item.id} unlike its retrieval without vcs_pr_description: ${differs}`, listing.pages[0]);
     }
     const ids = listed.map((x) => x.id);
-    env.expect(r["release-whole"], ids.length === planted.length && new Set(ids).size === planted.length && (!env.own || all.length === planted.length), `GET /v1/releases lists ${ids.length} of the ${planted.length} releases planted (${new Set(ids).size} distinct)${env.own ? `, and ${all.length} in all in a project holding only those` : ""}`, walk.pages[0]);
+    env.expect(r["release-whole"], ids.length === planted.length && new Set(ids).size === planted.length && (!env.own || all.length === planted.length), `GET /v1/releases lists ${ids.length} of the ${planted.length} releases planted (${new Set(ids).size} distinct)${env.own ? `, and ${all.length} in all in a project holding only those` : ""}`, listing.pages[0]);
     const descending = (items: any[]) => items.every((x, k) => k === 0 || instant(items[k - 1].merged_at) >= instant(x.merged_at));
-    const outOfOrder = !descending(all);
-    const order = env.expect(r["release-whole"], !outOfOrder && descending(listed), `GET /v1/releases is not newest merged_at first: ${all.map((x) => `${x.id.slice(0, 8)}@${x.merged_at}`).join(", ").slice(0, 600)}`, walk.pages[0]);
+    // The planted ones are among them: the whole list in order holds them in order.
+    const order = env.expect(r["release-whole"], descending(all), `GET /v1/releases is not newest merged_at first: ${all.map((x) => `${x.id.slice(0, 8)}@${x.merged_at}`).join(", ").slice(0, 600)}`, listing.pages[0]);
     if (order && ids.length === planted.length) env.reach("merged out of planting order", r["release-whole"].cites);
-    // The tie, at every page size up to the tie's, from the release listed just before it: each listed exactly once
-    // wherever a page boundary falls among them (and the release just after it next).
+    // The tie, at every page size up to the tie's, from the release listed just before it to the one just after it:
+    // each listed exactly once wherever a page boundary falls among them, none of another among them.
     const tie = planted.filter((p) => p.cls.includes("two merged at one instant")).map((p) => p.id);
     const first = all.findIndex((x) => tie.includes(x.id));
+    const [before, after] = [all[first - 1]?.id, all[first + tie.length]?.id];
     let tieOk = first >= 0;
     for (const limit of [1, 2]) {
-      const seen: string[] = [];
-      let cursor: string | undefined = first > 0 ? all[first - 1].id : undefined;
-      let last;
-      for (let page = 0; page < 4 && seen.length < 3; page++) {
-        last = await env.req(`/v1/releases?limit=${limit}${cursor === undefined ? "" : `&starting_after=${cursor}`}`);
-        const data: any[] = last.status === 200 && Array.isArray(last.body?.data) ? last.body.data : [];
-        seen.push(...data.map((x) => x.id));
-        if (!last.body?.has_more || !data.length) break;
-        cursor = data[data.length - 1].id;
-      }
-      const got = seen.slice(0, 2);
-      tieOk = env.expect(r["release-whole"], got.length === 2 && tie.every((id) => got.includes(id)) && seen.filter((id) => tie.includes(id)).length === 2, `GET /v1/releases walked at limit ${limit} from the release just before the two merged at one instant lists ${JSON.stringify(seen)}: not each of ${JSON.stringify(tie)} once, one after the other`, last) && tieOk;
+      const w = await walk(env, "/v1/releases", limit, before, after, tie.length + 3);
+      const problem = w.broken ?? tieProblem(w.ids, tie, after);
+      tieOk = env.expect(r["release-whole"], !problem, `GET /v1/releases walked at limit ${limit} from the release just before the two merged at one instant (starting_after=${before ?? "none"}): ${problem}; listed ${JSON.stringify(w.ids)}`, w.pages[w.pages.length - 1]) && tieOk;
     }
     if (tieOk) env.reach("two merged at one instant", r["release-whole"].cites);
     // The status filter: exactly the planted ones in that status, in the list's order; another case is another value.
@@ -120,10 +120,10 @@ export const releases: Unit = {
       const want = ids.filter((id) => (byId.get(id)!.input.status ?? "active") === status);
       const stray = filtered.items.find((x: any) => x.status !== status);
       env.expect(r["release-whole"], JSON.stringify(got) === JSON.stringify(want) && !stray, `GET /v1/releases?status=${status} lists ${JSON.stringify(got)} of the planted releases, not exactly ${JSON.stringify(want)} in the list's order${stray ? `, and release ${stray.id} in status ${JSON.stringify(stray.status)}` : ""}`, filtered.pages[0]);
-      for (const twin of [status[0].toUpperCase() + status.slice(1), status.toUpperCase()]) {
+      for (const twin of caseTwins(status)) {
         const reply = await env.req(`/v1/releases?status=${twin}`);
-        const items: any[] = reply.status === 200 && Array.isArray(reply.body?.data) ? reply.body.data : [];
-        if (env.expect(r["release-whole"], reply.status === 400 || (reply.status === 200 && items.length === 0), `GET /v1/releases?status=${twin} answers ${reply.status}${items.length ? ` listing ${items.length} release(s), ${items.filter((x) => mine.has(x.id)).length} of them planted ${status}` : ""}: no release is in status ${JSON.stringify(twin)}`, reply)) env.reach("status in another case", r["release-whole"].cites);
+        const { ok, items } = otherCaseAnswer(reply);
+        if (env.expect(r["release-whole"], ok, `GET /v1/releases?status=${twin} answers ${reply.status}${items.length ? ` listing ${items.length} release(s), ${items.filter((x) => mine.has(x.id)).length} of them planted ${status}` : ""}: no release is in status ${JSON.stringify(twin)}`, reply)) env.reach("status in another case", r["release-whole"].cites);
       }
     }
   },
@@ -141,9 +141,6 @@ async function drawn(env: CoverEnv): Promise<void> {
   await ctx.holds("release text drawn from the contract's domain", arb, async ({ title, description, author }) => {
     const input: PlantReleaseInput = { vcs_pr_number: n++, vcs_pr_title: title, vcs_pr_description: description, vcs_pr_author: author, merged_at: new Date(Date.now() - DAY).toISOString() };
     const { id } = await ctx.states.plantRelease(input, env.project);
-    const read = await env.req(`/v1/releases/${id}`);
-    const want = predicted(id, input);
-    const differs = read.status === 200 ? firstDifference(shown(read.body, want), want) : `answered ${read.status}`;
-    env.expect(r["release-whole"], !differs, `GET /v1/releases/${id} (planted ${JSON.stringify(input).slice(0, 300)}) is not the release planted: ${differs}`, read);
+    await readBack(env, id, input);
   }, ctx.options.runs);
 }

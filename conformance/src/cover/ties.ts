@@ -7,8 +7,8 @@
  * from 1 to the size of the group, so a boundary falls after each item of it: every item is listed exactly once, none
  * of another, the chats newest created_at first and the messages oldest first.
  */
-import type { Reply } from "../http.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
+import { tieProblem, walk } from "./tie-walk.ts";
 import { describeCapability } from "../states/capabilities.ts";
 import { r } from "./rules.ts";
 
@@ -17,54 +17,8 @@ const GROUP = 4;
 /** Every limit from 1 to the group's size: together they put a page boundary after each item of it. */
 const LIMITS = Array.from({ length: GROUP }, (_, k) => k + 1);
 
-interface Walked {
-  ids: string[];
-  pages: Reply[];
-  /** Why the walk stopped before the list's end, if it did. */
-  broken?: string;
-}
-
 /** An instant as the seed writes it. */
 const at = (ms: number) => new Date(ms).toISOString();
-
-/**
- * Walks `path` a page of `limit` at a time from `after` until `until` is listed or the list ends (at most `maxPages`).
- * Not Http.walk: this one starts from a cursor and stops at an item (short in a shared project), goes through the
- * unit's recorded requests, and returns a broken page for the unit to judge as `cover.ties`, where Http.walk throws.
- */
-async function walk(env: CoverEnv, path: string, limit: number, after: string | undefined, until: string | undefined, maxPages: number): Promise<Walked> {
-  const ids: string[] = [];
-  const pages: Reply[] = [];
-  const sep = path.includes("?") ? "&" : "?";
-  for (let n = 0; n < maxPages; n++) {
-    const reply = await env.req(`${path}${sep}limit=${limit}${after ? `&starting_after=${after}` : ""}`);
-    pages.push(reply);
-    const data = reply.body?.data;
-    if (reply.status !== 200 || !Array.isArray(data)) return { ids, pages, broken: `a page answered ${reply.status}${Array.isArray(data) ? "" : " without a list"}` };
-    ids.push(...data.map((x: any) => x?.id));
-    if (until !== undefined && ids.includes(until)) return { ids, pages };
-    if (reply.body.has_more !== true || data.length === 0) return { ids, pages };
-    after = data[data.length - 1]?.id;
-  }
-  return { ids, pages, broken: `${maxPages} pages did not reach the end` };
-}
-
-/** What is wrong with `ids` listing `group` (any order among them) then `last`, each once; "" when nothing is. */
-function tieProblem(ids: string[], group: string[], last: string | undefined): string {
-  const twice = ids.find((id, k) => ids.indexOf(id) !== k);
-  if (twice) return `${twice} is listed twice`;
-  const missing = group.filter((id) => !ids.includes(id));
-  if (missing.length) return `${missing.length} of the ${group.length} items created at that instant never listed (${missing.join(", ")})`;
-  if (last !== undefined) {
-    const at = ids.indexOf(last);
-    if (at < 0) return `the item created after them (${last}) never listed`;
-    const before = ids.slice(0, at);
-    const out = before.filter((id) => !group.includes(id));
-    if (out.length) return `${out.join(", ")} listed among the items created at that instant, which are not`;
-    if (before.length !== group.length) return `the item created after them (${last}) listed before all of them`;
-  }
-  return "";
-}
 
 export const ties: Unit = {
   name: "ties",

@@ -37,21 +37,22 @@ export async function seedFixtures(backend: PgBackend, fixtures: Fixtures): Prom
     // Fixtures of this seed written by an earlier start: nothing to write again (a million generated rows would cost
     // minutes, and a generated dataset's ids differ at each generation: the database keeps the first start's).
     const signature = String(fixtures.seed);
-    const { rows: written } = await backend.query<{ value: string }>("SELECT value FROM meta WHERE key = 'fixtures_in_tables'", []);
-    if (written[0]?.value !== signature) {
-      for (const [table, rows] of [["studies", fixtures.studies], ["interviews", fixtures.interviews]] as const) {
-        await insertRows(backend, `INSERT INTO ${table} (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`, rows, true);
-      }
+    // Each set is written under its own mark: the releases have one since they have a table, so a database whose
+    // other fixtures an older version wrote gets them at its next start.
+    const once = async (mark: string, write: () => Promise<void>) => {
+      const { rows: written } = await backend.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [mark]);
+      if (written[0]?.value === signature) return;
+      await write();
+      await backend.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [mark, signature]);
+    };
+    const docs = (table: "studies" | "interviews" | "releases", rows: readonly object[]) =>
+      insertRows(backend, `INSERT INTO ${table} (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING`, rows, true);
+    await once("fixtures_in_tables", async () => {
+      await docs("studies", fixtures.studies);
+      await docs("interviews", fixtures.interviews);
       await insertChats(backend, chatRows(fixtures.chats, fixtures.messages), true);
-      await backend.query("INSERT INTO meta (key, value) VALUES ('fixtures_in_tables', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [signature]);
-    }
-    // The releases have their own mark: a database whose other fixtures an older version wrote (before the releases
-    // had a table) gets them at its next start.
-    const { rows: released } = await backend.query<{ value: string }>("SELECT value FROM meta WHERE key = 'fixture_releases_in_tables'", []);
-    if (released[0]?.value !== signature) {
-      await insertRows(backend, "INSERT INTO releases (project_id, id, doc) SELECT x->>'project_id', x->>'id', x FROM jsonb_array_elements($1::jsonb) AS x ON CONFLICT DO NOTHING", fixtures.releases, true);
-      await backend.query("INSERT INTO meta (key, value) VALUES ('fixture_releases_in_tables', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [signature]);
-    }
+    });
+    await once("fixture_releases_in_tables", () => docs("releases", fixtures.releases));
     const { rows } = await backend.query<{ seq: string; op: string }>("SELECT seq, op FROM ops WHERE op::jsonb->>'kind' = ANY($1::text[]) ORDER BY seq", [MOVED]);
     for (const r of rows) {
       const op = JSON.parse(r.op) as Op;
