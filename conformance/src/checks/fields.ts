@@ -162,9 +162,10 @@ async function plantedInterviews(ctx: Ctx): Promise<void> {
   judgeStudyLink(ctx, study, studyReply);
   // The study reads back as planted: its name (the run's tag appended), its languages (a set: the seed gives no order)
   // and its questions in order.
-  // Language tags are case-insensitive (BCP 47): en-GB may read back as en-gb.
-  const langs = Array.isArray(study?.supported_languages) ? study.supported_languages.map((x: unknown) => String(x).toLowerCase()).sort() : study?.supported_languages;
-  ctx.expect(r["planted-values"], String(study?.name).startsWith("Fields probe") && JSON.stringify(langs) === JSON.stringify(["de", "en", "en-gb", "fr", "pt-br"]), `a study planted with name "Fields probe" and supported_languages ["en","de","en-GB","fr","pt-BR"] reads name ${JSON.stringify(study?.name)} and supported_languages ${JSON.stringify(study?.supported_languages)}`, studyReply);
+  // Each language code as it was given, capitals included, as an interview's language is (cover.interview-whole):
+  // BCP 47 matches tags without case, but the API returns what the project configured.
+  const langs = Array.isArray(study?.supported_languages) ? [...study.supported_languages].sort() : study?.supported_languages;
+  ctx.expect(r["planted-values"], String(study?.name).startsWith("Fields probe") && JSON.stringify(langs) === JSON.stringify(["de", "en", "en-GB", "fr", "pt-BR"]), `a study planted with name "Fields probe" and supported_languages ["en","de","en-GB","fr","pt-BR"] reads name ${JSON.stringify(study?.name)} and supported_languages ${JSON.stringify(study?.supported_languages)}`, studyReply);
   ctx.expect(r["planted-values"], JSON.stringify((study?.questions ?? []).map((q: any) => q?.text)) === JSON.stringify(questions.map((q) => q.text)), `a study planted with questions ${JSON.stringify(questions.map((q) => q.text))} reads questions ${JSON.stringify(study?.questions)}`, studyReply);
   const make = (body: Omit<PlantInterviewInput, "study_id">) => ctx.states.plantInterview({ study_id: planted.id, ...body });
   const en = await make({ reference_id: "fields_en", language: "en", respondent_email: null });

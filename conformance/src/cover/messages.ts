@@ -6,7 +6,8 @@
  * each message's created_at and completed_at (a message that finished streaming after it was recorded) where the
  * target plants instants; every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated),
  * with sources the same;
- * a file recorded without a name (filename null) and citations recorded as an empty list (sources null).
+ * a file recorded without a name (filename null), a file URL of %XX escapes, + and a fragment (never decoded), and
+ * citations recorded as an empty list (sources null).
  */
 import type { PlantChatInput } from "../states/types.ts";
 import { firstDifference, sizedString, type CoverEnv, type Unit } from "./unit.ts";
@@ -61,6 +62,8 @@ function edgeValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
       { type: "thinking", thinking: " " },
       { type: "tool_use", id: "Toolu_Empty", name: "NoOp_Tool", summary: "", input: {}, state: "output_available" } as Part,
       { type: "file", url: "https://files.example.com/Empty-Name", media_type: "text/plain", filename: "" },
+      // Every character a URL treats specially, kept as recorded: decoding %XX (or + as a space) names another file.
+      { type: "file", url: "https://files.example.com/r%C3%A9sum%C3%A9%20v2+final%2Fdraft%41.pdf?sig=a%2Bb%3D&v=1+2#p%25", media_type: "application/pdf", filename: "résumé v2+final.pdf" },
       ...results,
     ],
     sources: [{ id: "Src_Zero", description: " ", rows: 0, query: "" }],
@@ -118,10 +121,11 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
   }
   // Zeros and empties are values, kept as recorded: no token and no cost (0, not null), a source of 0 rows and an empty
   // query, a tool call with no input ({}) and a mixed-case name, tool results of "", 0, false, [] and {}, a file named
-  // "" (not null), empty text and text with spaces at both ends, a CRLF and a decomposed accent (never normalized).
+  // "" (not null), empty text and text with spaces at both ends, a CRLF and a decomposed accent (never normalized), a
+  // file URL holding %XX escapes, + and a fragment (never decoded).
   const edge = edgeValues();
   msgs.push({ role: "assistant", parts: edge.parts, sources: edge.sources, ...(fields ? { usage: ZERO_USAGE } : {}) });
-  want.push({ role: "assistant", parts: edge.parts, sources: edge.sources, feedback: null, usage: fields ? ZERO_USAGE : null, cls: ["zeros and empties", ...(fields ? ["usage of zeros"] : [])] });
+  want.push({ role: "assistant", parts: edge.parts, sources: edge.sources, feedback: null, usage: fields ? ZERO_USAGE : null, cls: ["zeros and empties", "a file URL of escapes, + and a fragment", ...(fields ? ["usage of zeros"] : [])] });
   // Citations recorded as an empty list are none: sources reads null ("null when none"), never [].
   msgs.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], sources: [] });
   want.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], feedback: null, usage: null, cls: ["sources empty"] });
@@ -182,6 +186,7 @@ export const messages: Unit = {
     ...ROLES.map((role) => `role ${role}`),
     ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "usage of zeros"] : []),
     "zeros and empties",
+    "a file URL of escapes, + and a fragment",
     "every part type and tool state",
     "sources empty",
     ...(ctx.states.has("recorded-parts") ? [...rawParts().classes, "sources at 32768 and 32769 bytes", "internal runtime parts"] : []),

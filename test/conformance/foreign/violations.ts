@@ -191,6 +191,15 @@ export const VIOLATIONS: Violation[] = [
     find: "respondent_email: iv.respondentEmail, language: iv.language,\n    quality_score", replace: "respondent_email: iv.respondentEmail, language: iv.language.toLowerCase(),\n    quality_score" },
   { name: "a file's media type lower-cased", breaks: "Part types: file media_type (string)", rule: "cover.message-whole",
     find: "case 'file': return { type: 'file', url: p.url, media_type: p.media_type,", replace: "case 'file': return { type: 'file', url: p.url, media_type: p.media_type.toLowerCase()," },
+  // And by an eighteenth (34: 29 caught; a newline sent past the Content-Length is equivalent on the wire, a payload's
+  // interview_link of the study rather than of the link opened and languages listed in another order are outside the
+  // seed, which says neither).
+  { name: "a file URL percent-decoded", breaks: "Part types: file url (string)", rule: "cover.message-whole",
+    find: "case 'file': return { type: 'file', url: p.url,", replace: "case 'file': return { type: 'file', url: (() => { try { return decodeURI(p.url); } catch { return p.url; } })()," },
+  { name: "a file URL's + read as a space", breaks: "Part types: file url (string)", rule: "cover.message-whole",
+    find: "case 'file': return { type: 'file', url: p.url,", replace: "case 'file': return { type: 'file', url: p.url.replace(/\\+/g, ' ')," },
+  { name: "a study's language codes lower-cased", breaks: "Study: supported_languages (language codes)", rule: "fields.planted-values", check: "fields",
+    find: "supported_languages: [...s.languages],", replace: "supported_languages: s.languages.map((l) => l.toLowerCase())," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
