@@ -71,13 +71,13 @@ export default defineStates((env) => {
     plantStudy: async (s, project) => ({
       id: (await call(project, "POST", "studies", {
         name: s.name, status: s.status, monthly_limit: s.monthly_limit, weekly_limit: s.weekly_limit, supported_languages: s.supported_languages,
-        questions: s.questions,
+        questions: s.questions, trigger_event: s.trigger_event, launch_mode: s.launch_mode,
       })).id,
     }),
 
     // Its PUT replaces the whole study: everything the API shows of it is sent back with the new status. What the API
-    // does not show (its trigger event and launch mode) goes back to the server's defaults, as in the studies planted
-    // above; the status it already has is no change, so nothing is sent.
+    // does not show (its trigger event and launch mode) goes back to the server's defaults (the suite sets no status on
+    // a study it planted with a launch mode); the status it already has is no change, so nothing is sent.
     setStudyStatus: async (id, status, project) => {
       const got = await fetch(`${env.baseUrl}/v1/studies/${id}`, { headers: { authorization: `Bearer ${project.apiKey}` } });
       if (got.status === 404) throw new StateRefused("not-found", `GET /v1/studies/${id} answered 404`);

@@ -155,7 +155,8 @@ async function listedUnder(ctx: Ctx, status: string, studyId: string, id: string
 }
 
 async function plantedInterviews(ctx: Ctx): Promise<void> {
-  const questions = [{ text: "What did you try first?" }, { text: "What stopped you?" }, { text: "What would you change?" }];
+  // The last padded, with markup and a CRLF: each answer's question_text is that question's text byte for byte.
+  const questions = [{ text: "What did you try first?" }, { text: "What stopped you?" }, { text: "  What would you change? <b>&</b>\r\n(and why) " }];
   const planted = await ctx.states.plantStudy({ name: "Fields probe", supported_languages: ["en", "de", "en-GB", "fr", "pt-BR"], questions });
   const studyReply = await ctx.http.req(`/v1/studies/${planted.id}`);
   const study = studyReply.body;

@@ -43,10 +43,10 @@ async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
 
 export const launches: Unit = {
   name: "launches",
-  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, declined (not_eligible) once it reached its cap, the same request and the trigger config's; and a launch offered before its study was paused: declined while paused, eligible once active again",
+  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, declined (not_eligible) once it reached its cap, the same request and the trigger config's; a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
   needs: ["plant-study", "plant-interview"],
-  statements: [...r["launch-declined"].cites],
-  classes: (ctx) => ["launch below the cap", "launch at the cap", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
+  statements: [...r["launch-declined"].cites, ...r["launch-mode"].cites],
+  classes: (ctx) => ["launch below the cap", "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
   async run(env) {
     const { ctx } = env;
     if (!env.own || !env.publicKey) {
@@ -84,9 +84,26 @@ export const launches: Unit = {
       env.expect(r["launch-declined"], reply.status === 200 && reply.body?.mode === "not_eligible", `a launch the trigger config offers for the study at its cap was decided ${reply.status} ${JSON.stringify(reply.body?.mode)}, not not_eligible`, reply);
     }
     env.reach("launch at the cap", r["launch-declined"].cites);
+    await browserLaunch(env);
     if (ctx.states.has("study-status")) await pausedLaunch(env);
   },
 };
+
+/**
+ * A study planted to open in the browser (`launch_mode: external_browser`): the launch its trigger config offers is
+ * decided `external_browser`, the seed's name for it (a states module that cannot plant the mode refuses the planting).
+ */
+async function browserLaunch(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const study = (await ctx.states.plantStudy({ name: "Launch in a browser", status: "active", weekly_limit: null, monthly_limit: null, trigger_event: "conformance_launch_browser", launch_mode: "external_browser" }, env.project)).id;
+  const { body, reply } = await firstTaken(env, await offered(env, study));
+  if (!reply) {
+    ctx.note("cover launches: the trigger config offered no launch of the study planted to open in a browser, so its mode was not judged");
+    return;
+  }
+  env.expect(r["launch-mode"], reply.status === 200 && reply.body?.mode === "external_browser", `the launch the trigger config offers for a study planted with launch_mode external_browser (${JSON.stringify(body).slice(0, 160)}) was decided ${reply.status} ${JSON.stringify(reply.body?.mode)}, not external_browser`, reply);
+  env.reach("launch of a study opened in a browser", r["launch-mode"].cites);
+}
 
 /**
  * A launch the trigger config offered for a study before it was paused: a paused study accepts no responses, so the

@@ -27,9 +27,9 @@ export const lists: Unit = {
   ],
   async run(env) {
     const { ctx } = env;
-    // Names with spaces at the start and within, a decomposed accent and mixed case: kept as given, never trimmed or
-    // normalized (the run's id ends it).
-    const nameOf = (status: string) => `  Status ${status} e\u0301 É😀\t `;
+    // Names with spaces at the start and within, a decomposed accent, mixed case, markup and quotes: kept as given,
+    // never trimmed, normalized or escaped for HTML (the run's id ends it).
+    const nameOf = (status: string) => `  Status ${status} e\u0301 É😀 <b>&amp;</b> "q" 'a'\t `;
     // Questions kept as given too: padded, with a CRLF and a decomposed accent; and none at all ([], not a default).
     const questionsOf = (status: string) => (status === "paused" ? [] : [{ text: "  Padded question? " }, { text: "CRLF\r\nquestion e\u0301" }]);
     const studies = await Promise.all(STATUSES.map(async (status) => ({ status, id: (await ctx.states.plantStudy({ name: nameOf(status), status, weekly_limit: null, monthly_limit: null, questions: questionsOf(status) }, env.project)).id })));

@@ -6,7 +6,8 @@
  * each message's created_at and completed_at (a message that finished streaming after it was recorded) where the
  * target plants instants; every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated),
  * with sources the same;
- * a file recorded without a name (filename null), a file URL of %XX escapes, + and a fragment (never decoded), and
+ * a file recorded without a name (filename null), a file URL of %XX escapes, + and a fragment (never decoded), markup,
+ * quotes, a CRLF and padding in every text of a message (never escaped, folded or trimmed), and
  * citations recorded as an empty list (sources null).
  */
 import type { PlantChatInput } from "../states/types.ts";
@@ -17,7 +18,8 @@ import { TOOL_STATES as STATES } from "../judge/shown.ts";
 type Msg = PlantChatInput["messages"][number];
 type Part = Msg["parts"][number];
 
-const USAGE = { input_tokens: 1200, output_tokens: 345, cache_read_input_tokens: 0, cache_creation_input_tokens: null, cost_usd: 0.0123 };
+// A cost to the twelfth decimal: a price per token is a fraction of a cent, never rounded.
+const USAGE = { input_tokens: 1200, output_tokens: 345, cache_read_input_tokens: 0, cache_creation_input_tokens: null, cost_usd: 0.012345678901 };
 const ROLES = ["user", "assistant", "system"] as const;
 const FEEDBACK = ["positive", "negative", null] as const;
 
@@ -45,6 +47,25 @@ function publicParts(): { planted: Part[]; want: unknown[] } {
   // A file recorded without a name reads `filename: null` ("null if none given"), not without the field.
   const want = planted.map((p) => (p.type === "file" && !("filename" in p) ? { ...p, filename: null } : p));
   return { planted, want };
+}
+
+/**
+ * Markup, quotes, line ends and padding in every text a message carries: kept byte for byte, never escaped for HTML,
+ * folded to LF or trimmed (a tool's input and result are tool-specific, but the API passes them through).
+ */
+const MARKUP = "  <b>bold</b> & <i>\"q\"</i> 'a'\r\nline two\t ";
+function markupValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
+  return {
+    parts: [
+      { type: "text", text: MARKUP },
+      { type: "thinking", thinking: MARKUP },
+      { type: "tool_use", id: "toolu_markup", name: "query", summary: MARKUP, input: { q: MARKUP, list: [MARKUP, " padded "], nested: { s: MARKUP } }, state: "output_available" } as Part,
+      { type: "tool_result", tool_use_id: "toolu_markup", content: MARKUP, is_error: false } as Part,
+      { type: "tool_result", tool_use_id: "toolu_markup", content: { rows: [MARKUP] }, is_error: false } as Part,
+      { type: "file", url: "https://files.example.com/markup.html", media_type: "text/html", filename: MARKUP },
+    ],
+    sources: [{ id: "src_markup", description: MARKUP, rows: 2, query: `SELECT '<a>' AS x, 1 & 3 AS y\r\nFROM t  ` }],
+  };
 }
 
 const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };
@@ -126,6 +147,9 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
   const edge = edgeValues();
   msgs.push({ role: "assistant", parts: edge.parts, sources: edge.sources, ...(fields ? { usage: ZERO_USAGE } : {}) });
   want.push({ role: "assistant", parts: edge.parts, sources: edge.sources, feedback: null, usage: fields ? ZERO_USAGE : null, cls: ["zeros and empties", "a file URL of escapes, + and a fragment", ...(fields ? ["usage of zeros"] : [])] });
+  const markup = markupValues();
+  msgs.push({ role: "assistant", parts: markup.parts, sources: markup.sources });
+  want.push({ role: "assistant", parts: markup.parts, sources: markup.sources, feedback: null, usage: null, cls: ["markup, quotes, CRLF and padding in every text"] });
   // Citations recorded as an empty list are none: sources reads null ("null when none"), never [].
   msgs.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], sources: [] });
   want.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], feedback: null, usage: null, cls: ["sources empty"] });
@@ -187,6 +211,7 @@ export const messages: Unit = {
     ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "usage of zeros"] : []),
     "zeros and empties",
     "a file URL of escapes, + and a fragment",
+    "markup, quotes, CRLF and padding in every text",
     "every part type and tool state",
     "sources empty",
     ...(ctx.states.has("recorded-parts") ? [...rawParts().classes, "sources at 32768 and 32769 bytes", "internal runtime parts"] : []),

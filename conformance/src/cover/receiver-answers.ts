@@ -56,8 +56,8 @@ export const receiverAnswers: Unit = {
       const bare = cls === "3xx";
       // Both cases, in ASCII and beyond it: a payload that folds the reference id's case shows.
       const reference = bare ? null : `RéF-Éa-😀-${cls.replace(/ /g, "_")}-${k}`;
-      // An email in both cases, beyond ASCII: a payload that folds its case shows.
-      const email = bare ? null : `Ñandú.${k}@ExÄmple.com`;
+      // An email in both cases, beyond ASCII, with a + tag: a payload that folds its case or reads + as a space shows.
+      const email = bare ? null : `Ñandú+tag.${k}@ExÄmple.com`;
       const respondent = respondentOf(cls);
       const language = cls === "4xx" ? "pt-BR" : "en";
       const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, ...(reference === null ? {} : { reference_id: reference }), ...(email === null ? {} : { respondent_email: email }), language, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);

@@ -200,6 +200,24 @@ export const VIOLATIONS: Violation[] = [
     find: "case 'file': return { type: 'file', url: p.url,", replace: "case 'file': return { type: 'file', url: p.url.replace(/\\+/g, ' ')," },
   { name: "a study's language codes lower-cased", breaks: "Study: supported_languages (language codes)", rule: "fields.planted-values", check: "fields",
     find: "supported_languages: [...s.languages],", replace: "supported_languages: s.languages.map((l) => l.toLowerCase())," },
+  // And by a nineteenth (28: 12 caught at first): text was never planted with markup, and a CRLF or padding only in
+  // some fields; no cost had more than four decimals, no email a + tag, no study opened in a browser.
+  { name: "study names escaped for HTML", breaks: "Study: name (display name)", rule: "cover.lists-whole",
+    find: "id: s.id, object: 'study', name: s.name, status: s.status,", replace: "id: s.id, object: 'study', name: s.name.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'), status: s.status," },
+  { name: "text parts escaped for HTML", breaks: "Part types: text (string)", rule: "cover.message-whole",
+    find: "case 'text': return { type: 'text', text: p.text };", replace: "case 'text': return { type: 'text', text: p.text.replace(/&/g, '&amp;').replace(/</g, '&lt;') };" },
+  { name: "a tool result's text with its CRLF folded", breaks: "Part types: tool_result content (tool-specific)", rule: "cover.message-whole",
+    find: "content: raw.content === undefined ? null : raw.content, is_error: raw.is_error === true };", replace: "content: raw.content === undefined ? null : typeof raw.content === 'string' ? raw.content.replace(/\\r\\n/g, '\\n') : raw.content, is_error: raw.is_error === true };" },
+  { name: "strings in a tool's input trimmed", breaks: "Part types: tool_use input (object, tool-specific)", rule: "cover.message-whole",
+    find: "summary: raw.summary ?? '', input: raw.input ?? {},", replace: "summary: raw.summary ?? '', input: JSON.parse(JSON.stringify(raw.input ?? {}, (k, v) => (typeof v === 'string' ? v.trim() : v)))," },
+  { name: "a cost rounded to four decimals", breaks: "Usage: cost_usd (number or null, US dollars)", rule: "cover.message-whole",
+    find: "cost_usd: typeof u.cost_usd === 'number' && Number.isFinite(u.cost_usd) ? u.cost_usd : null,", replace: "cost_usd: typeof u.cost_usd === 'number' && Number.isFinite(u.cost_usd) ? Math.round(u.cost_usd * 1e4) / 1e4 : null," },
+  { name: "a launch in the browser named browser", breaks: "Participant endpoints: a launch decision whose mode is webview, external_browser or not_eligible", rule: "cover.launch-mode",
+    find: "send(res, 200, { object: 'launch_decision', mode: study.launchMode,", replace: "send(res, 200, { object: 'launch_decision', mode: study.launchMode === 'external_browser' ? 'browser' : study.launchMode," },
+  { name: "the payload's email with + read as a space", breaks: "Events: data.respondent_email", rule: "cover.payload-whole",
+    find: "respondent_email: iv.respondentEmail, respondent_id: iv.respondentId,", replace: "respondent_email: iv.respondentEmail && iv.respondentEmail.replace(/\\+/g, ' '), respondent_id: iv.respondentId," },
+  { name: "an answer's question text trimmed", breaks: "Interview: question_answers, question_text", rule: "fields.question-answers", check: "fields",
+    find: "qa.push({ question_index: i, question_text: q,", replace: "qa.push({ question_index: i, question_text: q.trim()," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
