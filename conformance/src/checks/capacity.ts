@@ -53,6 +53,10 @@ export const capacityCheck: Check = {
   needs: ["sim", "plant-study", "plant-interview", "hold", "complete"],
   operations: ["getStudy", "listStudies", "simCreateStudy", "simCompleteInterview"],
   async run(ctx) {
+    // Caps as large as the contract carries (int32) read back whole too: a cap is never clipped.
+    const large = await ctx.states.plantStudy({ name: "Capacity probe, large caps", monthly_limit: 2147483647, weekly_limit: 1000000 });
+    const big = await study(ctx, large.id);
+    ctx.expect(r["limits-echo"], big.limits?.monthly?.limit === 2147483647 && big.limits?.weekly?.limit === 1000000, `planted caps 2147483647 (monthly) and 1000000 (weekly) read back as ${JSON.stringify(big.limits)}`);
     const { id } = await ctx.states.plantStudy({ name: "Capacity probe", monthly_limit: 3, weekly_limit: 2 });
     let s = await study(ctx, id);
     ctx.expect(r["limits-echo"], s.limits?.monthly?.limit === 3 && s.limits?.weekly?.limit === 2, `planted caps 3 (monthly) and 2 (weekly) read back as ${JSON.stringify(s.limits)}`);

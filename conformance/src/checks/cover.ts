@@ -51,6 +51,9 @@ async function runUnit(ctx: Ctx, unit: Unit, receiver: Receiver | null, answers:
       if (!receiver) return null;
       const url = new URL(receiver.url);
       url.pathname = `/cover/${name}`;
+      // A query of escapes, + and & in the URL: the deliveries must come to it as given (the path compared with it
+      // holds the query), never decoded or dropped.
+      url.search = `?unit=${encodeURIComponent(name)}&k=a%2Bb+c%41`;
       const reply: Reply = await http.req("/v1/webhooks", { method: "PUT", body: { url: url.toString(), events: ["interview.completed"] } });
       hooked = true;
       ctx.states.webhook(url.toString(), project);
@@ -58,7 +61,7 @@ async function runUnit(ctx: Ctx, unit: Unit, receiver: Receiver | null, answers:
         ctx.expect(r.recreation, false, `PUT /v1/webhooks to the suite's receiver ${url} answered ${reply.status} in ${unit.name}`, reply);
         return null;
       }
-      return { url: url.toString(), path: url.pathname, secret: reply.body?.signing_secret ?? "", reply };
+      return { url: url.toString(), path: url.pathname + url.search, secret: reply.body?.signing_secret ?? "", reply };
     },
     reach(cls, statements) {
       reached.add(cls);

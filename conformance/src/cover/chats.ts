@@ -1,6 +1,6 @@
 /**
  * Every visible field of a chat, every run, read back whole: every example source (`web`, `analyst`, `mcp`) and none,
- * a title (beyond ASCII, empty, padded with a CRLF and a decomposed accent) and none, and where the target plants
+ * a title (beyond ASCII with markup, empty, padded with a CRLF and a decomposed accent) and none, and where the target plants
  * them, `is_streaming` true, false and null and a creation instant chosen to the millisecond. Each chat's retrieval is predicted whole (`updated_at` aside: not before its created_at), and in
  * a project of the unit's own the list is exactly these chats, newest created_at first, without message_count. One of
  * them has no message at all: still a visible chat, listed, with message_count 0.
@@ -10,8 +10,8 @@ import { r } from "./rules.ts";
 
 const SOURCES = ["web", "analyst", "mcp", null] as const;
 const STREAMING = [true, false, null, false] as const;
-/** Titles kept exactly as given: beyond ASCII, empty, and padded with a CRLF, a decomposed accent and mixed case. */
-const TITLES = ["Chat über Exporte 😀", "", "  Plain\r\nTitle e\u0301 ", null] as const;
+/** Titles kept exactly as given: beyond ASCII with markup and quotes, empty, and padded with a CRLF, a decomposed accent and mixed case. */
+const TITLES = ["Chat über Exporte 😀 <b>&amp;</b> \"q\"", "", "  Plain\r\nTitle e\u0301 ", null] as const;
 const titleClass = (t: string | null) => (t === null ? "title null" : t === "" ? "title empty" : t.trim() === t ? "title text" : "title padded, CRLF and decomposed");
 /** The chat planted without messages. */
 const EMPTY = 3;

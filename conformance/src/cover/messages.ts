@@ -19,7 +19,8 @@ type Msg = PlantChatInput["messages"][number];
 type Part = Msg["parts"][number];
 
 // A cost to the twelfth decimal: a price per token is a fraction of a cent, never rounded.
-const USAGE = { input_tokens: 1200, output_tokens: 345, cache_read_input_tokens: 0, cache_creation_input_tokens: null, cost_usd: 0.012345678901 };
+// And the most tokens the contract carries (int32): a count is never capped.
+const USAGE = { input_tokens: 1200, output_tokens: 2147483647, cache_read_input_tokens: 0, cache_creation_input_tokens: null, cost_usd: 0.012345678901 };
 const ROLES = ["user", "assistant", "system"] as const;
 const FEEDBACK = ["positive", "negative", null] as const;
 

@@ -48,7 +48,8 @@ export const receiverAnswers: Unit = {
     const hook = await env.hook("answers");
     if (!hook) return;
     // The 2xx one opened through a respondent-specific link where the target plants one: its payload names the respondent.
-    const respondentOf = (cls: string) => (cls === "2xx" && ctx.states.has("respondent-id") ? `resp_é_${k0}` : null);
+    // Both cases, a + and a %XX escape in it: a payload that folds, decodes or reads + as a space shows.
+    const respondentOf = (cls: string) => (cls === "2xx" && ctx.states.has("respondent-id") ? `Resp_é+É%41_${k0}` : null);
     const k0 = Math.floor(Math.random() * 1e6);
     // Each class answers its first attempt so (then 200); the retry-timeout class answers 503, then no answer in time.
     const classes: Array<[string, number[]]> = [...CLASSES.map(([c, a]) => [c, [a]] as [string, number[]]), ...(delays.length >= 2 ? [[RETRY_TIMEOUT, [503, TIMEOUT]] as [string, number[]]] : [])];

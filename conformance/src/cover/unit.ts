@@ -14,7 +14,7 @@ import type { ProjectRef } from "../states/types.ts";
 
 export interface Hook {
   url: string;
-  /** The receiver path deliveries to this webhook arrive on. */
+  /** The receiver path and query deliveries to this webhook arrive on (req.url, as the URL gave them). */
   path: string;
   secret: string;
   reply: Reply;

@@ -218,6 +218,18 @@ export const VIOLATIONS: Violation[] = [
     find: "respondent_email: iv.respondentEmail, respondent_id: iv.respondentId,", replace: "respondent_email: iv.respondentEmail && iv.respondentEmail.replace(/\\+/g, ' '), respondent_id: iv.respondentId," },
   { name: "an answer's question text trimmed", breaks: "Interview: question_answers, question_text", rule: "fields.question-answers", check: "fields",
     find: "qa.push({ question_index: i, question_text: q,", replace: "qa.push({ question_index: i, question_text: q.trim()," },
+  // And by a twentieth (17: 11 caught at first): no webhook URL had a query, no chat title markup, no count or cap
+  // near the contract's largest, no respondent id a capital or a +.
+  { name: "deliveries posted without the URL's query", breaks: "Events: sent to the URL set by PUT /v1/webhooks", rule: "cover.recreation",
+    find: "    req = lib.request(url, opts, (res) => {", replace: "    req = lib.request(new URL(url.origin + url.pathname), opts, (res) => {" },
+  { name: "chat titles escaped for HTML", breaks: "Chat: title (string or null)", rule: "cover.chat-whole",
+    find: "const out = { id: c.id, object: 'chat', title: c.title,", replace: "const out = { id: c.id, object: 'chat', title: typeof c.title === 'string' ? c.title.replace(/&/g, '&amp;').replace(/</g, '&lt;') : c.title," },
+  { name: "token counts capped at a million", breaks: "Usage: input_tokens, output_tokens, ... (each integer or null)", rule: "cover.message-whole",
+    find: "  const int = (v) => (Number.isInteger(v) ? v : null);", replace: "  const int = (v) => (Number.isInteger(v) ? Math.min(v, 1e6) : null);" },
+  { name: "a monthly cap clipped at 10000", breaks: "Study: limits.monthly.limit (monthly interview cap)", rule: "capacity.limits-echo", check: "capacity",
+    find: "limits: { monthly: { limit: s.monthlyLimit, used: u.monthly },", replace: "limits: { monthly: { limit: s.monthlyLimit === null ? null : Math.min(s.monthlyLimit, 10000), used: u.monthly }," },
+  { name: "the payload's respondent_id lower-cased", breaks: "Events: data.respondent_id", rule: "cover.payload-whole",
+    find: "respondent_email: iv.respondentEmail, respondent_id: iv.respondentId,", replace: "respondent_email: iv.respondentEmail, respondent_id: iv.respondentId && iv.respondentId.toLowerCase()," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
