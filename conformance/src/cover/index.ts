@@ -6,6 +6,7 @@ import { experiments } from "./experiments.ts";
 import { launches } from "./launches.ts";
 import { lists } from "./lists.ts";
 import { messages } from "./messages.ts";
+import { pages } from "./pages.ts";
 import { receiverAnswers } from "./receiver-answers.ts";
 import { recreation } from "./recreation.ts";
 import { referenceIds } from "./reference-ids.ts";
@@ -13,6 +14,6 @@ import { releases } from "./releases.ts";
 import { ties } from "./ties.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, lists, releases, experiments, launches];
+export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, lists, releases, experiments, launches, pages];
 
 export type { Unit } from "./unit.ts";

@@ -38,7 +38,8 @@ function publicParts(): { planted: Part[]; want: unknown[] } {
     { type: "text", text: "plain text ✓ 😀" },
     { type: "thinking", thinking: "considering" },
     { type: "redacted_thinking" },
-    { type: "file", url: "https://files.example.com/a.csv", media_type: "text/csv", filename: "a.csv" },
+    // A media type with parameters, kept whole (never cut at its ";").
+    { type: "file", url: "https://files.example.com/a.csv", media_type: "text/csv; charset=utf-8; header=present", filename: "a.csv" },
     { type: "file", url: "https://files.example.com/b.png", media_type: "image/PNG", filename: null },
     { type: "file", url: "https://files.example.com/c.bin", media_type: "application/octet-stream" },
     ...STATES.map((state, k) => ({ type: "tool_use", id: `toolu_state_${k}`, name: "query", summary: `a call left ${state}`, input: { k }, state }) as Part),

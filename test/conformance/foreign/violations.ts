@@ -230,6 +230,14 @@ export const VIOLATIONS: Violation[] = [
     find: "limits: { monthly: { limit: s.monthlyLimit, used: u.monthly },", replace: "limits: { monthly: { limit: s.monthlyLimit === null ? null : Math.min(s.monthlyLimit, 10000), used: u.monthly }," },
   { name: "the payload's respondent_id lower-cased", breaks: "Events: data.respondent_id", rule: "cover.payload-whole",
     find: "respondent_email: iv.respondentEmail, respondent_id: iv.respondentId,", replace: "respondent_email: iv.respondentEmail, respondent_id: iv.respondentId && iv.respondentId.toLowerCase()," },
+  // And by a twenty-first (15: 11 caught at first; sources dropped from a user message is outside the seed, which
+  // speaks of an assistant message's citations): no studies or releases list held more than a page.
+  { name: "the studies list's default page of 10", breaks: "Endpoints: list endpoints take limit (default 20)", rule: "cover.default-page",
+    find: "  const items = universe.filter((s) => s.status === 'active');\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit,", replace: "  const items = universe.filter((s) => s.status === 'active');\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), q.has('limit') ? p.limit : 10," },
+  { name: "the releases list's default page of 10", breaks: "Endpoints: list endpoints take limit (default 20)", rule: "cover.default-page",
+    find: "  send(res, 200, page(items, universe, cmpDesc('mergedAt'), p.limit,", replace: "  send(res, 200, page(items, universe, cmpDesc('mergedAt'), q.has('limit') ? p.limit : 10," },
+  { name: "a media type's parameters dropped", breaks: "Part types: file media_type (string)", rule: "cover.message-whole",
+    find: "case 'file': return { type: 'file', url: p.url, media_type: p.media_type,", replace: "case 'file': return { type: 'file', url: p.url, media_type: p.media_type.split(';')[0].trim()," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
