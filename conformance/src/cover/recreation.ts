@@ -1,8 +1,8 @@
 /**
  * Re-creation of what can be deleted, every run: the webhook created, deleted and created again at the same URL, then
  * moved to another URL. After each step an interview completes: delivered to the webhook in force and signed with its
- * secret, or never delivered while none is configured; then subscribed to no event (events []), after which a completion
- * is sent nowhere. Re-creation answers 201 with a new secret; a move, 200 without.
+ * secret, or never delivered while none is configured (and delivered though its study was paused before it completed);
+ * then subscribed to no event (events []), after which a completion is sent nowhere. Re-creation answers 201 with a new secret; a move, 200 without.
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
@@ -16,15 +16,16 @@ export const recreation: Unit = {
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   statements: [...r["recreation"].cites],
-  classes: () => ["created", "deleted", "re-created at the same URL", "moved to another URL", "subscribed to no event"],
+  classes: (ctx) => ["created", "deleted", "re-created at the same URL", "moved to another URL", ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
   async run(env) {
     const { ctx } = env;
     const { id: studyId } = await ctx.states.plantStudy({ name: "Re-creation", weekly_limit: null, monthly_limit: null }, env.project);
     const wait = completionWaitMs(ctx.options);
     const mine = (d: Delivery) => d.path.startsWith(`/cover/recreation/`);
     /** Completes an interview now and waits for its delivery (when one is due); returns it. */
-    const complete = async (tag: string, dueAt: string | null): Promise<{ id: string; got: Delivery[] }> => {
-      const { id } = await ctx.states.plantInterview({ study_id: studyId, hold: true, reference_id: `recreation_${tag}` }, env.project);
+    const complete = async (tag: string, dueAt: string | null, study = studyId, meanwhile?: () => Promise<unknown>): Promise<{ id: string; got: Delivery[] }> => {
+      const { id } = await ctx.states.plantInterview({ study_id: study, hold: true, reference_id: `recreation_${tag}` }, env.project);
+      await meanwhile?.();
       await ctx.states.completeInterview(id, env.project);
       await untilCompleted(env.http, id, wait);
       if (dueAt) await until(() => env.receiver.deliveries.some((d) => mine(d) && d.interviewId === id), wait);
@@ -54,6 +55,12 @@ export const recreation: Unit = {
     if (!moved) return;
     env.expect(r.recreation, moved.reply.status === 200 && moved.reply.body?.signing_secret === undefined, `PUT /v1/webhooks over an existing one answered ${moved.reply.status}${moved.reply.body?.signing_secret !== undefined ? " with a signing_secret" : ""} (200 without the secret)`, moved.reply);
     judge("moved to another URL", await complete("moved", moved.path), moved.path, again.secret);
+    if (ctx.states.has("study-status")) {
+      // Delivered whatever its study's status: the event is emitted by an interview finishing processing, sent only if
+      // interview.completed is in events; a study paused while its respondent talked stops new interviews, not this one.
+      const { id: paused } = await ctx.states.plantStudy({ name: "Re-creation, paused", weekly_limit: null, monthly_limit: null }, env.project);
+      judge("its study paused before it completed", await complete("paused", moved.path, paused, () => ctx.states.setStudyStatus(paused, "paused", env.project)), moved.path, again.secret);
+    }
     // Subscribed to no event: the answer shows the events just set, and a completion is sent nowhere ("only if
     // interview.completed is in events"). A service that refuses an empty list has no such webhook: nothing to judge.
     // Created so (after a DELETE), then updated back: both the creation and an update echo the events set.

@@ -238,6 +238,11 @@ export const VIOLATIONS: Violation[] = [
     find: "  send(res, 200, page(items, universe, cmpDesc('mergedAt'), p.limit,", replace: "  send(res, 200, page(items, universe, cmpDesc('mergedAt'), q.has('limit') ? p.limit : 10," },
   { name: "a media type's parameters dropped", breaks: "Part types: file media_type (string)", rule: "cover.message-whole",
     find: "case 'file': return { type: 'file', url: p.url, media_type: p.media_type,", replace: "case 'file': return { type: 'file', url: p.url, media_type: p.media_type.split(';')[0].trim()," },
+  // And by a twenty-second (6: 4 caught at first).
+  { name: "no delivery once the study is no longer active", breaks: "Events: emitted by an interview finishing processing; sent only if interview.completed is in events", rule: "cover.recreation",
+    find: "  if (!hook || !hook.events.includes('interview.completed')) return;", replace: "  if (!hook || !hook.events.includes('interview.completed') || studies.get(iv.studyId).status !== 'active') return;" },
+  { name: "an interview's created_at cut to the second", breaks: "Interview: created_at; Resources: timestamps with millisecond precision", rule: "windows.planted-instant", check: "windows",
+    find: "started_at: iso(iv.startedAt), completed_at: done ? iso(iv.completedAt) : null, created_at: iso(iv.createdAt),", replace: "started_at: iso(iv.startedAt), completed_at: done ? iso(iv.completedAt) : null, created_at: iso(Math.floor(iv.createdAt / 1000) * 1000)," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
