@@ -33,7 +33,8 @@ interface Running {
 async function runUnit(ctx: Ctx, unit: Unit, receiver: Receiver | null, answers: Map<string, number[]>, separate: boolean): Promise<Running> {
   const classes = unit.classes(ctx);
   const reached = new Set<string>();
-  const outcome = () => classes.map((cls) => ({ unit: unit.name, cls, reached: reached.has(cls), statements: unit.statements }));
+  const statements = [...new Set(unit.rules.flatMap((rule) => rule.cites))];
+  const outcome = () => classes.map((cls) => ({ unit: unit.name, cls, reached: reached.has(cls), statements }));
   const lacking = ctx.states.caps.lacking(...unit.needs);
   if (lacking) {
     ctx.untested(`cover ${unit.name}: ${classes.join(", ")} (needs ${describeCapability(lacking.capability)})`, lacking.why);
@@ -105,7 +106,8 @@ export const coverCheck: Check = {
   async run(ctx) {
     // One receiver for every unit: the answers each unit chose per interview, 200 otherwise; no answer in time is held past the timeout.
     const answers = new Map<string, number[]>();
-    const registered = UNITS.some((u) => u.receives) ? await register(ctx) : null;
+    const units = UNITS.filter((u) => !ctx.options.coverUnits || ctx.options.coverUnits.includes(u.name));
+    const registered = units.some((u) => u.receives) ? await register(ctx) : null;
     const receiver = registered?.receiver ?? null;
     if (registered) await ctx.http.req("/v1/webhooks", { method: "DELETE" });
     if (receiver) {
@@ -113,8 +115,8 @@ export const coverCheck: Check = {
       receiver.delay = (id, attempt) => (id && answers.get(id)?.[attempt - 1] === TIMEOUT ? (ctx.options.webhookTimeoutMs ?? 10_000) + 500 : 0);
     }
     const separate = ctx.states.has("create-project");
-    const runnable = UNITS.filter((u) => receiver || !u.receives);
-    for (const u of UNITS) if (!runnable.includes(u)) ctx.untested(`cover ${u.name}: ${u.classes(ctx).join(", ")}`, "no receiver the service accepts (see the webhooks check)");
+    const runnable = units.filter((u) => receiver || !u.receives);
+    for (const u of units) if (!runnable.includes(u)) ctx.untested(`cover ${u.name}: ${u.classes(ctx).join(", ")}`, "no receiver the service accepts (see the webhooks check)");
     try {
       const running = separate
         ? await settledAll(runnable.map((u) => runUnit(ctx, u, receiver, answers, true)))

@@ -45,7 +45,7 @@ export const chats: Unit = {
   name: "chats",
   doc: "every example source and none, a title and none, is_streaming true, false and null, a chosen creation instant, no messages at all: each chat read back whole (message_count 0 for the empty one, listed all the same), the list exactly them, newest first, without message_count",
   needs: ["plant-chat"],
-  statements: [...r["chat-whole"].cites],
+  rules: [r["chat-whole"]],
   classes: (ctx) => [...new Set([...SOURCES.map((s) => `source ${s}`), ...TITLES.map(titleClass), "no messages", ...(ctx.states.has("chat-fields") ? ["is_streaming true", "is_streaming false", "is_streaming null", "created_at chosen"] : [])])],
   async run(env) {
     const fields = env.ctx.states.has("chat-fields");

@@ -107,7 +107,7 @@ export const counts: Unit = {
   name: "counts",
   doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages), chats of 0, 1, 100 and 101 visible messages (message_count and the walk)",
   needs: ["plant-study", "plant-interview"],
-  statements: [...r["counts"].cites, ...r["cap-transition"].cites, ...r["message-count"].cites],
+  rules: [r["counts"], r["cap-transition"], r["message-count"]],
   classes: (ctx) => ["count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101"] : [])],
   async run(env) {
     await Promise.all([interviews(env), env.ctx.states.has("plant-chat") ? messages(env) : undefined]);

@@ -20,7 +20,7 @@ export const cursors: Unit = {
   name: "cursors",
   doc: "messages' starting_after in every class: a visible message of the chat (continues after it), a hidden one of it, another chat's message and a UUID of nothing (400 No such message), not a UUID beside a limit out of range (400 Invalid parameters naming both)",
   needs: ["plant-chat"],
-  statements: [...messageErrorRules["no-such-message"].cites, ...messageErrorRules["invalid-parameters"].cites, ...r["message-count"].cites],
+  rules: [messageErrorRules["no-such-message"], messageErrorRules["invalid-parameters"], r["message-count"]],
   classes: (ctx) => ["cursor visible", ...(ctx.states.has("hidden-messages") ? ["cursor hidden"] : []), "cursor of another chat", "cursor of nothing", "cursor not a UUID"],
   async run(env) {
     const { ctx } = env;

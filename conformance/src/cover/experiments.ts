@@ -39,7 +39,7 @@ export const experiments: Unit = {
   name: "experiments",
   doc: "the deprecated report read before and after a study is planted active, paused and draft, and after interviews of it are held, abandoned, completed, and created at the edges of this week and month and a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
   needs: ["plant-study"],
-  statements: [...r["experiments-current"].cites, ...r["experiments-counts"].cites],
+  rules: [r["experiments-current"], r["experiments-counts"]],
   classes: (ctx) => {
     const can = (c: Parameters<typeof ctx.states.has>[0]) => ctx.states.has("plant-interview", c);
     return [

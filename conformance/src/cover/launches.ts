@@ -45,7 +45,7 @@ export const launches: Unit = {
   name: "launches",
   doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, declined (not_eligible) once it reached its cap, the same request and the trigger config's; a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
   needs: ["plant-study", "plant-interview"],
-  statements: [...r["launch-declined"].cites, ...r["launch-mode"].cites],
+  rules: [r["launch-declined"], r["launch-mode"]],
   classes: (ctx) => ["launch below the cap", "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
   async run(env) {
     const { ctx } = env;

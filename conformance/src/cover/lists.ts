@@ -17,7 +17,7 @@ export const lists: Unit = {
   name: "lists",
   doc: "studies planted in each status, chats in each visibility, interviews started and completed (and listed while their study is paused or draft): each reads back, and every list is predicted whole (exactly what was planted, in a project of the unit's own)",
   needs: ["plant-study"],
-  statements: [...r["lists-whole"].cites],
+  rules: [r["lists-whole"]],
   classes: (ctx) => [
     ...STATUSES.map((s) => `study ${s}`),
     "questions padded, and none",

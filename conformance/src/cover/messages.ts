@@ -207,7 +207,7 @@ export const messages: Unit = {
   name: "messages",
   doc: "every role with usage recorded (served on assistant messages only), every feedback, every part type and tool state read back whole; every raw tool transport and transient state, and sources, at 32768 bytes (kept) and 32769 (truncated)",
   needs: ["plant-chat"],
-  statements: [...r["message-whole"].cites, ...r["transport-truncated"].cites],
+  rules: [r["message-whole"], r["transport-truncated"]],
   classes: (ctx) => [
     ...ROLES.map((role) => `role ${role}`),
     ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "usage of zeros"] : []),

@@ -28,7 +28,7 @@ export const pages: Unit = {
   name: "pages",
   doc: "21 active studies, 21 releases and 21 visible chats: each list read without limit holds 20 with has_more true, and the next page continues it",
   needs: ["plant-study"],
-  statements: [...r["default-page"].cites],
+  rules: [r["default-page"]],
   classes: (ctx) => ["studies past a page", ...(ctx.states.has("plant-release") ? ["releases past a page"] : []), ...(ctx.states.has("plant-chat") ? ["chats past a page"] : [])],
   async run(env) {
     const { ctx } = env;

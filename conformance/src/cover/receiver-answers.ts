@@ -33,7 +33,7 @@ export const receiverAnswers: Unit = {
   doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time) in a study named beyond ASCII: retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
-  statements: [...r["answer-retried"].cites, ...r["payload-whole"].cites, ...r["signature-text"].cites, ...r["interview-whole"].cites],
+  rules: [r["answer-retried"], r["payload-whole"], r["signature-text"], r["interview-whole"]],
   classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`] : []), "payload beyond ASCII", "interview in the study's second language", "no reference id nor email", "interview read back, no email", "interview read back, email beyond ASCII in both cases", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
   async run(env) {
     const { ctx } = env;

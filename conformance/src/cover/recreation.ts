@@ -15,7 +15,7 @@ export const recreation: Unit = {
   doc: "the webhook created, deleted, created again at the same URL and moved: each completion delivered to the webhook in force and signed with its secret, none while deleted; 201 with a new secret on re-creation",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
-  statements: [...r["recreation"].cites],
+  rules: [r["recreation"]],
   classes: (ctx) => ["created", "deleted", "re-created at the same URL", "moved to another URL", ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
   async run(env) {
     const { ctx } = env;

@@ -30,7 +30,7 @@ export const referenceIds: Unit = {
   name: "reference-ids",
   doc: "interviews tagged with a reference id of every class (ASCII, beyond the BMP, combining marks, case twins, %XX beside its decoding, + beside a space, &, =, #, /, spaces at the ends, long): read back exactly, and the filter lists exactly its own; the link's value decoded once",
   needs: ["plant-study", "plant-interview"],
-  statements: [...r["reference-exact"].cites, ...r["link-reference"].cites],
+  rules: [r["reference-exact"], r["link-reference"]],
   classes: (ctx) => [...Object.keys(REFERENCE_CLASSES), "drawn from the domain", ...(ctx.states.has("interview-link") ? LINK_CLASSES.map((c) => `link: ${c}`) : [])],
   async run(env) {
     const { ctx } = env;

@@ -52,7 +52,7 @@ export const releases: Unit = {
   name: "releases",
   doc: "releases planted in each status, with an empty description and author, never analysed and analysed at a chosen instant, text beyond ASCII, merge instants out of planting order and two at one instant: each retrieval and list item predicted whole, the list newest merged_at first, the status filter exact (another case matches nothing)",
   needs: ["plant-release"],
-  statements: [...r["release-whole"].cites],
+  rules: [r["release-whole"]],
   classes: () => ["release active", "release dismissed", "description and author empty", "never analysed", "analysed at a chosen instant", "text beyond ASCII, padded, CRLF", "merged out of planting order", "two merged at one instant", "status in another case"],
   async run(env) {
     const { ctx } = env;

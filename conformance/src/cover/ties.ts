@@ -24,7 +24,7 @@ export const ties: Unit = {
   name: "ties",
   doc: `chats created at one millisecond (between one a millisecond older and one newer), a chat's messages recorded at one millisecond (likewise), and a study's interviews at one millisecond beside one just before and after, walked at every limit from 1 to ${GROUP}: every item once, none of another, chats newest first, messages oldest first`,
   needs: [],
-  statements: [...r.ties.cites],
+  rules: [r.ties],
   classes: (ctx) => [
     ...(ctx.states.has("plant-chat", "chat-fields") ? LIMITS.flatMap((l) => [`chats tied at limit ${l}`, `messages tied at limit ${l}`]) : []),
     ...(ctx.states.has("plant-study", "plant-interview", "created-at") ? LIMITS.map((l) => `interviews tied at limit ${l}`) : []),

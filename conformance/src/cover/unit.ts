@@ -49,8 +49,8 @@ export interface Unit {
   name: string;
   /** What it does, for the README and the report. */
   doc: string;
-  /** The seed statements it judges: a class of it left unreached leaves them NOT TESTED. */
-  statements: string[];
+  /** The rules it judges; their seed statements are left NOT TESTED by a class of it left unreached. */
+  rules: Rule[];
   /** Capabilities without which it cannot run at all. */
   needs: Capability[];
   /** Whether it observes deliveries: it runs only with a receiver the service accepted as a webhook. */
