@@ -3,10 +3,11 @@ import { LAYERS } from "./test/layers.ts";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { layerConfig } from "./vitest.layer.ts";
 
-// The longest files first (measured in CI on 2026-12-04: 321, 292, 191, 185 and 152 s of the layer's 1499 test-s; the
-// cover file's fixed cases now run only the units that judge them): on a fresh clone vitest orders files by size, and
-// the longest started last, leaving one worker busy while the others idled.
-const LONGEST = ["variants-webhooks", "variants-http", "surfaces", "selftest", "foreign", "cover"];
+// The longest files first (measured in CI: 255, 238, 173, 126 and 114 s of the layer's 1118 test-s): on a fresh
+// clone vitest orders files by size, and the longest started last, leaving one worker busy while the others idled.
+// Both variants files started together, beside the surfaces, loaded the machine so that the self-test's reference
+// server sent a retry 987 ms after a 400 ms delay (CI, 2026-12-04): they start after the self-test, never at once.
+const LONGEST = ["surfaces", "selftest", "foreign", "cover", "variants-webhooks", "variants-http"];
 const rank = (spec: TestSpecification) => {
   const i = LONGEST.findIndex((name) => spec.moduleId.endsWith(`/${name}.test.ts`));
   return i < 0 ? LONGEST.length : i;
