@@ -87,7 +87,7 @@ async function throughput(): Promise<void> {
       say();
       say("Prism serves its single example whatever `limit` says, so its bodies are smaller than the reference server's.");
       say("`reference` runs as `npm start` does (response validation off, response cache on); `RESPONSE_CACHE=0` skips the cache, so every request runs the handler and serialization.");
-      say("The last column bounds the first: no Express handler can beat the ceiling, so reference/Prism can never exceed ceiling/Prism.");
+      say("A repeated cached read is answered ahead of Express (the fast lane, `server/src/http/router.ts`), so `reference` can pass the ceiling; without the cache every request takes Express's path, which the ceiling bounds.");
       say();
     } finally {
       await ceiling.stop();

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { assetPath } from "../../lib/assets.ts";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
@@ -93,7 +94,10 @@ export interface AppOptions {
 }
 
 export interface App {
+  /** The Express app: every request the fast lane does not answer. */
   app: Express;
+  /** What an HTTP server serves: the request log, the fast lane for cached reads, then `app` (router.ts). */
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
   store: Store;
   webhooks: WebhookDispatcher;
   streams: EventStreams;
@@ -193,7 +197,7 @@ export function createApp(options: AppOptions = {}): App {
   if (parts.sharedCounts) held.share(parts.sharedCounts);
   // Each process shares its own slots, work-conserving: nothing to tell the others (fair-admission.ts).
   const admission = new FairAdmission({ slots: limits.requestSlots, queuedPerTenant: limits.queuedPerTenant });
-  const { dispatch, routes } = buildRouter({
+  const { dispatch, fast, routes } = buildRouter({
     doc,
     projects,
     handlers,
@@ -213,8 +217,6 @@ export function createApp(options: AppOptions = {}): App {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
-  // A line per request, unless info is not logged (http/request-log.ts).
-  if (options.logger && options.logger.isLevelEnabled("info")) app.use(requestLog(options.logger));
   // Every request passes one middleware before the API (each Express layer costs every request): nosniff, CORS, the
   // Host check and OPTIONS. Never let a browser sniff a JSON or text answer into something it would run.
   // OPTIONS is no operation of the contract: answered like any other method a path does not have (405 with
@@ -242,8 +244,18 @@ export function createApp(options: AppOptions = {}): App {
   app.use(((req, _res, next) => next(new ApiError(404, "not_found_error", `No such route: ${req.method} ${req.path}`))) as RequestHandler);
   app.use(errorHandler(options.logger || undefined));
 
+  // What the HTTP server calls for every request: its log line (unless info is not logged), then the fast lane for a
+  // cached read, else Express (router.ts).
+  const log = options.logger && options.logger.isLevelEnabled("info") ? requestLog(options.logger) : null;
+  const express_ = app as unknown as (req: IncomingMessage, res: ServerResponse) => void;
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    log?.(req, res);
+    fast(req, res, express_);
+  };
+
   return {
     app,
+    listener,
     store,
     webhooks,
     streams,

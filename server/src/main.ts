@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     await app.close().catch(() => {});
     process.exit(2);
   }
-  const server = createHttpServer(app.app, limitsOf(env));
+  const server = createHttpServer(app.listener, limitsOf(env));
   server.listen(env.port, env.host, () => printBanner(env.host, env.port, started, app));
   server.on("error", (err) => {
     console.error(`Cannot listen on ${env.host}:${env.port}: ${err.message}`);

@@ -18,7 +18,7 @@ export async function startServer(options: AppOptions = {}): Promise<RunningServ
   const app = createApp(options);
   await app.ready();
   // The connection limits `npm start` has by default.
-  const server = createHttpServer(app.app, limitsOf(readEnv({}))).listen(0, "127.0.0.1");
+  const server = createHttpServer(app.listener, limitsOf(readEnv({}))).listen(0, "127.0.0.1");
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -61,6 +61,11 @@ export class FaultRegistry {
     return this.projects.get(projectId)?.settings ?? NO_FAULTS;
   }
 
+  /** True when this process knows the project has no fault settings at all (never with shared settings). */
+  quiet(projectId: string): boolean {
+    return !this.shared && !this.projects.has(projectId);
+  }
+
   /** The project's settings with their draws: this process's, or the shared ones as they are now. */
   private async sharedFaults(projectId: string): Promise<ProjectFaults | null> {
     const row = await this.shared!.read(projectId);

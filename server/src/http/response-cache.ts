@@ -3,7 +3,8 @@
  * project's data version (bumped by every change to it: simulated interviews), the request URL and, for the
  * operations that show usage, the current week and month: so a hit is byte-identical to a fresh answer.
  * Authentication, faults and admission still run on every request (validation once per URL, router.ts); only the
- * handler and serialization are skipped.
+ * handler and serialization are skipped, and, for a URL answered before, Express's walk of the request (the fast lane,
+ * router.ts).
  * RESPONSE_CACHE=0 turns it off (the benchmarks report both).
  */
 export interface CachedBody {

@@ -3,6 +3,7 @@
  * (415/413/400), then the handler (404 and the rest), then the response check against the contract when
  * enabled. The order is the contract's: no unauthenticated caller learns whether an id exists.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import { routes, type OperationId, type RouteDef } from "../../../generated/routes.ts";
 import type { OpenApiDoc } from "../../../lib/openapi-ajv.ts";
@@ -61,6 +62,8 @@ const FROM_TABLES = new Set(["listStudies", "getStudy", "listInterviews", "getIn
 const DAY = 86_400_000;
 /** URLs whose validated parameters each operation keeps (all forgotten at once past it: a flood of new URLs costs a clear). */
 const VALIDATED_URLS = 512;
+/** URLs of cacheable reads the fast lane knows (forgotten all at once past it, as above). */
+const HOT_URLS = 2_048;
 
 /** Headers every response of a deprecated operation carries, errors included (the seed: "all its responses"). */
 export const DEPRECATION_HEADERS: Record<string, string> = {
@@ -87,9 +90,12 @@ function assertWellFormedQuery(url: string): void {
  * `/api/...`; a trailing slash is a 404 like any other unknown path. Not an Express Router mounted at `/api`: its
  * prefix trimming and layer walk cost every request (issue #63).
  */
-export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; routes: RouteDef[] } {
+export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; fast: FastLane; routes: RouteDef[] } {
   const factory = new ValidatorFactory(options.doc);
   const writer = new ResponseWriter(options.doc, options.validateResponses);
+  // The fast lane serves cached bodies on the embedded stores only: a shared store's requests wait for its readiness
+  // and read their projects and faults from the database.
+  const lane = options.cache && !options.backend.shared && !options.ready ? new HotUrls() : null;
 
   const table = new RouteTable();
   for (const route of routes) {
@@ -99,6 +105,8 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; r
     const { backend } = options;
     const admitted = !LONG_LIVED.has(route.operationId);
     const validated = route.requestBody ? null : new Map<string, Readonly<{ path: Record<string, string>; query: Record<string, unknown> }>>();
+    const cacheable = CACHEABLE.has(route.operationId) && route.auth !== "public" && !route.deprecated;
+    const usesWindows = USES_WINDOWS.has(route.operationId);
     table.add(route.method, route.expressPath, async (req: Request, res: Response, next: NextFunction) => {
       // Every step below is synchronous where its work is (the embedded stores): a value is awaited only when it is a
       // promise, since each await is a turn of the microtask queue and a promise for every request (issue #63).
@@ -121,6 +129,8 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; r
           }
         }
         const { path, query } = params;
+        // A cacheable read whose URL was accepted: the fast lane may answer its next hits (no body, no fault asked).
+        if (lane && cacheable && route.method === "get") lane.add(req.url, usesWindows);
         const body = route.requestBody ? validate.body(await readJson(req, res, options.maxBodyBytes)) : undefined;
         const faulted = applyFaults(req, route, project, options.faults, options.timeoutHoldMs, options.held);
         if (faulted) await faulted;
@@ -161,7 +171,70 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; r
       }
     });
   }
-  return { dispatch: table.dispatch, routes };
+  const fast: FastLane = (req, res, otherwise) => {
+    const entry = lane && req.method === "GET" ? lane.get(req.url!) : undefined;
+    const project = entry ? quietProject(req, options) : undefined;
+    if (!entry || !project) return otherwise(req, res);
+    const keyOf = () => `${project.id}|${project.dataVersion}|${entry.usesWindows ? Math.floor(options.now() / DAY) : 0}|${req.url}`;
+    if (!options.cache!.get(keyOf())) return otherwise(req, res);
+    let ticket: Ticket | null | Promise<Ticket | null>;
+    try {
+      ticket = options.admission.enter(project.tenant, res);
+    } catch {
+      // The organisation's queue is full: Express's path answers the 429 in the envelope.
+      return otherwise(req, res);
+    }
+    // Admitted at once, or in its organisation's turn (a body changed meanwhile is made by the full path), or gone.
+    const serve = (t: Ticket | null) => {
+      if (!t) return;
+      const hit = options.cache!.get(keyOf());
+      t.done();
+      if (!hit) return otherwise(req, res);
+      res.setHeader("X-Content-Type-Options", "nosniff");
+      sendJson(res as Response, hit.status, hit.body);
+    };
+    if (ticket instanceof Promise) void ticket.then(serve);
+    else serve(ticket);
+  };
+  return { dispatch: table.dispatch, fast, routes };
+}
+
+/**
+ * The front of the app (app.ts), ahead of Express: a GET of a URL the API has answered from its response cache before,
+ * whose body is cached now, is answered here with the same bytes and headers, after the same authentication and
+ * admission; anything else (another method, a CORS origin, a `Prefer` fault, a project with fault settings, a miss,
+ * an unknown or refused key, a URL never validated) goes to `otherwise`, Express's app. Express's own walk of a request
+ * (its prototypes, router and `next` closures) cost more than the cached answer itself (issue #63, BENCHMARKS.md).
+ */
+export type FastLane = (req: IncomingMessage, res: ServerResponse, otherwise: (req: IncomingMessage, res: ServerResponse) => void) => void;
+
+/** URLs of the cacheable reads, with whether their bodies depend on the usage windows. */
+class HotUrls {
+  private readonly urls = new Map<string, { usesWindows: boolean }>();
+
+  add(url: string, usesWindows: boolean): void {
+    if (this.urls.has(url)) return;
+    if (this.urls.size >= HOT_URLS) this.urls.clear();
+    this.urls.set(url, { usesWindows });
+  }
+
+  get(url: string): { usesWindows: boolean } | undefined {
+    return this.urls.get(url);
+  }
+}
+
+/** The request's project when its key is known at once and nothing of the request asks for more than a cached read. */
+function quietProject(req: IncomingMessage, options: RouterOptions) {
+  const h = req.headers;
+  if (h.origin !== undefined || h.prefer !== undefined || !h.host) return undefined;
+  let found;
+  try {
+    found = authenticate(req as Request, "secret", options.projects);
+  } catch {
+    return undefined;
+  }
+  if (found instanceof Promise || !options.faults.quiet(found.id)) return undefined;
+  return found;
 }
 
 type RouteHandler = (req: Request, res: Response, next: NextFunction) => unknown;
