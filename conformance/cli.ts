@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { DEFAULT_TIMEOUT_MS } from "./src/check.ts";
 import { human } from "./src/report.ts";
 import { FORMATS, takeReports } from "./src/report-files.ts";
 import { CHECK_NAMES, runConformance } from "./src/run.ts";
@@ -61,7 +62,7 @@ const program = new Command("api-conformance")
   .option("--receiver-url <url>", "URL the service must call to reach the receiver, when it is not the receiver's own address (a tunnel, another host)")
   .option("--receiver-listen <host:port>", "where the receiver listens (default 127.0.0.1 on a free port)")
   .option("--receiver-cert-dir <dir>", "where the HTTPS receiver writes its certificate (ca.pem), to point the service at before the run")
-  .option("--timeout-ms <n>", "per-request timeout", int("--timeout-ms"), 15_000)
+  .option("--timeout-ms <n>", "per-request timeout", int("--timeout-ms"), DEFAULT_TIMEOUT_MS)
   .option("--property-time-ms <n>", "time limit of each property (default 20000): past it no new case is drawn, and the report warns that it ran fewer than --runs", int("--property-time-ms"))
   .option("--model-budget-ms <n>", "time budget of the model-based run, shrinking included (default: measured on the target, three times the mean batch's time for each batch asked): past it no new sequence is drawn", int("--model-budget-ms"))
   .option("--model-workers <n>", "model sequences run side by side, each worker in a project of its own where the target creates projects (default 5)", int("--model-workers"))

@@ -16,6 +16,9 @@ import type { RunStates } from "./states/run-states.ts";
 
 export type ReceiverMode = "auto" | "http" | "https";
 
+/** The per-request timeout `--timeout-ms` defaults to. */
+export const DEFAULT_TIMEOUT_MS = 15_000;
+
 export interface RunOptions {
   baseUrl: string;
   apiKey: string;
@@ -67,6 +70,7 @@ export interface RunOptions {
   receiverListen?: string;
   /** Folder for the receiver's generated certificate (`ca.pem`); default a new temporary folder. */
   receiverCertDir?: string;
+  /** Per-request timeout (the command's default: DEFAULT_TIMEOUT_MS). */
   timeoutMs: number;
   /** The longest a property (other than the model, which has --model-budget-ms) may run before it stops drawing cases. */
   propertyTimeMs?: number;

@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
 import { runConformance, type RunOptions } from "../../conformance/src/run.ts";
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
 import { BrokenProxy } from "./broken/proxy.ts";
@@ -35,10 +36,12 @@ export function describeVariants(title: string, list: Variant[], concurrent = fa
         await proxy.start();
         try {
           // One fast-check run where a rule must be reached deterministically: a random draw must not be what catches it.
+          // The command's own request timeout: five variants at once each start a server in this worker, and their
+          // start-ups hold its event loop (CI once saw a 10 s timeout on the first probe of a run).
           const options: RunOptions = {
             baseUrl: proxy.baseUrl, apiKey: ACME, otherKey: GLOBEX, publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: true,
             seed: 20260302, runs: variant.rule ? 1 : 6, webhookRetryDelaysMs: DELAYS,
-            webhookBudgetMs: 10_000, webhookWaitMs: 5000, timeoutMs: 10_000, metricsEngine: variant.metricsEngine ?? "metrics/src/index.ts", receiverCertDir: certDir,
+            webhookBudgetMs: 10_000, webhookWaitMs: 5000, timeoutMs: DEFAULT_TIMEOUT_MS, metricsEngine: variant.metricsEngine ?? "metrics/src/index.ts", receiverCertDir: certDir,
             only: variant.only, ...(variant.seedRule ? { level: "seed" as const, seed: randomSeed() } : {}), ...(variant.options ?? {}),
           };
           const report = await runConformance(options);
