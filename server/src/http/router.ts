@@ -176,7 +176,8 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; f
     const project = entry ? quietProject(req, options) : undefined;
     if (!entry || !project) return otherwise(req, res);
     const keyOf = () => `${project.id}|${project.dataVersion}|${entry.usesWindows ? Math.floor(options.now() / DAY) : 0}|${req.url}`;
-    if (!options.cache!.get(keyOf())) return otherwise(req, res);
+    const first = options.cache!.get(keyOf());
+    if (!first) return otherwise(req, res);
     let ticket: Ticket | null | Promise<Ticket | null>;
     try {
       ticket = options.admission.enter(project.tenant, res);
@@ -184,17 +185,22 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; f
       // The organisation's queue is full: Express's path answers the 429 in the envelope.
       return otherwise(req, res);
     }
-    // Admitted at once, or in its organisation's turn (a body changed meanwhile is made by the full path), or gone.
-    const serve = (t: Ticket | null) => {
+    // `hit`: the body when admitted, or undefined when it changed meanwhile (the full path makes the new one).
+    const serve = (t: Ticket | null, hit: typeof first | undefined) => {
       if (!t) return;
-      const hit = options.cache!.get(keyOf());
       t.done();
       if (!hit) return otherwise(req, res);
       res.setHeader("X-Content-Type-Options", "nosniff");
       sendJson(res as Response, hit.status, hit.body);
     };
-    if (ticket instanceof Promise) void ticket.then(serve);
-    else serve(ticket);
+    if (!(ticket instanceof Promise)) return serve(ticket, first);
+    // Admitted in its organisation's turn, or gone (null): the body is looked up again, as it may have changed.
+    ticket
+      .then((t) => serve(t, t ? options.cache!.get(keyOf()) : undefined))
+      .catch(() => {
+        // Nothing of this request is left to answer it with (its socket failed while it was written): end it.
+        res.destroy();
+      });
   };
   return { dispatch: table.dispatch, fast, routes };
 }
