@@ -15,22 +15,24 @@ import { parseArgs } from "node:util";
 import fc from "fast-check";
 import { FOREIGN_SERVER } from "../support/foreign.ts";
 import { root } from "../support/processes.ts";
-import { score } from "./score.ts";
+import { openLines, score } from "./score.ts";
 
-const { values } = parseArgs({ options: { sample: { type: "string" }, seed: { type: "string", default: "1" }, lines: { type: "string" }, "include-testing": { type: "boolean", default: false }, concurrency: { type: "string", default: String(4 * availableParallelism()) }, out: { type: "string" } } });
+const { values } = parseArgs({ options: { sample: { type: "string" }, seed: { type: "string", default: "1" }, lines: { type: "string" }, "include-testing": { type: "boolean", default: false }, "include-open": { type: "boolean", default: false }, concurrency: { type: "string", default: String(4 * availableParallelism()) }, out: { type: "string" } } });
 const sample = values.sample === undefined ? Infinity : Number(values.sample);
 const seed = Number(values.seed);
 if (!(sample === Infinity || Number.isInteger(sample)) || sample < 1 || !Number.isInteger(seed) || !(Number(values.concurrency) >= 1)) {
-  console.error("usage: npm run test:mutation -- [--sample N (lines of code drawn, default every seed-judged line)] [--seed S (default 1)] [--lines 10-12,40] [--include-testing] [--concurrency N (mutants at once, default four per core: a mutant's checks mostly wait)] [--out DIR (keeps the Stryker report and each mutant's outcome there)]");
+  console.error("usage: npm run test:mutation -- [--sample N (lines of code drawn, default every seed-judged line)] [--seed S (default 1)] [--lines 10-12,40] [--include-testing] [--include-open] [--concurrency N (mutants at once, default four per core: a mutant's checks mostly wait)] [--out DIR (keeps the Stryker report and each mutant's outcome there)]");
   process.exit(2);
 }
 
 /**
- * Lines of code worth mutating: not blank, not a comment, not an import; and, unless --include-testing, not in the
+ * Lines of code worth mutating: not blank, not a comment, not an import; unless --include-testing, not in the
  * server's test-support API or its fixtures (its own conventions, outside the seed: a mutant there is at best a
- * planting the states module notices, never a violation the suite should find).
+ * planting the states module notices, never a violation the suite should find); and unless --include-open, none of the
+ * lines the seed does not judge (test/mutation/open-lines.json: each range with the seed's words that leave it open).
  */
 const source = readFileSync(FOREIGN_SERVER, "utf8").split("\n");
+const open = values["include-open"] ? new Set<number>() : openLines(source);
 let section = "";
 const code = source
   .map((text, i) => {
@@ -38,7 +40,7 @@ const code = source
     if (heading) section = heading[1];
     return { line: i + 1, text: text.trim(), section };
   })
-  .filter(({ text, section: s }) => text && !text.startsWith("//") && !text.startsWith("import ") && !/^[{}()[\];,]+$/.test(text) && (values["include-testing"] || !/^(test-support|fixtures)/.test(s)));
+  .filter(({ line, text, section: s }) => text && !text.startsWith("//") && !text.startsWith("import ") && !/^[{}()[\];,]+$/.test(text) && (values["include-testing"] || !/^(test-support|fixtures)/.test(s)) && !open.has(line));
 const chosen = values.lines
   ? values.lines.split(",").flatMap((r) => {
       const [a, b] = r.split("-").map(Number);

@@ -2,7 +2,8 @@
 // apart, and how the triaged survivors leave the seed score.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { keyOf, score } from "./score.ts";
+import { FOREIGN_SERVER } from "../support/foreign.ts";
+import { keyOf, OPEN_LINES, openLines, score, type OpenRange } from "./score.ts";
 
 const verdicts: Record<string, { verdict: string }> = JSON.parse(readFileSync(new URL("./verdicts.json", import.meta.url), "utf8"));
 /** A mutant of the shape Stryker's JSON report gives, at a key verdicts.json holds with `verdict`, or a fresh one. */
@@ -33,5 +34,41 @@ describe("the mutation score", () => {
     expect(text).toContain(`not tested ${keyOf(mutants[3])}`);
     expect(text).toContain(`survived (no check reached it) ${keyOf(mutants[5])}`);
     expect(text).toMatch(/1 survivors untriaged/);
+  });
+
+  it("scores the seed-judged lines apart when a run mutated lines the seed leaves open", () => {
+    const mutants = [
+      { id: "1", status: "Killed", ...fresh(100) },
+      { id: "2", status: "Survived", ...fresh(101) }, // untriaged: counted
+      { id: "3", status: "Killed", ...fresh(158) }, // the transcripts' words (open-lines.json)
+      { id: "4", status: "Survived", ...fresh(159) },
+      { id: "5", status: "Survived", ...fresh(160) },
+    ];
+    const text = score(JSON.stringify({ files: { "server.mjs": { mutants } } }), "", "in a test");
+    expect(text).toContain("of the non-equivalent: 40.0% (2 killed of 5,");
+    expect(text).toContain("of the non-equivalent on the seed-judged lines (without test/mutation/open-lines.json's): 50.0% (1 killed of 2)");
+    // A run of the seed-judged lines alone has no second figure.
+    expect(score(JSON.stringify({ files: { "server.mjs": { mutants: mutants.slice(0, 2) } } }), "", "in a test")).not.toContain("seed-judged lines");
+  });
+});
+
+describe("the lines the seed leaves open (open-lines.json)", () => {
+  const ranges: OpenRange[] = JSON.parse(readFileSync(OPEN_LINES, "utf8")).ranges;
+  const seed = readFileSync(new URL("../../../shared/seed/service-spec.md", import.meta.url), "utf8");
+  const source = readFileSync(FOREIGN_SERVER, "utf8").split("\n");
+
+  it("quotes the seed's own words for each range, and each range still starts where it was read", () => {
+    for (const r of ranges) expect(seed, `${r.lines}: ${r.what}`).toContain(r.seed);
+    const lines = openLines(source);
+    expect(lines.size).toBeGreaterThan(ranges.length);
+    // Never the test-support API's or the fixtures' sections: they are left out by section already.
+    const testSupport = source.findIndex((l) => /^\/\/ -{20,} test-support/.test(l)) + 1;
+    const server = source.findIndex((l) => /^\/\/ -{20,} server$/.test(l)) + 1;
+    for (const l of lines) expect(l < testSupport || l > server, `line ${l}`).toBe(true);
+  });
+
+  it("refuses ranges that no longer match the file", () => {
+    const shifted = ["", ...source];
+    expect(() => openLines(shifted)).toThrow(/no longer starts with/);
   });
 });

@@ -20,6 +20,29 @@ export interface Verdict {
 }
 
 const VERDICTS = fileURLToPath(new URL("./verdicts.json", import.meta.url));
+export const OPEN_LINES = fileURLToPath(new URL("./open-lines.json", import.meta.url));
+
+export interface OpenRange {
+  lines: string;
+  starts: string;
+  what: string;
+  seed: string;
+}
+
+/**
+ * The lines of server.mjs that the seed does not judge (open-lines.json). A range whose first line no longer starts as
+ * recorded is refused: the file changed, and the ranges must be read again.
+ */
+export function openLines(source: string[]): Set<number> {
+  const ranges: OpenRange[] = JSON.parse(readFileSync(OPEN_LINES, "utf8")).ranges;
+  const lines = new Set<number>();
+  for (const r of ranges) {
+    const [a, b = a] = r.lines.split("-").map(Number);
+    if (!source[a - 1]?.startsWith(r.starts)) throw new Error(`test/mutation/open-lines.json: line ${a} of ${FOREIGN_SERVER} no longer starts with ${JSON.stringify(r.starts)}; read the ranges again`);
+    for (let l = a; l <= b; l++) lines.add(l);
+  }
+  return lines;
+}
 export const keyOf = (m: any) => `${m.location.start.line}:${m.location.start.column} ${m.mutatorName} ${JSON.stringify(m.replacement)}`;
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "n/a");
 
@@ -41,6 +64,15 @@ export function score(reportJson: string, outcomesJsonl: string, what = ""): str
     `\nmutation score: ${pct(killed.length, scored)} (${killed.length} killed of ${scored} ${what}; ${untested.length} left NOT TESTED by the suite, counted apart; ${mutants.length - scored - untested.length} not scored: compile errors or ignored)`,
     `seed score: ${pct(killed.length, seedScored)} (${killed.length} killed of the ${seedScored} that change what the seed says; survivors: ${equivalent.length} equivalent, ${outside.length} outside the seed, ${missed.length} missed, ${untriaged.length} untriaged; ${survived.filter((m) => m.status === "NoCoverage").length} of them reached by no check)`,
     `of the non-equivalent: ${pct(killed.length, scored - equivalent.length)} (${killed.length} killed of ${scored - equivalent.length}, the outside-the-seed survivors counted against the suite)`,
+    ...(() => {
+      // A run made with --include-open (or before open-lines.json): the same share on the seed-judged lines alone.
+      const open = openLines(source);
+      const onOpen = (m: any) => open.has(m.location.start.line);
+      if (!mutants.some(onOpen)) return [];
+      const k = killed.filter((m) => !onOpen(m)).length;
+      const n = survived.filter((m) => !onOpen(m) && verdicts[keyOf(m)]?.verdict !== "equivalent").length + k;
+      return [`of the non-equivalent on the seed-judged lines (without test/mutation/open-lines.json's): ${pct(k, n)} (${k} killed of ${n})`];
+    })(),
     ...untested.map((m) => `not tested ${line(m)}`),
     ...survived.map((m) => `survived${m.status === "NoCoverage" ? " (no check reached it)" : ""} ${line(m)}\n  ${verdicts[keyOf(m)] ? `${verdicts[keyOf(m)].verdict}: ${verdicts[keyOf(m)].reason}` : "untriaged"}`),
   ];
