@@ -82,6 +82,31 @@ export class Http {
 
   constructor(readonly baseUrl: string, readonly apiKey: string, private readonly contract: OperationMatcher, private readonly timeoutMs: number) {}
 
+  /** Per key: whether GET /v1/interviews needs `study_id` (needsStudyId). */
+  private readonly interviewsNeedStudy = new Map<string, Promise<boolean>>();
+
+  /**
+   * Whether the interview list needs `study_id` with this key. The seed leaves it open ("Whether `study_id` is
+   * mandatory on the interview list: not shown (every example supplies it)"), so it is settled by use: the list
+   * without it refused with a 400 while the list of a study (one the key lists, or an id that names none) is answered
+   * as a list. Such a target's whole interview list is the lists of the studies it lists, one after another (`walk`).
+   */
+  needsStudyId(init: RequestInit = {}): Promise<boolean> {
+    const key = init.key === undefined ? this.apiKey : String(init.key);
+    let settled = this.interviewsNeedStudy.get(key);
+    if (!settled) {
+      settled = (async () => {
+        const plain = await this.req("/v1/interviews?limit=1", init);
+        if (plain.status !== 400) return false;
+        const study = (await this.req("/v1/studies?limit=1", init)).body?.data?.[0]?.id ?? NO_STUDY;
+        const scoped = await this.req(`/v1/interviews?study_id=${study}&limit=1`, init);
+        return scoped.status === 200 && Array.isArray(scoped.body?.data);
+      })();
+      this.interviewsNeedStudy.set(key, settled);
+    }
+    return settled;
+  }
+
   /** Takes in what another client of the same run did: its requests count as this one's, its 2xx operations too. */
   absorb(other: Http): void {
     this.count += other.count;
@@ -212,9 +237,10 @@ export class Http {
    * Every item of a list, following `starting_after` until `has_more` is false (bounded; `complete` is false when
    * maxPages cut it). A list that refuses the first page at `limit` (a 400) is walked again at the seed's default
    * page size of 20, so the checks that only need the data keep running; `limit` says which size the walk used, and
-   * the pagination check's `max-page-size` rule names the refusal.
+   * the pagination check's `max-page-size` rule names the refusal. An interview list without `study_id` refused by a
+   * target that needs it is walked study by study (`walkByStudy`).
    */
-  async walk(path: string, limit: number, init: RequestInit = {}, maxPages = 20_000, fallback = true): Promise<{ items: any[]; pages: Reply[]; complete: boolean; limit: number }> {
+  async walk(path: string, limit: number, init: RequestInit = {}, maxPages = 20_000, fallback = true): Promise<Walk> {
     const items: any[] = [];
     const pages: Reply[] = [];
     const cursors = new Set<string>();
@@ -224,6 +250,7 @@ export class Http {
       const sep = path.includes("?") ? "&" : "?";
       const page = await this.req(`${path}${sep}limit=${limit}${after ? `&starting_after=${after}` : ""}`, init);
       pages.push(page);
+      if (n === 0 && page.status === 400 && unscopedInterviews(path) && (await this.needsStudyId(init))) return this.walkByStudy(path, limit, init, maxPages);
       if (n === 0 && page.status === 400 && fallback && limit > 20) return this.walk(path, 20, init, maxPages, false);
       if (page.status !== 200 || !Array.isArray(page.body?.data)) throw new CheckFailure(`${path} answered ${page.status} during a walk`, { reply: page });
       items.push(...page.body.data);
@@ -235,6 +262,43 @@ export class Http {
     }
     throw new CheckFailure(`${path}: the walk did not end after 20000 pages`, {});
   }
+
+  /**
+   * The interview list (with `path`'s filters) of a target that needs `study_id`: the list of each study the key lists,
+   * one after another, in the order the studies are listed. Interviews of studies it does not list (paused, draft)
+   * are not in it; `scoped` says so, for the judgements that need the unfiltered list itself.
+   */
+  private async walkByStudy(path: string, limit: number, init: RequestInit, maxPages: number): Promise<Walk> {
+    const studies = (await this.walk("/v1/studies", 100, init)).items;
+    const whole: Walk = { items: [], pages: [], complete: true, limit, scoped: true };
+    const sep = path.includes("?") ? "&" : "?";
+    for (const study of studies) {
+      const w = await this.walk(`${path}${sep}study_id=${encodeURIComponent(String(study.id))}`, limit, init, maxPages);
+      whole.items.push(...w.items);
+      whole.pages.push(...w.pages);
+      whole.complete &&= w.complete;
+      whole.limit = w.limit;
+    }
+    return whole;
+  }
+}
+
+/** A walk's items and pages; `scoped`: an interview list walked study by study (Http.needsStudyId). */
+export interface Walk {
+  items: any[];
+  pages: Reply[];
+  complete: boolean;
+  limit: number;
+  scoped?: boolean;
+}
+
+/** An id that names no study, for a probe of a list that needs `study_id` when the key lists no study. */
+const NO_STUDY = "00000000-0000-4000-8000-000000000000";
+
+/** `GET /v1/interviews` without `study_id` (with or without other filters). */
+function unscopedInterviews(path: string): boolean {
+  const u = new URL(path, "http://list.invalid");
+  return u.pathname === "/v1/interviews" && !u.searchParams.has("study_id");
 }
 
 /** A check's failure: what went wrong, the request that shows it, and (from fast-check) the counterexample. */

@@ -91,8 +91,10 @@ export const filtersCheck: Check = {
       ...values.quality_score.flatMap((v) => caseTwins(v).map((t) => ["/v1/interviews", "quality_score", t] as [string, string, string])),
       ...RELEASE_STATUSES.flatMap((v) => caseTwins(v).map((t) => ["/v1/releases", "status", t] as [string, string, string])),
     ];
+    // A target that needs study_id on the interview list is asked within a study that has interviews.
+    const within = (await ctx.http.needsStudyId()) && values.study_id[0] ? `study_id=${values.study_id[0]}&` : "";
     for (const [list, param, value] of enumCases) {
-      const path = `${list}?${param}=${encodeURIComponent(value)}`;
+      const path = `${list}?${list === "/v1/interviews" ? within : ""}${param}=${encodeURIComponent(value)}`;
       const reply = await ctx.http.req(path);
       const { ok, items } = otherCaseAnswer(reply);
       ctx.expect(r["enum-case"], ok, `${path} answered ${reply.status}${items.length ? ` with ${items.length} item(s) (${items.slice(0, 3).map((x) => `${x.id}: ${param} ${JSON.stringify(x[param])}`).join(", ")})` : ""}: no item has ${param} ${JSON.stringify(value)}, so it matches nothing or is refused`, reply);

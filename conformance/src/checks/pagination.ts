@@ -17,7 +17,8 @@ async function lists(ctx: Ctx): Promise<ListSpec[]> {
   const s = await snapshot(ctx.http);
   const specs: ListSpec[] = [
     { path: "/v1/studies", key: "created_at", desc: true, seedOrder: false },
-    { path: "/v1/interviews", key: "created_at", desc: true, seedOrder: false },
+    // A target that needs study_id has no unfiltered interview list to page (the study's list below is paged).
+    ...((await ctx.http.needsStudyId()) ? [] : [{ path: "/v1/interviews", key: "created_at", desc: true, seedOrder: false }]),
     { path: "/v1/releases", key: "merged_at", desc: true, seedOrder: true },
     { path: "/v1/chats", key: "created_at", desc: true, seedOrder: true },
   ];
@@ -144,10 +145,12 @@ export const paginationCheck: Check = {
     }
     if (ctx.other) {
       const theirs = await snapshot(ctx.other);
-      for (const [path, id] of [["/v1/interviews", theirs.interviews[0]?.id], ["/v1/chats", theirs.chats[0]?.id]]) {
+      const ours = (await snapshot(ctx.http)).studies[0]?.id;
+      const interviews = (await ctx.http.needsStudyId()) && ours ? `/v1/interviews?study_id=${ours}&` : "/v1/interviews?";
+      for (const [path, id] of [[interviews, theirs.interviews[0]?.id], ["/v1/chats?", theirs.chats[0]?.id]]) {
         if (!id) continue;
-        const reply = await ctx.http.req(`${path}?starting_after=${id}`);
-        ctx.expect(r.cursor, reply.status === 400, `${path} with another project's id as starting_after answered ${reply.status}, not 400`, reply);
+        const reply = await ctx.http.req(`${path}starting_after=${id}`);
+        ctx.expect(r.cursor, reply.status === 400, `${path.slice(0, -1)} with another project's id as starting_after answered ${reply.status}, not 400`, reply);
       }
     } else ctx.untested("another project's ids as cursors", "needs --other-key");
     if (ctx.options.sim || ctx.options.states) await ctx.part("walks while interviews are created", () => walkWhileCreating(ctx));
@@ -159,12 +162,16 @@ export const paginationCheck: Check = {
 async function walkWhileCreating(ctx: Ctx): Promise<void> {
   const studies = (await ctx.http.walk("/v1/studies", 100)).items.filter((x: any) => x.accepting_responses).sort(byHeadroom);
   if (!studies.length) return ctx.untested("walks while interviews are created", "no study is accepting responses");
-  const before = (await ctx.http.walk("/v1/interviews", 100)).items.map((i: any) => i.id);
+  // A target that needs study_id: the walk is of one study's list, and the interviews are created in it.
+  const scoped = await ctx.http.needsStudyId();
+  const list = scoped ? `/v1/interviews?study_id=${studies[0].id}&` : "/v1/interviews?";
+  if (scoped) studies.splice(1);
+  const before = (await ctx.http.walk(list.slice(0, -1), 100)).items.map((i: any) => i.id);
   const seen: string[] = [];
   const created: string[] = [];
   let after: string | undefined;
   for (let page = 0; page < 10_000; page++) {
-    const reply = await ctx.http.req(`/v1/interviews?limit=25${after ? `&starting_after=${after}` : ""}`);
+    const reply = await ctx.http.req(`${list}limit=25${after ? `&starting_after=${after}` : ""}`);
     if (!ctx.must(r["walk-ends"], reply.status === 200, `a page of a walk answered ${reply.status}`, reply)) return;
     seen.push(...reply.body.data.map((i: any) => i.id));
     if (page < 3) {

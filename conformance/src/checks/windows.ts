@@ -10,6 +10,7 @@
  * (create-project) gets NOT TESTED for what needs them, naming the capability.
  */
 import { wrongs, type Check, type Ctx } from "../check.ts";
+import { NEVER_ID, snapshot } from "../data.ts";
 import type { Reply } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
 import type { PlantStudyInput } from "../states/types.ts";
@@ -109,7 +110,9 @@ async function freshProject(ctx: Ctx): Promise<void> {
   const hook = await ctx.http.req("/v1/webhooks", { key });
   ctx.expect(r["never-configured"], hook.status === 404, `GET /v1/webhooks of a project that never configured one answered ${hook.status} ${hook.text.slice(0, 120)}`, hook);
   ctx.conforms(hook, "GET /v1/webhooks (never configured)");
-  for (const list of ["/v1/studies", "/v1/interviews", "/v1/releases", "/v1/chats"]) {
+  // A target that needs study_id on the interview list: the fresh project's list of a study that names none.
+  const interviews = (await ctx.http.needsStudyId({ key })) ? `/v1/interviews?study_id=${NEVER_ID}` : "/v1/interviews";
+  for (const list of ["/v1/studies", interviews, "/v1/releases", "/v1/chats"]) {
     const reply = await ctx.http.req(list, { key });
     const freshWrong = wrongs(
       [reply.status !== 200, `${list} of a fresh project answered ${reply.status}, not 200`],
@@ -121,7 +124,7 @@ async function freshProject(ctx: Ctx): Promise<void> {
   }
   const theirs = await ctx.http.req("/v1/studies?limit=1");
   const id = theirs.body?.data?.[0]?.id;
-  const interview = (await ctx.http.req("/v1/interviews?limit=1")).body?.data?.[0]?.id;
+  const interview = (await snapshot(ctx.http)).interviews[0]?.id;
   const chat = (await ctx.http.req("/v1/chats?limit=1")).body?.data?.[0]?.id;
   for (const path of [id && `/v1/studies/${id}`, interview && `/v1/interviews/${interview}`, chat && `/v1/chats/${chat}`, chat && `/v1/chats/${chat}/messages`].filter(Boolean) as string[]) {
     const reply = await ctx.http.req(path, { key });

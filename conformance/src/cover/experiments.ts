@@ -109,20 +109,30 @@ export const experiments: Unit = {
     await judge(after, "counts with an interview completed", id);
 
     if (held && ctx.states.has("complete")) {
-      // The held one finishes: while it reads processing before and after a read of the report, the report counts it so.
-      const finished = await ctx.states.completeInterview(held, env.project);
-      if (finished.status === "processing") {
-        const bracket = async () => (await env.req(`/v1/interviews/${held}`)).body?.status === "processing";
-        if (await bracket()) {
-          const during = await read("while an interview is processing");
-          if (await bracket()) await judge(during, "counts with an interview processing", held, { ...predicted, started: predicted.started - 1, processing: 1 });
+      // A held interview finishes: completing answers `processing`, so a report read while it still reads processing
+      // afterwards was read while it was processing, and counts it so. Where processing is short (a tenth of a second),
+      // a read may land after it: up to three more held interviews are finished until one read lands inside it.
+      let inside = false;
+      for (let attempt = 0; attempt < 4 && (attempt === 0 || !inside); attempt++) {
+        const id = attempt === 0 ? held : (await ctx.states.plantInterview({ study_id: active.id, hold: true }, env.project)).id;
+        if (attempt > 0) {
+          predicted.started += 1;
+          predicted.created.push(Date.now());
         }
+        const finished = await ctx.states.completeInterview(id, env.project);
+        if (finished.status === "processing") {
+          const during = await read("while an interview is processing");
+          if ((await env.req(`/v1/interviews/${id}`)).body?.status === "processing") {
+            await judge(during, "counts with an interview processing", id, { ...predicted, started: predicted.started - 1, processing: 1 });
+            inside = true;
+          }
+        }
+        const got = await untilCompleted(env.http, id, wait);
+        if (got.reply.body?.status !== "completed") return;
+        predicted.started -= 1;
+        completed(predicted, got.reply.body.quality_score);
+        await judge(await read("after a held interview completed"), "counts with an interview completed", id);
       }
-      const got = await untilCompleted(env.http, held, wait);
-      if (got.reply.body?.status !== "completed") return;
-      predicted.started -= 1;
-      completed(predicted, got.reply.body.quality_score);
-      await judge(await read("after a held interview completed"), "counts with an interview completed", held);
     }
 
     if (!ctx.states.has("created-at")) return;

@@ -222,7 +222,7 @@ export const statements: Statement[] = [
   endpoints("endpoints.experiments", "| GET | /v1/experiments | | deprecated: project-level usage and per-experiment interview stats for all active experiments; responses carry `Deprecation` and `Sunset` headers |"),
   endpoints("endpoints.order-open", "Ordering: studies and interviews list order: not shown.", open("our contract pins newest created_at first, ties by id (rule pagination.pinned-order)")),
   endpoints("endpoints.order", "Releases and chats newest first; messages oldest first."),
-  endpoints("endpoints.study-id-optional", "Whether `study_id` is mandatory on the interview list: not shown", open("our contract makes it optional; the suite lists interviews both with and without it")),
+  endpoints("endpoints.study-id-optional", "Whether `study_id` is mandatory on the interview list: not shown", open("our contract makes it optional; a target that refuses the list without it (a 400) while it answers the list of a study is walked study by study (Http.needsStudyId), and test/conformance/foreign-allowed.test.ts runs such a copy of ../shared/foreign")),
   endpoints("endpoints.messages-validation", "`GET /v1/chats/:id/messages` validation: `limit` outside 1..100 or a `starting_after` that is not a UUID gives 400 (see Errors)."),
   endpoints("endpoints.messages-unknown-cursor", "A `starting_after` UUID that is not a visible message of that chat gives 400."),
   endpoints("endpoints.interview-id", "The interview `:id` equals the `interview_id` of the webhook payload."),

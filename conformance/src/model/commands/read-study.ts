@@ -5,6 +5,9 @@ import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
 import { Command, type CommandSpec } from "./base.ts";
 
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
 export class ReadStudy extends Command {
   readonly name = "readStudy";
   override check = (m: Readonly<Model>) => m.study !== null;
@@ -26,12 +29,17 @@ export class ReadStudy extends Command {
       const used = s.limits?.[window]?.used;
       const before = window === "weekly" ? base.weeklyUsed : base.monthlyUsed;
       const inside = all.filter((i) => i.created >= start);
-      const outsideDone = all.filter((i) => i.created < start && i.status === "completed").length;
-      const low = before + inside.filter((i) => i.status === "completed").length;
-      const high = before + inside.length + outsideDone;
-      const earlier = all.length - inside.length;
-      w.judge.expect(earlier ? r.window : r["used-bounds"], typeof used === "number" && used >= low && used <= high, `limits.${window}.used is ${used}, outside ${low} (completed, created this ${window === "weekly" ? "week" : "month"}) to ${high}${earlier ? ` (${earlier} of the sequence's interviews were started before the window began, ${outsideDone} of them completed since)` : ""}`, reply);
-      w.judge.expect(r["used-on-start"], used === before + inside.length, `limits.${window}.used is ${used}, not the ${before + inside.length} interviews created in the window`, reply);
+      // The seed fixes the week (Monday to Sunday, UTC) but not the billing period: a monthly period holding now may
+      // have begun at any instant of the last 31 days. So the seed's bounds count, at least, the completed interviews
+      // created during the sequence (seconds old; a backdated one is hours old or more), and at most every interview
+      // of the last 31 days and those completed since; our calendar month is the contract's `used-on-start`.
+      const [certain, possible] = window === "weekly" ? [inside, inside] : [all.filter((i) => i.created > now - HOUR), all.filter((i) => i.created > now - 31 * DAY)];
+      const outsideDone = all.filter((i) => !possible.includes(i) && i.status === "completed").length;
+      const low = before + certain.filter((i) => i.status === "completed").length;
+      const high = before + possible.length + outsideDone;
+      const earlier = all.length - certain.length;
+      w.judge.expect(earlier ? r.window : r["used-bounds"], typeof used === "number" && used >= low && used <= high, `limits.${window}.used is ${used}, outside ${low} (completed, created ${window === "weekly" ? "this week" : "during the sequence"}) to ${high}${earlier ? ` (${earlier} of the sequence's interviews were started before ${window === "weekly" ? "the week began" : "it, backdated"}, ${outsideDone} of them completed since${window === "weekly" ? "" : " and older than 31 days"})` : ""}`, reply);
+      w.judge.expect(r["used-on-start"], used === before + inside.length, `limits.${window}.used is ${used}, not the ${before + inside.length} interviews created in the ${window === "weekly" ? "week" : "calendar month"}`, reply);
     }
     const want = s.status === "active" && withinLimits(s);
     w.judge.expect(r.accepting, s.accepting_responses === want, `accepting_responses is ${s.accepting_responses} with status ${s.status} and limits ${JSON.stringify(s.limits)}: the seed's rule gives ${want}`, reply);
