@@ -96,6 +96,22 @@ export const ALLOWED: Allowance[] = [
   { name: "a hidden or unknown chat's messages answered 404 before their parameters are read", leaves: "2. Chat endpoints (`/v1/chats/:id`, `/v1/chats/:id/messages`) also return 404 when the chat is internal, evaluation or release-generated.",
     find: "  if (details.length) return fail(res, 400, 'Invalid parameters', { details });\n  const c = visibleChat(project, id);\n  if (!c) return fail(res, 404, 'There is no chat with this id');",
     replace: "  const c = visibleChat(project, id);\n  if (!c) return fail(res, 404, 'There is no chat with this id');\n  if (details.length) return fail(res, 400, 'Invalid parameters', { details });" },
+  { name: "the payload's interview_link always the study's link", leaves: "| data.interview_link | string or null | public interview URL |",
+    find: "interview_link: iv.openedVia ?? studyLink(study), status: 'completed',", replace: "interview_link: studyLink(study), status: 'completed'," },
+  { name: "webhook URLs past 512 characters refused", leaves: "| url | string | HTTPS endpoint |",
+    find: "else if (b.url.length > 2048) problems.push('url is longer than 2048 characters');", replace: "else if (b.url.length > 512) problems.push('url is longer than 512 characters');" },
+  { name: "a webhook's events kept without repeats", leaves: "| events | string[] | currently only `interview.completed` |",
+    find: "  const events = [...body.value.events];", replace: "  const events = [...new Set(body.value.events)];" },
+  { name: "a webhook body with fields besides url and events refused", leaves: "| 400 | invalid request body or parameters |",
+    find: "  if (!isObj(b)) return ['the body must be a JSON object with url and events'];", replace: "  if (!isObj(b)) return ['the body must be a JSON object with url and events'];\n  for (const k of Object.keys(b)) if (k !== 'url' && k !== 'events') return [`unknown field ${k}`];" },
+  { name: "an empty filter value (reference_id=) refused", leaves: "`reference_id` (string)",
+    find: "    if (all.length) filters[name] = all[0];\n  }", replace: "    if (all.length) filters[name] = all[0];\n    if (all.length && all[0] === '') return fail(res, 400, `${name} must not be empty`);\n  }" },
+  { name: "the Deprecation header in its older form (`true`)", leaves: "all its responses carry `Deprecation` and `Sunset` headers",
+    find: "const DEPRECATED_SINCE = 'Thu, 01 Jan 2026 00:00:00 GMT';", replace: "const DEPRECATED_SINCE = 'true';" },
+  { name: "deliveries sent chunked, with a charset on their Content-Type", leaves: "Method: HTTP POST with a JSON body.",
+    find: "      'content-type': 'application/json', 'content-length': body.length,", replace: "      'content-type': 'application/json; charset=utf-8'," },
+  { name: "payloads pretty-printed, with an event id and the project's id besides the seed's fields", leaves: "Receivers verify by recomputing the value over the raw body",
+    find: "const body = (event.body ??= Buffer.from(JSON.stringify(payloadFor(event)), 'utf8'));", replace: "const body = (event.body ??= Buffer.from(JSON.stringify({ ...payloadFor(event), id: 'evt_' + event.iv.id, data: { ...payloadFor(event).data, project_id: event.project.id } }, null, 2), 'utf8'));" },
 ];
 
 /** A copy of the foreign server with every change of `list` made; returns its path. Each edit must apply exactly once. */
