@@ -7,7 +7,7 @@
  * from 1 to the size of the group, so a boundary falls after each item of it: every item is listed exactly once, none
  * of another, the chats newest created_at first and the messages oldest first.
  */
-import type { CoverEnv, Unit } from "./unit.ts";
+import { sameInstant, type CoverEnv, type Unit } from "./unit.ts";
 import { tieProblem, walk } from "./tie-walk.ts";
 import { describeCapability } from "../states/capabilities.ts";
 import { r } from "./rules.ts";
@@ -88,7 +88,7 @@ async function messagesTied(env: CoverEnv, t: number): Promise<void> {
     const w = await walk(env, path, limit, undefined, undefined, 2 * GROUP + 4);
     // The tie is there only if the target kept the instants it was given: otherwise nothing at a boundary was tied.
     const instants = w.pages.flatMap((p) => (Array.isArray(p.body?.data) ? p.body.data : [])).filter((m: any) => group.includes(m?.id)).map((m: any) => m?.created_at);
-    if (!w.broken && instants.some((x: unknown) => x !== at(t))) {
+    if (!w.broken && instants.some((x: unknown) => !sameInstant(x, at(t)))) {
       env.ctx.untested(`cover ties: messages tied at limit ${limit}`, `messages planted at ${at(t)} read back at ${JSON.stringify([...new Set(instants)])}: the target did not keep the instants given`);
       continue;
     }

@@ -112,6 +112,8 @@ export const ALLOWED: Allowance[] = [
     find: "      'content-type': 'application/json', 'content-length': body.length,", replace: "      'content-type': 'application/json; charset=utf-8'," },
   { name: "payloads pretty-printed, with an event id and the project's id besides the seed's fields", leaves: "Receivers verify by recomputing the value over the raw body",
     find: "const body = (event.body ??= Buffer.from(JSON.stringify(payloadFor(event)), 'utf8'));", replace: "const body = (event.body ??= Buffer.from(JSON.stringify({ ...payloadFor(event), id: 'evt_' + event.iv.id, data: { ...payloadFor(event).data, project_id: event.project.id } }, null, 2), 'utf8'));" },
+  { name: "timestamps written with +00:00 for UTC", leaves: "All timestamps are ISO 8601 strings (UTC, millisecond precision).",
+    find: "const iso = (ms) => new Date(ms).toISOString();", replace: "const iso = (ms) => new Date(ms).toISOString().replace('Z', '+00:00');" },
 ];
 
 /** A copy of the foreign server with every change of `list` made; returns its path. Each edit must apply exactly once. */
