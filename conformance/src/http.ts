@@ -211,11 +211,24 @@ export class Http {
     this.count++;
     this.tap?.(curl);
     let res: Response;
-    const sent = Date.now();
-    try {
-      res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs), redirect: "manual" });
-    } catch (err) {
-      throw new Error(`request failed (${(err as Error).message})\n  reproduce: ${curl}`);
+    let sent = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      sent = Date.now();
+      try {
+        res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs), redirect: "manual" });
+      } catch (err) {
+        throw new Error(`request failed (${(err as Error).message})\n  reproduce: ${curl}`);
+      }
+      // The seed leaves rate limits open ("Request rate limits: not shown"): a 429 is waited out as it asks, and the
+      // request sent again, as a client does; the report says how often and how long (rateLimits).
+      if (res.status !== 429 || attempt >= RATE_RETRIES) break;
+      const wait = retryAfterMs(res.headers.get("retry-after"), attempt);
+      if (wait > MAX_RATE_WAIT_MS) break;
+      await res.arrayBuffer().catch(() => undefined);
+      const origin = new URL(this.baseUrl).origin;
+      const tally = rateLimited.get(origin) ?? { requests: 0, waitedMs: 0 };
+      rateLimited.set(origin, { requests: tally.requests + 1, waitedMs: tally.waitedMs + wait });
+      await new Promise((ok) => setTimeout(ok, wait));
     }
     // A stream is judged by its status and headers: its body never ends while the stream is live, so it is not read.
     const streaming = /^text\/event-stream\b/.test(res.headers.get("content-type") ?? "");
@@ -290,6 +303,26 @@ export interface Walk {
   complete: boolean;
   limit: number;
   scoped?: boolean;
+}
+
+/** 429s waited out, per origin: how many, and how long in all. */
+const rateLimited = new Map<string, { requests: number; waitedMs: number }>();
+/** A request answered 429 is sent again at most this many times, and never after a wait longer than this. */
+const RATE_RETRIES = 6;
+const MAX_RATE_WAIT_MS = 30_000;
+
+/** The 429s the suite waited out on `baseUrl`'s origin so far in this process. */
+export function rateLimits(baseUrl: string): { requests: number; waitedMs: number } {
+  return { ...(rateLimited.get(new URL(baseUrl).origin) ?? { requests: 0, waitedMs: 0 }) };
+}
+
+/** How long a 429 asks to wait: Retry-After in seconds or as an HTTP date; without it, 1 s doubled each time, up to 8 s. */
+export function retryAfterMs(value: string | null, attempt: number): number {
+  const fallback = Math.min(8_000, 1_000 * 2 ** attempt);
+  if (value === null || value.trim() === "") return fallback;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1_000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? fallback : Math.max(0, at - Date.now());
 }
 
 /** An id that names no study, for a probe of a list that needs `study_id` when the key lists no study. */

@@ -47,6 +47,9 @@ export function human(report: Report): string {
   for (const c of missing) lines.push(`  - ${c.capability}: ${c.why}`);
   const unsettled = report.states.capabilities.filter((c) => c.settled === false);
   if (unsettled.length) lines.push(`  not settled, counted as offered (${unsettled.length}): ${unsettled.map((c) => `${c.capability} (${c.decided})`).join("; ")}`);
+  if (report.rateLimited?.requests) {
+    lines.push(`NOTE: the target answered 429 (rate limited) ${report.rateLimited.requests} time(s); each request was sent again after the wait it asked (Retry-After), ${(report.rateLimited.waitedMs / 1000).toFixed(1)} s in all`);
+  }
   if (report.cutShort.length) {
     lines.push(`WARNING: ${report.cutShort.length} propert${report.cutShort.length === 1 ? "y" : "ies"} ran fewer cases than asked:`);
     for (const c of report.cutShort) lines.push(`  - ${c}`);

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { Abort, assertions, Findings, Lacking, NotApplicable, NotTested, type Check, type ClassOutcome, type Ctx, type Finding, type PropertyCount, type RunOptions } from "./check.ts";
 import { checks } from "./checks/index.ts";
 import { Contract, responseRules } from "./contract.ts";
-import { CheckFailure, Http } from "./http.ts";
+import { CheckFailure, Http, rateLimits } from "./http.ts";
 import { levelTotals, rules, seed, contract as pinned, type Level, type Rule } from "./rules.ts";
 import { statementVerdicts, type StatementVerdict } from "./seed/verdicts.ts";
 import { ALL_CAPABILITIES, describeCapability, OPERATION_CAPABILITY, type Capability } from "./states/capabilities.ts";
@@ -85,6 +85,8 @@ export interface Report {
   /** Properties that ran fewer cases than asked because their time limit stopped them (a warning, not a failure). */
   cutShort: string[];
   requests: number;
+  /** Requests the target answered 429 that the suite waited out and sent again (Http.req), and the time waited. */
+  rateLimited?: { requests: number; waitedMs: number };
   durationMs: number;
   /** 0 all good; 1 failures; 3 nothing failed but parts were NOT TESTED (and --allow-untested was not given). */
   exitCode: number;
@@ -143,6 +145,7 @@ const byLevel = (exercised: Findings["exercised"]): CheckResult["levels"] => {
 
 export async function runConformance(given: RunOptions): Promise<Report> {
   const started = Date.now();
+  const limitedBefore = rateLimits(given.baseUrl);
   // A states module plants: it allows every write --sim allows, so nothing is gated on --sim alone.
   const options: RunOptions = { ...given, sim: given.sim || !!given.states };
   const level = options.level ?? "contract";
@@ -264,6 +267,7 @@ export async function runConformance(given: RunOptions): Promise<Report> {
     baseUrl: base, seed: options.seed, level, results, runId, states: { source: states.source, capabilities: states.report() }, created, cutShort, statements: statementVerdicts(results, allRules(), { only: options.only, checkOfRule: ruleOwners() }), passed: count("passed"), failed, notTested: untested.length, notApplicable: count("not_applicable"),
     warnings: results.reduce((s, r) => s + r.warnings.length, 0), untested, levels,
     requests: http.count + (other?.count ?? 0), durationMs: Date.now() - started,
+    rateLimited: (({ requests, waitedMs }) => ({ requests: requests - limitedBefore.requests, waitedMs: waitedMs - limitedBefore.waitedMs }))(rateLimits(options.baseUrl)),
     exitCode: failed > 0 ? 1 : untested.length > 0 && !options.allowUntested ? 3 : 0,
   };
 }

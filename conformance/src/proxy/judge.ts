@@ -195,6 +195,9 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
     return;
   }
   if (ex.status === 401 || ex.responseBody === null) return;
+  // A 429 or 503 says the implementation would not answer now (a rate limit, which the seed leaves open, or load), not
+  // what it answers to this request: what the seed says of the answer's kind is judged on the answer itself.
+  if (ex.status === 429 || ex.status === 503) return;
   judgeAnswerKind(op, ex, reply.body, sentInvalid, out);
   if (ex.status !== 200 || sentInvalid.length) return;
   if (op.operationId === "getStudy") acceptingVerdict(reply.body, ex, out);

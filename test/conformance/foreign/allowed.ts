@@ -114,6 +114,10 @@ export const ALLOWED: Allowance[] = [
     find: "const body = (event.body ??= Buffer.from(JSON.stringify(payloadFor(event)), 'utf8'));", replace: "const body = (event.body ??= Buffer.from(JSON.stringify({ ...payloadFor(event), id: 'evt_' + event.iv.id, data: { ...payloadFor(event).data, project_id: event.project.id } }, null, 2), 'utf8'));" },
   { name: "timestamps written with +00:00 for UTC", leaves: "All timestamps are ISO 8601 strings (UTC, millisecond precision).",
     find: "const iso = (ms) => new Date(ms).toISOString();", replace: "const iso = (ms) => new Date(ms).toISOString().replace('Z', '+00:00');" },
+  { name: "rate limited: 50 requests a second per project, past them 429 with Retry-After", leaves: "Request rate limits: not shown.",
+    find: "  ctx.project = project;\n  const done = await dispatch(apiRoutes", replace: "  ctx.project = project;\n  const bucket = RATE.get(project.id) ?? { t: Date.now(), n: 50 };\n  bucket.n = Math.min(50, bucket.n + (Date.now() - bucket.t) * 0.05); bucket.t = Date.now(); RATE.set(project.id, bucket);\n  if (bucket.n < 1) return fail(res, 429, 'Too many requests', {}, { 'retry-after': '1', ...ctx.headers });\n  bucket.n -= 1;\n  const done = await dispatch(apiRoutes" },
+  { name: "rate limited, its buckets", leaves: "Request rate limits: not shown.",
+    find: "const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'];", replace: "const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'];\nconst RATE = new Map();" },
 ];
 
 /** A copy of the foreign server with every change of `list` made; returns its path. Each edit must apply exactly once. */
