@@ -44,6 +44,16 @@ export default defineStates((env) => {
   // The test-support API lives beside /api, not under it.
   const origin = env.baseUrl.replace(/\/api\/?$/, "");
 
+  /** A read of the API itself, waiting out a 429 as its Retry-After asks (a server may limit its rate). */
+  async function api(path: string, headers: Record<string, string>): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await fetch(`${env.baseUrl}${path}`, { headers });
+      if (res.status !== 429 || attempt >= 10) return res;
+      await res.arrayBuffer();
+      await new Promise((ok) => setTimeout(ok, 1_000 * (Number(res.headers.get("retry-after")) || 1)));
+    }
+  }
+
   async function call(project: ProjectRef | null, method: string, path: string, body?: unknown): Promise<any> {
     const res = await fetch(`${origin}/testing/${path}`, {
       method,
@@ -79,7 +89,7 @@ export default defineStates((env) => {
     // does not show (its trigger event and launch mode) goes back to the server's defaults (the suite sets no status on
     // a study it planted with a launch mode); the status it already has is no change, so nothing is sent.
     setStudyStatus: async (id, status, project) => {
-      const got = await fetch(`${env.baseUrl}/v1/studies/${id}`, { headers: { authorization: `Bearer ${project.apiKey}` } });
+      const got = await api(`/v1/studies/${id}`, { authorization: `Bearer ${project.apiKey}` });
       if (got.status === 404) throw new StateRefused("not-found", `GET /v1/studies/${id} answered 404`);
       const s = (await got.json()) as any;
       if (s.status === status) return { id };
@@ -147,7 +157,7 @@ export default defineStates((env) => {
 
     // Its trigger config carries a signed launch token per active study; a study accepting responses launches.
     launchRequest: async (project) => {
-      const get = async (path: string, headers: Record<string, string>) => (await fetch(`${env.baseUrl}${path}`, { headers })).json() as Promise<any>;
+      const get = async (path: string, headers: Record<string, string>) => (await api(path, headers)).json() as Promise<any>;
       const config = await get("/v1/interview-participant/config?referenceId=conformance_user", { "x-public-key": project.publicKey });
       const accepting = new Set(((await get("/v1/studies?limit=100", { authorization: `Bearer ${project.apiKey}` })).data ?? []).filter((s: any) => s.accepting_responses).map((s: any) => s.id));
       const rule = (config.rules ?? []).find((r: any) => accepting.has(r.experimentId));

@@ -13,6 +13,7 @@ import { runConformance, type Report } from "../../conformance/src/run.ts";
 import { FOREIGN, startForeign } from "../support/foreign.ts";
 import { UNITS } from "../../conformance/src/cover/index.ts";
 import { plant, VIOLATIONS } from "./foreign/violations.ts";
+import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
 
 const DELAYS = [300, 600, 900];
 const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
@@ -24,7 +25,7 @@ async function cover(server?: string, only = ["cover"], coverUnits?: string[]): 
   try {
     return await runConformance({
       baseUrl: foreign.baseUrl, apiKey: FOREIGN.acme, otherKey: FOREIGN.globex, publicKey: FOREIGN.publicKey, sim: false, seed: randomSeed(), runs: 4, level: "seed",
-      receiver: "https", receiverCertDir: dir, webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 10_000, webhookWaitMs: 10_000, timeoutMs: 10_000,
+      receiver: "https", receiverCertDir: dir, webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 10_000, webhookWaitMs: 10_000, timeoutMs: DEFAULT_TIMEOUT_MS,
       states: join(process.cwd(), "conformance/examples/foreign-states.ts"), only, coverUnits,
     });
   } finally {

@@ -17,6 +17,7 @@ import { AFTER_2_0_0, ALL_CAPABILITIES, CAPABILITIES, type Capability } from "..
 import { FOREIGN, startForeign, type RunningForeign } from "../support/foreign.ts";
 import { root } from "../support/processes.ts";
 import { ForeignSimFront } from "./foreign/sim-front.ts";
+import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
 
 const DELAYS = [300, 600, 900];
 const certDir = mkdtempSync(join(tmpdir(), "foreign-receiver-"));
@@ -33,7 +34,7 @@ const sequences = (report: Report) => model(report).properties.find((p) => p.lab
 
 const options = (baseUrl: string, extra: Partial<RunOptions> = {}): RunOptions => ({
   baseUrl, apiKey: FOREIGN.acme, otherKey: FOREIGN.globex, publicKey: FOREIGN.publicKey, sim: false, seed: randomSeed(), runs: 6, level: "seed", receiver: "https",
-  webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 10_000, webhookWaitMs: 10_000, timeoutMs: 10_000, receiverCertDir: certDir, ...extra,
+  webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 10_000, webhookWaitMs: 10_000, timeoutMs: DEFAULT_TIMEOUT_MS, receiverCertDir: certDir, ...extra,
 });
 
 describe("the foreign implementation through its states module, as a user runs it", () => {

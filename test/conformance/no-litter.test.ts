@@ -7,6 +7,7 @@ import { runConformance, type RunOptions } from "../../conformance/src/run.ts";
 import { startServer, type RunningServer } from "../../server/src/testing.ts";
 import { BrokenProxy, type Exchange } from "./broken/proxy.ts";
 import { ACME, GLOBEX } from "./broken/variants.ts";
+import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
 
 const DELAYS = [400, 800, 1200];
 let server: RunningServer;
@@ -23,7 +24,7 @@ async function recorded(extra: Partial<RunOptions>) {
   await proxy.start();
   try {
     const report = await runConformance({
-      baseUrl: proxy.baseUrl, apiKey: ACME, otherKey: GLOBEX, sim: true, seed: 11, runs: 3, webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 5_000, webhookWaitMs: 5_000, timeoutMs: 10_000, modelBudgetMs: 8_000, ...extra,
+      baseUrl: proxy.baseUrl, apiKey: ACME, otherKey: GLOBEX, sim: true, seed: 11, runs: 3, webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 5_000, webhookWaitMs: 5_000, timeoutMs: DEFAULT_TIMEOUT_MS, modelBudgetMs: 8_000, ...extra,
     });
     return { report, seen };
   } finally {

@@ -6,6 +6,7 @@ import { startServer, type RunningServer } from "../../server/src/testing.ts";
 import { BrokenProxy } from "./broken/proxy.ts";
 import { seedOnly } from "./broken/seed-only.ts";
 import { ACME } from "./broken/variants.ts";
+import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
 
 const PK = "pk_live_acme_0123456789abcdef0123456789abcdef";
 let server: RunningServer;
@@ -32,7 +33,7 @@ describe("participant: trigger rules found by shape, their name a contract pin",
   it("launches are judged at --level seed when the config names its rules launch_rules", async () => {
     const report = await runConformance({
       baseUrl: proxy.baseUrl, apiKey: ACME, publicKey: PK, sim: false, seed: 3, runs: 2, level: "seed", only: ["participant"],
-      webhookRetryDelaysMs: [400, 800, 1200], webhookBudgetMs: 5_000, timeoutMs: 10_000,
+      webhookRetryDelaysMs: [400, 800, 1200], webhookBudgetMs: 5_000, timeoutMs: DEFAULT_TIMEOUT_MS,
     });
     const participant = report.results.find((r) => r.name === "participant")!;
     expect(participant.untested, JSON.stringify(participant.untested)).toEqual([]);
@@ -44,7 +45,7 @@ describe("participant: trigger rules found by shape, their name a contract pin",
   it("the same implementation fails at --level contract, on the field name", async () => {
     const report = await runConformance({
       baseUrl: proxy.baseUrl, apiKey: ACME, publicKey: PK, sim: false, seed: 3, runs: 2, only: ["participant"],
-      webhookRetryDelaysMs: [400, 800, 1200], webhookBudgetMs: 5_000, timeoutMs: 10_000,
+      webhookRetryDelaysMs: [400, 800, 1200], webhookBudgetMs: 5_000, timeoutMs: DEFAULT_TIMEOUT_MS,
     });
     const participant = report.results.find((r) => r.name === "participant")!;
     expect(participant.failures.map((f) => f.rule)).toContain("participant.config");
@@ -56,7 +57,7 @@ describe("participant: trigger rules found by shape, their name a contract pin",
     try {
       const report = await runConformance({
         baseUrl: tokenless.baseUrl, apiKey: ACME, publicKey: PK, sim: false, seed: 3, runs: 2, level: "seed", only: ["participant"],
-        webhookRetryDelaysMs: [400, 800, 1200], webhookBudgetMs: 5_000, timeoutMs: 10_000,
+        webhookRetryDelaysMs: [400, 800, 1200], webhookBudgetMs: 5_000, timeoutMs: DEFAULT_TIMEOUT_MS,
       });
       const participant = report.results.find((r) => r.name === "participant")!;
       expect(participant.untested, JSON.stringify(participant.untested)).toEqual([]);

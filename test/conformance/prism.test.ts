@@ -5,6 +5,7 @@ import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runConformance, type Report } from "../../conformance/src/run.ts";
 import { startPrismProcess } from "../support/processes.ts";
+import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
 
 let prism: ChildProcess;
 let baseUrl = "";
@@ -14,7 +15,7 @@ beforeAll(async () => {
   ({ child: prism, baseUrl } = await startPrismProcess());
   report = await runConformance({
     baseUrl, apiKey: "svc_live_acme_0123456789abcdef0123456789abcdef", otherKey: "svc_live_globex_0123456789abcdef0123456789abcdef",
-    publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: false, seed: 1, runs: 5, webhookRetryDelaysMs: [10_000, 60_000, 300_000], webhookBudgetMs: 1_000, timeoutMs: 10_000,
+    publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: false, seed: 1, runs: 5, webhookRetryDelaysMs: [10_000, 60_000, 300_000], webhookBudgetMs: 1_000, timeoutMs: DEFAULT_TIMEOUT_MS,
   });
 }, 90_000);
 afterAll(() => void prism?.kill("SIGTERM"));

@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from "../../server/src/testing.ts";
 import { BrokenProxy, type Mutation } from "./broken/proxy.ts";
 import { seedOnly } from "./broken/seed-only.ts";
 import { ACME, GLOBEX } from "./broken/variants.ts";
+import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
 
 const DELAYS = [400, 800, 1200];
 // The suite's HTTPS receiver writes its certificate here; the server trusts it (WEBHOOK_CA_FILE), read at each delivery.
@@ -24,7 +25,7 @@ const options = (baseUrl: string, extra: Partial<RunOptions> = {}): RunOptions =
   // The model's budget and each property's time limit are caps: the runs asked are the measure, and a loaded machine
   // may take longer to run them (a pagination walk through the proxy ran no case within the default 20 s in a CI run
   // on a machine 2.4x slower than usual).
-  seed: 20260302, runs: 10, propertyTimeMs: 120_000, webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, timeoutMs: 10_000, metricsEngine: "metrics/src/index.ts", webhookTimeoutMs: serverOptions.webhookTimeoutMs,
+  seed: 20260302, runs: 10, propertyTimeMs: 120_000, webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, timeoutMs: DEFAULT_TIMEOUT_MS, metricsEngine: "metrics/src/index.ts", webhookTimeoutMs: serverOptions.webhookTimeoutMs,
   receiverCertDir: certDir, ...extra,
 });
 

@@ -15,6 +15,7 @@ import { BrokenProxy, type Mutation } from "./broken/proxy.ts";
 import { compose, noSurface, surface200, withoutCapabilities } from "./broken/surfaces.ts";
 import { ACME, GLOBEX } from "./broken/variants.ts";
 import { adminSurface } from "./surfaces/admin-surface.ts";
+import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
 
 const DELAYS = [400, 800, 1200];
 const certDir = mkdtempSync(join(tmpdir(), "surfaces-receiver-"));
@@ -32,7 +33,7 @@ async function against(mutation: Mutation, extra: Partial<RunOptions>): Promise<
   try {
     return await runConformance({
       baseUrl: proxy.baseUrl, apiKey: ACME, otherKey: GLOBEX, publicKey: "pk_live_acme_0123456789abcdef0123456789abcdef", sim: true, seed: randomSeed(), runs: 6, level: "seed",
-      webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, webhookWaitMs: 5_000, timeoutMs: 10_000, receiverCertDir: certDir, ...extra,
+      webhookRetryDelaysMs: DELAYS, webhookBudgetMs: 10_000, webhookWaitMs: 5_000, timeoutMs: DEFAULT_TIMEOUT_MS, receiverCertDir: certDir, ...extra,
     });
   } finally {
     await proxy.close();

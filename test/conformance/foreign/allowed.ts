@@ -118,6 +118,10 @@ export const ALLOWED: Allowance[] = [
     find: "  ctx.project = project;\n  const done = await dispatch(apiRoutes", replace: "  ctx.project = project;\n  const bucket = RATE.get(project.id) ?? { t: Date.now(), n: 50 };\n  bucket.n = Math.min(50, bucket.n + (Date.now() - bucket.t) * 0.05); bucket.t = Date.now(); RATE.set(project.id, bucket);\n  if (bucket.n < 1) return fail(res, 429, 'Too many requests', {}, { 'retry-after': '1', ...ctx.headers });\n  bucket.n -= 1;\n  const done = await dispatch(apiRoutes" },
   { name: "rate limited, its buckets", leaves: "Request rate limits: not shown.",
     find: "const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'];", replace: "const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH'];\nconst RATE = new Map();" },
+  { name: "a list envelope with a field besides object, data and has_more", leaves: "### List envelope",
+    find: "  return { object: 'list', data: data.map(view), has_more: rest.length > limit };", replace: "  return { object: 'list', data: data.map(view), has_more: rest.length > limit, url: 'list' };" },
+  { name: "every connection closed after its answer", leaves: "All responses are JSON except `204`.",
+    find: "'x-request-id': crypto.randomUUID(), vary: 'Authorization', ...headers });", replace: "'x-request-id': crypto.randomUUID(), vary: 'Authorization', connection: 'close', ...headers });" },
 ];
 
 /** A copy of the foreign server with every change of `list` made; returns its path. Each edit must apply exactly once. */
