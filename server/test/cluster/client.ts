@@ -98,8 +98,12 @@ export interface StreamEvent {
  * An SSE listener on `GET /_sim/events` (through any base URL) that reconnects with its Last-Event-ID after a cut,
  * as `api-sandbox listen` does, optionally through a different base each time (`bases` round-robin).
  */
-export function listen(bases: string[], key: string): { events: StreamEvent[]; resets: string[]; reconnects: () => number; stop(): void } {
+export function listen(bases: string[], key: string): { events: StreamEvent[]; resets: string[]; reconnects: () => number; opened: Promise<void>; stop(): void } {
   const events: StreamEvent[] = [];
+  // Settled once the first stream is answered 200: the server then counts this listener from its head, so an event
+  // committed before that would not reach it (no Last-Event-ID yet). Tests wait on it, never on a fixed sleep.
+  let markOpen!: () => void;
+  const opened = new Promise<void>((resolve) => (markOpen = resolve));
   const resets: string[] = [];
   let last: string | undefined;
   let stopped = false;
@@ -112,6 +116,7 @@ export function listen(bases: string[], key: string): { events: StreamEvent[]; r
       try {
         const res = await fetch(`${base}/_sim/events`, { headers: { authorization: `Bearer ${key}`, ...(last ? { "last-event-id": last } : {}) }, signal: controller.signal });
         if (res.status === 200 && res.body) {
+          markOpen();
           const decoder = new TextDecoder();
           let buf = "";
           for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
@@ -145,11 +150,23 @@ export function listen(bases: string[], key: string): { events: StreamEvent[]; r
     events,
     resets,
     reconnects: () => reconnects,
+    opened,
     stop() {
       stopped = true;
       controller.abort();
     },
   };
+}
+
+/** Waits until every listener's first stream is answered (10 s at most, then fails saying so). */
+export async function streamsOpen(listeners: { opened: Promise<void> }[], timeoutMs = 10_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`a listener's event stream did not open within ${timeoutMs} ms`)), timeoutMs)));
+  try {
+    await Promise.race([Promise.all(listeners.map((l) => l.opened)), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The cluster's processes take longer to answer than one in-process app: 10 s and 50 ms steps by default. */

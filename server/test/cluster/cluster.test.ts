@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACME, GLOBEX, call, listen, ok, probe, receiver, sleep, waitFor, type Receiver } from "./client.ts";
+import { ACME, GLOBEX, call, listen, ok, probe, receiver, sleep, streamsOpen, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 import { ROOT, startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
 import { readDataset } from "../../src/model/dataset.ts";
@@ -152,7 +152,7 @@ describe("three processes on one PostgreSQL", () => {
     const made = await ok(base(0), "/_sim/projects", { key: ACME, method: "POST", body: { name: "stream" } }, 201);
     const study = await plantStudy(base(0), made.api_key);
     const onFirst = listen([procs[0].base], made.api_key);
-    await sleep(500);
+    await streamsOpen([onFirst]);
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) ids.push(await complete(1 + (i % 2), made.api_key, study));
     await waitFor("12 stream events on the first process", () => (onFirst.events.length >= 12 ? true : undefined));

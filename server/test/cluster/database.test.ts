@@ -3,7 +3,7 @@
  * ten processes on a server with PostgreSQL's default connection limit. Every assertion is made through HTTP.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ACME, call, listen, ok, probe, receiver, sleep, waitFor, type Receiver, type StreamEvent } from "./client.ts";
+import { ACME, call, listen, ok, probe, receiver, sleep, streamsOpen, waitFor, type Receiver, type StreamEvent } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 import { startSandbox, stopSandbox, type Sandbox } from "./processes.ts";
 
@@ -48,6 +48,7 @@ describe("PostgreSQL under the sandbox", () => {
     await ok(bases[1], "/v1/webhooks", { key, method: "PUT", body: { url: hook.url, events: ["interview.completed"] } }, 201);
     const study = (await ok(bases[2], "/_sim/studies", { key, method: "POST", body: { name: "s-first" } }, 201)).id;
     const listeners = bases.map((b) => listen([b], key));
+    await streamsOpen(listeners);
 
     // Writers on every process: planted studies and timed interviews (each completes 300 ms later: an event).
     const studies: string[] = [];

@@ -14,7 +14,7 @@ import type { Backend } from "../../src/stores/backend.ts";
 import { PgBackend } from "../../src/stores/postgres/backend.ts";
 import { readDataset } from "../../src/model/dataset.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
-import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
+import { ACME, GLOBEX, call, listen, ok, receiver, sleep, streamsOpen, waitFor, type Receiver } from "./client.ts";
 import { ROOT } from "./processes.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 
@@ -203,7 +203,7 @@ describe.each(STORES)("the %s store", (_name, make) => {
     await ok(srv.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: failing.url, events: ["interview.completed"] } }, 201);
     const study = (await ok(srv.baseUrl, "/_sim/studies", { key, method: "POST", body: {} }, 201)).id;
     const l = listen([srv.baseUrl], key);
-    await sleep(200);
+    await streamsOpen([l]);
     const held = (await ok(srv.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study, hold: true } }, 201)).id;
     await ok(srv.baseUrl, `/_sim/interviews/${held}/complete`, { key, method: "POST" });
     await waitFor("a failed attempt and its pending retry", async () => {
@@ -225,7 +225,7 @@ describe.each(STORES)("the %s store", (_name, make) => {
     try {
       // The id is known after the restart: resuming from it starts with no reset, and a new event gets the next number.
       const again = listen([srv.baseUrl], key);
-      await sleep(200);
+      await streamsOpen([again]);
       const next = (await ok(srv.baseUrl, "/_sim/interviews", { key, method: "POST", body: { study_id: study, hold: true } }, 201)).id;
       await ok(srv.baseUrl, `/_sim/interviews/${next}/complete`, { key, method: "POST" });
       await waitFor("the next stream event", () => (again.events.length === 1 ? true : undefined));

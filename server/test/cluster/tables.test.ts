@@ -17,7 +17,7 @@ import { SHARDS } from "../../src/stores/postgres/planted.ts";
 import { PgBackend, SCHEMA } from "../../src/stores/postgres/backend.ts";
 import { sendAsOne } from "../../src/stores/postgres/one-sync.ts";
 import { startServer, type RunningServer } from "../../src/testing.ts";
-import { ACME, GLOBEX, call, listen, ok, receiver, sleep, waitFor, type Receiver } from "./client.ts";
+import { ACME, GLOBEX, call, listen, ok, receiver, sleep, streamsOpen, waitFor, type Receiver } from "./client.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 
 const ACME_PROJECT = "e1bee9dc-851d-430a-8207-1170230f03e5";
@@ -542,7 +542,7 @@ describe("studies, interviews, chats and prompt events in PostgreSQL's tables", 
     const study = (await ok(b.baseUrl, "/_sim/studies", { key, method: "POST", body: {} }, 201)).id;
     const listeners = [listen([a.baseUrl], key), listen([b.baseUrl], key)];
     try {
-      await sleep(300);
+      await streamsOpen(listeners);
       // History completed at once, twenty at a time through both processes: each event takes the project's next number.
       const history = { study_id: study, created_at: new Date(Date.now() - 60_000).toISOString() };
       const made20 = await Promise.all(Array.from({ length: 20 }, (_, i) => ok((i % 2 ? a : b).baseUrl, "/_sim/interviews", { key, method: "POST", body: history }, 201)));
