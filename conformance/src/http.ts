@@ -316,13 +316,17 @@ export function rateLimits(baseUrl: string): { requests: number; waitedMs: numbe
   return { ...(rateLimited.get(new URL(baseUrl).origin) ?? { requests: 0, waitedMs: 0 }) };
 }
 
-/** How long a 429 asks to wait: Retry-After in seconds or as an HTTP date; without it, 1 s doubled each time, up to 8 s. */
-export function retryAfterMs(value: string | null, attempt: number): number {
-  const fallback = Math.min(8_000, 1_000 * 2 ** attempt);
-  if (value === null || value.trim() === "") return fallback;
+/** A Retry-After header in milliseconds from `now`: delta-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number): number | null {
+  if (value === null || value.trim() === "") return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1_000;
   const at = Date.parse(value);
-  return Number.isNaN(at) ? fallback : Math.max(0, at - Date.now());
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/** How long a 429 asks to wait: its Retry-After; without one, 1 s doubled each time, up to 8 s. */
+export function retryAfterMs(value: string | null, attempt: number): number {
+  return parseRetryAfter(value, Date.now()) ?? Math.min(8_000, 1_000 * 2 ** attempt);
 }
 
 /** An id that names no study, for a probe of a list that needs `study_id` when the key lists no study. */

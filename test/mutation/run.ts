@@ -58,9 +58,11 @@ try {
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "foreign-mutants", private: true, type: "module" }));
   writeFileSync(join(dir, "stryker.config.json"), JSON.stringify({
     testRunner: "conformance",
-    plugins: [join(root, "test/mutation/runner.ts")],
+    plugins: [join(root, "test/mutation/runner.ts"), join(root, "test/mutation/ignorer.ts")],
     testRunnerNodeArgs: ["--import", loader],
     mutate: chosen.map((l) => `server.mjs:${l}-${l}`),
+    // Within the lines left, no mutant inside a text that only carries what the seed leaves open (an error's words).
+    ignorers: values["include-open"] ? [] : ["open-texts"],
     // Each check's coverage: a mutant runs only against the checks that reached its code.
     coverageAnalysis: "perTest",
     // Each mutant runs servers and the suite of its own (free ports, its own folders): several at once. Four per core:

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { FOREIGN_SERVER } from "../support/foreign.ts";
-import { keyOf, OPEN_LINES, openLines, score, type OpenRange } from "./score.ts";
+import { keyOf, OPEN_LINES, openLines, openTexts, onSeedJudgedCode, score, type OpenRange, type OpenTexts } from "./score.ts";
 
 const verdicts: Record<string, { verdict: string }> = JSON.parse(readFileSync(new URL("./verdicts.json", import.meta.url), "utf8"));
 /** A mutant of the shape Stryker's JSON report gives, at a key verdicts.json holds with `verdict`, or a fresh one. */
@@ -46,14 +46,15 @@ describe("the mutation score", () => {
     ];
     const text = score(JSON.stringify({ files: { "server.mjs": { mutants } } }), "", "in a test");
     expect(text).toContain("of the non-equivalent: 40.0% (2 killed of 5,");
-    expect(text).toContain("of the non-equivalent on the seed-judged lines (without test/mutation/open-lines.json's): 50.0% (1 killed of 2)");
+    expect(text).toContain("of the non-equivalent on the seed-judged code (without test/mutation/open-lines.json's lines and texts): 50.0% (1 killed of 2)");
     // A run of the seed-judged lines alone has no second figure.
-    expect(score(JSON.stringify({ files: { "server.mjs": { mutants: mutants.slice(0, 2) } } }), "", "in a test")).not.toContain("seed-judged lines");
+    expect(score(JSON.stringify({ files: { "server.mjs": { mutants: mutants.slice(0, 2) } } }), "", "in a test")).not.toContain("seed-judged code");
   });
 });
 
 describe("the lines the seed leaves open (open-lines.json)", () => {
   const ranges: OpenRange[] = JSON.parse(readFileSync(OPEN_LINES, "utf8")).ranges;
+  const textGroups: OpenTexts[] = JSON.parse(readFileSync(OPEN_LINES, "utf8")).texts;
   const seed = readFileSync(new URL("../../../shared/seed/service-spec.md", import.meta.url), "utf8");
   const source = readFileSync(FOREIGN_SERVER, "utf8").split("\n");
 
@@ -70,5 +71,31 @@ describe("the lines the seed leaves open (open-lines.json)", () => {
   it("refuses ranges that no longer match the file", () => {
     const shifted = ["", ...source];
     expect(() => openLines(shifted)).toThrow(/no longer starts with/);
+  });
+
+  it("quotes the seed's words for each group of open texts, never leaves out a message the seed prescribes, and refuses a text that moved", () => {
+    for (const g of textGroups) expect(seed, g.what).toContain(g.seed);
+    const texts = openTexts(source);
+    expect([...texts.values()].flat().length).toBe(textGroups.flatMap((g) => g.at).length);
+    // The two error messages the seed prescribes (Errors, rules 4 and 5) stay mutated.
+    for (const [line, spans] of texts) for (const [a, b] of spans) expect(source[line - 1].slice(a, b)).not.toMatch(/Invalid parameters|No such message/);
+    // Never on a line left out whole.
+    const lines = openLines(source);
+    for (const line of texts.keys()) expect(lines.has(line), `line ${line}`).toBe(false);
+    expect(() => openTexts(["", ...source])).toThrow(/no longer found exactly once/);
+  });
+
+  it("scores a mutant inside an open text as open, and one that spans it and more as seed-judged", () => {
+    const texts = new Map<number, [number, number][]>([[10, [[5, 9], [20, 30]]]]);
+    // Report columns are 1-based: Babel's [a, b) is the report's a+1 to b+1.
+    const at = (line: number, a: number, b: number, endLine = line) => ({ location: { start: { line, column: a + 1 }, end: { line: endLine, column: b + 1 } } });
+    const none = new Set<number>();
+    expect(onSeedJudgedCode(at(10, 0, 5), none, texts)).toBe(true);
+    expect(onSeedJudgedCode(at(10, 5, 9), none, texts)).toBe(false);
+    expect(onSeedJudgedCode(at(10, 22, 28), none, texts)).toBe(false);
+    expect(onSeedJudgedCode(at(10, 4, 12), none, texts)).toBe(true);
+    expect(onSeedJudgedCode(at(10, 0, 40), none, texts)).toBe(true);
+    expect(onSeedJudgedCode(at(10, 6, 8, 11), none, texts)).toBe(true);
+    expect(onSeedJudgedCode(at(12, 0, 40), new Set([12]), texts)).toBe(false);
   });
 });

@@ -43,6 +43,42 @@ export function openLines(source: string[]): Set<number> {
   }
   return lines;
 }
+export interface OpenTexts {
+  what: string;
+  seed: string;
+  /** [line, text]: the text is found exactly once on that line of server.mjs. */
+  at: [number, string][];
+}
+
+/**
+ * The spans of server.mjs, within lines the seed judges, that only carry what it leaves open (open-lines.json's
+ * `texts`): line -> [start, end) columns (0-based, as Babel counts them). A text no longer found exactly once on its
+ * line is refused, as a range that moved is.
+ */
+export function openTexts(source: string[]): Map<number, [number, number][]> {
+  const groups: OpenTexts[] = JSON.parse(readFileSync(OPEN_LINES, "utf8")).texts ?? [];
+  const spans = new Map<number, [number, number][]>();
+  for (const g of groups)
+    for (const [line, text] of g.at) {
+      const at = source[line - 1]?.indexOf(text) ?? -1;
+      if (at < 0 || source[line - 1].indexOf(text, at + 1) >= 0) throw new Error(`test/mutation/open-lines.json: ${JSON.stringify(text)} is no longer found exactly once on line ${line} of ${FOREIGN_SERVER}; read the texts again`);
+      spans.set(line, [...(spans.get(line) ?? []), [at, at + text.length] as [number, number]].sort((a, b) => a[0] - b[0]));
+    }
+  return spans;
+}
+
+/**
+ * Whether a mutant of Stryker's report (1-based columns) lies on seed-judged code: not on an open line, nor inside an
+ * open text (ignorer.ts makes none there; one that spans a text and more is made, and judged).
+ */
+export function onSeedJudgedCode(m: any, lines: Set<number>, texts: Map<number, [number, number][]>): boolean {
+  const { start, end } = m.location;
+  if (lines.has(start.line)) return false;
+  if (end.line !== start.line) return true;
+  const [a, b] = [start.column - 1, end.column - 1];
+  return !(texts.get(start.line) ?? []).some(([s, e]) => a >= s && b <= e);
+}
+
 export const keyOf = (m: any) => `${m.location.start.line}:${m.location.start.column} ${m.mutatorName} ${JSON.stringify(m.replacement)}`;
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)}%` : "n/a");
 
@@ -65,13 +101,13 @@ export function score(reportJson: string, outcomesJsonl: string, what = ""): str
     `seed score: ${pct(killed.length, seedScored)} (${killed.length} killed of the ${seedScored} that change what the seed says; survivors: ${equivalent.length} equivalent, ${outside.length} outside the seed, ${missed.length} missed, ${untriaged.length} untriaged; ${survived.filter((m) => m.status === "NoCoverage").length} of them reached by no check)`,
     `of the non-equivalent: ${pct(killed.length, scored - equivalent.length)} (${killed.length} killed of ${scored - equivalent.length}, the outside-the-seed survivors counted against the suite)`,
     ...(() => {
-      // A run made with --include-open (or before open-lines.json): the same share on the seed-judged lines alone.
-      const open = openLines(source);
-      const onOpen = (m: any) => open.has(m.location.start.line);
-      if (!mutants.some(onOpen)) return [];
+      // A run made with --include-open (or before open-lines.json): the same share on the seed-judged code alone.
+      const [open, texts] = [openLines(source), openTexts(source)];
+      const onOpen = (m: any) => !onSeedJudgedCode(m, open, texts);
+      if (![...killed, ...survived].some(onOpen)) return [];
       const k = killed.filter((m) => !onOpen(m)).length;
       const n = survived.filter((m) => !onOpen(m) && verdicts[keyOf(m)]?.verdict !== "equivalent").length + k;
-      return [`of the non-equivalent on the seed-judged lines (without test/mutation/open-lines.json's): ${pct(k, n)} (${k} killed of ${n})`];
+      return [`of the non-equivalent on the seed-judged code (without test/mutation/open-lines.json's lines and texts): ${pct(k, n)} (${k} killed of ${n})`];
     })(),
     ...untested.map((m) => `not tested ${line(m)}`),
     ...survived.map((m) => `survived${m.status === "NoCoverage" ? " (no check reached it)" : ""} ${line(m)}\n  ${verdicts[keyOf(m)] ? `${verdicts[keyOf(m)].verdict}: ${verdicts[keyOf(m)].reason}` : "untriaged"}`),

@@ -8,6 +8,7 @@ import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
 import { orderProblem, paginationRules } from "../judge/pages.ts";
 import type { Operation } from "../contract.ts";
+import { parseRetryAfter } from "../http.ts";
 import type { Exchange } from "./exchange.ts";
 import { LIST_ORDER, type Verdicts } from "./judge.ts";
 import { acrossRules, clientRules } from "./rules.ts";
@@ -125,7 +126,7 @@ export class Memory {
 
   after(ex: Exchange, op: Operation | undefined, body: any, out: Verdicts): void {
     if (ex.status === 429 || ex.status === 503) {
-      const wait = retryAfterMs(ex.responseHeaders.get("retry-after"), ex.at);
+      const wait = parseRetryAfter(ex.responseHeaders.get("retry-after"), ex.at);
       if (wait !== null) this.retryAfter.set(`${ex.key}\n${ex.method} ${ex.url}`, { until: ex.at + wait, ex });
     }
     if (!op || ex.key === null || this.faulted.has(ex.key) || op.path.startsWith("/_sim")) return;
@@ -287,12 +288,4 @@ export class Memory {
       }
     }
   }
-}
-
-/** Retry-After in milliseconds from `at`: delta-seconds or an HTTP-date; null when absent or unreadable. */
-export function retryAfterMs(value: string | null, at: number): number | null {
-  if (value === null) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - at);
 }

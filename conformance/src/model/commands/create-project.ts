@@ -26,11 +26,12 @@ export class CreateProject extends Command {
     // A target that needs study_id on the interview list is asked for this project's study's interviews: with the
     // other key they are none of its own (a list with none of them, or a refusal of a study it does not have).
     const scoped = m.study !== null && (await w.http.needsStudyId({ key }));
-    for (const list of ["/v1/studies", scoped ? `/v1/interviews?study_id=${m.study!.id}&` : "/v1/interviews", "/v1/chats"]) {
-      const reply = await w.http.req(`${list}${list.endsWith("&") ? "" : "?"}limit=100`, { key });
+    const lists = [{ list: "/v1/studies" }, scoped ? { list: `/v1/interviews?study_id=${m.study!.id}`, ofStudy: true } : { list: "/v1/interviews" }, { list: "/v1/chats" }];
+    for (const { list, ofStudy = false } of lists) {
+      const reply = await w.http.req(`${list}${ofStudy ? "&" : "?"}limit=100`, { key });
       const leaked = (reply.body?.data ?? []).filter((x: any) => mine.has(x.id)).map((x: any) => x.id);
-      const answered = reply.status === 200 || (list.endsWith("&") && (reply.status === 400 || reply.status === 404));
-      w.judge.expect(r["project-isolation"], answered && leaked.length === 0, `${list.replace(/&$/, "")} with the key of a project created during the sequence answered ${reply.status}${leaked.length ? ` listing this project's ${leaked.join(", ")}` : ""}`, reply);
+      const answered = reply.status === 200 || (ofStudy && (reply.status === 400 || reply.status === 404));
+      w.judge.expect(r["project-isolation"], answered && leaked.length === 0, `${list} with the key of a project created during the sequence answered ${reply.status}${leaked.length ? ` listing this project's ${leaked.join(", ")}` : ""}`, reply);
     }
   }
 }
