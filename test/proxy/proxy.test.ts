@@ -333,6 +333,42 @@ describe("the proxy's forwarding", () => {
     expect(back.body.data[0].parts[0].text).toBe(text);
   });
 
+  it("judges a HEAD answer by its status and headers, never by the body it does not have", async () => {
+    const before = failures(await proxy.report(false), "implementation").length;
+    for (const path of ["/v1/studies", "/v1/experiments", "/v1/chats?limit=5"]) {
+      const res = await fetch(`${proxy.url}${path}`, { method: "HEAD", headers: { authorization: `Bearer ${ACME}` } });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe("");
+    }
+    await proxy.settled();
+    // Each HEAD was judged as "content-type is application/json and the body is not JSON".
+    expect(failures(await proxy.report(false), "implementation").slice(before)).toEqual([]);
+  });
+
+  it("judges a 304 to the client's conditional request by its status and headers alone", async () => {
+    // A target that gives its lists a validator (as Express does by default) and answers a request that names it 304.
+    const body = JSON.stringify({ object: "list", data: [], has_more: false });
+    const target = createServer((req, res) => {
+      if (req.url !== "/api/v1/studies") return void res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "not_found_error", message: "No such route" } }));
+      if (req.headers["if-none-match"] === '"v1"') return void res.writeHead(304, { etag: '"v1"' }).end();
+      res.writeHead(200, { "content-type": "application/json", etag: '"v1"' }).end(body);
+    });
+    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
+    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
+    try {
+      const first = await call(front.url, "/v1/studies", { key: ACME });
+      expect(first.status).toBe(200);
+      const again = await fetch(`${front.url}/v1/studies`, { headers: { authorization: `Bearer ${ACME}`, "if-none-match": '"v1"' } });
+      expect(again.status).toBe(304);
+      await front.settled();
+      // The 304 was judged as a JSON answer whose status the contract does not declare.
+      expect(failures(await front.report(false), "implementation")).toEqual([]);
+    } finally {
+      await front.close();
+      target.close();
+    }
+  });
+
   it("streams an event stream as it happens, and adds a Via header only when asked", async () => {
     const stop = new AbortController();
     const res = await fetch(`${proxy.url}/_sim/events`, { headers: { authorization: `Bearer ${ACME}`, accept: "text/event-stream" }, signal: stop.signal });
@@ -347,6 +383,20 @@ describe("the proxy's forwarding", () => {
     for (let i = 0; i < 50 && !seen.includes(planted.body.id); i++) seen += new TextDecoder().decode((await reader.read()).value);
     expect(seen).toContain(planted.body.id);
     stop.abort();
+    // The client closed its stream, as a listener does: the proxy breaks off its request to the target, and nobody is
+    // blamed for the answer that then never ends (it was blamed on the target). Once the target has seen the proxy's
+    // stream close (a stream of its own is then the only listener), the proxy has long handled the break.
+    for (let alone = false, tries = 0; !alone; tries++) {
+      expect(tries, "the target still counts the proxied stream").toBeLessThan(100);
+      const own = new AbortController();
+      const direct = await fetch(`${server.baseUrl}/_sim/events`, { headers: { authorization: `Bearer ${ACME}` }, signal: own.signal });
+      alone = new TextDecoder().decode((await direct.body!.getReader().read()).value).startsWith(": 1 listener(s)");
+      own.abort();
+      if (!alone) await new Promise((r) => setTimeout(r, 50));
+    }
+    await proxy.settled();
+    const report = await proxy.report(false);
+    expect(failures(report, "implementation").filter((f) => f.includes("/_sim/events"))).toEqual([]);
     const announcing = await startProxy({ target: server.baseUrl, via: true });
     try {
       const r = await call(announcing.url, "/v1/studies", { key: ACME });

@@ -130,6 +130,9 @@ export class Forwarder {
     let status = 0;
     let responseHeaders = new Headers();
     let upstreamError: string | undefined;
+    // Set when the client closed its connection before its answer was whole: the request to the target is then
+    // broken off by the proxy, and what that does to the answer is nobody's fault to judge.
+    let clientGone = false;
 
     const finish = (complete: boolean) => {
       if (finished) return;
@@ -174,13 +177,14 @@ export class Forwarder {
       ur.on("data", (c: Buffer) => resCapture.add(c));
       ur.on("end", () => finish(true));
       ur.on("error", (err) => {
-        upstreamError = `the target broke off its answer (${err.message})`;
+        if (!clientGone) upstreamError = `the target broke off its answer (${err.message})`;
         res.destroy();
         finish(false);
       });
       ur.pipe(res);
     });
     up.on("error", (err) => {
+      if (clientGone) return finish(false);
       upstreamError = `${this.o.target.origin} ${err.message}`;
       if (!res.headersSent) {
         status = 502;
@@ -194,7 +198,9 @@ export class Forwarder {
     });
     // The client went away: so does the request to the target.
     res.on("close", () => {
-      if (!res.writableFinished) up.destroy();
+      if (res.writableFinished) return;
+      clientGone = true;
+      up.destroy();
     });
     req.on("data", (c: Buffer) => reqCapture.add(c));
     req.pipe(up);

@@ -179,8 +179,13 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
     return;
   }
   if (faulted) return;
+  // A HEAD answer has its GET's status and headers and no body (RFC 9110 9.3.2), and so has a 304 to a conditional
+  // request the client made (If-None-Match, If-Modified-Since: its cached copy is still current, 15.4.5): judged by
+  // those alone.
+  const conditional = ex.status === 304 && ("if-none-match" in ex.requestHeaders || "if-modified-since" in ex.requestHeaders);
+  const head = ex.method === "HEAD" || conditional;
   // The implementation's: the contract and the seed's per-response rules, as the suite judges every reply.
-  if (ex.responseBody !== null || ex.status === 204) {
+  if ((ex.responseBody !== null || ex.status === 204) && !head) {
     const problems = contract.judge(reply, op);
     for (const rule of contract.judgedRules(reply, op)) {
       const mine = problems.filter((p) => p.rule === rule.id);
@@ -194,7 +199,7 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
     out.verdict("implementation", acrossRules["auth-first"], ex.status === 401, `${ex.method} ${ex.url} with ${ex.key === null ? "no key" : "a key without the svc_live_ prefix"} answered ${ex.status}, not 401`, ex);
     return;
   }
-  if (ex.status === 401 || ex.responseBody === null) return;
+  if (ex.status === 401 || ex.responseBody === null || head) return;
   // A 429 or 503 says the implementation would not answer now (a rate limit, which the seed leaves open, or load), not
   // what it answers to this request: what the seed says of the answer's kind is judged on the answer itself.
   if (ex.status === 429 || ex.status === 503) return;
