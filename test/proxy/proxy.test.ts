@@ -369,6 +369,32 @@ describe("the proxy's forwarding", () => {
     }
   });
 
+  it("holds a created_at to its instant between reads, however each read writes it", async () => {
+    // A target whose list writes UTC as Z and whose retrieval writes it as +00:00 (the seed: ISO 8601 in UTC, not
+    // which form), and whose second release's created_at moves by a second between the two.
+    const release = (id: string, at: string) => ({ id, object: "release", status: "active", chat_id: "6f1c2a9e-0b7d-4c3e-9a51-2d8e4f6a7b10", vcs_pr_number: 1, vcs_pr_title: "t", vcs_pr_url: "https://example.com/pr/1", vcs_pr_author: "a", merged_at: at, last_analysis_at: null, created_at: at });
+    const [same, moved] = ["1b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d", "2b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d"];
+    const target = createServer((req, res) => {
+      const json = (body: unknown) => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+      if (req.url === "/api/v1/releases") return json({ object: "list", data: [release(same, "2026-01-01T00:00:00.000Z"), release(moved, "2026-01-02T00:00:00.000Z")], has_more: false });
+      if (req.url === `/api/v1/releases/${same}`) return json({ ...release(same, "2026-01-01T00:00:00.000+00:00"), vcs_pr_description: "" });
+      if (req.url === `/api/v1/releases/${moved}`) return json({ ...release(moved, "2026-01-02T00:00:01.000Z"), vcs_pr_description: "" });
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "not_found_error", message: "No such route" } }));
+    });
+    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
+    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
+    try {
+      for (const path of ["/v1/releases", `/v1/releases/${same}`, `/v1/releases/${moved}`]) expect((await call(front.url, path, { key: ACME })).status).toBe(200);
+      await front.settled();
+      const immutable = failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.immutable"));
+      expect(immutable).toHaveLength(1);
+      expect(immutable[0]).toContain(`release ${moved}: created_at read "2026-01-02T00:00:00.000Z", then "2026-01-02T00:00:01.000Z"`);
+    } finally {
+      await front.close();
+      target.close();
+    }
+  });
+
   it("streams an event stream as it happens, and adds a Via header only when asked", async () => {
     const stop = new AbortController();
     const res = await fetch(`${proxy.url}/_sim/events`, { headers: { authorization: `Bearer ${ACME}`, accept: "text/event-stream" }, signal: stop.signal });
