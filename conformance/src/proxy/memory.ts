@@ -6,6 +6,7 @@
  */
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
+import { same } from "../cover/unit.ts";
 import { orderProblem, paginationRules } from "../judge/pages.ts";
 import type { Operation } from "../contract.ts";
 import { parseRetryAfter } from "../http.ts";
@@ -41,13 +42,6 @@ const FIXED: Record<string, string[]> = {
   chat: ["id", "object", "created_at"],
   message: ["id", "object", "created_at", "chat_id", "role"],
 };
-/** The same value read twice: a timestamp is the same instant however it is written (its form is judged apart). */
-function sameValue(field: string, a: unknown, b: unknown): boolean {
-  if (JSON.stringify(a) === JSON.stringify(b)) return true;
-  if (!field.endsWith("_at") || typeof a !== "string" || typeof b !== "string") return false;
-  const [x, y] = [Date.parse(a), Date.parse(b)];
-  return !Number.isNaN(x) && x === y;
-}
 const RETRIEVALS = new Set(["getStudy", "getInterview", "getRelease", "getChat", "listChatMessages"]);
 /** Lists whose order the seed states and whose members are never removed: a walk's skips show there. */
 const UNFILTERED_ORDERED = new Set(["listChats", "listReleases", "listChatMessages"]);
@@ -191,7 +185,8 @@ export class Memory {
     for (const f of fixed) fields[f] = item[f];
     if (item.object === "interview" && item.completed_at != null) fields.completed_at = item.completed_at;
     if (before) {
-      const changed = Object.keys(fields).filter((f) => f in before.fields && !sameValue(f, before.fields[f], fields[f]));
+      // A timestamp is the same instant however each read writes it (its form is judged apart).
+      const changed = Object.keys(fields).filter((f) => f in before.fields && !same(before.fields[f], fields[f], f));
       out.verdict("implementation", acrossRules.immutable, changed.length === 0, `${item.object} ${item.id}: ${changed.map((f) => `${f} read ${JSON.stringify(before.fields[f])}, then ${JSON.stringify(fields[f])}`).join("; ")}`, ex, [before.ex]);
       for (const f of Object.keys(before.fields)) if (!(f in fields)) fields[f] = before.fields[f];
     }
