@@ -333,6 +333,21 @@ describe("the proxy's forwarding", () => {
     expect(back.body.data[0].parts[0].text).toBe(text);
   });
 
+  it("says once where to point a client that kept the target's base path in its own", async () => {
+    const said: string[] = [];
+    const front = await startProxy({ target: server.baseUrl, print: (l) => said.push(l) });
+    try {
+      for (let i = 0; i < 2; i++) expect((await call(front.url, "/api/v1/studies", { key: ACME })).status).toBe(404);
+      expect((await call(front.url, "/v1/studies", { key: ACME })).status).toBe(200);
+      await front.settled();
+      const notes = said.filter((l) => l.startsWith("note: /api/v1/studies reached the target as /api/api/v1/studies"));
+      expect(notes, said.join("\n")).toHaveLength(1);
+      expect(notes[0]).toContain("point the client at the proxy's address without /api");
+    } finally {
+      await front.close();
+    }
+  });
+
   it("judges a HEAD answer by its status and headers, never by the body it does not have", async () => {
     const before = failures(await proxy.report(false), "implementation").length;
     for (const path of ["/v1/studies", "/v1/experiments", "/v1/chats?limit=5"]) {

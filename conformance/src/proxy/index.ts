@@ -107,10 +107,23 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     queuedBytes += size;
     worker.postMessage(m);
   };
+  // A client that kept the target's base path in its own base URL (`.../api/v1/...` through a proxy of `.../api`)
+  // reaches the target at `/api/api/...`, and its 404s are judged as the implementation's: said once, where to point.
+  const prefix = target.pathname.replace(/\/$/, "");
+  let toldPrefix = false;
+  const doubledPrefix = (path: string) => {
+    if (toldPrefix || prefix === "" || !path.startsWith(`${prefix}/`)) return;
+    toldPrefix = true;
+    print(`note: ${path} reached the target as ${prefix}${path}: the proxy adds the target's ${prefix} itself; point the client at the proxy's address without ${prefix}`);
+  };
   const relay = o.relayWebhooks ? new Relay(new URL(o.relayWebhooks), (delivery) => post({ type: "delivery", delivery })) : null;
   const forwarder = new Forwarder({
     target, via: o.via ?? false, requestCapture: o.requestCapture ?? 1_048_576, responseCapture: o.responseCapture ?? 16_777_216,
-    captureBudget: memoryBudget, upstreamTimeoutMs: o.upstreamTimeoutMs ?? 30_000, onExchange: (ex) => post({ type: "exchange", ex: toWire(ex) }),
+    captureBudget: memoryBudget, upstreamTimeoutMs: o.upstreamTimeoutMs ?? 30_000,
+    onExchange: (ex) => {
+      doubledPrefix(ex.path);
+      post({ type: "exchange", ex: toWire(ex) });
+    },
     intercept: relay ? (req, res) => (relay.handles(req) ? (relay.handle(req, res), true) : false) : undefined,
   });
   const url = await forwarder.listen(o.port ?? 0, o.host ?? "127.0.0.1");
