@@ -211,7 +211,7 @@ export class Http {
     this.count++;
     this.tap?.(curl);
     let res: Response;
-    let sent = Date.now();
+    let sent: number;
     for (let attempt = 0; ; attempt++) {
       sent = Date.now();
       try {

@@ -263,11 +263,12 @@ export async function runConformance(given: RunOptions): Promise<Report> {
   const levels = levelTotals(results);
   const untested = results.flatMap((r) => r.untested.map((u) => `${r.name}: ${u.capability} (${u.reason})`));
   const failed = count("failed");
+  const limitedAfter = rateLimits(options.baseUrl);
   return {
     baseUrl: base, seed: options.seed, level, results, runId, states: { source: states.source, capabilities: states.report() }, created, cutShort, statements: statementVerdicts(results, allRules(), { only: options.only, checkOfRule: ruleOwners() }), passed: count("passed"), failed, notTested: untested.length, notApplicable: count("not_applicable"),
     warnings: results.reduce((s, r) => s + r.warnings.length, 0), untested, levels,
     requests: http.count + (other?.count ?? 0), durationMs: Date.now() - started,
-    rateLimited: (({ requests, waitedMs }) => ({ requests: requests - limitedBefore.requests, waitedMs: waitedMs - limitedBefore.waitedMs }))(rateLimits(options.baseUrl)),
+    rateLimited: { requests: limitedAfter.requests - limitedBefore.requests, waitedMs: limitedAfter.waitedMs - limitedBefore.waitedMs },
     exitCode: failed > 0 ? 1 : untested.length > 0 && !options.allowUntested ? 3 : 0,
   };
 }

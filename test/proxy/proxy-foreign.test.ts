@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxy } from "../../conformance/src/proxy/index.ts";
 import type { Report } from "../../conformance/src/run.ts";
-import { createApiClient, paginate } from "../../sdk/src/index.ts";
+import { createApiClient, paginate, retryingFetch } from "../../sdk/src/index.ts";
 import { ALLOWED, plantAll } from "../conformance/foreign/allowed.ts";
 import { plant, type Violation } from "../conformance/foreign/violations.ts";
 import { FOREIGN, startForeign } from "../support/foreign.ts";
@@ -19,15 +19,11 @@ const failures = (report: Report) => report.results.find((r) => r.name === "impl
 const rulesOf = (report: Report) => [...new Set(report.results.find((r) => r.name === "implementation")!.failures.map((f) => f.rule))];
 const H = (key: string) => ({ authorization: `Bearer ${key}` });
 
-/** fetch, waiting out a 429 as its Retry-After asks: an implementation may limit its rate (the seed leaves it open). */
-async function politeFetch(url: string, init?: RequestInit): Promise<Response> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await fetch(url, init);
-    if (res.status !== 429 || attempt >= 20) return res;
-    await res.arrayBuffer();
-    await new Promise((ok) => setTimeout(ok, 1_000 * Number(res.headers.get("retry-after") ?? 1)));
-  }
-}
+/**
+ * fetch, waiting out a 429 as its Retry-After asks (an implementation may limit its rate: the seed leaves it open), as
+ * the typed client does: the SDK's own retrying fetch. Every attempt passes through the proxy and is judged.
+ */
+const politeFetch = retryingFetch(fetch, { retries: 20 });
 
 /**
  * What a client does through the proxy: every list walked at a small page and whole, every item read, each chat's
