@@ -3,8 +3,9 @@
  * interview a week (offered in the app on an event of its own, where the target plants trigger rules), the launch the
  * implementation accepts (its states module's launchRequest, else the trigger config's for the study) is eligible
  * while the study accepts responses; the same launch, and the one the trigger config then offers, are declined
- * (not_eligible) once one interview reached the cap. Where the target can set a study's status, a second study's
- * offered launch is eligible, declined once the study is paused, and eligible again once it is active again.
+ * (not_eligible) once one interview reached the cap; sent with another project's public key (the run's), it is never
+ * eligible. Where the target can set a study's status, a second study's offered launch is eligible, declined once the
+ * study is paused, and eligible again once it is active again.
  */
 import { launchBodies, triggerRules } from "../judge/participant.ts";
 import { Lacking } from "../outcomes.ts";
@@ -14,9 +15,12 @@ import { r } from "./rules.ts";
 
 const ELIGIBLE = ["webview", "external_browser"];
 
-async function launch(env: CoverEnv, body: unknown): Promise<Reply> {
-  return env.http.req("/v1/interview-participant/launches", { key: null, headers: { "x-public-key": env.publicKey! }, method: "POST", body });
+async function launch(env: CoverEnv, body: unknown, publicKey = env.publicKey!): Promise<Reply> {
+  return env.http.req("/v1/interview-participant/launches", { key: null, headers: { "x-public-key": publicKey }, method: "POST", body });
 }
+
+/** The run's own public key (--public-key) where it is another project's than the unit's: it may launch none of its studies. */
+const strangerKey = (env: CoverEnv): string | undefined => (env.own && env.ctx.options.publicKey && env.ctx.options.publicKey !== env.publicKey ? env.ctx.options.publicKey : undefined);
 
 /**
  * Sends the candidate launches in turn until one is taken (not a 400: a request shape the implementation does not take);
@@ -43,10 +47,10 @@ async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
 
 export const launches: Unit = {
   name: "launches",
-  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, declined (not_eligible) once it reached its cap, the same request and the trigger config's; a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
+  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key, declined (not_eligible) once it reached its cap, the same request and the trigger config's; a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
   needs: ["plant-study", "plant-interview"],
-  rules: [r["launch-declined"], r["launch-mode"]],
-  classes: (ctx) => ["launch below the cap", "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
+  rules: [r["launch-declined"], r["launch-mode"], r["launch-scoped"]],
+  classes: (ctx) => ["launch below the cap", ...(ctx.options.publicKey ? ["launch with another project's public key"] : []), "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
   async run(env) {
     const { ctx } = env;
     if (!env.own || !env.publicKey) {
@@ -70,6 +74,14 @@ export const launches: Unit = {
       return;
     }
     env.reach("launch below the cap", r["launch-declined"].cites);
+    // The same launch, eligible with its project's public key, sent with another project's: that key launches only
+    // its own project's interviews (a decline or a refusal, never an eligible decision).
+    const stranger = strangerKey(env);
+    if (stranger) {
+      const reply = await launch(env, body, stranger);
+      env.expect(r["launch-scoped"], !(reply.status >= 200 && reply.status < 300 && ELIGIBLE.includes(reply.body?.mode)), `a launch of a study of one project, decided ${below.body?.mode} with that project's public key (${JSON.stringify(body).slice(0, 160)}), was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} with another project's public key: it may launch only its own project's interviews`, reply);
+      env.reach("launch with another project's public key", r["launch-scoped"].cites);
+    }
     await ctx.states.plantInterview({ study_id: study }, env.project);
     const full = await until(async () => (await env.req(`/v1/studies/${study}`)).body?.accepting_responses === false, 5_000, 100);
     if (!full) {

@@ -243,6 +243,13 @@ export const VIOLATIONS: Violation[] = [
     find: "  if (!hook || !hook.events.includes('interview.completed')) return;", replace: "  if (!hook || !hook.events.includes('interview.completed') || studies.get(iv.studyId).status !== 'active') return;" },
   { name: "an interview's created_at cut to the second", breaks: "Interview: created_at; Resources: timestamps with millisecond precision", rule: "windows.planted-instant", check: "windows",
     find: "started_at: iso(iv.startedAt), completed_at: done ? iso(iv.completedAt) : null, created_at: iso(iv.createdAt),", replace: "started_at: iso(iv.startedAt), completed_at: done ? iso(iv.completedAt) : null, created_at: iso(Math.floor(iv.createdAt / 1000) * 1000)," },
+  // And by a twenty-third (59: 55 caught at first; releases listed newest created is equivalent here, where a release's
+  // record is made a second after its merge; a webhook URL read back normalized is the same URL; retries after DELETE
+  // are outside the seed, which says neither; a participant endpoint that wants an Authorization header is NOT TESTED,
+  // since the seed does not show how the public key travels): no launch was ever sent with another project's public key.
+  { name: "another project's launch token accepted", breaks: "Authentication 3: a key is scoped to a single project; Authentication 7", rule: "cover.launch-scoped",
+    find: "if (!t || t.p !== project.id) return no('unknown_launch');\n    attribution = { launchRuleId: t.r, experimentId: t.s };\n    if (t.e < Date.now()) return no('expired', attribution);\n    study = studies.get(t.s);\n  } else if (typeof code === 'string') {\n    study = [...studies.values()].find((s) => s.projectId === project.id && s.code === code);\n    if (!study) return no('unknown_invite');\n    attribution = { experimentId: study.id };\n  } else return no('nothing_to_launch');\n  if (!study || study.projectId !== project.id ||",
+    replace: "if (!t) return no('unknown_launch');\n    attribution = { launchRuleId: t.r, experimentId: t.s };\n    if (t.e < Date.now()) return no('expired', attribution);\n    study = studies.get(t.s);\n  } else if (typeof code === 'string') {\n    study = [...studies.values()].find((s) => s.projectId === project.id && s.code === code);\n    if (!study) return no('unknown_invite');\n    attribution = { experimentId: study.id };\n  } else return no('nothing_to_launch');\n  if (!study ||" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
