@@ -1,18 +1,20 @@
 /**
  * Re-creation of what can be deleted, every run: the webhook created, deleted and created again at the same URL, then
  * moved to another URL. After each step an interview completes: delivered to the webhook in force and signed with its
- * secret, or never delivered while none is configured (and delivered though its study was paused before it completed);
+ * secret, or never delivered while none is configured (to no webhook at all, though another project of the unit's own
+ * has one then), and delivered though its study was paused before it completed;
  * then subscribed to no event (events []), after which a completion is sent nowhere. Re-creation answers 201 with a new secret; a move, 200 without.
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import type { Delivery } from "../receiver.ts";
+import { Http } from "../http.ts";
 import { until, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 export const recreation: Unit = {
   name: "recreation",
-  doc: "the webhook created, deleted, created again at the same URL and moved: each completion delivered to the webhook in force and signed with its secret, none while deleted; 201 with a new secret on re-creation",
+  doc: "the webhook created, deleted, created again at the same URL and moved: each completion delivered to the webhook in force and signed with its secret, none while deleted (nor to another project's webhook); 201 with a new secret on re-creation",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   rules: [r["recreation"]],
@@ -29,7 +31,8 @@ export const recreation: Unit = {
       await ctx.states.completeInterview(id, env.project);
       await untilCompleted(env.http, id, wait);
       if (dueAt) await until(() => env.receiver.deliveries.some((d) => mine(d) && d.interviewId === id), wait);
-      return { id, got: env.receiver.deliveries.filter((d) => mine(d) && d.interviewId === id) };
+      // Every delivery of it, wherever it arrived: at another unit's path it went to another project's webhook.
+      return { id, got: env.receiver.deliveries.filter((d) => d.interviewId === id) };
     };
     const judge = (cls: string, done: { id: string; got: Delivery[] }, path: string, secret: string) => {
       const ok = env.expect(r.recreation, done.got.length > 0 && done.got.every((d) => d.path === path), `after the webhook was ${cls}, interview ${done.id} was delivered to ${JSON.stringify(done.got.map((d) => d.path))}, not to the webhook in force (${path})`);
@@ -46,7 +49,11 @@ export const recreation: Unit = {
     const del = await env.req("/v1/webhooks", { method: "DELETE" });
     const gone = await env.req("/v1/webhooks");
     env.expect(r.recreation, del.status === 204 && gone.status === 404, `DELETE /v1/webhooks answered ${del.status} and GET then ${gone.status} (204, then 404)`, gone);
+    // While this project has none, another project's webhook is in force (at a path of its own): the completion of
+    // this project's interview must not reach it either.
+    const witness = env.own ? await witnessHook(env) : null;
     const silent = await complete("deleted", null);
+    await witness?.remove();
     const again = await env.hook("recreation/a");
     if (!again) return;
     env.expect(r.recreation, again.reply.status === 201 && typeof again.secret === "string" && again.secret !== first.secret, `PUT /v1/webhooks after DELETE answered ${again.reply.status} with signing_secret ${again.secret === first.secret ? "equal to the deleted webhook's" : JSON.stringify(again.reply.body?.signing_secret)}: a re-created webhook gets a new secret`, again.reply);
@@ -80,9 +87,36 @@ export const recreation: Unit = {
         env.reach(cls, r.recreation.cites);
         continue;
       }
-      const late = env.receiver.deliveries.filter((d) => mine(d) && d.interviewId === quiet.id);
-      env.expect(r.recreation, late.length === 0, `interview ${quiet.id} completed while the webhook was ${cls}, and was delivered to ${JSON.stringify(late.map((d) => d.path))}`);
+      // Delivered anywhere (another unit's webhook is another project's) is delivered wrongly.
+      const late = env.receiver.deliveries.filter((d) => d.interviewId === quiet.id);
+      env.expect(r.recreation, late.length === 0, `interview ${quiet.id} completed while the webhook was ${cls}, and was delivered to ${JSON.stringify(late.map((d) => d.path))}${late.some((d) => !mine(d)) ? " (another project's webhook)" : ""}`);
       env.reach(cls, r.recreation.cites);
     }
   },
 };
+
+/**
+ * A second project of the unit's own with a webhook to the receiver at /cover/recreation/witness (none where the
+ * target creates no more projects, or refuses the webhook); `remove` deletes the webhook.
+ */
+async function witnessHook(env: CoverEnv): Promise<{ remove(): Promise<void> } | null> {
+  const { ctx } = env;
+  const made = await ctx.states.createProject("Cover recreation witness").catch(() => null);
+  if (!made) return null;
+  const project = { apiKey: made.api_key };
+  const http = new Http(ctx.http.baseUrl, project.apiKey, ctx.contract, ctx.options.timeoutMs);
+  const url = new URL(env.receiver.url);
+  url.pathname = "/cover/recreation/witness";
+  const reply = await http.req("/v1/webhooks", { method: "PUT", body: { url: url.toString(), events: ["interview.completed"] } });
+  if (reply.status >= 300) {
+    ctx.http.absorb(http);
+    return null;
+  }
+  ctx.states.webhook(url.toString(), project);
+  return {
+    async remove() {
+      await http.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
+      ctx.http.absorb(http);
+    },
+  };
+}

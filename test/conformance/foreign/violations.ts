@@ -250,6 +250,10 @@ export const VIOLATIONS: Violation[] = [
   { name: "another project's launch token accepted", breaks: "Authentication 3: a key is scoped to a single project; Authentication 7", rule: "cover.launch-scoped",
     find: "if (!t || t.p !== project.id) return no('unknown_launch');\n    attribution = { launchRuleId: t.r, experimentId: t.s };\n    if (t.e < Date.now()) return no('expired', attribution);\n    study = studies.get(t.s);\n  } else if (typeof code === 'string') {\n    study = [...studies.values()].find((s) => s.projectId === project.id && s.code === code);\n    if (!study) return no('unknown_invite');\n    attribution = { experimentId: study.id };\n  } else return no('nothing_to_launch');\n  if (!study || study.projectId !== project.id ||",
     replace: "if (!t) return no('unknown_launch');\n    attribution = { launchRuleId: t.r, experimentId: t.s };\n    if (t.e < Date.now()) return no('expired', attribution);\n    study = studies.get(t.s);\n  } else if (typeof code === 'string') {\n    study = [...studies.values()].find((s) => s.projectId === project.id && s.code === code);\n    if (!study) return no('unknown_invite');\n    attribution = { experimentId: study.id };\n  } else return no('nothing_to_launch');\n  if (!study ||" },
+  // And by a twenty-fourth (15: every one caught, one only by the random phase): no interview was ever completed in a
+  // project without a webhook while another project had one.
+  { name: "a project without a webhook delivers to another project's", breaks: "Events: sent to the URL set by PUT /v1/webhooks; Authentication 3", rule: "cover.recreation",
+    find: "  const hook = project.webhook;", replace: "  const hook = project.webhook ?? [...projects.values()].find((p) => p.webhook && p.id !== project.id && p.name !== 'Globex')?.webhook;" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
