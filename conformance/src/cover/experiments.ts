@@ -1,6 +1,6 @@
 /**
  * The deprecated report at every step, every run: read, then a study planted active (in the next read), paused and
- * draft ones (never), then interviews of the active one: held (started), abandoned, completed, created at the first
+ * draft ones (never), an active one at a weekly cap of 0 (in it: active, though not accepting responses), then interviews of the active one: held (started), abandoned, completed, created at the first
  * instant of this week and month and just before each, and a year ago. Whatever the report's shape, a study is "in
  * it" when its id appears in it, and its stats are the object that holds its id: they must change when one of its
  * interviews completes. Where the report can be read in the seed's
@@ -37,13 +37,13 @@ const counted = (ctx: CoverEnv["ctx"]) => ctx.states.readsExperiments || (ctx.op
 
 export const experiments: Unit = {
   name: "experiments",
-  doc: "the deprecated report read before and after a study is planted active, paused and draft, and after interviews of it are held, abandoned, completed, and created at the edges of this week and month and a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
+  doc: "the deprecated report read before and after a study is planted active, paused, draft and active at its cap, and after interviews of it are held, abandoned, completed, and created at the edges of this week and month and a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
   needs: ["plant-study"],
   rules: [r["experiments-current"], r["experiments-counts"]],
   classes: (ctx) => {
     const can = (c: Parameters<typeof ctx.states.has>[0]) => ctx.states.has("plant-interview", c);
     return [
-      "study planted active", "study planted paused", "study planted draft",
+      "study planted active", "study planted paused", "study planted draft", "study planted active at its cap",
       ...(ctx.states.has("plant-interview") ? ["interview completed"] : []),
       ...(counted(ctx)
         ? ["counts of a study with no interviews", ...(can("hold") ? ["counts with an interview started"] : []), ...(ctx.states.has("plant-interview") ? ["counts with an interview completed"] : []),
@@ -76,6 +76,11 @@ export const experiments: Unit = {
       env.expect(r["experiments-current"], holderOf(reply.body, s.id) === undefined && !listed, `GET /v1/experiments holds study ${s.id}, planted ${status}: it lists active experiments only`, reply);
       env.reach(`study planted ${status}`, r["experiments-current"].cites);
     }
+    // Active at a weekly cap of 0, so not accepting responses: still an active experiment.
+    const capped = await ctx.states.plantStudy({ name: "Report: active at its cap", weekly_limit: 0, monthly_limit: null }, env.project);
+    const afterCapped = await read("after a study was planted active at a weekly cap of 0");
+    env.expect(r["experiments-current"], holderOf(afterCapped.body, capped.id) !== undefined, `GET /v1/experiments does not hold study ${capped.id}, planted active with a weekly cap of 0 (so not accepting responses): it reports every active experiment, accepting or not`, afterCapped);
+    env.reach("study planted active at its cap", r["experiments-current"].cites);
     if (!ctx.states.has("plant-interview")) return;
     const wait = completionWaitMs(ctx.options);
     const judge = (reply: Reply, cls: string, interviewId?: string, p = predicted) => judgeCounts(env, reply, active.id, p, usage0, cls, interviewId);

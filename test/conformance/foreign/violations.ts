@@ -254,6 +254,9 @@ export const VIOLATIONS: Violation[] = [
   // project without a webhook while another project had one.
   { name: "a project without a webhook delivers to another project's", breaks: "Events: sent to the URL set by PUT /v1/webhooks; Authentication 3", rule: "cover.recreation",
     find: "  const hook = project.webhook;", replace: "  const hook = project.webhook ?? [...projects.values()].find((p) => p.webhook && p.id !== project.id && p.name !== 'Globex')?.webhook;" },
+  // And in the twenty-third, one only the random phase caught: no active study at its cap was ever read in the report.
+  { name: "the experiments report lists accepting studies only", breaks: "Endpoints: GET /v1/experiments, all active experiments", rule: "cover.experiments-current",
+    find: "const experiments = [...studies.values()].filter((s) => s.projectId === project.id && s.status === 'active')", replace: "const experiments = [...studies.values()].filter((s) => s.projectId === project.id && studyUsage(s).accepting)" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
