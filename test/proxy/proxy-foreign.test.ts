@@ -55,8 +55,9 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
     for (const q of ["interviews?status=completed", "interviews?status=started", "interviews?quality_score=insightful", "releases?status=dismissed"]) await politeFetch(`${proxyUrl}/v1/${q}`, { headers: H(key) });
     await politeFetch(`${proxyUrl}/v1/interviews/00000000-0000-4000-8000-000000000000`, { headers: H(key) });
     await client.GET("/v1/experiments");
-    const chat = ((await (await politeFetch(`${proxyUrl}/v1/chats?limit=1`, { headers: H(key) })).json()) as { data: Array<{ id: string }> }).data[0].id;
-    for (const q of ["limit=0", "limit=101", "starting_after=abc", "starting_after=00000000-0000-4000-8000-000000000000"]) await politeFetch(`${proxyUrl}/v1/chats/${chat}/messages?${q}`, { headers: H(key) });
+    // (A page refused here is the implementation's finding; the client goes on without it.)
+    const chat = ((await (await politeFetch(`${proxyUrl}/v1/chats?limit=1`, { headers: H(key) })).json()) as { data?: Array<{ id: string }> }).data?.[0]?.id;
+    if (chat) for (const q of ["limit=0", "limit=101", "starting_after=abc", "starting_after=00000000-0000-4000-8000-000000000000"]) await politeFetch(`${proxyUrl}/v1/chats/${chat}/messages?${q}`, { headers: H(key) });
     await politeFetch(`${proxyUrl}/v1/studies/00000000-0000-4000-8000-000000000000`, { headers: H(key) });
     await politeFetch(`${proxyUrl}/v1/chats`, { headers: { authorization: "Bearer sk_test_not_a_project_key" } });
   }
@@ -144,6 +145,21 @@ const VIOLATIONS: Violation[] = [
   // four left, three need traffic this client does not send or a value it cannot know was planted).
   { name: "a redacted_thinking part with its data", breaks: "Part types: redacted_thinking, no other fields", rule: "chats.public-parts",
     find: "case 'redacted_thinking': return { type: 'redacted_thinking' };", replace: "case 'redacted_thinking': return { type: 'redacted_thinking', data: p.data ?? '' };" },
+  // From a fourth (the suite's twenty-third and twenty-fifth hidden sets, 92 violations, driven through the proxy: 33
+  // flagged at first; most of the rest need traffic this client does not send, or a value it cannot know was planted).
+  // These six the traffic shows: a delivery against the interview's reads, a chat against its messages read before.
+  { name: "a delivery's timestamp to the second", breaks: "Resources: all timestamps with millisecond precision", rule: "response.timestamps",
+    find: "    timestamp: iso(Date.now()),", replace: "    timestamp: iso(Date.now()).replace(/\\.\\d{3}Z$/, 'Z')," },
+  { name: "the interview read processing after its delivery", breaks: "Events: fetch the transcript with GET /v1/interviews/:id; States: sent with status completed after processing finishes", rule: "webhooks.payload-matches",
+    find: "  iv.status = 'completed';\n", replace: "  iv.status = 'processing';\n  setTimeout(() => { iv.status = 'completed'; }, 2000);\n" },
+  { name: "no email read as empty, sent as null", breaks: "Interview: respondent_email, null if not collected; Events: body", rule: "webhooks.payload-matches",
+    find: "respondent_email: iv.respondentEmail, language: iv.language,", replace: "respondent_email: iv.respondentEmail ?? '', language: iv.language," },
+  { name: "a chat's updated_at before its messages", breaks: "Chat: updated_at, most recent update", rule: "fields.updated-at",
+    find: "created_at: iso(c.createdAt), updated_at: iso(updated) };", replace: "created_at: iso(c.createdAt), updated_at: iso(c.createdAt) };" },
+  { name: "translated on the respondent's turns only", breaks: "Interview: transcript translated, for non-English interviews", rule: "fields.translated",
+    find: "if (translate) e.translated = en;", replace: "if (translate && role === 'user') e.translated = en;" },
+  { name: "a page of limit=1 refused", breaks: "Endpoints: limit min 1, max 100", rule: "pagination.walk-ends",
+    find: "if (n < 1 || n > 100) return { error:", replace: "if (n < 2 || n > 100) return { error:" },
 ];
 
 describe("the proxy in front of ../shared/foreign", () => {
@@ -156,7 +172,7 @@ describe("the proxy in front of ../shared/foreign", () => {
     expect(failures(report)).toEqual([]);
     expect(report.exitCode).toBe(0);
     const held = report.results[0].rules.map((r) => r.id);
-    expect(held).toEqual(expect.arrayContaining(["windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "chats.public-parts"]));
+    expect(held).toEqual(expect.arrayContaining(["webhooks.payload-matches", "fields.updated-at", "response.timestamps", "windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "chats.public-parts"]));
   }, 60_000);
 
   it("in front of a copy making every choice the seed leaves open (foreign/allowed.ts), finds nothing either", async () => {

@@ -44,6 +44,9 @@ export const SHOWN_RULES = {
   filters: filtersCheck.rules.matching,
   unknownId: schemaCheck.rules["unknown-id"],
   maxPageSize: paginationRules["max-page-size"],
+  walkEnds: paginationRules["walk-ends"],
+  payloadMatches: webhookRules["payload-matches"],
+  updatedAt: fieldsCheck.rules["updated-at"],
 } satisfies Record<string, Rule>;
 
 /** Study: accepting_responses, "true when the study is active and within all usage limits": judged on one study. */
@@ -253,11 +256,26 @@ function judgeAnswerKind(op: Operation, ex: Exchange, body: unknown, sentInvalid
   if (ex.query.get("limit") === "100" && !ex.query.has("starting_after") && op.operationId.startsWith("list") && !unscoped) {
     out.verdict("implementation", SHOWN_RULES.maxPageSize, false, `${ex.method} ${ex.url} answered 400: every list takes limit=100`, ex);
   }
+  // Endpoints: limit min 1, max 100. A first page asked for with a whole limit in range and nothing else (a study_id
+  // on interviews) is a page, never a 400.
+  const limit = ex.query.get("limit") ?? "";
+  const others = [...ex.query.keys()].filter((k) => k !== "limit" && !(k === "study_id" && op.operationId === "listInterviews"));
+  if (/^[1-9]\d?$/.test(limit) && others.length === 0 && op.operationId.startsWith("list") && !unscoped) {
+    out.verdict("implementation", SHOWN_RULES.walkEnds, false, `${ex.method} ${ex.url} answered 400: limit ${limit} is within 1..100, so the list's first page answers 200`, ex);
+  }
 }
 
-/** One interview read: `translated` only off English, and question_answers indexed 0..n-1. */
+/** A language code that names a language other than English (not und, mul, zxx or mis, which name none). */
+const translatable = (lang: unknown): boolean => typeof lang === "string" && /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i.test(lang) && !isEnglish(lang) && !/^(und|mul|zxx|mis)(-|$)/i.test(lang);
+
+/** One interview read: `translated` only off English and on every entry off it, and question_answers indexed 0..n-1. */
 function judgeInterview(i: any, ex: Exchange, out: Verdicts): void {
   if (isEnglish(i?.language)) out.verdict("implementation", SHOWN_RULES.translated, !carriesTranslated(i), `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, ex);
+  // Off English (a language the read names, not undetermined), every entry of a completed transcript carries it.
+  else if (i?.status === "completed" && translatable(i?.language) && Array.isArray(i.transcript) && i.transcript.length) {
+    const without = i.transcript.filter((t: any) => typeof t?.translated !== "string").length;
+    out.verdict("implementation", SHOWN_RULES.translated, without === 0, `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language}, but ${without} of its ${i.transcript.length} transcript entries carry no \`translated\``, ex);
+  }
   if (i?.status === "completed" && Array.isArray(i.question_answers)) out.verdict("implementation", SHOWN_RULES.questionAnswers, questionAnswersAgree(i.question_answers), `${ex.method} ${ex.url}: question_answers' question_index ${JSON.stringify(i.question_answers.map((a: any) => a?.question_index))} is not 0..n-1, each once`, ex);
 }
 

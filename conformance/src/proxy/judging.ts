@@ -4,7 +4,7 @@
  * judged never delays the next request the proxy forwards.
  */
 import { capacityCheck } from "../checks/capacity.ts";
-import { Contract, responseRules } from "../contract.ts";
+import { badTimestamps, Contract, responseRules } from "../contract.ts";
 import { attemptRules, judgeAttempt, signed } from "../judge/attempts.ts";
 import { deprecationRules } from "../judge/deprecation.ts";
 import { messageErrorRules } from "../judge/messages-errors.ts";
@@ -47,6 +47,15 @@ export interface RelayedDelivery {
   status: number | null;
   tookMs: number;
   error?: string;
+}
+
+/** A delivery's body as JSON, or undefined. */
+function parsedPayload(raw: Buffer): any {
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 export class Judging {
@@ -92,6 +101,11 @@ export class Judging {
     };
     const label = `delivery ${r.seq} relayed to ${new URL(r.receiver).origin}`;
     const secrets = [...this.secrets];
+    const payload = parsedPayload(raw);
+    // Its timestamps as every answer's: UTC with milliseconds (Resources: all timestamps).
+    const bad = badTimestamps(payload, "");
+    this.findings.verdict("implementation", responseRules.timestamps, bad.length === 0, `${label}: payload ${bad.map((b) => `${b.path} is ${JSON.stringify(b.value)}`).join(", ")}, not an ISO 8601 UTC timestamp with milliseconds`, ex);
+    this.memory.delivered(payload, ex, this.findings);
     judgeAttempt({ contract: this.contract, expect: (rule, ok, message) => (this.findings.verdict("implementation", rule, Boolean(ok), String(message), ex), Boolean(ok)) }, secrets.length ? secrets : null, d, label);
     if (secrets.length) this.findings.verdict("implementation", acrossRules["relay-signature"], secrets.some((s) => signed(s, d)), `${label}: signed with none of the ${secrets.length} secret(s) issued through the proxy`, ex);
     else this.findings.note(`${label}: no signing secret was issued through the proxy yet (PUT /v1/webhooks answered 201), so only its signature's form is judged`);

@@ -11,7 +11,7 @@ import { orderProblem, paginationRules } from "../judge/pages.ts";
 import type { Operation } from "../contract.ts";
 import { parseRetryAfter } from "../http.ts";
 import type { Exchange } from "./exchange.ts";
-import { LIST_ORDER, type Verdicts } from "./judge.ts";
+import { LIST_ORDER, SHOWN_RULES, type Verdicts } from "./judge.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
 /** A Map that keeps at most `cap` entries, dropping the oldest (and telling `forgot` once). */
@@ -94,6 +94,12 @@ export class Memory {
   private readonly releaseChats: Capped<string, Map<string, Exchange>>;
   /** key + list operation -> ids retrieved one by one, with the exchange. */
   private readonly retrieved: Capped<string, Map<string, Exchange>>;
+  /** interview id -> the payload of its first relayed delivery, and that delivery. */
+  private readonly deliveries: Capped<string, { data: any; ex: Exchange }>;
+  /** interview id -> its last read (any status), and its last read answering status completed. */
+  private readonly interviewReads: Capped<string, { last: { body: any; ex: Exchange }; completed?: { body: any; ex: Exchange } }>;
+  /** key + chat id -> the latest instant a message of it was recorded or finished, in the pages read, and the page. */
+  private readonly latestMessages: Capped<string, { ms: number; ex: Exchange }>;
 
   constructor(private readonly caps: Caps, forgot: (what: string) => void) {
     this.resources = new Capped(caps.resources, "resources read", forgot);
@@ -107,6 +113,71 @@ export class Memory {
     this.retryAfter = new Capped(10_000, "answers with Retry-After", forgot);
     this.releaseChats = new Capped(1_000, "keys' release chats", forgot);
     this.retrieved = new Capped(3_000, "keys' retrieved ids", forgot);
+    this.deliveries = new Capped(caps.walks, "relayed deliveries", forgot);
+    this.interviewReads = new Capped(caps.walks, "interviews read", forgot);
+    this.latestMessages = new Capped(caps.walks, "chats' latest messages", forgot);
+  }
+
+  /**
+   * A relayed delivery: its payload against the interview's reads (Events: body; "fetch the transcript with GET
+   * /v1/interviews/:id"): a read of it sent after the delivery arrived reads completed, and every read that reads it
+   * completed agrees with the payload.
+   */
+  delivered(payload: any, ex: Exchange, out: Verdicts): void {
+    const id = payload?.data?.interview_id;
+    if (typeof id !== "string" || this.deliveries.has(id)) return;
+    this.deliveries.set(id, { data: payload.data, ex });
+    const reads = this.interviewReads.get(id);
+    // A read judged before its delivery (a receiver that reads the interview before it answers), sent after it arrived.
+    if (reads && reads.last.ex.at > ex.at) this.completedOnceDelivered(reads.last.body, reads.last.ex, ex, out);
+    if (reads?.completed) this.payloadAgrees(payload.data, ex, reads.completed.body, reads.completed.ex, out);
+  }
+
+  private completedOnceDelivered(body: any, read: Exchange, delivery: Exchange, out: Verdicts): void {
+    out.verdict("implementation", SHOWN_RULES.payloadMatches, body.status === "completed", `${read.method} ${read.url} reads status ${JSON.stringify(body.status)}, sent after the interview's interview.completed delivery arrived (the webhook is sent after processing finishes)`, read, [delivery]);
+  }
+
+  /** The payload's fields against a completed read of its interview (the fields neither can change once completed). */
+  private payloadAgrees(data: any, delivery: Exchange, rest: any, read: Exchange, out: Verdicts): void {
+    const pairs: Array<[string, unknown]> = [
+      ["interview_id", rest.id], ["session_id", rest.id], ["study_id", rest.study_id], ["experiment_id", rest.study_id], ["started_at", rest.started_at],
+      ["completed_at", rest.completed_at], ["duration_secs", rest.duration_secs], ["quality_score", rest.quality_score], ["language", rest.language],
+      ["reference_id", rest.reference_id], ["respondent_email", rest.respondent_email],
+    ];
+    // No reference id: the resource may read it "" where the payload reads null (the seed types them string, and string or null).
+    const differ = pairs.filter(([f, want]) => !(f === "reference_id" && want === "" && data?.[f] === null) && !same(data?.[f], want, f));
+    out.verdict("implementation", SHOWN_RULES.payloadMatches, differ.length === 0, `the delivery of interview ${rest.id} disagrees with ${read.method} ${read.url}: ${differ.map(([f, want]) => `data.${f} is ${JSON.stringify(data?.[f])}, the resource reads ${JSON.stringify(want)}`).join("; ")}`, read, [delivery]);
+  }
+
+  /** An interview read: completed once its delivery arrived, and then as its payload says. */
+  private interviewRead(body: any, ex: Exchange, out: Verdicts): void {
+    if (typeof body?.id !== "string") return;
+    const d = this.deliveries.get(body.id);
+    if (d && d.ex.at < ex.at) this.completedOnceDelivered(body, ex, d.ex, out);
+    const reads = this.interviewReads.get(body.id);
+    const completed = body.status === "completed" ? { body, ex } : reads?.completed;
+    this.interviewReads.set(body.id, { last: { body, ex }, completed });
+    if (d && body.status === "completed") this.payloadAgrees(d.data, d.ex, body, ex, out);
+  }
+
+  /**
+   * Chat: updated_at, "most recent update": a chat read sent after a page of its messages was answered is not older
+   * than when any of those messages was recorded or finished.
+   */
+  private chatUpdated(key: string, chat: any, ex: Exchange, out: Verdicts): void {
+    const seen = typeof chat?.id === "string" ? this.latestMessages.get(`${key}\n${chat.id}`) : undefined;
+    const updated = Date.parse(chat?.updated_at);
+    if (!seen || answeredAt(seen.ex) >= ex.at || !Number.isFinite(updated)) return;
+    out.verdict("implementation", SHOWN_RULES.updatedAt, updated >= seen.ms, `chat ${chat.id}: updated_at ${chat.updated_at} (${ex.method} ${ex.url}) is before ${new Date(seen.ms).toISOString()}, when a message of it read before was recorded or finished (${seen.ex.method} ${seen.ex.url})`, ex, [seen.ex]);
+  }
+
+  private messagesSeen(key: string, chatId: string, items: any[], ex: Exchange): void {
+    const times = items.flatMap((m) => [Date.parse(m?.created_at), Date.parse(m?.completed_at)]).filter(Number.isFinite);
+    if (!times.length) return;
+    const k = `${key}\n${chatId}`;
+    const ms = Math.max(...times);
+    const before = this.latestMessages.get(k);
+    if (!before || ms > before.ms) this.latestMessages.set(k, { ms, ex });
   }
 
   /** Before judging: the client's retry timing, and whether the target answers with faults the client injected. */
@@ -140,6 +211,10 @@ export class Memory {
       this.counts.set(`${key}\n${body.id}`, { count: body.message_count, updatedAt: String(body.updated_at), streaming: body.is_streaming === true, ex });
     }
     if (op.operationId === "getStudy" && typeof body.id === "string" && typeof body.interview_count === "number") this.studyCount(key, body.id, body.interview_count, ex, out);
+    if (op.operationId === "getInterview") this.interviewRead(body, ex, out);
+    if (op.operationId === "getChat") this.chatUpdated(key, body, ex, out);
+    if (op.operationId === "listChats") for (const c of items) this.chatUpdated(key, c, ex, out);
+    if (op.operationId === "listChatMessages") this.messagesSeen(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), items, ex);
     this.releasesAndRetrievals(key, op, body, items, ex, out);
     if (body.object === "list" && Array.isArray(body.data) && LIST_ORDER[op.operationId]) this.page(key, op, body, ex, out);
   }
