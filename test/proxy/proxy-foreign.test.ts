@@ -66,6 +66,10 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
   await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
   await hook("GET");
+  // A lost secret replaced (Authentication 5): deleted and created again.
+  await hook("DELETE");
+  await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
+  await hook("GET");
   const studies = ((await (await politeFetch(`${proxyUrl}/v1/studies?limit=100`, { headers: H(FOREIGN.globex) })).json()) as { data: Array<{ id: string; accepting_responses: boolean }> }).data;
   const study = (studies.find((s) => s.accepting_responses) ?? studies[0]).id;
   const testing = (path: string, body: unknown) => fetch(`${origin}/testing/${path}`, { method: "POST", headers: { "x-testing-token": "testing", "x-testing-project": FOREIGN.globex, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
@@ -74,6 +78,9 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   // The seed's bound: a delivery within 30 s of the completion.
   for (let i = 0; i < 1_200 && delivered() === 0; i++) await new Promise((r) => setTimeout(r, 25));
   await politeFetch(`${proxyUrl}/v1/interviews/${interview.id}`, { headers: H(FOREIGN.globex) });
+  // Subscribed to nothing for a while (an implementation may refuse events [] with a 400: then nothing changed).
+  await hook("PUT", { url: relayUrl, events: [] });
+  await hook("GET");
   await hook("DELETE");
 }
 
@@ -158,6 +165,13 @@ const VIOLATIONS: Violation[] = [
     find: "created_at: iso(c.createdAt), updated_at: iso(updated) };", replace: "created_at: iso(c.createdAt), updated_at: iso(c.createdAt) };" },
   { name: "translated on the respondent's turns only", breaks: "Interview: transcript translated, for non-English interviews", rule: "fields.translated",
     find: "if (translate) e.translated = en;", replace: "if (translate && role === 'user') e.translated = en;" },
+  // And the webhook's life through one key: a re-created webhook's secret, what a DELETE and a PUT leave for the next request.
+  { name: "the same signing secret after re-creation", breaks: "Authentication 5: a lost secret is replaced by deleting the webhook and creating a new one", rule: "webhooks.recreate",
+    find: "const secret = 'whsec_' + crypto.randomBytes(24).toString('hex');", replace: "const secret = (project.lastSecret ??= 'whsec_' + crypto.randomBytes(24).toString('hex'));" },
+  { name: "a DELETE that keeps the webhook", breaks: "Endpoints: DELETE /v1/webhooks; Errors 3: GET 404 when none is configured", rule: "webhooks.recreate",
+    find: "  project.webhook = null;\n  project.webhookGen++;", replace: "  project.webhookGen++;" },
+  { name: "an update that keeps the old events", breaks: "Endpoints: PUT /v1/webhooks, 200 with {url, events} on update", rule: "webhooks.update",
+    find: "    project.webhook.events = events;\n", replace: "" },
   { name: "a page of limit=1 refused", breaks: "Endpoints: limit min 1, max 100", rule: "pagination.walk-ends",
     find: "if (n < 1 || n > 100) return { error:", replace: "if (n < 2 || n > 100) return { error:" },
 ];
@@ -172,7 +186,7 @@ describe("the proxy in front of ../shared/foreign", () => {
     expect(failures(report)).toEqual([]);
     expect(report.exitCode).toBe(0);
     const held = report.results[0].rules.map((r) => r.id);
-    expect(held).toEqual(expect.arrayContaining(["webhooks.payload-matches", "fields.updated-at", "response.timestamps", "windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "chats.public-parts"]));
+    expect(held).toEqual(expect.arrayContaining(["webhooks.recreate", "webhooks.delete-204", "webhooks.payload-matches", "fields.updated-at", "response.timestamps", "windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "chats.public-parts"]));
   }, 60_000);
 
   it("in front of a copy making every choice the seed leaves open (foreign/allowed.ts), finds nothing either", async () => {

@@ -6,11 +6,12 @@
  */
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
+import { r as webhookRules } from "../checks/webhooks.ts";
 import { same } from "../cover/unit.ts";
 import { orderProblem, paginationRules } from "../judge/pages.ts";
 import type { Operation } from "../contract.ts";
 import { parseRetryAfter } from "../http.ts";
-import type { Exchange } from "./exchange.ts";
+import { jsonOf, type Exchange } from "./exchange.ts";
 import { LIST_ORDER, SHOWN_RULES, type Verdicts } from "./judge.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
@@ -63,6 +64,17 @@ interface Walk {
   completed: number;
 }
 
+/** Two webhook URLs that are one URL (a service may write it normalized). */
+const sameUrl = (a: unknown, b: unknown): boolean => {
+  try {
+    return a === b || (typeof a === "string" && typeof b === "string" && new URL(a).href === new URL(b).href);
+  } catch {
+    return false;
+  }
+};
+/** Two lists of events naming the same events (order and repeats aside). */
+const sameEvents = (a: unknown, b: unknown): boolean => Array.isArray(a) && Array.isArray(b) && same([...new Set(a.map(String))].sort(), [...new Set(b.map(String))].sort());
+
 /** When an exchange was answered (its request came at `at`). */
 const answeredAt = (ex: Exchange) => ex.at + ex.durationMs;
 
@@ -98,6 +110,8 @@ export class Memory {
   private readonly deliveries: Capped<string, { data: any; ex: Exchange }>;
   /** interview id -> its last read (any status), and its last read answering status completed. */
   private readonly interviewReads: Capped<string, { last: { body: any; ex: Exchange }; completed?: { body: any; ex: Exchange } }>;
+  /** key -> its webhook as the last change through the proxy left it (none, or the url and events answered), and the secrets issued to it. */
+  private readonly hooks: Capped<string, { state?: "none" | "set"; url?: unknown; events?: unknown; ex?: Exchange; secrets: Map<string, Exchange> }>;
   /** key + chat id -> the latest instant a message of it was recorded or finished, in the pages read, and the page. */
   private readonly latestMessages: Capped<string, { ms: number; ex: Exchange }>;
 
@@ -116,6 +130,42 @@ export class Memory {
     this.deliveries = new Capped(caps.walks, "relayed deliveries", forgot);
     this.interviewReads = new Capped(caps.walks, "interviews read", forgot);
     this.latestMessages = new Capped(caps.walks, "chats' latest messages", forgot);
+    this.hooks = new Capped(10_000, "keys' webhooks", forgot);
+  }
+
+  /**
+   * The webhook through one key, one request after another (Endpoints: PUT, GET, DELETE /v1/webhooks; Authentication
+   * 5). A secret issued (201) is never one issued to the key before. Within 10 s of a change through the proxy (sent
+   * after it was answered, so no one else is likely to have changed it between): after a DELETE, GET answers 404 and
+   * PUT creates (201); after a PUT, GET shows the url and events it answered, and a PUT updates (200).
+   */
+  private webhook(key: string, ex: Exchange, body: any, out: Verdicts): void {
+    const h = this.hooks.get(key) ?? { secrets: new Map<string, Exchange>() };
+    const recent = h.state !== undefined && h.ex !== undefined && answeredAt(h.ex) < ex.at && ex.at - answeredAt(h.ex) <= 10_000;
+    const since = h.ex ? `${h.ex.method} ${h.ex.url} answered ${h.ex.status} ${Math.round(ex.at - answeredAt(h.ex))} ms before` : "";
+    if (ex.method === "PUT" && ex.status === 201 && typeof body?.signing_secret === "string") {
+      const before = h.secrets.get(body.signing_secret);
+      out.verdict("implementation", webhookRules.recreate, !before, `${ex.method} ${ex.url} answered 201 with a signing_secret issued to this key before (${before?.method} ${before?.url}): a re-created webhook gets a new secret`, ex, before ? [before] : []);
+      if (h.secrets.size < 1_000) h.secrets.set(body.signing_secret, ex);
+    }
+    if (ex.method === "PUT" && recent && (ex.status === 200 || ex.status === 201)) {
+      const want = h.state === "none" ? 201 : 200;
+      out.verdict("implementation", h.state === "none" ? webhookRules.recreate : webhookRules.update, ex.status === want, `${ex.method} ${ex.url} answered ${ex.status}, but ${since} (${h.state === "none" ? "no webhook was left: a PUT creates one, 201 with a new secret" : "the webhook exists: a PUT updates it, 200"})`, ex, [h.ex!]);
+    }
+    if (ex.method === "GET" && recent && (ex.status === 200 || ex.status === 404)) {
+      if (h.state === "none") out.verdict("implementation", webhookRules["delete-204"], ex.status === 404, `${ex.method} ${ex.url} answered ${ex.status}, but ${since}: no webhook is configured`, ex, [h.ex!]);
+      else {
+        const shows = ex.status === 200 && sameUrl(body?.url, h.url) && sameEvents(body?.events, h.events);
+        out.verdict("implementation", webhookRules.update, shows, `${ex.method} ${ex.url} answered ${ex.status} ${ex.status === 200 ? `with url ${JSON.stringify(body?.url)} and events ${JSON.stringify(body?.events)}` : ""}, but ${since} with url ${JSON.stringify(h.url)} and events ${JSON.stringify(h.events)}`, ex, [h.ex!]);
+      }
+    }
+    if (ex.method === "DELETE" && ex.status === 204) Object.assign(h, { state: "none", url: undefined, events: undefined, ex });
+    if (ex.method === "PUT" && (ex.status === 200 || ex.status === 201)) {
+      // What the answer says was set; what was sent, where it does not say.
+      const sent = ex.requestBody ? (jsonOf(ex.requestBody) as any) : undefined;
+      Object.assign(h, { state: "set", url: body?.url ?? sent?.url, events: body?.events ?? sent?.events, ex });
+    }
+    this.hooks.set(key, h);
   }
 
   /**
@@ -203,6 +253,7 @@ export class Memory {
     }
     if (!op || ex.key === null || this.faulted.has(ex.key) || op.path.startsWith("/_sim")) return;
     const key = ex.key;
+    if (op.path === "/v1/webhooks") this.webhook(key, ex, body, out);
     if (ex.status === 404 && RETRIEVALS.has(op.operationId)) this.notFound(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), ex, out);
     if (ex.status !== 200 || body === null || typeof body !== "object") return;
     const items: any[] = body.object === "list" && Array.isArray(body.data) ? body.data : [body];
