@@ -64,10 +64,11 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   const hook = (method: string, body?: unknown) => politeFetch(`${hookBase}/v1/webhooks`, { method, headers: { ...H(FOREIGN.globex), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   await hook("DELETE");
   await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
-  await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
   await hook("GET");
-  // A lost secret replaced (Authentication 5): deleted and created again.
+  // A lost secret replaced (Authentication 5): deleted and created again, then updated (the delivery below is signed
+  // with the secret of that creation).
   await hook("DELETE");
+  await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
   await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
   await hook("GET");
   const studies = ((await (await politeFetch(`${proxyUrl}/v1/studies?limit=100`, { headers: H(FOREIGN.globex) })).json()) as { data: Array<{ id: string; accepting_responses: boolean }> }).data;
@@ -172,6 +173,12 @@ const VIOLATIONS: Violation[] = [
     find: "  project.webhook = null;\n  project.webhookGen++;", replace: "  project.webhookGen++;" },
   { name: "an update that keeps the old events", breaks: "Endpoints: PUT /v1/webhooks, 200 with {url, events} on update", rule: "webhooks.update",
     find: "    project.webhook.events = events;\n", replace: "" },
+  { name: "an update that changes the secret", breaks: "Webhook configuration: signing_secret, returned only in the creation response; Events: keyed with the webhook signing_secret", rule: "proxy.relay-signature",
+    find: "    project.webhook.events = events;\n", replace: "    project.webhook.events = events;\n    project.webhook.secret = 'whsec_' + crypto.randomBytes(24).toString('hex');\n" },
+  { name: "a message's internal metadata returned", breaks: "Message: internal metadata (session ids, model names, branching info) are never returned", rule: "chats.no-metadata",
+    find: "    feedback: m.feedback ?? null,\n", replace: "    feedback: m.feedback ?? null,\n    ...(m.meta ? { metadata: m.meta } : {}),\n" },
+  { name: "a duration in whole minutes", breaks: "Interview: duration_secs, interview length in seconds", rule: "fields.duration",
+    find: "Math.max(0, Math.round((iv.finishedAt - iv.startedAt) / 1000));", replace: "Math.max(0, Math.round((iv.finishedAt - iv.startedAt) / 60000) * 60);" },
   { name: "a page of limit=1 refused", breaks: "Endpoints: limit min 1, max 100", rule: "pagination.walk-ends",
     find: "if (n < 1 || n > 100) return { error:", replace: "if (n < 2 || n > 100) return { error:" },
 ];
@@ -186,7 +193,7 @@ describe("the proxy in front of ../shared/foreign", () => {
     expect(failures(report)).toEqual([]);
     expect(report.exitCode).toBe(0);
     const held = report.results[0].rules.map((r) => r.id);
-    expect(held).toEqual(expect.arrayContaining(["webhooks.recreate", "webhooks.delete-204", "webhooks.payload-matches", "fields.updated-at", "response.timestamps", "windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "chats.public-parts"]));
+    expect(held).toEqual(expect.arrayContaining(["chats.no-metadata", "fields.duration", "fields.interview-times", "webhooks.recreate", "webhooks.delete-204", "webhooks.payload-matches", "fields.updated-at", "response.timestamps", "windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "chats.public-parts"]));
   }, 60_000);
 
   it("in front of a copy making every choice the seed leaves open (foreign/allowed.ts), finds nothing either", async () => {

@@ -3,7 +3,7 @@
  * planted internal, evaluation and release chats); message_count equals the messages a full walk returns;
  * parts are the six public types with the four public tool states; and the seed's two 400s of messages.
  */
-import { internallySourced, partProblem } from "../judge/shown.ts";
+import { internallySourced, partProblem, internalKeys } from "../judge/shown.ts";
 import type { Check, Ctx } from "../check.ts";
 import { messagesOf, NEVER_ID, snapshot } from "../data.ts";
 import { invalidParametersVerdicts, messageErrorRules, noSuchMessageVerdicts } from "../judge/messages-errors.ts";
@@ -21,24 +21,6 @@ const own = rules("chats", {
   "message-fields": contract("closed response schemas", "messages carry no field the contract does not declare (internal metadata never leaks)"),
 });
 const r = { ...own, ...messageErrorRules };
-
-// The seed's three kinds of internal metadata, by the names a field of them would carry (session_id, sessionId,
-// model, model_name, branch, branch_id, parent_branch...).
-const INTERNAL_KEY = /session|model|branch/i;
-
-/** The paths of fields naming internal metadata in a chat or message, tool inputs and results left out. */
-function internalKeys(value: unknown, path: string, out: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((v, k) => internalKeys(v, `${path}[${k}]`, out));
-  else if (value && typeof value === "object") {
-    const toolPayload = (value as any).type === "tool_use" ? "input" : (value as any).type === "tool_result" ? "content" : undefined;
-    for (const [key, v] of Object.entries(value)) {
-      if (key === toolPayload) continue;
-      if (INTERNAL_KEY.test(key)) out.push(`${path}.${key}`);
-      internalKeys(v, `${path}.${key}`, out);
-    }
-  }
-  return out;
-}
 
 /** With --sim or --states, plants one chat of each hidden kind and probes that they stay hidden. */
 async function plantedHidden(ctx: Ctx): Promise<void> {

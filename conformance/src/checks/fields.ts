@@ -5,7 +5,7 @@
  * messages, chats ordered by creation however recently they were updated, and the interview's path from `started`
  * to `completed`. Without --sim the planted part is NOT TESTED.
  */
-import { isEnglish, questionAnswersAgree, carriesTranslated, usageOffAssistant } from "../judge/shown.ts";
+import { isEnglish, questionAnswersAgree, carriesTranslated, usageOffAssistant, completedTimes } from "../judge/shown.ts";
 import { completionWaitMs, untilCompleted as waitCompleted } from "../judge/completion.ts";
 import type { Check, Ctx } from "../check.ts";
 import { snapshot } from "../data.ts";
@@ -49,11 +49,11 @@ const same = (a: unknown, b: unknown): boolean => {
 /** The seed's meaning of each interview field, on one retrieved interview and its study. */
 function judgeInterview(ctx: Ctx, i: any, study: any, reply: Reply): void {
   if (i?.status === "completed" && typeof i.started_at === "string" && typeof i.completed_at === "string") {
-    ctx.expect(r["interview-times"], Date.parse(i.completed_at) >= Date.parse(i.started_at), `interview ${i.id} completed_at ${i.completed_at} is before started_at ${i.started_at}`, reply);
+    const times = completedTimes(i);
+    ctx.expect(r["interview-times"], times.inOrder, `interview ${i.id} completed_at ${i.completed_at} is before started_at ${i.started_at}`, reply);
     ctx.expect(r.quality, ["insightful", "successful", "unsuccessful"].includes(i.quality_score), `completed interview ${i.id} has quality_score ${JSON.stringify(i.quality_score)}, not insightful, successful or unsuccessful`, reply);
     // The interview's length cannot outlast the span it was started and completed in (a second for rounding).
-    const span = (Date.parse(i.completed_at) - Date.parse(i.started_at)) / 1000;
-    ctx.expect(r.duration, Number.isInteger(i.duration_secs) && i.duration_secs >= 0 && i.duration_secs <= Math.max(0, span) + 1, `completed interview ${i.id} has duration_secs ${JSON.stringify(i.duration_secs)}, not a whole number of seconds between 0 and ${span.toFixed(1)} (started_at ${i.started_at}, completed_at ${i.completed_at})`, reply);
+    ctx.expect(r.duration, times.durationFits, `completed interview ${i.id} has duration_secs ${JSON.stringify(i.duration_secs)}, not a whole number of seconds between 0 and ${times.spanSecs.toFixed(1)} (started_at ${i.started_at}, completed_at ${i.completed_at})`, reply);
   }
   const transcript: any[] = Array.isArray(i?.transcript) ? i.transcript : [];
   const times = transcript.map((t) => t?.time_in_call_secs);

@@ -73,3 +73,33 @@ export function partProblem(p: any): string | null {
   if (other.length) return `a redacted_thinking part with ${other.join(", ")} (it has no other fields)`;
   return null;
 }
+
+// The seed's three kinds of internal metadata, by the names a field of them would carry (session_id, sessionId,
+// model, model_name, branch, branch_id, parent_branch...).
+const INTERNAL_KEY = /session|model|branch/i;
+
+/**
+ * Message: "internal metadata (session ids, model names, branching info) are never returned": the paths of fields
+ * naming them in a chat or message, tool inputs and results left out.
+ */
+export function internalKeys(value: unknown, path: string, out: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v, k) => internalKeys(v, `${path}[${k}]`, out));
+  else if (value && typeof value === "object") {
+    const toolPayload = (value as any).type === "tool_use" ? "input" : (value as any).type === "tool_result" ? "content" : undefined;
+    for (const [key, v] of Object.entries(value)) {
+      if (key === toolPayload) continue;
+      if (INTERNAL_KEY.test(key)) out.push(`${path}.${key}`);
+      internalKeys(v, `${path}.${key}`, out);
+    }
+  }
+  return out;
+}
+
+/**
+ * Interview: a completed one's started_at, completed_at and duration_secs ("interview length in seconds"): completed
+ * not before started, and the length a whole number of seconds no longer than that span (a second for rounding).
+ */
+export function completedTimes(i: any): { inOrder: boolean; durationFits: boolean; spanSecs: number } {
+  const span = (Date.parse(i?.completed_at) - Date.parse(i?.started_at)) / 1000;
+  return { inOrder: span >= 0, durationFits: Number.isInteger(i?.duration_secs) && i.duration_secs >= 0 && i.duration_secs <= Math.max(0, span) + 1, spanSecs: span };
+}

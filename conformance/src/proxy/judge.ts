@@ -14,7 +14,7 @@ import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
-import { internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
+import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
 import { withinLimits } from "../judge/windows.ts";
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
@@ -47,6 +47,9 @@ export const SHOWN_RULES = {
   walkEnds: paginationRules["walk-ends"],
   payloadMatches: webhookRules["payload-matches"],
   updatedAt: fieldsCheck.rules["updated-at"],
+  noMetadata: chatsCheck.rules["no-metadata"],
+  interviewTimes: fieldsCheck.rules["interview-times"],
+  duration: fieldsCheck.rules.duration,
 } satisfies Record<string, Rule>;
 
 /** Study: accepting_responses, "true when the study is active and within all usage limits": judged on one study. */
@@ -209,6 +212,10 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
   judgeAnswerKind(op, ex, reply.body, sentInvalid, out);
   if (ex.status !== 200 || sentInvalid.length) return;
   if (op.operationId === "getStudy") acceptingVerdict(reply.body, ex, out);
+  if (["getChat", "listChats", "listChatMessages"].includes(op.operationId)) {
+    const leaked = internalKeys(reply.body, op.operationId === "getChat" ? "chat" : "data");
+    out.verdict("implementation", SHOWN_RULES.noMetadata, leaked.length === 0, `${ex.method} ${ex.url} returns internal metadata: ${leaked.slice(0, 6).join(", ")}`, ex);
+  }
   if (op.operationId === "getInterview") judgeInterview(reply.body, ex, out);
   const body = reply.body as any;
   if (body?.object === "list" && Array.isArray(body.data)) judgeList(op.operationId, body, ex, out);
@@ -275,6 +282,11 @@ function judgeInterview(i: any, ex: Exchange, out: Verdicts): void {
   else if (i?.status === "completed" && translatable(i?.language) && Array.isArray(i.transcript) && i.transcript.length) {
     const without = i.transcript.filter((t: any) => typeof t?.translated !== "string").length;
     out.verdict("implementation", SHOWN_RULES.translated, without === 0, `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language}, but ${without} of its ${i.transcript.length} transcript entries carry no \`translated\``, ex);
+  }
+  if (i?.status === "completed" && typeof i.started_at === "string" && typeof i.completed_at === "string") {
+    const times = completedTimes(i);
+    out.verdict("implementation", SHOWN_RULES.interviewTimes, times.inOrder, `${ex.method} ${ex.url}: interview ${i.id} completed_at ${i.completed_at} is before started_at ${i.started_at}`, ex);
+    out.verdict("implementation", SHOWN_RULES.duration, times.durationFits, `${ex.method} ${ex.url}: completed interview ${i.id} has duration_secs ${JSON.stringify(i.duration_secs)}, not a whole number of seconds between 0 and ${times.spanSecs.toFixed(1)} (started_at ${i.started_at}, completed_at ${i.completed_at})`, ex);
   }
   if (i?.status === "completed" && Array.isArray(i.question_answers)) out.verdict("implementation", SHOWN_RULES.questionAnswers, questionAnswersAgree(i.question_answers), `${ex.method} ${ex.url}: question_answers' question_index ${JSON.stringify(i.question_answers.map((a: any) => a?.question_index))} is not 0..n-1, each once`, ex);
 }
