@@ -59,10 +59,13 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
     const chat = ((await (await politeFetch(`${proxyUrl}/v1/chats?limit=1`, { headers: H(key) })).json()) as { data?: Array<{ id: string }> }).data?.[0]?.id;
     if (chat) for (const q of ["limit=0", "limit=101", "starting_after=abc", "starting_after=00000000-0000-4000-8000-000000000000"]) await politeFetch(`${proxyUrl}/v1/chats/${chat}/messages?${q}`, { headers: H(key) });
     await politeFetch(`${proxyUrl}/v1/studies/00000000-0000-4000-8000-000000000000`, { headers: H(key) });
+    // A client's mistake the implementation must refuse.
+    await politeFetch(`${proxyUrl}/v1/releases?limit=abc`, { headers: H(key) });
     await politeFetch(`${proxyUrl}/v1/chats`, { headers: { authorization: "Bearer sk_test_not_a_project_key" } });
   }
   const hook = (method: string, body?: unknown) => politeFetch(`${hookBase}/v1/webhooks`, { method, headers: { ...H(FOREIGN.globex), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   await hook("DELETE");
+  await hook("PUT", { url: relayUrl }); // a client's mistake: events are required
   await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
   await hook("GET");
   // A lost secret replaced (Authentication 5): deleted and created again, then updated (the delivery below is signed
@@ -179,6 +182,10 @@ const VIOLATIONS: Violation[] = [
     find: "    feedback: m.feedback ?? null,\n", replace: "    feedback: m.feedback ?? null,\n    ...(m.meta ? { metadata: m.meta } : {}),\n" },
   { name: "a duration in whole minutes", breaks: "Interview: duration_secs, interview length in seconds", rule: "fields.duration",
     find: "Math.max(0, Math.round((iv.finishedAt - iv.startedAt) / 1000));", replace: "Math.max(0, Math.round((iv.finishedAt - iv.startedAt) / 60000) * 60);" },
+  { name: "a limit that is a word read as the default", breaks: "Endpoints: limit (integer, min 1, max 100); Errors: 400", rule: "pagination.limit-range",
+    find: "if (!/^\\d{1,12}$/.test(raw)) return { error: 'limit must be a whole number from 1 to 100' };", replace: "if (!/^\\d{1,12}$/.test(raw)) return { value: 20 };" },
+  { name: "a webhook without events taken", breaks: "Endpoints: PUT /v1/webhooks, events required", rule: "webhooks.required-fields",
+    find: "if (b.events === undefined) problems.push('events is required');", replace: "if (b.events === undefined) b.events = ['interview.completed'];" },
   { name: "a page of limit=1 refused", breaks: "Endpoints: limit min 1, max 100", rule: "pagination.walk-ends",
     find: "if (n < 1 || n > 100) return { error:", replace: "if (n < 2 || n > 100) return { error:" },
 ];

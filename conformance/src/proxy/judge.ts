@@ -47,6 +47,9 @@ export const SHOWN_RULES = {
   walkEnds: paginationRules["walk-ends"],
   payloadMatches: webhookRules["payload-matches"],
   updatedAt: fieldsCheck.rules["updated-at"],
+  limitRange: paginationRules["limit-range"],
+  requiredFields: webhookRules["required-fields"],
+  eventsOnly: webhookRules["events-only"],
   noMetadata: chatsCheck.rules["no-metadata"],
   interviewTimes: fieldsCheck.rules["interview-times"],
   duration: fieldsCheck.rules.duration,
@@ -231,6 +234,9 @@ function judgeRequest(contract: Contract, requests: RequestJudge, op: Operation,
   return p.invalid;
 }
 
+/** A limit the suite's own rule refuses (pagination.limit-range): a whole number outside 1..100, a negative, a fraction or a word. */
+const outOfRange = (v: string | null): boolean => v !== null && (/^\d+$/.test(v) ? Number(v) < 1 || Number(v) > 100 : /^(-\d+|\d+\.\d+|[a-z]+)$/i.test(v));
+
 /**
  * What the seed says of the answer's kind for this request, whatever its status: the webhook's answers, a hidden chat's
  * 404, the messages list's 400s, a well-formed id never refused as malformed, limit=100 always a page.
@@ -252,6 +258,19 @@ function judgeAnswerKind(op: Operation, ex: Exchange, body: unknown, sentInvalid
     } else if (ex.status === 400 && !sentInvalid.length && UUID.test(ex.query.get("starting_after") ?? "")) {
       for (const [rule, ok, message] of noSuchMessageVerdicts(ex.status, body, ex.query.get("starting_after")!, `${ex.method} ${ex.url}`)) out.verdict("implementation", rule, ok, message, ex);
     }
+  }
+  // Errors: 400 for invalid parameters: a limit that is not a whole number from 1 to 100 is refused on every list.
+  if (op.operationId.startsWith("list") && op.operationId !== "listChatMessages" && outOfRange(ex.query.get("limit")) && ex.status >= 200 && ex.status < 300) {
+    out.verdict("implementation", SHOWN_RULES.limitRange, false, `${ex.method} ${ex.url} answered ${ex.status}: limit ${JSON.stringify(ex.query.get("limit"))} is not a whole number from 1 to 100, so it answers 400`, ex);
+  }
+  // Endpoints: PUT /v1/webhooks, url and events required, events only interview.completed: a body without them, or
+  // naming another event, is refused.
+  if (ex.method === "PUT" && ex.path === "/v1/webhooks" && ex.status >= 200 && ex.status < 300 && ex.requestBody) {
+    const sent = jsonOf(ex.requestBody) as any;
+    const missing = ["url", "events"].filter((f) => sent === null || typeof sent !== "object" || sent[f] === undefined);
+    out.verdict("implementation", SHOWN_RULES.requiredFields, missing.length === 0, `${ex.method} ${ex.url} answered ${ex.status} to a body without ${missing.join(" and ")}: both are required`, ex);
+    const others = Array.isArray(sent?.events) ? sent.events.filter((e: unknown) => e !== "interview.completed") : [];
+    out.verdict("implementation", SHOWN_RULES.eventsOnly, others.length === 0, `${ex.method} ${ex.url} answered ${ex.status} to events ${JSON.stringify(sent?.events)}: only interview.completed can be subscribed`, ex);
   }
   if (ex.status !== 400 || sentInvalid.length) return;
   // Errors 1: a retrieval of a well-formed id is the resource (200) or 404, never a 400; Limits: limit=100 is a page.
