@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { Contract } from "../../conformance/src/contract.ts";
 import { Http } from "../../conformance/src/http.ts";
 import { settle } from "../../conformance/src/model/commands/base.ts";
-import { TIMEOUT, watchSchedule } from "../../conformance/src/model/interview-steps.ts";
+import { judgeTimestamps, TIMEOUT, watchSchedule } from "../../conformance/src/model/interview-steps.ts";
 import { newModel, type Judge, type Model, type World } from "../../conformance/src/model/world.ts";
 import { RESET, type Delivery } from "../../conformance/src/receiver.ts";
 import type { Rule } from "../../conformance/src/rules.ts";
@@ -149,5 +149,28 @@ describe("the model's judgement of deliveries", () => {
     } finally {
       service.close();
     }
+  });
+});
+
+// A counterexample kept (CI, seed 1131821677, the allowed copy of ../shared/foreign): an interview read with created_at
+// "...Z" in one step and "...+00:00" in a later one was judged a changed creation time.
+describe("the model's timestamps of an interview", () => {
+  const judgedTimes = (reads: any[]): string[] => {
+    const failed: string[] = [];
+    const judge: Judge = { expect: (rule: Rule, ok, message) => (ok ? true : (failed.push(`${rule.id}: ${message}`), false)), conforms: () => undefined, reached: () => undefined };
+    const w = { judge } as unknown as World;
+    const model = { status: "completed" } as any;
+    for (const read of reads) judgeTimestamps(w, ID, model, read, undefined);
+    return failed;
+  };
+  const read = (created: string, completed: string) => ({ id: ID, status: "completed", created_at: created, started_at: "2026-11-29T23:00:00.000Z", completed_at: completed });
+
+  it("holds one instant however each read writes it", () => {
+    expect(judgedTimes([read("2026-11-29T23:00:00.000Z", "2026-11-29T23:05:00.000Z"), read("2026-11-29T23:00:00.000+00:00", "2026-11-29T23:05:00.000+00:00")])).toEqual([]);
+  });
+
+  it("fails a created_at or a completed_at that moved", () => {
+    expect(judgedTimes([read("2026-11-29T23:00:00.000Z", "2026-11-29T23:05:00.000Z"), read("2026-11-29T23:00:00.001Z", "2026-11-29T23:05:00.000Z")])).toHaveLength(1);
+    expect(judgedTimes([read("2026-11-29T23:00:00.000Z", "2026-11-29T23:05:00.000Z"), read("2026-11-29T23:00:00.000Z", "2026-11-29T23:05:01.000Z")])).toHaveLength(1);
   });
 });

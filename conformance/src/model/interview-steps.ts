@@ -3,6 +3,7 @@
  * one (and the wait until it reads completed), the study's filtered lists and an interview's timestamps held to the
  * model, and the window a retry may land in inside a sequence.
  */
+import { same } from "../cover/unit.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { retryWindow, sleep, stallWords, timeoutSlack } from "../judge/timing.ts";
 import { RESET } from "../receiver.ts";
@@ -81,11 +82,12 @@ export const TIMEOUT = 0;
 export function judgeTimestamps(w: World, id: string, model: Model["interviews"] extends Map<string, infer I> ? I : never, i: any, reply: any): void {
   const t = (x: unknown) => (typeof x === "string" ? Date.parse(x) : NaN);
   model.createdAt ??= i.created_at;
-  w.judge.expect(r.timestamps, i.created_at === model.createdAt, `interview ${id}'s created_at was ${model.createdAt} and now reads ${i.created_at}: a creation time never changes`, reply);
+  // The same instant however a read writes it (Z or +00:00: the seed fixes UTC, not the form, which is judged apart).
+  w.judge.expect(r.timestamps, same(i.created_at, model.createdAt, "created_at"), `interview ${id}'s created_at was ${model.createdAt} and now reads ${i.created_at}: a creation time never changes`, reply);
   if (i.status === "completed" && model.status === "completed") {
     model.completedAt ??= i.completed_at;
     const wrong = typeof i.completed_at !== "string" ? `completed_at is ${JSON.stringify(i.completed_at)} on a completed interview`
-      : i.completed_at !== model.completedAt ? `completed_at was ${model.completedAt} and now reads ${i.completed_at}`
+      : !same(i.completed_at, model.completedAt, "completed_at") ? `completed_at was ${model.completedAt} and now reads ${i.completed_at}`
       : !(t(i.completed_at) >= t(i.started_at)) ? `completed_at ${i.completed_at} is before started_at ${i.started_at}`
       : "";
     w.judge.expect(r.timestamps, !wrong, `interview ${id}: ${wrong}`, reply);
