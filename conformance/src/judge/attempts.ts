@@ -31,6 +31,18 @@ export function signed(secret: string, d: Delivery): boolean {
  * shape and its deprecated aliases (equal to the fields they alias). Called on every delivery the receiver caught.
  * `secret` null: not known (a webhook created before the proxy stood in front): the signature's form only.
  */
+/**
+ * Events: body; Endpoints note: "the interview :id equals the interview_id of the webhook payload": each payload field
+ * with the value GET /v1/interviews/:id reads for it (its aliases too). The study's name is the study's, not here.
+ */
+export function payloadFieldsOf(rest: any): Array<[string, unknown]> {
+  return [
+    ["interview_id", rest?.id], ["session_id", rest?.id], ["study_id", rest?.study_id], ["experiment_id", rest?.study_id], ["started_at", rest?.started_at],
+    ["completed_at", rest?.completed_at], ["duration_secs", rest?.duration_secs], ["quality_score", rest?.quality_score], ["language", rest?.language],
+    ["reference_id", rest?.reference_id], ["respondent_email", rest?.respondent_email],
+  ];
+}
+
 export function judgeAttempt(ctx: Pick<Ctx, "expect" | "contract">, secret: string | string[] | null, d: Delivery, label: string): void {
   const keys = typeof secret === "string" ? [secret] : secret;
   ctx.expect(r.headers, d.method === "POST", `${label} came as ${d.method}, not POST`);

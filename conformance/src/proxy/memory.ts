@@ -8,6 +8,7 @@ import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
 import { r as webhookRules } from "../checks/webhooks.ts";
 import { same } from "../cover/unit.ts";
+import { payloadFieldsOf } from "../judge/attempts.ts";
 import { orderProblem, paginationRules } from "../judge/pages.ts";
 import type { Operation } from "../contract.ts";
 import { parseRetryAfter } from "../http.ts";
@@ -189,11 +190,7 @@ export class Memory {
 
   /** The payload's fields against a completed read of its interview (the fields neither can change once completed). */
   private payloadAgrees(data: any, delivery: Exchange, rest: any, read: Exchange, out: Verdicts): void {
-    const pairs: Array<[string, unknown]> = [
-      ["interview_id", rest.id], ["session_id", rest.id], ["study_id", rest.study_id], ["experiment_id", rest.study_id], ["started_at", rest.started_at],
-      ["completed_at", rest.completed_at], ["duration_secs", rest.duration_secs], ["quality_score", rest.quality_score], ["language", rest.language],
-      ["reference_id", rest.reference_id], ["respondent_email", rest.respondent_email],
-    ];
+    const pairs = payloadFieldsOf(rest);
     // No reference id: the resource may read it "" where the payload reads null (the seed types them string, and string or null).
     const differ = pairs.filter(([f, want]) => !(f === "reference_id" && want === "" && data?.[f] === null) && !same(data?.[f], want, f));
     out.verdict("implementation", SHOWN_RULES.payloadMatches, differ.length === 0, `the delivery of interview ${rest.id} disagrees with ${read.method} ${read.url}: ${differ.map(([f, want]) => `data.${f} is ${JSON.stringify(data?.[f])}, the resource reads ${JSON.stringify(want)}`).join("; ")}`, read, [delivery]);
