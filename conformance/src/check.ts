@@ -122,6 +122,12 @@ export interface Ctx {
   /** How the run plants data: the states module and the capabilities it offers. */
   states: RunStates;
   /**
+   * Set when GET /v1/experiments with the run's key answered 404 or 410 past July 1, 2026, the day after which the seed
+   * removes it: why the run reads it as removed. What judges its answers (the experiments report's contents, its
+   * announcement headers) is then not applicable; the deprecated check judges it gone for every request instead.
+   */
+  experimentsRemoved?: string;
+  /**
    * Runs one part of a check that plants through `states`: a capability found missing there makes this part, and only
    * it, NOT TESTED, naming the capability and what it would have judged.
    */

@@ -11,6 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { Abort, assertions, Findings, Lacking, NotApplicable, NotTested, type Check, type ClassOutcome, type Ctx, type Finding, type PropertyCount, type RunOptions } from "./check.ts";
 import { checks } from "./checks/index.ts";
+import { experimentsRemoval } from "./checks/deprecated.ts";
 import { Contract, responseRules } from "./contract.ts";
 import { CheckFailure, Http, rateLimits } from "./http.ts";
 import { levelTotals, rules, seed, contract as pinned, type Level, type Rule } from "./rules.ts";
@@ -157,6 +158,7 @@ export async function runConformance(given: RunOptions): Promise<Report> {
   const { states, viaHttp } = await openStates(options, http, contract, runId);
   const results: CheckResult[] = [];
   const notJudged = new Set<string>();
+  const experimentsRemoved = await experimentsRemoval(http);
   const selected = checks.filter((c) => !options.only || options.only.includes(c.name));
   for (const check of checks) if (!selected.includes(check)) for (const op of check.operations ?? []) notJudged.add(op);
 
@@ -166,7 +168,7 @@ export async function runConformance(given: RunOptions): Promise<Report> {
     const findings = new Findings(options);
     const judge = assertions(findings, contract);
     const ctx: Ctx = {
-      http: scope?.http ?? http, other, contract, options, states: scope?.states ?? states, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...judge,
+      http: scope?.http ?? http, other, contract, options, states: scope?.states ?? states, experimentsRemoved, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...judge,
       async part(what, fn) {
         try {
           await fn();
@@ -248,7 +250,7 @@ export async function runConformance(given: RunOptions): Promise<Report> {
   }
   // With --only, coverage judges the operations the selected checks declare (and ran to the end).
   const declared = options.only ? new Set(selected.flatMap((c) => c.operations ?? [])) : undefined;
-  if (!options.only || options.only.includes("coverage")) results.push(coverage(contract, http, options, notJudged, states, !!viaHttp, declared));
+  if (!options.only || options.only.includes("coverage")) results.push(coverage(contract, http, options, notJudged, states, !!viaHttp, declared, experimentsRemoved));
 
   // What the run created: the webhooks it configured are deleted; the rest is removed where the states module can.
   for (const [client, used] of [[http, http.succeeded.has("putWebhook")], [other, other?.succeeded.has("putWebhook")]] as const) if (client && used) states.webhook("the run's receiver", { apiKey: client.apiKey });
@@ -273,7 +275,7 @@ export async function runConformance(given: RunOptions): Promise<Report> {
   };
 }
 
-function coverage(contract: Contract, http: Http, options: RunOptions, notJudged: Set<string>, states: RunStates, viaHttp: boolean, declared?: Set<string>): CheckResult {
+function coverage(contract: Contract, http: Http, options: RunOptions, notJudged: Set<string>, states: RunStates, viaHttp: boolean, declared?: Set<string>, experimentsRemoved?: string): CheckResult {
   const findings = new Findings(options);
   const result = (status: Status, reason?: string, notes: string[] = []): CheckResult => ({
     name: "coverage", description: "every operation answered a 2xx at least once", status, reason, failures: findings.failures, warnings: findings.warnings,
@@ -283,7 +285,8 @@ function coverage(contract: Contract, http: Http, options: RunOptions, notJudged
   // Simulation operations are judged only when the run planted through them and the target offers their capability;
   // the sandbox's own tooling never is.
   const simOffered = (operationId: string) => viaHttp && OPERATION_CAPABILITY[operationId] !== undefined && states.used.has(OPERATION_CAPABILITY[operationId]) && states.has(OPERATION_CAPABILITY[operationId]);
-  const offered = contract.operations.filter((o) => (o.tag === "Simulation" ? simOffered(o.operationId) : o.auth === "public" ? !!options.publicKey : true) && (!declared || declared.has(o.operationId)));
+  // A removed deprecated endpoint (past its day) is not offered: it owes no 2xx.
+  const offered = contract.operations.filter((o) => (o.tag === "Simulation" ? simOffered(o.operationId) : o.auth === "public" ? !!options.publicKey : true) && (!declared || declared.has(o.operationId)) && !(experimentsRemoved && o.operationId === "listExperiments"));
   const judged = offered.filter((o) => !notJudged.has(o.operationId));
   const skipped = offered.filter((o) => notJudged.has(o.operationId) && !http.succeeded.has(o.operationId)).map((o) => o.operationId);
   for (const o of judged) {
@@ -291,5 +294,6 @@ function coverage(contract: Contract, http: Http, options: RunOptions, notJudged
     findings.record(rule, http.succeeded.has(o.operationId), `${o.operationId} (${o.method} ${o.path}) never answered a 2xx`);
   }
   const notes = skipped.length ? [`not judged, never answered a 2xx but their checks did not run to the end or were not run: ${skipped.sort().join(", ")}`] : [];
+  if (experimentsRemoved) notes.push(`listExperiments not judged: ${experimentsRemoved}`);
   return result(findings.failures.length ? "failed" : "passed", undefined, notes);
 }

@@ -6,7 +6,7 @@
 // names what it could not test. Then the self-test's other shapes are made in that server's conventions: a /_sim
 // surface in front of it (test/conformance/foreign/sim-front.ts) with each capability removed in turn, the surface of
 // contract 2.0.0, and all of it.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import { human } from "../../conformance/src/report.ts";
 import { html } from "../../conformance/src/report-html.ts";
 import { runConformance, type Report, type RunOptions } from "../../conformance/src/run.ts";
 import { AFTER_2_0_0, ALL_CAPABILITIES, CAPABILITIES, type Capability } from "../../conformance/src/states/capabilities.ts";
-import { FOREIGN, startForeign, type RunningForeign } from "../support/foreign.ts";
+import { FOREIGN, FOREIGN_SERVER, startForeign, type RunningForeign } from "../support/foreign.ts";
 import { root } from "../support/processes.ts";
 import { ForeignSimFront } from "./foreign/sim-front.ts";
 import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
@@ -159,4 +159,40 @@ describe("a simulation surface in the foreign server's conventions", () => {
       }, 150_000);
     }
   });
+});
+
+// Versioning 3: GET /v1/experiments "is removed after July 1, 2026". Past that day an implementation that removed it
+// is as right as one that serves it: its rules are not applicable, and it is judged gone for every request.
+describe("a copy of the foreign implementation that removed the deprecated endpoint, as the seed allows past July 1, 2026", () => {
+  const dir = mkdtempSync(join(tmpdir(), "foreign-removed-"));
+  let foreign: RunningForeign;
+  beforeAll(async () => {
+    const server = join(dir, "server.mjs");
+    const route = "{ re: /^\\/v1\\/experiments$/, GET: getExperiments },";
+    const src = readFileSync(FOREIGN_SERVER, "utf8");
+    expect(src.split(route).length).toBe(2);
+    writeFileSync(server, src.replace(route, "{ re: /^\\/v1\\/experiments$/, GET: (req, res) => fail(res, 410, 'GET /v1/experiments was removed on July 1, 2026: use GET /v1/studies') },"));
+    foreign = await startForeign(FAST, server);
+  });
+  afterAll(async () => {
+    await foreign?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("reads it as removed: nothing fails, its report's rules are not applicable, and it is judged gone for every request", async () => {
+    const states = join(root, "conformance/examples/foreign-states.ts");
+    const report = await runConformance(options(foreign.baseUrl, { states, only: ["deprecated", "schema", "isolation", "cover", "model", "coverage"], coverUnits: ["experiments", "lists"], runs: 3 }));
+    expect(failures(report), `seed ${report.seed}${evidence(report)}`).toEqual([]);
+    expect(report.exitCode, JSON.stringify(report.untested)).toBe(0);
+    const deprecated = report.results.find((r) => r.name === "deprecated")!;
+    expect(deprecated.notes.join("\n")).toMatch(/GET \/v1\/experiments answered 410 to the run's key: read as removed/);
+    expect(deprecated.rules.map((x) => x.id)).toEqual(expect.arrayContaining(["deprecated.removed", "deprecated.only-deprecated"]));
+    expect(deprecated.rules.map((x) => x.id)).not.toContain("deprecated.headers");
+    const cover = report.results.find((r) => r.name === "cover")!;
+    expect(cover.notes.join("\n")).toMatch(/cover experiments: not applicable/);
+    expect(cover.classes!.map((c) => c.unit)).not.toContain("experiments");
+    expect(model(report).notes.join("\n")).toMatch(/not drawn: readExperiments \(GET \/v1\/experiments is removed/);
+    expect(report.results.find((r) => r.name === "coverage")!.notes.join("\n")).toMatch(/listExperiments not judged/);
+    expect(report.statements.find((s) => s.id === "versioning.deprecated")!.verdict).toBe("passed");
+  }, 180_000);
 });

@@ -106,7 +106,9 @@ export const coverCheck: Check = {
   async run(ctx) {
     // One receiver for every unit: the answers each unit chose per interview, 200 otherwise; no answer in time is held past the timeout.
     const answers = new Map<string, number[]>();
-    const units = UNITS.filter((u) => !ctx.options.coverUnits || ctx.options.coverUnits.includes(u.name));
+    const chosen = UNITS.filter((u) => !ctx.options.coverUnits || ctx.options.coverUnits.includes(u.name));
+    const units = chosen.filter((u) => !u.notApplicable?.(ctx));
+    for (const u of chosen) if (!units.includes(u)) ctx.note(`cover ${u.name}: not applicable: ${u.notApplicable!(ctx)}`);
     const registered = units.some((u) => u.receives) ? await register(ctx) : null;
     const receiver = registered?.receiver ?? null;
     if (registered) await ctx.http.req("/v1/webhooks", { method: "DELETE" });

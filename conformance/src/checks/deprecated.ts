@@ -1,9 +1,11 @@
 /**
  * deprecated: every response of `GET /v1/experiments`, errors included, carries Deprecation and a valid Sunset; the
- * endpoints beside it, its replacement first, announce no end.
+ * endpoints beside it, its replacement first, announce no end. Past July 1, 2026 the seed lets the endpoint be gone:
+ * when the run read it so (ctx.experimentsRemoved), it is judged gone for every request instead.
  */
 import type { Check } from "../check.ts";
-import { deprecationRules, deprecationVerdicts } from "../judge/deprecation.ts";
+import type { Http } from "../http.ts";
+import { deprecationRules, deprecationVerdicts, REMOVABLE_FROM, removedAnswer } from "../judge/deprecation.ts";
 
 const r = deprecationRules;
 
@@ -13,11 +15,18 @@ export const deprecatedCheck: Check = {
   rules: r,
   operations: ["listExperiments"],
   async run(ctx) {
+    const removed = ctx.experimentsRemoved;
+    if (removed) ctx.note(removed);
     for (const [key, path] of [[undefined, "/v1/experiments"], [null, "/v1/experiments"], ["svc_live_bogus", "/v1/experiments"], [undefined, "/v1/experiments?unexpected=1"]] as const) {
       const reply = await ctx.http.req(path, { key });
-      for (const [rule, ok, message] of deprecationVerdicts("GET", path, reply.status, reply.headers)) ctx.expect(rule, ok, message, reply);
-      if (key === undefined && path === "/v1/experiments") {
-        ctx.expect(r.answers, reply.status === 200, `GET /v1/experiments answered ${reply.status}`, reply);
+      for (const [rule, ok, message] of deprecationVerdicts("GET", path, reply.status, reply.headers, !!removed)) ctx.expect(rule, ok, message, reply);
+      const keyed = key === undefined;
+      // Removed is removed for every request: with the key, with none (401 may come first), whatever the query.
+      if (removed) ctx.expect(r.removed, keyed ? removedAnswer(reply.status) : reply.status === 401 || removedAnswer(reply.status), `GET ${path} ${keyed ? "with the key" : key === null ? "without a key" : "with an unknown key"} answered ${reply.status}, though GET /v1/experiments with the key answered as removed (404 or 410)`, reply);
+      else if (keyed && path === "/v1/experiments") {
+        // A 404 or 410 before July 1, 2026 is a removal before its day; a 5xx or another status is no answer at all.
+        ctx.expect(r.answers, reply.status === 200, `GET /v1/experiments answered ${reply.status}${reply.status === 404 || reply.status === 410 ? " before the day the seed removes it (after July 1, 2026)" : ""}`, reply);
+        ctx.expect(r.removed, !((reply.status === 404 || reply.status === 410) && Date.now() < REMOVABLE_FROM), `GET /v1/experiments answered ${reply.status}: removed before the day the seed removes it (after July 1, 2026)`, reply);
         ctx.conforms(reply, "GET /v1/experiments");
       }
     }
@@ -31,3 +40,13 @@ export const deprecatedCheck: Check = {
     }
   },
 };
+
+/**
+ * Whether the run reads GET /v1/experiments as removed: its answer to the run's key is 404 or 410, and the seed's
+ * day of removal (after July 1, 2026) has passed. Asked once, before the checks, so that every check reads it alike.
+ */
+export async function experimentsRemoval(http: Http): Promise<string | undefined> {
+  const reply = await http.req("/v1/experiments").catch(() => undefined);
+  if (!reply || !removedAnswer(reply.status)) return undefined;
+  return `GET /v1/experiments answered ${reply.status} to the run's key: read as removed, as Versioning 3 announces after July 1, 2026; the report's contents and announcement headers are not judged (the deprecated check judges it gone for every request)`;
+}

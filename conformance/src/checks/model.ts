@@ -97,7 +97,7 @@ export const modelCheck: Check = {
     const judge: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
     const batches = Math.ceil(wanted / workers);
     const given = ctx.options.modelBudgetMs;
-    const { arbitraries, left } = commandArbitraries({ caps: ctx.states.caps, retryDelaysMs: ctx.options.webhookRetryDelaysMs, receiverTimeoutMs: ctx.options.webhookTimeoutMs ?? 10_000, withOther: !!ctx.other, withPublicKey: !!ctx.options.publicKey });
+    const { arbitraries, left } = commandArbitraries({ caps: ctx.states.caps, retryDelaysMs: ctx.options.webhookRetryDelaysMs, receiverTimeoutMs: ctx.options.webhookTimeoutMs ?? 10_000, withOther: !!ctx.other, withPublicKey: !!ctx.options.publicKey, experimentsRemoved: !!ctx.experimentsRemoved });
     for (const l of left) ctx.note(`model: not drawn: ${l}`);
     const once = new Set<string>();
     const slotFor = async (k: number): Promise<Slot> => {

@@ -40,6 +40,7 @@ export const experiments: Unit = {
   doc: "the deprecated report read before and after a study is planted active, paused, draft and active at its cap, and after interviews of it are held, abandoned, completed, and created at the edges of this week and month and a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
   needs: ["plant-study"],
   rules: [r["experiments-current"], r["experiments-counts"]],
+  notApplicable: (ctx) => ctx.experimentsRemoved,
   classes: (ctx) => {
     const can = (c: Parameters<typeof ctx.states.has>[0]) => ctx.states.has("plant-interview", c);
     return [

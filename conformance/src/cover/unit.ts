@@ -55,6 +55,8 @@ export interface Unit {
   needs: Capability[];
   /** Whether it observes deliveries: it runs only with a receiver the service accepted as a webhook. */
   receives?: boolean;
+  /** Why the unit does not apply to this run (what it judges is gone, as the seed allows), or undefined. */
+  notApplicable?(ctx: Ctx): string | undefined;
   /** Every class it covers, decided before it runs (what the target offers may add or remove some). */
   classes(ctx: Ctx): string[];
   run(env: CoverEnv): Promise<void>;

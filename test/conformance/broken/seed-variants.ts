@@ -431,7 +431,9 @@ function otherVariants(): Variant[] {
     variant("deprecated", "deprecated.sunset", ["versioning.deprecated"], "Sunset a year late", { response(ex) { if (ex.path === "/api/v1/experiments") ex.headers.sunset = "Wed, 01 Jul 2027 00:00:00 GMT"; } }),
     variant("deprecated", "deprecated.headers", ["endpoints.experiments"], "no Deprecation header", { response(ex) { if (ex.path === "/api/v1/experiments") delete ex.headers.deprecation; } }),
     variant("deprecated", "deprecated.only-deprecated", ["versioning.deprecated"], "every endpoint announces Deprecation and Sunset", { response(ex) { if (ex.path.startsWith("/api/v1/")) Object.assign(ex.headers, { deprecation: "Thu, 01 Jan 2026 00:00:00 GMT", sunset: "Wed, 01 Jul 2026 23:59:59 GMT" }); } }),
-    variant("deprecated", "deprecated.answers", ["endpoints.experiments", "errors.200"], "the deprecated endpoint already removed", { response(ex) { if (ex.path === "/api/v1/experiments" && ex.status === 200) Object.assign(ex, { status: 404, body: { error: { type: "not_found_error", message: "Gone" } } }); } }),
+    variant("deprecated", "deprecated.answers", ["endpoints.experiments", "errors.200"], "the deprecated endpoint fails instead of answering", { response(ex) { if (ex.path === "/api/v1/experiments" && ex.status === 200) Object.assign(ex, { status: 500, body: { error: { type: "api_error", message: "Internal error" } } }); } }),
+    // Past July 1, 2026 the seed lets it be gone (410 here, or 404); gone for the bare path alone is not gone.
+    variant("deprecated", "deprecated.removed", ["versioning.deprecated", "endpoints.experiments"], "the deprecated endpoint removed for the bare path only", { response(ex) { if (ex.path === "/api/v1/experiments" && ex.status === 200 && ![...ex.query.keys()].length) Object.assign(ex, { status: 410, body: { error: { type: "invalid_request_error", message: "Gone" } } }); } }),
   ];
 }
 

@@ -23,6 +23,8 @@ export interface DrawOptions {
   receiverTimeoutMs: number;
   withOther: boolean;
   withPublicKey: boolean;
+  /** GET /v1/experiments is removed, as the seed allows past July 1, 2026 (Ctx.experimentsRemoved). */
+  experimentsRemoved?: boolean;
 }
 
 /**

@@ -53,5 +53,5 @@ export const readExperiments: CommandSpec = {
   statements: ["endpoints.experiments", "versioning.deprecated"],
   needs: [],
   weight: 1,
-  draw: () => fc.constant(new ReadExperiments()),
+  draw: (o) => (o.experimentsRemoved ? "GET /v1/experiments is removed, as the seed allows past July 1, 2026" : fc.constant(new ReadExperiments())),
 };
