@@ -3,9 +3,10 @@
  * interviews, one at a time up to 1 and then in batches: accepting below the cap, not at it, the 102nd refused;
  * `used` and `interview_count` say 101, and its interviews walk as 100 + 1 at limit 100 and as six pages by default.
  * Chats of 0, 1, 100 and 101 visible messages (a hidden one among them where the target plants one): message_count
- * and the walk agree, oldest first, with has_more exactly when more remain.
+ * and the walk agree, oldest first, with has_more exactly when more remain. And interview_count read while an
+ * interview is processing: not counted until it completes.
  */
-import { completionWaitMs } from "../judge/completion.ts";
+import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { refusal } from "../states/types.ts";
 import type { PlantChatInput } from "../states/types.ts";
 import { until, type CoverEnv, type Unit } from "./unit.ts";
@@ -83,6 +84,66 @@ async function interviews(env: CoverEnv): Promise<void> {
   env.reach("a page", r.counts.cites);
 }
 
+/**
+ * interview_count read while one of the study's interviews is processing. A study read followed by a read of the
+ * interview that still reads processing (and read so before) was read inside that window. Completing a held interview
+ * may answer `processing`; where it answers `completed` at once (no window), an interview is planted to run on the
+ * service's own timer and watched until it reads processing. Where processing is short (a twentieth of a second), a
+ * read may land after it: up to eight interviews are finished, each waited to its completion, until one lands inside.
+ */
+async function processing(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const { id } = await ctx.states.plantStudy({ name: "Counts while processing", weekly_limit: null, monthly_limit: null }, env.project);
+  const wait = completionWaitMs(ctx.options);
+  let held = ctx.states.has("hold") && ctx.states.has("complete");
+  /** Interviews watched on the service's timer that went to completed without ever reading processing. */
+  let unseen = 0;
+  /** Each try that read processing and then missed it: how long the study read and the interview's read took. */
+  const missed: number[] = [];
+  const reach = () => env.reach("interview_count while one is processing", r["count-completed"].cites);
+  for (let done = 0; done < 8; done++) {
+    let interview: string;
+    let inWindow = false;
+    if (held) {
+      interview = (await ctx.states.plantInterview({ study_id: id, hold: true }, env.project)).id;
+      inWindow = (await ctx.states.completeInterview(interview, env.project)).status === "processing";
+      // No window after an on-demand completion: the service's own timer is watched from the next try.
+      held = inWindow;
+    } else {
+      interview = (await ctx.states.plantInterview({ study_id: id }, env.project)).id;
+      const from = Date.now();
+      for (let status = ""; status !== "completed" && Date.now() < from + wait; ) {
+        status = (await env.req(`/v1/interviews/${interview}`)).body?.status;
+        if ((inWindow = status === "processing")) break;
+        // Close watch for two seconds (a simulated talk is short), then less often.
+        await new Promise((res) => setTimeout(res, Date.now() - from < 2_000 ? 10 : 50));
+      }
+      if (!inWindow && ++unseen === 2) {
+        // Watched closely twice and never processing: the service shows no such window, so nothing can be counted in it.
+        ctx.note(`cover counts: two interviews run on the service's timer went to completed without ever reading processing (watched every 10 ms): interview_count has no processing window to be read in`);
+        return reach();
+      }
+    }
+    if (inWindow) {
+      const t = Date.now();
+      const read = await env.req(`/v1/studies/${id}`);
+      if ((await env.req(`/v1/interviews/${interview}`)).body?.status === "processing") {
+        env.expect(r["count-completed"], read.status === 200 && read.body?.interview_count === done, `read while interview ${interview} was processing, with ${done} completed before it, the study's interview_count is ${JSON.stringify(read.body?.interview_count)} (${read.status}), not ${done}: it counts completed interviews only`, read);
+        return reach();
+      }
+      missed.push(Date.now() - t);
+    }
+    const got = await untilCompleted(env.http, interview, wait);
+    if (got.reply.body?.status !== "completed") return;
+  }
+  // Seen processing every time, and every time over before two reads could land inside it: a window that short cannot
+  // be read in from outside (the service's processing is quicker than its answers), which the report says.
+  if (missed.length === 8) {
+    ctx.note(`cover counts: interviews read processing 8 times, each over within the study read and the interview's read that followed (${missed.join(", ")} ms): interview_count could not be read inside a processing window this short`);
+    reach();
+  }
+}
+
 async function messages(env: CoverEnv): Promise<void> {
   const { ctx } = env;
   const hidden = ctx.states.has("hidden-messages");
@@ -105,11 +166,15 @@ async function messages(env: CoverEnv): Promise<void> {
 
 export const counts: Unit = {
   name: "counts",
-  doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages), chats of 0, 1, 100 and 101 visible messages (message_count and the walk)",
+  doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages), chats of 0, 1, 100 and 101 visible messages (message_count and the walk), and interview_count read while an interview is processing",
   needs: ["plant-study", "plant-interview"],
-  rules: [r["counts"], r["cap-transition"], r["message-count"]],
-  classes: (ctx) => ["count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101"] : [])],
+  rules: [r["counts"], r["cap-transition"], r["message-count"], r["count-completed"]],
+  classes: (ctx) => [
+    "count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101"] : []),
+    "interview_count while one is processing",
+  ],
   async run(env) {
-    await Promise.all([interviews(env), env.ctx.states.has("plant-chat") ? messages(env) : undefined]);
+    const { states } = env.ctx;
+    await Promise.all([interviews(env), states.has("plant-chat") ? messages(env) : undefined, processing(env)]);
   },
 };

@@ -4,7 +4,8 @@
  * and empties (no tokens and no cost, a source of 0 rows and an empty query, an empty input, falsy results, empty and
  * space-padded text); and
  * each message's created_at and completed_at (a message that finished streaming after it was recorded) where the
- * target plants instants; every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated),
+ * target plants instants, and its chat's updated_at not before the last of them (the last message finished after
+ * every message was recorded); every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated),
  * with sources the same;
  * a file recorded without a name (filename null), a file URL of %XX escapes, + and a fragment (never decoded), markup,
  * quotes, a CRLF and padding in every text of a message (never escaped, folded or trimmed), and
@@ -176,7 +177,14 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
     for (const cls of w.cls) env.reach(cls, r["message-whole"].cites);
   }
   env.reach("every part type and tool state", r["message-whole"].cites);
-  if (fields) env.reach("completed after recorded", r["message-whole"].cites);
+  if (!fields) return;
+  env.reach("completed after recorded", r["message-whole"].cites);
+  // The last message finished streaming after every message was recorded: that is the chat's most recent update.
+  const latest = Math.max(...times.flatMap((t) => [Date.parse(t.created_at), Date.parse(t.completed_at)]));
+  const read = await env.req(`/v1/chats/${chat.id}`);
+  const updated = Date.parse(read.body?.updated_at);
+  env.expect(r["chat-updated"], read.status === 200 && updated >= latest, `a chat whose last message was recorded at ${times[times.length - 1].created_at} and finished streaming at ${new Date(latest).toISOString()} reads updated_at ${JSON.stringify(read.body?.updated_at)} (${read.status}): its most recent update is not before that`, read);
+  if (read.status === 200) env.reach("chat updated by a message finished after it was recorded", r["chat-updated"].cites);
 }
 
 async function transports(env: CoverEnv): Promise<void> {
@@ -207,10 +215,10 @@ export const messages: Unit = {
   name: "messages",
   doc: "every role with usage recorded (served on assistant messages only), every feedback, every part type and tool state read back whole; every raw tool transport and transient state, and sources, at 32768 bytes (kept) and 32769 (truncated)",
   needs: ["plant-chat"],
-  rules: [r["message-whole"], r["transport-truncated"]],
+  rules: [r["message-whole"], r["transport-truncated"], r["chat-updated"]],
   classes: (ctx) => [
     ...ROLES.map((role) => `role ${role}`),
-    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "usage of zeros"] : []),
+    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "chat updated by a message finished after it was recorded", "usage of zeros"] : []),
     "zeros and empties",
     "a file URL of escapes, + and a fragment",
     "markup, quotes, CRLF and padding in every text",

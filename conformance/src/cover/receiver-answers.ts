@@ -1,6 +1,7 @@
 /**
  * Every class of receiver answer, every run: one interview per class (a 2xx other than 200 and a 3xx at their edge, 299
- * and 300, a 4xx, a 5xx, a closed connection, no answer within the receiver timeout) completed at once in a study whose
+ * and 300, a 4xx, a 5xx, a closed connection, no answer within the receiver timeout, and the statuses a service is
+ * tempted to single out: 201, 204, 301, 400, 401, 410, 429, 500, 501) completed at once in a study whose
  * name is beyond ASCII, each with a reference id and email beyond ASCII. Each attempt is judged whole (headers,
  * signature over the raw bytes, the payload predicted from what was planted and the REST read); each class must be
  * retried exactly once after the first delay (then answered 200), a 2xx never. One more answers 503 and then not in
@@ -19,7 +20,13 @@ import { r } from "./rules.ts";
  * A class of answer and the status (or RESET / TIMEOUT) that stands for it: the 2xx and 3xx at their common edge (299
  * and 300), where a service that reads "2xx" as "below 300" or "up to 300" parts from the seed.
  */
-const CLASSES: Array<[string, number]> = [["2xx", 299], ["3xx", 300], ["4xx", 404], ["5xx", 503], ["reset", RESET], ["timeout", TIMEOUT]];
+const CLASSES: Array<[string, number]> = [
+  ["2xx", 299], ["3xx", 300], ["4xx", 404], ["5xx", 503], ["reset", RESET], ["timeout", TIMEOUT],
+  // The answers a service is tempted to single out: other successes (201, 204), a permanent redirect, the seed's own
+  // answer to a bad signature (401), Gone (read as "unsubscribe" by many webhook senders), a rate limit, a permanent
+  // server error. The seed makes none of them special: a 2xx ends the delivery, any other answer is retried.
+  ["201", 201], ["204", 204], ["301", 301], ["400", 400], ["401", 401], ["410", 410], ["429", 429], ["500", 500], ["501", 501],
+];
 /** A retry that times out in turn: the receiver timeout holds for every attempt, not the first alone. */
 const RETRY_TIMEOUT = "timeout on a retry";
 
@@ -30,7 +37,7 @@ const ok = (a: number) => a >= 200 && a < 300;
 
 export const receiverAnswers: Unit = {
   name: "receiver-answers",
-  doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time) in a study named beyond ASCII: retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole",
+  doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time, and 201, 204, 301, 400, 401, 410, 429, 500 and 501) in a study named beyond ASCII: retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   rules: [r["answer-retried"], r["payload-whole"], r["signature-text"], r["interview-whole"]],

@@ -257,6 +257,18 @@ export const VIOLATIONS: Violation[] = [
   // And in the twenty-third, one only the random phase caught: no active study at its cap was ever read in the report.
   { name: "the experiments report lists accepting studies only", breaks: "Endpoints: GET /v1/experiments, all active experiments", rule: "cover.experiments-current",
     find: "const experiments = [...studies.values()].filter((s) => s.projectId === project.id && s.status === 'active')", replace: "const experiments = [...studies.values()].filter((s) => s.projectId === project.id && studyUsage(s).accepting)" },
+  // And by a twenty-sixth (14: 12 caught at first): no chat was ever read whose last message finished streaming after it
+  // was recorded, and no study was ever read while one of its interviews was processing.
+  { name: "a chat's updated_at ignores a message's completion", breaks: "Chat: updated_at, most recent update; Message: completed_at", rule: "cover.chat-updated",
+    find: "for (const m of msgs) updated = Math.max(updated, m.completedAt ?? m.createdAt);", replace: "for (const m of msgs) updated = Math.max(updated, m.createdAt);" },
+  { name: "interview_count counts processing interviews", breaks: "Study: interview_count, total completed interviews", rule: "cover.count-completed",
+    find: "    if (iv.status === 'completed') completed++;", replace: "    if (iv.status === 'completed' || iv.status === 'processing') completed++;" },
+  // And the answers a webhook sender is tempted to single out, which the seed does not: Gone read as "unsubscribe", and
+  // the seed's own answer to a bad signature read as final. No run had answered either.
+  { name: "a 410 from the receiver ends the delivery", breaks: "Events, delivery rule 2: on a non-2xx answer, retried", rule: "cover.answer-retried",
+    find: "settle(res.statusCode >= 200 && res.statusCode < 300,", replace: "settle((res.statusCode >= 200 && res.statusCode < 300) || res.statusCode === 410," },
+  { name: "a 401 from the receiver ends the delivery", breaks: "Events, delivery rule 2: on a non-2xx answer, retried", rule: "cover.answer-retried",
+    find: "  const settle = (ok, outcome) => {\n    if (settled) return;", replace: "  const settle = (ok, outcome) => {\n    if (outcome === 'status 401') ok = true;\n    if (settled) return;" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
