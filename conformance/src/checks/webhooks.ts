@@ -32,7 +32,7 @@ export const r = {
     recreate: seed("Authentication 5: a lost secret is replaced by deleting the webhook and creating a new one", "after DELETE, PUT answers 201 with a new signing_secret, and deliveries are signed with it", ["auth.webhook-delete"]),
     delivered: seed("Events: emitted by an interview finishing processing", "a completed interview is delivered to the webhook URL", ["events.emitted-by", "service.webhook", "events.sent-to"]),
     "after-completion": seed("States and transitions: the webhook is sent with status completed after processing finishes", "an interview that has not completed is not delivered; it is once it completes", ["transitions.interview", "events.emitted-by"]),
-    "only-interviews": seed("Events: no other event types are sent; chats, releases and studies emit none", "planting a chat and a study sends nothing: every delivery is interview.completed about an interview that completed", ["events.only-interview"]),
+    "only-interviews": seed("Events: no other event types are sent; chats, releases and studies emit none", "planting a chat, a study and a release, and pausing a study, send nothing: every delivery is interview.completed about an interview that completed", ["events.only-interview"]),
     "payload-matches": seed("Events: body; Endpoints note: interview :id equals interview_id", "the payload agrees with GET /v1/interviews/:id (ids, aliases, status completed, times, scores, language, reference, email)", ["endpoints.interview-id", "payload.interview-id", "payload.study-id", "payload.study-name", "payload.started-at", "payload.completed-at", "payload.duration", "payload.quality-score", "payload.language", "payload.reference-id", "payload.respondent-email", "transitions.interview"]),
     "respondent-id": seed("Events: body, data.respondent_id set when triggered via a respondent-specific link", "an interview triggered through a respondent-specific link carries its respondent_id; one triggered otherwise carries null", ["payload.respondent-id"]),
     timestamp: seed("Events: body, timestamp (when the event was sent)", "the payload's timestamp is not before the interview's completed_at (100 ms of slack) and not over 35 s after it: both the service's clock", ["payload.timestamp"]),
@@ -237,6 +237,15 @@ export const webhooksCheck: Check = {
       const planted: string[] = [];
       await ctx.part("no event from planted chats", async () => void planted.push(`chat ${(await ctx.states.plantChat({ title: ctx.states.name("no event"), messages: [{ role: "user", parts: [{ type: "text", text: "hello" }] }] })).id}`));
       await ctx.part("no event from planted studies", async () => void planted.push(`study ${(await ctx.states.plantStudy({ name: "no event" })).id}`));
+      // Releases emit none either, nor does a study's change of status (where the target plants them).
+      if (ctx.states.has("plant-release")) await ctx.part("no event from planted releases", async () => void planted.push(`release ${(await ctx.states.plantRelease({ vcs_pr_number: 4242, vcs_pr_title: ctx.states.name("no event"), status: "active" })).id}`));
+      if (ctx.states.has("study-status")) {
+        await ctx.part("no event from a study paused", async () => {
+          const paused = await ctx.states.plantStudy({ name: "no event, paused" });
+          await ctx.states.setStudyStatus(paused.id, "paused");
+          planted.push(`study ${paused.id} then paused`);
+        });
+      }
       await sleep(800);
       const foreign: Delivery[] = [];
       for (const x of receiver.deliveries) {

@@ -269,6 +269,9 @@ export const VIOLATIONS: Violation[] = [
     find: "settle(res.statusCode >= 200 && res.statusCode < 300,", replace: "settle((res.statusCode >= 200 && res.statusCode < 300) || res.statusCode === 410," },
   { name: "a 401 from the receiver ends the delivery", breaks: "Events, delivery rule 2: on a non-2xx answer, retried", rule: "cover.answer-retried",
     find: "  const settle = (ok, outcome) => {\n    if (settled) return;", replace: "  const settle = (ok, outcome) => {\n    if (outcome === 'status 401') ok = true;\n    if (settled) return;" },
+  // And a release that emits an event of its own (the webhooks check planted a chat and a study, never a release).
+  { name: "a planted release emits release.created", breaks: "Events: no other event types are sent; chats, releases and studies emit none", rule: "webhooks.only-interviews", check: "webhooks",
+    find: "  send(res, 201, releaseView(r, true));\n}", replace: "  const hook = project.webhook;\n  if (hook) {\n    const body = Buffer.from(JSON.stringify({ event: 'release.created', timestamp: iso(Date.now()), data: { release_id: r.id } }), 'utf8');\n    const u = new URL(hook.url);\n    const opts = { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-webhook-event': 'release.created', 'x-webhook-signature': 'sha256=' + crypto.createHmac('sha256', hook.secret).update(body).digest('hex') } };\n    if (u.protocol === 'https:' && WEBHOOK_CA_FILE) { try { opts.ca = [...tls.rootCertificates, fs.readFileSync(WEBHOOK_CA_FILE, 'utf8')]; } catch { /* not there */ } }\n    const rq = (u.protocol === 'https:' ? https : http).request(u, opts, (rs) => rs.resume());\n    rq.on('error', () => {});\n    rq.end(body);\n  }\n  send(res, 201, releaseView(r, true));\n}" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
