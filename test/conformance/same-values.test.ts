@@ -1,7 +1,7 @@
-// The covering phase's whole-response comparison (cover/unit.ts): member order aside, and a timestamp member equal to
+// The covering phase's whole-response comparison (judge/same.ts): member order aside, and a timestamp member equal to
 // another writing of the same instant (the seed fixes ISO 8601 in UTC, not `Z` over `+00:00`; the form is judged apart).
 import { describe, expect, it } from "vitest";
-import { firstDifference, same, sameInstant } from "../../conformance/src/cover/unit.ts";
+import { firstDifference, same, sameInstant } from "../../conformance/src/judge/same.ts";
 
 describe("whole-response comparison", () => {
   it("takes two writings of one instant as the same timestamp, and only in a timestamp member", () => {

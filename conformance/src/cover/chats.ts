@@ -5,7 +5,8 @@
  * a project of the unit's own the list is exactly these chats, newest created_at first, without message_count. One of
  * them has no message at all: still a visible chat, listed, with message_count 0.
  */
-import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
+import { firstDifference } from "../judge/same.ts";
+import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 const SOURCES = ["web", "analyst", "mcp", null] as const;

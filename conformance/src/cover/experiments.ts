@@ -15,7 +15,8 @@ import { entryOf as holderOf } from "../judge/entries.ts";
 import { asOnStudy, countDifferences, reported } from "../judge/experiments-report.ts";
 import { monthStart, weekStart } from "../judge/windows.ts";
 import type { ExperimentsReading } from "../states/types.ts";
-import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
+import { firstDifference } from "../judge/same.ts";
+import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 const carries = (reply: Reply) => !!reply.headers.get("deprecation") && !!reply.headers.get("sunset");

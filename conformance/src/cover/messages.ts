@@ -12,7 +12,8 @@
  * citations recorded as an empty list (sources null).
  */
 import type { PlantChatInput } from "../states/types.ts";
-import { firstDifference, sizedString, type CoverEnv, type Unit } from "./unit.ts";
+import { firstDifference } from "../judge/same.ts";
+import { sizedString, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 import { TOOL_STATES as STATES } from "../judge/shown.ts";
 

@@ -13,7 +13,8 @@ import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { stallWords, timeoutSlack } from "../judge/timing.ts";
 import { describeAnswer, sequenceWindow, TIMEOUT } from "../model/interview-steps.ts";
 import { RESET, type Delivery } from "../receiver.ts";
-import { firstDifference, until, type CoverEnv, type Unit } from "./unit.ts";
+import { firstDifference } from "../judge/same.ts";
+import { until, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 /**

@@ -52,6 +52,7 @@ export const recreation: Unit = {
     // While this project has none, another project's webhook is in force (at a path of its own): the completion of
     // this project's interview must not reach it either.
     const witness = env.own ? await witnessHook(env) : null;
+    if (env.own && !witness) ctx.note(`cover recreation: no second project with a webhook could be made (a project created, its webhook taken) while this one's was deleted: a delivery to another project's webhook could not show`);
     const silent = await complete("deleted", null);
     await witness?.remove();
     const again = await env.hook("recreation/a");

@@ -5,7 +5,8 @@
  * reference_id filter must list exactly its own interview, once. Through the study's link (when the target takes one) the encoded value must decode exactly once.
  */
 import { propertySchema, stringDomain } from "./domain.ts";
-import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
+import { firstDifference } from "../judge/same.ts";
+import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 /** Class -> the reference ids planted for it (twins together, so one filter tells them apart). */

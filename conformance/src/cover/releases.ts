@@ -10,7 +10,8 @@ import type { Reply } from "../http.ts";
 import { caseTwins, otherCaseAnswer } from "../judge/other-case.ts";
 import { propertySchema, stringDomain } from "./domain.ts";
 import { tieProblem, walk } from "./tie-walk.ts";
-import { firstDifference, type CoverEnv, type Unit } from "./unit.ts";
+import { firstDifference } from "../judge/same.ts";
+import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 import type { PlantReleaseInput } from "../states/types.ts";
 

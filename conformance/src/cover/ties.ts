@@ -7,7 +7,8 @@
  * from 1 to the size of the group, so a boundary falls after each item of it: every item is listed exactly once, none
  * of another, the chats newest created_at first and the messages oldest first.
  */
-import { sameInstant, type CoverEnv, type Unit } from "./unit.ts";
+import { sameInstant } from "../judge/same.ts";
+import type { CoverEnv, Unit } from "./unit.ts";
 import { tieProblem, walk } from "./tie-walk.ts";
 import { describeCapability } from "../states/capabilities.ts";
 import { r } from "./rules.ts";

@@ -3,7 +3,7 @@
  * one (and the wait until it reads completed), the study's filtered lists and an interview's timestamps held to the
  * model, and the window a retry may land in inside a sequence.
  */
-import { same } from "../cover/unit.ts";
+import { same } from "../judge/same.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { retryWindow, sleep, stallWords, timeoutSlack } from "../judge/timing.ts";
 import { RESET } from "../receiver.ts";

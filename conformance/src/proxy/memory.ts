@@ -7,7 +7,7 @@
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
 import { r as webhookRules } from "../checks/webhooks.ts";
-import { same } from "../cover/unit.ts";
+import { same } from "../judge/same.ts";
 import { payloadFieldsOf } from "../judge/attempts.ts";
 import { orderProblem, paginationRules } from "../judge/pages.ts";
 import type { Operation } from "../contract.ts";

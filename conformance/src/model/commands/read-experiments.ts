@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { entriesOf } from "../../judge/entries.ts";
 import { asOnStudy, countDifferences, reported } from "../../judge/experiments-report.ts";
-import { firstDifference } from "../../cover/unit.ts";
+import { firstDifference } from "../../judge/same.ts";
 import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
 import { Command, type CommandSpec } from "./base.ts";
