@@ -106,9 +106,12 @@ export const coverCheck: Check = {
   async run(ctx) {
     // One receiver for every unit: the answers each unit chose per interview, 200 otherwise; no answer in time is held past the timeout.
     const answers = new Map<string, number[]>();
-    const chosen = UNITS.filter((u) => !ctx.options.coverUnits || ctx.options.coverUnits.includes(u.name));
-    const units = chosen.filter((u) => !u.notApplicable?.(ctx));
-    for (const u of chosen) if (!units.includes(u)) ctx.note(`cover ${u.name}: not applicable: ${u.notApplicable!(ctx)}`);
+    const units: Unit[] = [];
+    for (const u of UNITS.filter((u) => !ctx.options.coverUnits || ctx.options.coverUnits.includes(u.name))) {
+      const why = u.notApplicable?.(ctx);
+      if (why) ctx.note(`cover ${u.name}: not applicable: ${why}`);
+      else units.push(u);
+    }
     const registered = units.some((u) => u.receives) ? await register(ctx) : null;
     const receiver = registered?.receiver ?? null;
     if (registered) await ctx.http.req("/v1/webhooks", { method: "DELETE" });

@@ -5,7 +5,7 @@
  */
 import type { Check } from "../check.ts";
 import type { Http } from "../http.ts";
-import { deprecationRules, deprecationVerdicts, REMOVABLE_FROM, removedAnswer } from "../judge/deprecation.ts";
+import { deprecationRules, deprecationVerdicts, removedAnswer, removedEarly } from "../judge/deprecation.ts";
 
 const r = deprecationRules;
 
@@ -25,8 +25,9 @@ export const deprecatedCheck: Check = {
       if (removed) ctx.expect(r.removed, keyed ? removedAnswer(reply.status) : reply.status === 401 || removedAnswer(reply.status), `GET ${path} ${keyed ? "with the key" : key === null ? "without a key" : "with an unknown key"} answered ${reply.status}, though GET /v1/experiments with the key answered as removed (404 or 410)`, reply);
       else if (keyed && path === "/v1/experiments") {
         // A 404 or 410 before July 1, 2026 is a removal before its day; a 5xx or another status is no answer at all.
-        ctx.expect(r.answers, reply.status === 200, `GET /v1/experiments answered ${reply.status}${reply.status === 404 || reply.status === 410 ? " before the day the seed removes it (after July 1, 2026)" : ""}`, reply);
-        ctx.expect(r.removed, !((reply.status === 404 || reply.status === 410) && Date.now() < REMOVABLE_FROM), `GET /v1/experiments answered ${reply.status}: removed before the day the seed removes it (after July 1, 2026)`, reply);
+        const early = removedEarly(reply.status);
+        ctx.expect(r.answers, reply.status === 200, `GET /v1/experiments answered ${reply.status}${early ? " before the day the seed removes it (after July 1, 2026)" : ""}`, reply);
+        ctx.expect(r.removed, !early, `GET /v1/experiments answered ${reply.status}: removed before the day the seed removes it (after July 1, 2026)`, reply);
         ctx.conforms(reply, "GET /v1/experiments");
       }
     }

@@ -120,7 +120,7 @@ async function processing(env: CoverEnv): Promise<void> {
       }
       if (!inWindow && ++unseen === 2) {
         // Watched closely twice and never processing: the service shows no such window, so nothing can be counted in it.
-        ctx.note(`cover counts: two interviews run on the service's timer went to completed without ever reading processing (watched every 10 ms): interview_count has no processing window to be read in`);
+        ctx.note(`cover counts: two interviews run on the service's timer went to completed without ever reading processing (watched every 10 ms for their first two seconds, every 50 ms after): interview_count has no processing window to be read in`);
         return reach();
       }
     }

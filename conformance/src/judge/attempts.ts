@@ -27,11 +27,6 @@ export function signed(secret: string, d: Delivery): boolean {
 }
 
 /**
- * The seed's rules that hold for every attempt, retries included: method and headers, the signature, the payload's
- * shape and its deprecated aliases (equal to the fields they alias). Called on every delivery the receiver caught.
- * `secret` null: not known (a webhook created before the proxy stood in front): the signature's form only.
- */
-/**
  * Events: body; Endpoints note: "the interview :id equals the interview_id of the webhook payload": each payload field
  * with the value GET /v1/interviews/:id reads for it (its aliases too). The study's name is the study's, not here.
  */
@@ -43,6 +38,11 @@ export function payloadFieldsOf(rest: any): Array<[string, unknown]> {
   ];
 }
 
+/**
+ * The seed's rules that hold for every attempt, retries included: method and headers, the signature, the payload's
+ * shape and its deprecated aliases (equal to the fields they alias). Called on every delivery the receiver caught.
+ * `secret` null: not known (a webhook created before the proxy stood in front): the signature's form only.
+ */
 export function judgeAttempt(ctx: Pick<Ctx, "expect" | "contract">, secret: string | string[] | null, d: Delivery, label: string): void {
   const keys = typeof secret === "string" ? [secret] : secret;
   ctx.expect(r.headers, d.method === "POST", `${label} came as ${d.method}, not POST`);

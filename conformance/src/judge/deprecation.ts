@@ -25,9 +25,17 @@ const r = deprecationRules;
  */
 export const REMOVABLE_FROM = Date.UTC(2026, 6, 2);
 
+/** The answers that say an endpoint is gone: Not Found, or Gone. */
+const goneStatus = (status: number) => status === 404 || status === 410;
+
 /** Whether `status` to GET /v1/experiments with a valid key says the endpoint is removed, as the seed allows at `now`. */
 export function removedAnswer(status: number, now = Date.now()): boolean {
-  return now >= REMOVABLE_FROM && (status === 404 || status === 410);
+  return now >= REMOVABLE_FROM && goneStatus(status);
+}
+
+/** Whether `status` to GET /v1/experiments with a valid key is a removal before the seed's day (`now` before it). */
+export function removedEarly(status: number, now = Date.now()): boolean {
+  return now < REMOVABLE_FROM && goneStatus(status);
 }
 
 /** The endpoints that stand beside the deprecated one: none of their responses may announce an end. */
