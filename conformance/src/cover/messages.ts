@@ -3,8 +3,8 @@
  * assistant messages), every feedback value, every part type, every tool_use state, tool results erring or not; zeros
  * and empties (no tokens and no cost, a source of 0 rows and an empty query, an empty input, falsy results, empty and
  * space-padded text); and
- * each message's created_at and completed_at (a message that finished streaming after it was recorded) where the
- * target plants instants, and its chat's updated_at not before the last of them (the last message finished after
+ * each message's created_at and completed_at (a message that finished streaming after it was recorded, the first one
+ * only after every later one was recorded and finished: still listed first) where the target plants instants, and its chat's updated_at not before the last of them (the last message finished after
  * every message was recorded); every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated),
  * with sources the same;
  * a file recorded without a name (filename null), a file URL of %XX escapes, + and a fragment (never decoded), markup,
@@ -161,11 +161,15 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
   // little after it was recorded (completed_at is "when streaming finished", not when recorded), in a chat from ten
   // minutes ago; each read back to the millisecond.
   const base = Date.now() - 600_000;
-  const times = msgs.map((_, k) => ({ created_at: new Date(base + (k + 1) * 1_000).toISOString(), completed_at: new Date(base + (k + 1) * 1_000 + 300 + k).toISOString() }));
+  // The first one finished streaming only after every later one was recorded and finished (an answer streamed while
+  // the user wrote on): the list is chronological by recording, so it stays first.
+  const times = msgs.map((_, k) => ({ created_at: new Date(base + (k + 1) * 1_000).toISOString(), completed_at: new Date(base + (k + 1) * 1_000 + 300 + k + (k === 0 ? msgs.length * 1_000 : 0)).toISOString() }));
   const planted = fields ? msgs.map((m, k) => ({ ...m, ...times[k] })) : msgs;
   const chat = await ctx.states.plantChat({ title: "Every role, feedback and part", messages: planted, ...(fields ? { created_at: new Date(base).toISOString() } : {}) }, env.project);
   const { items, reply } = await readMessages(env, chat.id);
   env.expect(r["message-whole"], items.length === want.length, `a chat of ${want.length} messages lists ${items.length}`, reply);
+  const listedIds = items.map((m: any) => m?.id);
+  env.expect(r["message-whole"], listedIds.join() === chat.message_ids.slice(0, items.length).join(), `a chat's messages are not listed in the order they were recorded (oldest created_at first${fields ? "; the first finished streaming last" : ""}): listed ${JSON.stringify(listedIds.map((id: string) => chat.message_ids.indexOf(id) + 1))} of messages 1 to ${chat.message_ids.length}`, reply);
   for (const [k, w] of want.entries()) {
     const got = items[k];
     if (!got) continue;
@@ -180,6 +184,7 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
   env.reach("every part type and tool state", r["message-whole"].cites);
   if (!fields) return;
   env.reach("completed after recorded", r["message-whole"].cites);
+  if (items[0]?.id === chat.message_ids[0] && items.length === want.length) env.reach("finished after later ones were recorded, listed first", r["message-whole"].cites);
   // The last message finished streaming after every message was recorded: that is the chat's most recent update.
   const latest = Math.max(...times.flatMap((t) => [Date.parse(t.created_at), Date.parse(t.completed_at)]));
   const read = await env.req(`/v1/chats/${chat.id}`);
@@ -219,7 +224,7 @@ export const messages: Unit = {
   rules: [r["message-whole"], r["transport-truncated"], r["chat-updated"]],
   classes: (ctx) => [
     ...ROLES.map((role) => `role ${role}`),
-    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "chat updated by a message finished after it was recorded", "usage of zeros"] : []),
+    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "finished after later ones were recorded, listed first", "chat updated by a message finished after it was recorded", "usage of zeros"] : []),
     "zeros and empties",
     "a file URL of escapes, + and a fragment",
     "markup, quotes, CRLF and padding in every text",

@@ -272,6 +272,11 @@ export const VIOLATIONS: Violation[] = [
   // And a release that emits an event of its own (the webhooks check planted a chat and a study, never a release).
   { name: "a planted release emits release.created", breaks: "Events: no other event types are sent; chats, releases and studies emit none", rule: "webhooks.only-interviews", check: "webhooks",
     find: "  send(res, 201, releaseView(r, true));\n}", replace: "  const hook = project.webhook;\n  if (hook) {\n    const body = Buffer.from(JSON.stringify({ event: 'release.created', timestamp: iso(Date.now()), data: { release_id: r.id } }), 'utf8');\n    const u = new URL(hook.url);\n    const opts = { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-webhook-event': 'release.created', 'x-webhook-signature': 'sha256=' + crypto.createHmac('sha256', hook.secret).update(body).digest('hex') } };\n    if (u.protocol === 'https:' && WEBHOOK_CA_FILE) { try { opts.ca = [...tls.rootCertificates, fs.readFileSync(WEBHOOK_CA_FILE, 'utf8')]; } catch { /* not there */ } }\n    const rq = (u.protocol === 'https:' ? https : http).request(u, opts, (rs) => rs.resume());\n    rq.on('error', () => {});\n    rq.end(body);\n  }\n  send(res, 201, releaseView(r, true));\n}" },
+  // And by a twenty-seventh (20: 17 caught at first; of the three missed, one orders releases by a created_at this
+  // server derives from the merge, so no read can tell, and one misreads a tool state its README does not name): no
+  // chat was planted whose messages finished streaming in another order than they were recorded.
+  { name: "messages ordered by completion", breaks: "Endpoints: GET /v1/chats/:id/messages, chronological, oldest first", rule: "cover.message-whole",
+    find: "const visibleMessages = (c) => c.messageIds.map((id) => messages.get(id)).filter((m) => !m.hidden).sort(cmpAsc('createdAt'));", replace: "const visibleMessages = (c) => c.messageIds.map((id) => messages.get(id)).filter((m) => !m.hidden).sort((a, b) => ((a.completedAt ?? a.createdAt) - (b.completedAt ?? b.createdAt)) || (a.seq - b.seq));" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
