@@ -15,6 +15,7 @@ const int = (name: string) => (v: string) => {
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
   return n;
 };
+const delays = (v: string) => v.split(",").map((s) => int("--webhook-retry-delays-ms")(s.trim()));
 const url = (v: string) => {
   try {
     const u = new URL(v);
@@ -35,6 +36,8 @@ export async function proxyMain(args: string[]): Promise<void> {
     .option("--host <host>", "the address it listens on", "127.0.0.1")
     .addOption(new Option("--level <level>", "seed: fail only on what the service description states (contract pins become warnings); contract: both").choices(["seed", "contract"]).default("contract"))
     .option("--relay-webhooks <url>", `your webhook receiver: set the service's webhook URL to the proxy's /.proxy/webhooks and deliveries go on to this URL, judged`, url)
+    .option("--webhook-retry-delays-ms <list>", "the service's retry delays, to judge relayed retries by (the seed's: 10000,60000,300000)", delays, [10_000, 60_000, 300_000])
+    .option("--webhook-timeout-ms <n>", "the service's receiver timeout (the seed's: 10000)", int("--webhook-timeout-ms"), 10_000)
     .option("--via", "add `Via: 1.1 api-conformance-proxy` to requests and answers (otherwise nothing is added)", false)
     .option("--fail-on-client", "exit 1 when the client broke a rule too (by default only the implementation's problems fail the run)", false)
     .option("--upstream-timeout-ms <n>", "longest the target may take to answer (or stay silent inside an answer that is not an event stream) before the client gets a 502", int("--upstream-timeout-ms"), 30_000)
@@ -52,7 +55,7 @@ export async function proxyMain(args: string[]): Promise<void> {
     progressShown = false;
     process.stderr.write(`${line}\n`);
   };
-  const proxy = await startProxy({ target: o.target, port: o.port, host: o.host, level: o.level, via: o.via, relayWebhooks: o.relayWebhooks, upstreamTimeoutMs: o.upstreamTimeoutMs, print }).catch((err: NodeJS.ErrnoException) => {
+  const proxy = await startProxy({ target: o.target, port: o.port, host: o.host, level: o.level, via: o.via, relayWebhooks: o.relayWebhooks, webhookRetryDelaysMs: o.webhookRetryDelaysMs, webhookTimeoutMs: o.webhookTimeoutMs, upstreamTimeoutMs: o.upstreamTimeoutMs, print }).catch((err: NodeJS.ErrnoException) => {
     console.error(`the proxy cannot listen on ${o.host}:${o.port}: ${err.code ?? err.message}`);
     process.exit(2);
   });

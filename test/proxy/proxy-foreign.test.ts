@@ -116,6 +116,48 @@ async function throughProxy(server?: string, direct = false): Promise<{ report: 
   }
 }
 
+/** The retry schedule the copies below are configured with: short, and far enough apart that one delay is not the next. */
+const DELAYS = [1_500, 3_000, 4_500];
+
+/**
+ * The foreign server (or a changed copy) behind the proxy, a receiver that answers every delivery 500, and one
+ * interview completed: its retries relayed and judged. Waits for `attempts` deliveries, then for the window in which
+ * one more would come, and returns the report and how many arrived.
+ */
+async function retriesThroughProxy(server: string | undefined, attempts: number): Promise<{ report: Report; delivered: number }> {
+  const foreign = await startForeign({ WEBHOOK_ALLOW_HTTP: "1", SIM_PROCESSING_MS: "100", WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(",") }, server);
+  let delivered = 0;
+  const receiver: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      delivered++;
+      res.statusCode = 500;
+      res.end();
+    });
+  });
+  await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
+  const proxy = await startProxy({ target: foreign.baseUrl, level: "seed", relayWebhooks: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, webhookRetryDelaysMs: DELAYS, print: () => {} });
+  try {
+    // Its fixtures configure a webhook: replaced by one pointing at the relay, whose secret the proxy sees issued.
+    await fetch(`${proxy.url}/v1/webhooks`, { method: "DELETE", headers: H(FOREIGN.globex) });
+    const put = await fetch(`${proxy.url}/v1/webhooks`, { method: "PUT", headers: { ...H(FOREIGN.globex), "content-type": "application/json" }, body: JSON.stringify({ url: proxy.relayUrl, events: ["interview.completed"] }) });
+    expect(put.status).toBe(201);
+    const studies = ((await (await fetch(`${proxy.url}/v1/studies?limit=100`, { headers: H(FOREIGN.globex) })).json()) as { data: Array<{ id: string; accepting_responses: boolean }> }).data;
+    const testing = (path: string, body: unknown) => fetch(`${foreign.origin}/testing/${path}`, { method: "POST", headers: { "x-testing-token": "testing", "x-testing-project": FOREIGN.globex, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
+    const interview = await testing("interviews", { study_id: (studies.find((s) => s.accepting_responses) ?? studies[0]).id, reference_id: "proxy_retries" });
+    await testing(`interviews/${interview.id}:finish`, {});
+    for (let i = 0; i < 1_000 && delivered < attempts; i++) await new Promise((r) => setTimeout(r, 25));
+    // The window of one more retry after the last: the last delay, with its room for lateness.
+    await new Promise((r) => setTimeout(r, DELAYS[DELAYS.length - 1] * 1.5 + 1_500));
+    await proxy.settled();
+    return { report: await proxy.close(), delivered };
+  } finally {
+    await proxy.close();
+    receiver.close();
+    await foreign.close();
+  }
+}
+
 // One edit each of the foreign server, with the rule that must flag it from the traffic above.
 const VIOLATIONS: Violation[] = [
   { name: "draft studies listed", breaks: "Endpoints: GET /v1/studies lists active studies", rule: "windows.statuses",
@@ -219,6 +261,27 @@ describe("the proxy in front of ../shared/foreign", () => {
     expect(broken.delivered).toBeGreaterThan(0);
     expect(rulesOf(broken.report)).toEqual(["webhooks.signature"]);
   }, 60_000);
+
+  it("judges the retry schedule of relayed deliveries a receiver fails: nothing on a correct server; one retry too many, a delay of the wrong slot and none at all flagged", async () => {
+    const copy = (name: string, find: string, replace: string) => plant({ name, breaks: "Events: delivery rules 2, 3", rule: "webhooks.retries", find, replace }, mkdtempSync(join(dir, "r-")));
+    const schedule = "if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), WEBHOOK_RETRY_DELAYS_MS[n]);";
+    const [fine, fourth, shifted, never] = await Promise.all([
+      retriesThroughProxy(undefined, 4),
+      retriesThroughProxy(copy("a fourth retry", schedule, "if (n <= WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), WEBHOOK_RETRY_DELAYS_MS[n] ?? WEBHOOK_RETRY_DELAYS_MS.at(-1));"), 5),
+      retriesThroughProxy(copy("each retry after the next slot's delay", schedule, "if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), WEBHOOK_RETRY_DELAYS_MS[Math.min(n + 1, WEBHOOK_RETRY_DELAYS_MS.length - 1)]);"), 4),
+      retriesThroughProxy(copy("never retried", schedule, ""), 1),
+    ]);
+    expect(fine.delivered).toBe(4);
+    expect(failures(fine.report)).toEqual([]);
+    expect(fine.report.results[0].rules.map((r) => r.id)).toEqual(expect.arrayContaining(["webhooks.retries", "webhooks.retry-count", "webhooks.dedupe-key"]));
+    // The receiver's 500s are the client's finding, never the implementation's.
+    expect(fine.report.exitCode).toBe(0);
+    expect(fourth.delivered).toBe(5);
+    expect(rulesOf(fourth.report)).toEqual(["webhooks.retry-count"]);
+    expect(rulesOf(shifted.report)).toEqual(["webhooks.retries"]);
+    expect(never.delivered).toBe(1);
+    expect(rulesOf(never.report)).toEqual(["webhooks.retries"]);
+  }, 90_000);
 
   // Four at a time: each is a server, a proxy and a receiver waiting on one another.
   const batches = Array.from({ length: Math.ceil(VIOLATIONS.length / 4) }, (_, k) => VIOLATIONS.slice(4 * k, 4 * k + 4));

@@ -27,6 +27,9 @@ export interface ProxyOptions {
   requestCapture?: number;
   responseCapture?: number;
   caps?: Caps;
+  /** The service's retry delays and receiver timeout, when configured otherwise than the seed's (10 s, 1 min, 5 min; 10 s). */
+  webhookRetryDelaysMs?: number[];
+  webhookTimeoutMs?: number;
   /** Exchanges waiting for the judge beyond this are forwarded unjudged (and counted): memory stays bounded. */
   maxPending?: number;
   /** Bytes of bodies in flight and waiting for the judge, at most (each side): past it, bodies are not kept. */
@@ -59,7 +62,7 @@ function workerFile(): URL {
 export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const target = new URL(o.target);
   const print = o.print ?? (() => undefined);
-  const data: JudgingOptions = { target: target.href, level: o.level ?? "contract", caps: o.caps };
+  const data: JudgingOptions = { target: target.href, level: o.level ?? "contract", caps: o.caps, webhookRetryDelaysMs: o.webhookRetryDelaysMs, webhookTimeoutMs: o.webhookTimeoutMs };
   const worker = new Worker(workerFile(), { workerData: data });
   const maxPending = o.maxPending ?? 2_000;
   const memoryBudget = o.memoryBudget ?? 256 * 1_048_576;

@@ -4,6 +4,7 @@
  * judged never delays the next request the proxy forwards.
  */
 import { capacityCheck } from "../checks/capacity.ts";
+import { retriesCheck } from "../checks/retries.ts";
 import { badTimestamps, Contract, responseRules } from "../contract.ts";
 import { attemptRules, judgeAttempt, signed } from "../judge/attempts.ts";
 import { deprecationRules } from "../judge/deprecation.ts";
@@ -17,6 +18,7 @@ import { curlOfExchange, type Exchange } from "./exchange.ts";
 import { Findings } from "./findings.ts";
 import { judgeExchange, replyOf, RequestJudge, SHOWN_RULES } from "./judge.ts";
 import { DEFAULT_CAPS, Memory, type Caps } from "./memory.ts";
+import { RetryWatch, SEED_RETRY_DELAYS_MS, SEED_TIMEOUT_MS } from "./retry-watch.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
 /** Every rule the proxy can judge the implementation by (for the report's statement verdicts). */
@@ -24,6 +26,7 @@ export const PROXY_RULES: Rule[] = [
   ...Object.values(responseRules), ...Object.values(deprecationRules), ...Object.values(messageErrorRules), paginationRules.order, paginationRules["pinned-order"],
   ...Object.values(truncationRules).filter((r) => r.id !== "truncation.siblings" && r.id !== "truncation.rows-kept"), ...Object.values(attemptRules), ...Object.values(acrossRules),
   ...Object.values(SHOWN_RULES), capacityCheck.rules["interview-count"],
+  ...(["retries", "retry-count", "identical-retries", "dedupe-key"] as const).map((id) => retriesCheck.rules[id]),
 ];
 
 /** The seed's receiver limit (Events: delivery rule 1). */
@@ -33,6 +36,9 @@ export interface JudgingOptions {
   target: string;
   level: Level;
   caps?: Caps;
+  /** The service's retry delays and receiver timeout (the seed's by default), for judging relayed retries. */
+  webhookRetryDelaysMs?: number[];
+  webhookTimeoutMs?: number;
 }
 
 /** A relayed delivery: what the service sent, and how the client's receiver answered it. */
@@ -66,12 +72,14 @@ export class Judging {
   private readonly base: string;
   /** Signing secrets seen issued (PUT /v1/webhooks answered 201 with signing_secret). */
   private readonly secrets = new Set<string>();
+  private readonly retries: RetryWatch;
 
   constructor(o: JudgingOptions, print: (line: string) => void) {
     this.base = o.target.replace(/\/$/, "");
     this.findings = new Findings({ target: this.base, level: o.level, print });
     this.requests = new RequestJudge(this.contract);
     this.memory = new Memory(o.caps ?? DEFAULT_CAPS, (what) => this.findings.note(what));
+    this.retries = new RetryWatch({ delaysMs: o.webhookRetryDelaysMs ?? SEED_RETRY_DELAYS_MS, timeoutMs: o.webhookTimeoutMs ?? SEED_TIMEOUT_MS }, (what) => this.findings.note(what));
   }
 
   exchange(ex: Exchange): void {
@@ -84,6 +92,7 @@ export class Judging {
       const { faulted } = this.memory.before(ex, op, this.findings);
       judgeExchange(this.contract, this.requests, ex, reply, this.findings, faulted);
       this.memory.after(ex, op, reply.body ?? null, this.findings);
+      this.retries.exchange(ex);
       const body = reply.body as any;
       if (ex.method === "PUT" && ex.path === "/v1/webhooks" && ex.status === 201 && typeof body?.signing_secret === "string") this.secrets.add(body.signing_secret);
     } catch (err) {
@@ -106,6 +115,7 @@ export class Judging {
     const bad = badTimestamps(payload, "");
     this.findings.verdict("implementation", responseRules.timestamps, bad.length === 0, `${label}: payload ${bad.map((b) => `${b.path} is ${JSON.stringify(b.value)}`).join(", ")}, not an ISO 8601 UTC timestamp with milliseconds`, ex);
     this.memory.delivered(payload, ex, this.findings);
+    this.retries.delivery(payload, raw, r.headers, r.status, r.tookMs, ex, label, this.findings);
     judgeAttempt({ contract: this.contract, expect: (rule, ok, message) => (this.findings.verdict("implementation", rule, Boolean(ok), String(message), ex), Boolean(ok)) }, secrets.length ? secrets : null, d, label);
     if (secrets.length) this.findings.verdict("implementation", acrossRules["relay-signature"], secrets.some((s) => signed(s, d)), `${label}: signed with none of the ${secrets.length} secret(s) issued through the proxy`, ex);
     else this.findings.note(`${label}: no signing secret was issued through the proxy yet (PUT /v1/webhooks answered 201), so only its signature's form is judged`);
@@ -118,6 +128,7 @@ export class Judging {
   }
 
   report(failOnClient: boolean): Report {
+    this.retries.overdue(Date.now(), this.findings);
     return this.findings.report(failOnClient, PROXY_RULES);
   }
 }

@@ -17,7 +17,7 @@ import { LIST_ORDER, SHOWN_RULES, type Verdicts } from "./judge.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
 /** A Map that keeps at most `cap` entries, dropping the oldest (and telling `forgot` once). */
-class Capped<K, V> extends Map<K, V> {
+export class Capped<K, V> extends Map<K, V> {
   private told = false;
   constructor(private readonly cap: number, private readonly what: string, private readonly forgot: (what: string) => void) {
     super();
