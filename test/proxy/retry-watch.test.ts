@@ -77,7 +77,7 @@ describe("RetryWatch", () => {
     expect(never.failed()).toEqual([expect.stringContaining("attempt 1 was answered 500, and no retry came within")]);
   });
 
-  it("leaves alone an event sent again after a 2xx, a webhook changed after the failure, and a resend seen", () => {
+  it("leaves alone an event sent again after a 2xx, a webhook changed after the failure, a resend seen, and failures injected", () => {
     const again = setup();
     again.deliver(0, 200);
     again.deliver(100, 200);
@@ -94,5 +94,19 @@ describe("RetryWatch", () => {
     resent.watch.exchange(exchange(8, 7_000, "POST", "/_sim/webhook-deliveries/d1/resend", 202));
     resent.deliver(7_100, 500);
     expect(resent.failed()).toEqual([]);
+
+    // The sandbox's injected failures are recorded without being sent: the retries seen are not numbered as counted.
+    const injected = setup();
+    const faults = (at: number, body: unknown) => ({ ...exchange(9, at, "PUT", "/_sim/faults", 200), requestBody: Buffer.from(JSON.stringify(body)) });
+    injected.watch.exchange(faults(0, { webhook_failures: 1 }));
+    injected.deliver(10_000, 500);
+    injected.deliver(70_000, 500);
+    injected.watch.overdue(200_000, injected.findings);
+    expect(injected.failed()).toEqual([]);
+    // Cleared: judged again.
+    injected.watch.exchange(faults(200_000, { webhook_failures: 0 }));
+    injected.deliver(210_000, 500);
+    injected.deliver(210_300, 500);
+    expect(injected.failed()).toEqual([expect.stringContaining("arrived 300 ms after attempt 1")]);
   });
 });

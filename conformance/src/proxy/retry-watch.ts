@@ -6,9 +6,10 @@
  * `session_id`. A retry that never came is judged once its window has passed while the proxy still ran.
  *
  * What it leaves alone, so that no correct service is blamed: an event sent again after a 2xx (the seed delivers at
- * least once), an event whose webhook changed after the failure (its retries may be cancelled or go elsewhere), and an
- * event after a resend the proxy saw (`/_sim/webhook-deliveries/{id}/resend`, the sandbox's tooling). A resend made
- * without passing through the proxy reads as one retry too many.
+ * least once), an event whose webhook changed after the failure (its retries may be cancelled or go elsewhere), an
+ * event after a resend the proxy saw (`/_sim/webhook-deliveries/{id}/resend`, the sandbox's tooling), and every event
+ * while the sandbox's injected delivery failures are set through it. A resend or an injection made without passing
+ * through the proxy reads as a retry out of its place.
  */
 import { retriesCheck } from "../checks/retries.ts";
 import { retryWindow, timeoutSlack } from "../judge/timing.ts";
@@ -38,6 +39,16 @@ interface Attempt {
   ex: Exchange;
 }
 
+/** Whether a `PUT /_sim/faults` body sets injected delivery failures (unreadable: taken as setting them). */
+function injectsFailures(body: Buffer | null): boolean {
+  try {
+    const n = JSON.parse(body?.toString("utf8") ?? "")?.webhook_failures;
+    return typeof n === "number" && n > 0;
+  } catch {
+    return true;
+  }
+}
+
 /** How late a retry may land past its window: the proxy's own stalls and the service's, on a loaded machine. */
 const lateSlack = (delayMs: number) => Math.max(500, delayMs * 0.25);
 
@@ -45,16 +56,26 @@ export class RetryWatch {
   private readonly chains: Capped<string, Attempt[]>;
   private lastWebhookChange = -Infinity;
   private lastResend = -Infinity;
+  private injecting = false;
 
   constructor(private readonly schedule: RetrySchedule, forgot: (what: string) => void) {
     this.chains = new Capped(10_000, "webhook events awaiting their retries", forgot);
   }
 
-  /** An exchange that passed through: a webhook changed, or a delivery resent by hand. */
+  /**
+   * An exchange that passed through: a webhook changed, a delivery resent by hand, or the sandbox's injected delivery
+   * failures set or cleared (`PUT /_sim/faults` `webhook_failures`: those attempts are recorded failed without being
+   * sent, so the retries the proxy sees are not numbered as it would count them; left alone while they are set).
+   */
   exchange(ex: Exchange): void {
     if (ex.status < 200 || ex.status >= 300) return;
     if ((ex.method === "PUT" || ex.method === "DELETE") && ex.path === "/v1/webhooks") this.lastWebhookChange = ex.at;
     if (ex.method === "POST" && /^\/_sim\/webhook-deliveries\/[^/]+\/resend$/.test(ex.path)) this.lastResend = ex.at;
+    if ((ex.method === "PUT" || ex.method === "DELETE") && ex.path === "/_sim/faults") {
+      const injecting = ex.method === "PUT" && injectsFailures(ex.requestBody);
+      if (injecting || this.injecting) this.lastWebhookChange = ex.at;
+      this.injecting = injecting;
+    }
   }
 
   /** Whether the service counts the attempt failed: no 2xx within its receiver timeout. */
@@ -85,7 +106,7 @@ export class RetryWatch {
     const chain = this.chains.get(key);
     const prev = chain?.[chain.length - 1];
     // A first attempt, or one after a 2xx, a webhook change or a resend: a chain of its own.
-    if (!chain || !prev || !this.failed(prev) || this.lastWebhookChange >= prev.at || this.lastResend >= prev.at) {
+    if (!chain || !prev || this.injecting || !this.failed(prev) || this.lastWebhookChange >= prev.at || this.lastResend >= prev.at) {
       this.chains.set(key, [attempt]);
       return;
     }
@@ -111,7 +132,7 @@ export class RetryWatch {
     for (const [key, chain] of this.chains) {
       const prev = chain[chain.length - 1];
       const n = chain.length;
-      if (n > this.schedule.delaysMs.length + 1 || !this.failed(prev) || this.lastWebhookChange >= prev.at || this.lastResend >= prev.at) continue;
+      if (this.injecting || n > this.schedule.delaysMs.length + 1 || !this.failed(prev) || this.lastWebhookChange >= prev.at || this.lastResend >= prev.at) continue;
       if (n === this.schedule.delaysMs.length + 1) {
         // Every retry came and failed: the event is dropped, which a while as long as the last delay's window shows.
         const [, late] = this.window(prev, n - 1);
