@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startProxy } from "../../conformance/src/proxy/index.ts";
+import { startProxy, type RunningProxy } from "../../conformance/src/proxy/index.ts";
 import type { Report } from "../../conformance/src/run.ts";
 import { createApiClient, paginate, retryingFetch } from "../../sdk/src/index.ts";
 import { ALLOWED, plantAll } from "../conformance/foreign/allowed.ts";
@@ -89,24 +89,25 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
 }
 
 /**
- * Runs the foreign server (or a changed copy) behind the proxy at --level seed with the traffic above; the report.
- * `direct`: the webhook is set on the server itself, not through the proxy, so the proxy never sees its secret.
+ * The foreign server (or a changed copy, `server`) behind the proxy at --level seed, with retries after `delays`, and
+ * a receiver that answers every delivery `status`, relayed through the proxy; `run` drives traffic, then the proxy's
+ * report and how many deliveries arrived. Everything started is stopped, whatever `run` does.
  */
-async function throughProxy(server?: string, direct = false): Promise<{ report: Report; delivered: number }> {
-  const foreign = await startForeign({ WEBHOOK_ALLOW_HTTP: "1", SIM_PROCESSING_MS: "100", WEBHOOK_RETRY_DELAYS_MS: "200,400,600" }, server);
+async function behindProxy(server: string | undefined, o: { delays: number[]; status: number; judgeDelays?: number[] }, run: (proxy: RunningProxy, origin: string, baseUrl: string, delivered: () => number) => Promise<void>): Promise<{ report: Report; delivered: number }> {
+  const foreign = await startForeign({ WEBHOOK_ALLOW_HTTP: "1", SIM_PROCESSING_MS: "100", WEBHOOK_RETRY_DELAYS_MS: o.delays.join(",") }, server);
   let delivered = 0;
   const receiver: Server = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
       delivered++;
-      res.statusCode = 204;
+      res.statusCode = o.status;
       res.end();
     });
   });
   await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
-  const proxy = await startProxy({ target: foreign.baseUrl, level: "seed", relayWebhooks: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, print: () => {} });
+  const proxy = await startProxy({ target: foreign.baseUrl, level: "seed", relayWebhooks: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, webhookRetryDelaysMs: o.judgeDelays, print: () => {} });
   try {
-    await drive(proxy.url, foreign.origin, proxy.relayUrl!, () => delivered, direct ? foreign.baseUrl : proxy.url);
+    await run(proxy, foreign.origin, foreign.baseUrl, () => delivered);
     await proxy.settled();
     return { report: await proxy.close(), delivered };
   } finally {
@@ -115,48 +116,35 @@ async function throughProxy(server?: string, direct = false): Promise<{ report: 
     await foreign.close();
   }
 }
+
+/**
+ * Runs the foreign server (or a changed copy) behind the proxy at --level seed with the traffic above; the report.
+ * `direct`: the webhook is set on the server itself, not through the proxy, so the proxy never sees its secret.
+ */
+const throughProxy = (server?: string, direct = false) =>
+  behindProxy(server, { delays: [200, 400, 600], status: 204 }, (proxy, origin, baseUrl, delivered) => drive(proxy.url, origin, proxy.relayUrl!, delivered, direct ? baseUrl : proxy.url));
 
 /** The retry schedule the copies below are configured with: short, and far enough apart that one delay is not the next. */
 const DELAYS = [1_500, 3_000, 4_500];
 
 /**
- * The foreign server (or a changed copy) behind the proxy, a receiver that answers every delivery 500, and one
- * interview completed: its retries relayed and judged. Waits for `attempts` deliveries, then for the window in which
- * one more would come, and returns the report and how many arrived.
+ * A receiver that answers every delivery 500, and one interview completed: its retries relayed and judged by DELAYS.
+ * Waits for `attempts` deliveries, then for the window in which one more would come.
  */
-async function retriesThroughProxy(server: string | undefined, attempts: number): Promise<{ report: Report; delivered: number }> {
-  const foreign = await startForeign({ WEBHOOK_ALLOW_HTTP: "1", SIM_PROCESSING_MS: "100", WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(",") }, server);
-  let delivered = 0;
-  const receiver: Server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      delivered++;
-      res.statusCode = 500;
-      res.end();
-    });
-  });
-  await new Promise<void>((ok) => receiver.listen(0, "127.0.0.1", ok));
-  const proxy = await startProxy({ target: foreign.baseUrl, level: "seed", relayWebhooks: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, webhookRetryDelaysMs: DELAYS, print: () => {} });
-  try {
+const retriesThroughProxy = (server: string | undefined, attempts: number) =>
+  behindProxy(server, { delays: DELAYS, status: 500, judgeDelays: DELAYS }, async (proxy, origin, _baseUrl, delivered) => {
     // Its fixtures configure a webhook: replaced by one pointing at the relay, whose secret the proxy sees issued.
     await fetch(`${proxy.url}/v1/webhooks`, { method: "DELETE", headers: H(FOREIGN.globex) });
     const put = await fetch(`${proxy.url}/v1/webhooks`, { method: "PUT", headers: { ...H(FOREIGN.globex), "content-type": "application/json" }, body: JSON.stringify({ url: proxy.relayUrl, events: ["interview.completed"] }) });
     expect(put.status).toBe(201);
     const studies = ((await (await fetch(`${proxy.url}/v1/studies?limit=100`, { headers: H(FOREIGN.globex) })).json()) as { data: Array<{ id: string; accepting_responses: boolean }> }).data;
-    const testing = (path: string, body: unknown) => fetch(`${foreign.origin}/testing/${path}`, { method: "POST", headers: { "x-testing-token": "testing", "x-testing-project": FOREIGN.globex, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
+    const testing = (path: string, body: unknown) => fetch(`${origin}/testing/${path}`, { method: "POST", headers: { "x-testing-token": "testing", "x-testing-project": FOREIGN.globex, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
     const interview = await testing("interviews", { study_id: (studies.find((s) => s.accepting_responses) ?? studies[0]).id, reference_id: "proxy_retries" });
     await testing(`interviews/${interview.id}:finish`, {});
-    for (let i = 0; i < 1_000 && delivered < attempts; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 1_000 && delivered() < attempts; i++) await new Promise((r) => setTimeout(r, 25));
     // The window of one more retry after the last: the last delay, with its room for lateness.
     await new Promise((r) => setTimeout(r, DELAYS[DELAYS.length - 1] * 1.5 + 1_500));
-    await proxy.settled();
-    return { report: await proxy.close(), delivered };
-  } finally {
-    await proxy.close();
-    receiver.close();
-    await foreign.close();
-  }
-}
+  });
 
 // One edit each of the foreign server, with the rule that must flag it from the traffic above.
 const VIOLATIONS: Violation[] = [
