@@ -112,7 +112,9 @@ export class Forwarder {
     if (this.o.intercept?.(req, res)) return;
     const started = performance.now();
     const seq = ++this.seq;
-    const at = Date.now();
+    // To the fraction of a millisecond, on the clock durationMs is measured on: "sent after that was answered" must not
+    // depend on two requests falling in one millisecond (answeredAt = at + durationMs).
+    const at = performance.timeOrigin + started;
     const url = req.url ?? "/";
     const headers: OutgoingHttpHeaders = {};
     const requestHeaders: Record<string, string> = {};

@@ -38,7 +38,8 @@ export class Relay {
 
   private async deliver(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
     const seq = ++this.seq;
-    const at = Date.now();
+    // On the clock the exchanges' `at` is (forward.ts): a delivery and a read are ordered to the fraction of a millisecond.
+    const at = performance.timeOrigin + performance.now();
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !["host", "connection", "content-length", "transfer-encoding", "keep-alive"].includes(k)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
     const started = performance.now();

@@ -114,7 +114,7 @@ export class RetryWatch {
     const first = chain[0];
     const what = `${label}: interview ${key}'s attempt ${n + 1}`;
     const answered = prev.status === null ? "not answered" : `answered ${prev.status} after ${Math.round(prev.tookMs ?? 0)} ms`;
-    const gap = attempt.at - prev.at;
+    const gap = Math.round(attempt.at - prev.at);
     if (n > this.schedule.delaysMs.length) {
       findings.verdict("implementation", r["retry-count"], false, `${what} arrived ${gap} ms after attempt ${n} (${answered}): after ${this.schedule.delaysMs.length} retries the event is dropped`, ex, [prev.ex]);
     } else {
