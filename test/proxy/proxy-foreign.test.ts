@@ -2,7 +2,7 @@
 // bodies, its own experiments report and participant shapes, studies and interviews oldest first): driven by the
 // typed client, it finds nothing at --level seed; with one seed violation planted in a copy, it flags it with the rule
 // named. The violations are the kinds two hidden sets written for the proxy (40 and 22, 2026-12-03) found it missing.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -13,7 +13,7 @@ import type { Report } from "../../conformance/src/run.ts";
 import { createApiClient, paginate, retryingFetch } from "../../sdk/src/index.ts";
 import { ALLOWED, plantAll } from "../conformance/foreign/allowed.ts";
 import { plant, type Violation } from "../conformance/foreign/violations.ts";
-import { FOREIGN, startForeign } from "../support/foreign.ts";
+import { FOREIGN, FOREIGN_SERVER, startForeign } from "../support/foreign.ts";
 
 const failures = (report: Report) => report.results.find((r) => r.name === "implementation")!.failures.map((f) => `${f.rule}: ${f.message}`);
 const rulesOf = (report: Report) => [...new Set(report.results.find((r) => r.name === "implementation")!.failures.map((f) => f.rule))];
@@ -55,6 +55,8 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
     for (const q of ["interviews?status=completed", "interviews?status=started", "interviews?quality_score=insightful", "releases?status=dismissed"]) await politeFetch(`${proxyUrl}/v1/${q}`, { headers: H(key) });
     await politeFetch(`${proxyUrl}/v1/interviews/00000000-0000-4000-8000-000000000000`, { headers: H(key) });
     await client.GET("/v1/experiments");
+    // The deprecated endpoint without a key: 401, announced as every answer of it is (or, removed, owed nothing).
+    await politeFetch(`${proxyUrl}/v1/experiments`);
     // (A page refused here is the implementation's finding; the client goes on without it.)
     const chat = ((await (await politeFetch(`${proxyUrl}/v1/chats?limit=1`, { headers: H(key) })).json()) as { data?: Array<{ id: string }> }).data?.[0]?.id;
     if (chat) for (const q of ["limit=0", "limit=101", "starting_after=abc", "starting_after=00000000-0000-4000-8000-000000000000"]) await politeFetch(`${proxyUrl}/v1/chats/${chat}/messages?${q}`, { headers: H(key) });
@@ -216,6 +218,8 @@ const VIOLATIONS: Violation[] = [
     find: "if (!/^\\d{1,12}$/.test(raw)) return { error: 'limit must be a whole number from 1 to 100' };", replace: "if (!/^\\d{1,12}$/.test(raw)) return { value: 20 };" },
   { name: "a webhook without events taken", breaks: "Endpoints: PUT /v1/webhooks, events required", rule: "webhooks.required-fields",
     find: "if (b.events === undefined) problems.push('events is required');", replace: "if (b.events === undefined) b.events = ['interview.completed'];" },
+  { name: "the deprecated endpoint's 401 without its headers", breaks: "Versioning 3: all its responses carry Deprecation and Sunset headers", rule: "deprecated.headers",
+    find: "if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);", replace: "if (!project) return fail(res, 401, 'API key missing or not recognised', {}, {});" },
   { name: "a page of limit=1 refused", breaks: "Endpoints: limit min 1, max 100", rule: "pagination.walk-ends",
     find: "if (n < 1 || n > 100) return { error:", replace: "if (n < 2 || n > 100) return { error:" },
 ];
@@ -239,6 +243,24 @@ describe("the proxy in front of ../shared/foreign", () => {
     expect(failures(report)).toEqual([]);
     expect(report.exitCode).toBe(0);
   }, 180_000);
+
+  it("in front of a copy that removed GET /v1/experiments (410, announcing nothing), as the seed allows past July 1, 2026, finds nothing", async () => {
+    // The route answers 410, and its answers (the 401 included) announce nothing any more.
+    const edits = [
+      ["{ re: /^\\/v1\\/experiments$/, GET: getExperiments },", "{ re: /^\\/v1\\/experiments$/, GET: (req, res) => fail(res, 410, 'GET /v1/experiments was removed on July 1, 2026: use GET /v1/studies') },"],
+      ["  if (path === '/v1/experiments') ctx.headers = { deprecation: DEPRECATED_SINCE, sunset: SUNSET };\n", ""],
+    ];
+    let source = readFileSync(FOREIGN_SERVER, "utf8");
+    for (const [find, replace] of edits) {
+      expect(source.split(find).length).toBe(2);
+      source = source.split(find).join(replace);
+    }
+    const file = join(mkdtempSync(join(dir, "removed-")), "server.mjs");
+    writeFileSync(file, source);
+    const { report } = await throughProxy(file);
+    expect(failures(report)).toEqual([]);
+    expect(report.exitCode).toBe(0);
+  }, 60_000);
 
   it("judges the signature's form of a delivery whose secret it never saw issued", async () => {
     const upper = VIOLATIONS.find((v) => v.name === "deliveries signed in upper-case hex")!;

@@ -72,6 +72,12 @@ export interface Verdicts {
   verdict(party: Party, rule: Rule, ok: boolean, message: string, ex: Exchange, others?: Exchange[]): void;
 }
 
+/** What judges the exchanges whose verdicts wait on what later traffic shows (removal-watch.ts). */
+export interface Deferred {
+  handles(ex: Exchange): boolean;
+  judge(ex: Exchange, out: Verdicts): void;
+}
+
 
 /** The order each list is kept in: the seed's for releases, chats and messages; our contract's for the rest. */
 export const LIST_ORDER: Record<string, { key: string; desc: boolean; seedOrder: boolean }> = {
@@ -180,7 +186,7 @@ export function replyOf(ex: Exchange, curl: string): Reply {
  * Everything one exchange shows. `faulted`: the client asked the target for injected faults (PUT /_sim/faults) for
  * this key, so the target's answers are not its own: not judged.
  */
-export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Exchange, reply: Reply, out: Verdicts, faulted: boolean): void {
+export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Exchange, reply: Reply, out: Verdicts, faulted: boolean, removal?: Deferred): void {
   const op = contract.match(ex.method, ex.path);
   const sentInvalid = op && !op.tooling ? judgeRequest(contract, requests, op, ex, out) : [];
   if (ex.upstreamError) {
@@ -201,11 +207,14 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
       out.verdict("implementation", rule, mine.length === 0, mine.map((p) => p.message).join("; "), ex);
     }
   }
-  for (const [rule, ok, message] of deprecationVerdicts(ex.method, ex.url, ex.status, ex.responseHeaders)) out.verdict("implementation", rule, ok, message, ex);
+  // GET /v1/experiments past the seed's day may be served or removed: its headers and keyless answers wait for which.
+  const watched = removal?.handles(ex) ?? false;
+  if (watched) removal!.judge(ex, out);
+  else for (const [rule, ok, message] of deprecationVerdicts(ex.method, ex.url, ex.status, ex.responseHeaders)) out.verdict("implementation", rule, ok, message, ex);
   if (!op || op.tooling) return;
   // Authentication 4: no key, or one that cannot be a project key, is 401 whatever else is wrong.
   if (op.auth === "project" && !op.path.startsWith("/_sim") && (ex.key === null || !ex.key.startsWith("svc_live_"))) {
-    out.verdict("implementation", acrossRules["auth-first"], ex.status === 401, `${ex.method} ${ex.url} with ${ex.key === null ? "no key" : "a key without the svc_live_ prefix"} answered ${ex.status}, not 401`, ex);
+    if (!watched) out.verdict("implementation", acrossRules["auth-first"], ex.status === 401, `${ex.method} ${ex.url} with ${ex.key === null ? "no key" : "a key without the svc_live_ prefix"} answered ${ex.status}, not 401`, ex);
     return;
   }
   if (ex.status === 401 || ex.responseBody === null || head) return;

@@ -18,6 +18,7 @@ import { curlOfExchange, type Exchange } from "./exchange.ts";
 import { Findings } from "./findings.ts";
 import { judgeExchange, replyOf, RequestJudge, SHOWN_RULES } from "./judge.ts";
 import { DEFAULT_CAPS, Memory, type Caps } from "./memory.ts";
+import { RemovalWatch } from "./removal-watch.ts";
 import { RetryWatch, SEED_RETRY_DELAYS_MS, SEED_TIMEOUT_MS } from "./retry-watch.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
@@ -73,6 +74,7 @@ export class Judging {
   /** Signing secrets seen issued (PUT /v1/webhooks answered 201 with signing_secret). */
   private readonly secrets = new Set<string>();
   private readonly retries: RetryWatch;
+  private readonly removal = new RemovalWatch();
 
   constructor(o: JudgingOptions, print: (line: string) => void) {
     this.base = o.target.replace(/\/$/, "");
@@ -90,7 +92,7 @@ export class Judging {
       ex.operationId = op?.operationId;
       if (ex.responseBody === null && ex.unjudged) this.findings.unjudged++;
       const { faulted } = this.memory.before(ex, op, this.findings);
-      judgeExchange(this.contract, this.requests, ex, reply, this.findings, faulted);
+      judgeExchange(this.contract, this.requests, ex, reply, this.findings, faulted, this.removal);
       this.memory.after(ex, op, reply.body ?? null, this.findings);
       this.retries.exchange(ex);
       const body = reply.body as any;
@@ -129,6 +131,7 @@ export class Judging {
 
   report(failOnClient: boolean): Report {
     this.retries.overdue(Date.now(), this.findings);
+    this.removal.report(this.findings);
     return this.findings.report(failOnClient, PROXY_RULES);
   }
 }
