@@ -7,6 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { startProxy } from "./src/proxy/index.ts";
+import { SEED_RETRY_DELAYS_MS, SEED_TIMEOUT_MS } from "./src/judge/timing.ts";
 import { human } from "./src/report.ts";
 import { FORMATS, takeReports } from "./src/report-files.ts";
 
@@ -36,8 +37,8 @@ export async function proxyMain(args: string[]): Promise<void> {
     .option("--host <host>", "the address it listens on", "127.0.0.1")
     .addOption(new Option("--level <level>", "seed: fail only on what the service description states (contract pins become warnings); contract: both").choices(["seed", "contract"]).default("contract"))
     .option("--relay-webhooks <url>", `your webhook receiver: set the service's webhook URL to the proxy's /.proxy/webhooks and deliveries go on to this URL, judged`, url)
-    .option("--webhook-retry-delays-ms <list>", "the service's retry delays, to judge relayed retries by (the seed's: 10000,60000,300000)", delays, [10_000, 60_000, 300_000])
-    .option("--webhook-timeout-ms <n>", "the service's receiver timeout (the seed's: 10000)", int("--webhook-timeout-ms"), 10_000)
+    .option("--webhook-retry-delays-ms <list>", "the service's retry delays, to judge relayed retries by (the seed's: 10000,60000,300000)", delays, SEED_RETRY_DELAYS_MS)
+    .option("--webhook-timeout-ms <n>", "the service's receiver timeout (the seed's: 10000)", int("--webhook-timeout-ms"), SEED_TIMEOUT_MS)
     .option("--via", "add `Via: 1.1 api-conformance-proxy` to requests and answers (otherwise nothing is added)", false)
     .option("--fail-on-client", "exit 1 when the client broke a rule too (by default only the implementation's problems fail the run)", false)
     .option("--upstream-timeout-ms <n>", "longest the target may take to answer (or stay silent inside an answer that is not an event stream) before the client gets a 502", int("--upstream-timeout-ms"), 30_000)

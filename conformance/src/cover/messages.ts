@@ -4,8 +4,9 @@
  * and empties (no tokens and no cost, a source of 0 rows and an empty query, an empty input, falsy results, empty and
  * space-padded text); and
  * each message's created_at and completed_at (a message that finished streaming after it was recorded, the first one
- * only after every later one was recorded and finished: still listed first) where the target plants instants, and its chat's updated_at not before the last of them (the last message finished after
- * every message was recorded); every raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated),
+ * only after every later one was recorded and finished: still listed first) where the target plants instants, and its
+ * chat's updated_at not before the last of them (the last message finished after every message was recorded); every
+ * raw tool transport and transient state at 32768 bytes (kept) and 32769 (truncated),
  * with sources the same;
  * a file recorded without a name (filename null), a file URL of %XX escapes, + and a fragment (never decoded), markup,
  * quotes, a CRLF and padding in every text of a message (never escaped, folded or trimmed), and

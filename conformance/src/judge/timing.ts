@@ -1,5 +1,9 @@
 /** Waiting and the windows within which an attempt may land: shared by the checks and the model. */
 
+/** The seed's retry schedule and receiver timeout (Limits), the defaults wherever a service's own are not given. */
+export const SEED_RETRY_DELAYS_MS = [10_000, 60_000, 300_000];
+export const SEED_TIMEOUT_MS = 10_000;
+
 export const sleep = (ms: number) => new Promise<void>((res) => setTimeout(res, ms));
 
 /** How far a retry may land from its configured delay: early by max(100 ms, 10%), late by max(250 ms, 20%). */

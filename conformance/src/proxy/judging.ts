@@ -10,6 +10,7 @@ import { attemptRules, judgeAttempt, signed } from "../judge/attempts.ts";
 import { deprecationRules } from "../judge/deprecation.ts";
 import { messageErrorRules } from "../judge/messages-errors.ts";
 import { paginationRules } from "../judge/pages.ts";
+import { SEED_RETRY_DELAYS_MS, SEED_TIMEOUT_MS } from "../judge/timing.ts";
 import { truncationRules } from "../judge/truncation.ts";
 import type { Delivery } from "../receiver.ts";
 import type { Level, Rule } from "../rules.ts";
@@ -19,7 +20,7 @@ import { Findings } from "./findings.ts";
 import { judgeExchange, replyOf, RequestJudge, SHOWN_RULES } from "./judge.ts";
 import { DEFAULT_CAPS, Memory, type Caps } from "./memory.ts";
 import { RemovalWatch } from "./removal-watch.ts";
-import { RetryWatch, SEED_RETRY_DELAYS_MS, SEED_TIMEOUT_MS } from "./retry-watch.ts";
+import { RetryWatch } from "./retry-watch.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
 /** Every rule the proxy can judge the implementation by (for the report's statement verdicts). */
@@ -31,7 +32,7 @@ export const PROXY_RULES: Rule[] = [
 ];
 
 /** The seed's receiver limit (Events: delivery rule 1). */
-export const RECEIVER_LIMIT_MS = 10_000;
+export const RECEIVER_LIMIT_MS = SEED_TIMEOUT_MS;
 
 export interface JudgingOptions {
   target: string;

@@ -19,9 +19,6 @@ import { Capped } from "./memory.ts";
 
 const r = retriesCheck.rules;
 
-/** The seed's schedule and receiver timeout (Limits), unless the service is configured otherwise. */
-export const SEED_RETRY_DELAYS_MS = [10_000, 60_000, 300_000];
-export const SEED_TIMEOUT_MS = 10_000;
 
 export interface RetrySchedule {
   delaysMs: number[];
@@ -83,6 +80,11 @@ export class RetryWatch {
     return a.status === null || a.status < 200 || a.status >= 300 || (a.tookMs ?? Infinity) > this.schedule.timeoutMs;
   }
 
+  /** Whether a retry of `a` is the service's to send and the proxy's to judge: failed, and nothing since that excuses it. */
+  private retryOwed(a: Attempt): boolean {
+    return !this.injecting && this.failed(a) && this.lastWebhookChange < a.at && this.lastResend < a.at;
+  }
+
   /** Until when after its arrival the service had the attempt's answer (a timeout: when it stopped waiting). */
   private answeredAfter(a: Attempt): number {
     return Math.min(a.tookMs ?? Infinity, this.schedule.timeoutMs);
@@ -105,8 +107,8 @@ export class RetryWatch {
     const attempt: Attempt = { at: ex.at, tookMs: status === null ? null : tookMs, status, raw, signature: String(headers["x-webhook-signature"]), sessionId: payload?.data?.session_id, ex };
     const chain = this.chains.get(key);
     const prev = chain?.[chain.length - 1];
-    // A first attempt, or one after a 2xx, a webhook change or a resend: a chain of its own.
-    if (!chain || !prev || this.injecting || !this.failed(prev) || this.lastWebhookChange >= prev.at || this.lastResend >= prev.at) {
+    // A first attempt, or one after a 2xx, a webhook change, a resend or while failures are injected: a chain of its own.
+    if (!chain || !prev || !this.retryOwed(prev)) {
       this.chains.set(key, [attempt]);
       return;
     }
@@ -132,7 +134,7 @@ export class RetryWatch {
     for (const [key, chain] of this.chains) {
       const prev = chain[chain.length - 1];
       const n = chain.length;
-      if (this.injecting || n > this.schedule.delaysMs.length + 1 || !this.failed(prev) || this.lastWebhookChange >= prev.at || this.lastResend >= prev.at) continue;
+      if (n > this.schedule.delaysMs.length + 1 || !this.retryOwed(prev)) continue;
       if (n === this.schedule.delaysMs.length + 1) {
         // Every retry came and failed: the event is dropped, which a while as long as the last delay's window shows.
         const [, late] = this.window(prev, n - 1);
