@@ -9,7 +9,7 @@
 import type { Check, ClassOutcome, Ctx } from "../check.ts";
 import { Lacking } from "../outcomes.ts";
 import { Http, type Reply } from "../http.ts";
-import { TIMEOUT } from "../model/interview-steps.ts";
+import { LATE_2XX, lateAnswerMs, TIMEOUT } from "../model/interview-steps.ts";
 import type { Receiver } from "../receiver.ts";
 import { describeCapability } from "../states/capabilities.ts";
 import type { ProjectRef } from "../states/types.ts";
@@ -116,8 +116,16 @@ export const coverCheck: Check = {
     const receiver = registered?.receiver ?? null;
     if (registered) await ctx.http.req("/v1/webhooks", { method: "DELETE" });
     if (receiver) {
-      receiver.policy = (id, attempt) => (id ? answers.get(id)?.[attempt - 1] || 200 : 200);
-      receiver.delay = (id, attempt) => (id && answers.get(id)?.[attempt - 1] === TIMEOUT ? (ctx.options.webhookTimeoutMs ?? 10_000) + 500 : 0);
+      const timeoutMs = ctx.options.webhookTimeoutMs ?? 10_000;
+      const answer = (id: string | null, attempt: number) => (id ? answers.get(id)?.[attempt - 1] : undefined);
+      receiver.policy = (id, attempt) => {
+        const a = answer(id, attempt);
+        return a === undefined || a === TIMEOUT || a === LATE_2XX ? 200 : a;
+      };
+      receiver.delay = (id, attempt) => {
+        const a = answer(id, attempt);
+        return a === TIMEOUT ? timeoutMs + 500 : a === LATE_2XX ? lateAnswerMs(timeoutMs) : 0;
+      };
     }
     const separate = ctx.states.has("create-project");
     const runnable = units.filter((u) => receiver || !u.receives);

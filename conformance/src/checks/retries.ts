@@ -9,6 +9,7 @@ import type { Check, Ctx } from "../check.ts";
 import type { Receiver } from "../receiver.ts";
 import { contract, rules, seed } from "../rules.ts";
 import { retryWindow, sleep, stallWords } from "../judge/timing.ts";
+import { lateAnswerMs } from "../model/interview-steps.ts";
 import { acceptingStudy, firstDeliveryMs, judgeAll, register, trigger } from "./webhooks.ts";
 
 // Ids stay under `webhooks.`: these are the webhook rules that take time to observe.
@@ -35,7 +36,7 @@ async function slowReceiver(ctx: Ctx, rx: Receiver, studyId: string): Promise<vo
   const timeout = ctx.options.webhookTimeoutMs ?? 10_000;
   const delays = ctx.options.webhookRetryDelaysMs;
   if (!ctx.options.slowReceiver) {
-    ctx.note(`the receiver timeout (${timeout} ms) was not observed: --slow-receiver observes it (about ${Math.round((timeout + (delays[0] ?? 0) + 3000) / 1000)} s more)`);
+    ctx.note(`the receiver timeout (${timeout} ms) was not observed 1.5 s either side: --slow-receiver observes that (about ${Math.round((timeout + (delays[0] ?? 0) + 3000) / 1000)} s more); the covering phase holds a 200 sent ${lateAnswerMs(timeout)} ms late as a delivery and no answer as a timeout in every run`);
     return;
   }
   if (!delays.length) return ctx.untested("the receiver timeout", "no retry is configured (--webhook-retry-delays-ms), so a timed-out attempt cannot be told from a delivered one");

@@ -4,7 +4,7 @@
  * implementation accepts (its states module's launchRequest, else the trigger config's for the study) is eligible
  * while the study accepts responses; the same launch, and the one the trigger config then offers, are declined
  * (not_eligible) once one interview reached the cap; sent with another project's public key (the run's), it is never
- * eligible. Where the target can set a study's status, a second study's offered launch is eligible, declined once the
+ * eligible, nor is the study's own link opened as an invite (where its link has an invite link's form). Where the target can set a study's status, a second study's offered launch is eligible, declined once the
  * study is paused, and eligible again once it is active again.
  */
 import { launchBodies, triggerRules } from "../judge/participant.ts";
@@ -47,7 +47,7 @@ async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
 
 export const launches: Unit = {
   name: "launches",
-  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key, declined (not_eligible) once it reached its cap, the same request and the trigger config's; a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
+  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key (the launch, and the study's link opened as an invite), declined (not_eligible) once it reached its cap, the same request and the trigger config's; a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
   needs: ["plant-study", "plant-interview"],
   rules: [r["launch-declined"], r["launch-mode"], r["launch-scoped"]],
   classes: (ctx) => ["launch below the cap", ...(ctx.options.publicKey ? ["launch with another project's public key"] : []), "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
@@ -80,6 +80,7 @@ export const launches: Unit = {
     if (stranger) {
       const reply = await launch(env, body, stranger);
       env.expect(r["launch-scoped"], !(reply.status >= 200 && reply.status < 300 && ELIGIBLE.includes(reply.body?.mode)), `a launch of a study of one project, decided ${below.body?.mode} with that project's public key (${JSON.stringify(body).slice(0, 160)}), was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} with another project's public key: it may launch only its own project's interviews`, reply);
+      await inviteScoped(env, study, stranger);
       env.reach("launch with another project's public key", r["launch-scoped"].cites);
     }
     await ctx.states.plantInterview({ study_id: study }, env.project);
@@ -100,6 +101,29 @@ export const launches: Unit = {
     if (ctx.states.has("study-status")) await pausedLaunch(env);
   },
 };
+
+/**
+ * The study's own link opened as an invite (the seed's handleLink: `https://{host}/i/{inviteCode}` or
+ * `/interviews/{inviteCode}`, resolved by the server), where its interview_link has that form: a code the target
+ * resolves to an eligible launch with its project's public key is never eligible with another project's. A target
+ * whose links are of another form, or that resolves none of them, shows nothing here (noted).
+ */
+async function inviteScoped(env: CoverEnv, study: string, stranger: string): Promise<void> {
+  const link = (await env.req(`/v1/studies/${study}`)).body?.interview_link;
+  let code: string | undefined;
+  try {
+    code = /^\/(?:i|interviews)\/([A-Za-z0-9_-]{4,64})\/?$/.exec(new URL(String(link)).pathname)?.[1];
+  } catch {
+    code = undefined;
+  }
+  if (!code) return void env.ctx.note(`cover launches: the study's interview_link (${JSON.stringify(link)}) is not of an invite link's form (/i/{code} or /interviews/{code}), so no invite was launched with another project's key`);
+  // Our contract's shape for an invite link opened (the seed shows no request fields).
+  const body = { referenceId: "conformance_user", inviteCode: code };
+  const own = await launch(env, body);
+  if (own.status !== 200 || !ELIGIBLE.includes(own.body?.mode)) return void env.ctx.note(`cover launches: the invite code of the study's own link (${JSON.stringify(body)}) was decided ${own.status} ${JSON.stringify(own.body?.mode)} with its project's public key, so its scope was not judged`);
+  const reply = await launch(env, body, stranger);
+  env.expect(r["launch-scoped"], !(reply.status >= 200 && reply.status < 300 && ELIGIBLE.includes(reply.body?.mode)), `the invite code of a study's interview_link (${JSON.stringify(body)}), decided ${own.body?.mode} with its project's public key, was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} with another project's public key: it may launch only its own project's interviews`, reply);
+}
 
 /**
  * A study planted to open in the browser (`launch_mode: external_browser`): the launch its trigger config offers is

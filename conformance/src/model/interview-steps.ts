@@ -78,6 +78,19 @@ export const sequenceWindow = (delayMs: number): [number, number] => [retryWindo
 /** An answer of `TIMEOUT` is no answer within the receiver timeout: the service gives up on the attempt and retries. */
 export const TIMEOUT = 0;
 
+/**
+ * An answer of `LATE_2XX` is a 200 sent late but inside the receiver timeout (`lateAnswerMs`): a delivery, never retried.
+ * A service whose own timeout is shorter than the one it is configured with retries it.
+ */
+export const LATE_2XX = -2;
+
+/**
+ * When a `LATE_2XX` answer is sent after the attempt arrived: the timeout less twice the room a service may have run its
+ * clock before it connected (timeoutSlack), 6 s of the seed's 10 s. A service that gives up at 5 s shows; one whose
+ * clock started early does not.
+ */
+export const lateAnswerMs = (timeoutMs: number) => Math.max(0, timeoutMs - 2 * timeoutSlack(timeoutMs));
+
 /** created_at never changes; completed_at is set once completed and never changes; started_at and completed_at are ordered. */
 export function judgeTimestamps(w: World, id: string, model: Model["interviews"] extends Map<string, infer I> ? I : never, i: any, reply: any): void {
   const t = (x: unknown) => (typeof x === "string" ? Date.parse(x) : NaN);
@@ -112,7 +125,7 @@ export async function inBatches<T>(items: T[], width: number, fn: (item: T) => P
 }
 
 /** How an answer reads in a failure message. */
-export const describeAnswer = (a: number) => (a === TIMEOUT ? "no answer" : a === RESET ? "the connection closed" : String(a));
+export const describeAnswer = (a: number) => (a === TIMEOUT ? "no answer" : a === RESET ? "the connection closed" : a === LATE_2XX ? "200 late, inside the timeout" : String(a));
 
 /**
  * Watches the whole delivery schedule of interview `id` whose attempts the receiver answers with `answers` (200 past
