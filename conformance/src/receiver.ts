@@ -79,6 +79,9 @@ export interface ReceiverOptions {
 /** A policy's answer that is no answer: the connection is closed (reset) as the attempt arrives. */
 export const RESET = -1;
 
+/** The path prefix a 3xx answer's Location points under: not the webhook's path. */
+export const REDIRECTED = "/redirected";
+
 
 /**
  * One certificate per folder and host for the whole process: every receiver of a run (checks run side by side, each
@@ -165,6 +168,10 @@ export class Receiver {
           delivery.answeredAt = Date.now();
           if (status === RESET) return void req.socket.destroy();
           res.statusCode = status;
+          // A redirect names where to: a sender that follows it (fetch does by default) and takes the answer there for a
+          // delivery sent the event to another URL than the webhook's, and never retried the 3xx. What arrives there is
+          // recorded on its own path, never as an attempt of the webhook's.
+          if (status >= 300 && status < 400) res.setHeader("location", new URL(`${REDIRECTED}${req.url ?? "/"}`, this.url).toString());
           res.end();
         };
         const wait = this.delay(interviewId, attempt);

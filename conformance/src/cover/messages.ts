@@ -2,7 +2,7 @@
  * Every enum value of a message, every run, each read back whole: every role with usage recorded (served only on
  * assistant messages), every feedback value, every part type, every tool_use state, tool results erring or not; zeros
  * and empties (no tokens and no cost, a source of 0 rows and an empty query, an empty input, falsy results, empty and
- * space-padded text); and
+ * space-padded text); usage recorded without a cost (still usage, its nulls kept); and
  * each message's created_at and completed_at (a message that finished streaming after it was recorded, the first one
  * only after every later one was recorded and finished: still listed first) where the target plants instants, and its
  * chat's updated_at not before the last of them (the last message finished after every message was recorded); every
@@ -74,6 +74,8 @@ function markupValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> }
 }
 
 const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cost_usd: 0 };
+/** Usage recorded in part: each field is "integer or null" (the cost "number or null"), so a usage without a cost is still one. */
+const PARTIAL_USAGE = { input_tokens: 7, output_tokens: null, cache_read_input_tokens: null, cache_creation_input_tokens: null, cost_usd: null };
 
 /** Zeros and empties, each a value the API must keep: planted and read the same. */
 function edgeValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
@@ -153,8 +155,8 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
   msgs.push({ role: "assistant", parts: edge.parts, sources: edge.sources, ...(fields ? { usage: ZERO_USAGE } : {}) });
   want.push({ role: "assistant", parts: edge.parts, sources: edge.sources, feedback: null, usage: fields ? ZERO_USAGE : null, cls: ["zeros and empties", "a file URL of escapes, + and a fragment", ...(fields ? ["usage of zeros"] : [])] });
   const markup = markupValues();
-  msgs.push({ role: "assistant", parts: markup.parts, sources: markup.sources });
-  want.push({ role: "assistant", parts: markup.parts, sources: markup.sources, feedback: null, usage: null, cls: ["markup, quotes, CRLF and padding in every text"] });
+  msgs.push({ role: "assistant", parts: markup.parts, sources: markup.sources, ...(fields ? { usage: PARTIAL_USAGE } : {}) });
+  want.push({ role: "assistant", parts: markup.parts, sources: markup.sources, feedback: null, usage: fields ? PARTIAL_USAGE : null, cls: ["markup, quotes, CRLF and padding in every text", ...(fields ? ["usage without a cost"] : [])] });
   // Citations recorded as an empty list are none: sources reads null ("null when none"), never [].
   msgs.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], sources: [] });
   want.push({ role: "assistant", parts: [{ type: "text", text: "no citations" }], feedback: null, usage: null, cls: ["sources empty"] });
@@ -225,7 +227,7 @@ export const messages: Unit = {
   rules: [r["message-whole"], r["transport-truncated"], r["chat-updated"]],
   classes: (ctx) => [
     ...ROLES.map((role) => `role ${role}`),
-    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "finished after later ones were recorded, listed first", "chat updated by a message finished after it was recorded", "usage of zeros"] : []),
+    ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "finished after later ones were recorded, listed first", "chat updated by a message finished after it was recorded", "usage of zeros", "usage without a cost"] : []),
     "zeros and empties",
     "a file URL of escapes, + and a fragment",
     "markup, quotes, CRLF and padding in every text",

@@ -1,48 +1,84 @@
 /**
- * The default page, every run, on the lists a project fills past one page by planting: 21 active studies, and where
- * the target plants them 21 releases and 21 visible chats. Read without `limit`, each list holds 20 items with
- * has_more true, and the page after the 20th continues it (in a project of the unit's own: the one item left, with
- * has_more false). The interviews and messages lists are walked past a page by the counts unit.
+ * Pages, every run, on the lists a project fills by planting: 101 active studies, and where the target plants them 101
+ * releases and 101 visible chats. Read without `limit`, each list holds 20 items with has_more true, and the page after
+ * the 20th continues it. Read at `limit=100`, it holds 100 with has_more true, and the page after the 100th holds the
+ * rest (in a project of the unit's own: the one item left, with has_more false, and the two pages are the 101 planted).
+ * A list that serves fewer than `limit` while more remain (a page capped below 100 on one list) shows only past 100.
+ * The interviews and messages lists are walked past 100 by the counts unit.
  */
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
-const PAST = 21;
+const PAST = 101;
 
-async function judge(env: CoverEnv, path: string, cls: string): Promise<void> {
-  const first = await env.req(path);
-  const data: any[] = Array.isArray(first.body?.data) ? first.body.data : [];
-  env.expect(r["default-page"], first.status === 200 && data.length === 20 && first.body?.has_more === true, `GET ${path} without limit, past ${PAST} items planted, answered ${first.status} with ${data.length} items and has_more ${JSON.stringify(first.body?.has_more)}, not 20 and true`, first);
+/** Plants `PAST` items, ten at a time; their ids. */
+async function plantAll(plant: (k: number) => Promise<{ id: string }>): Promise<string[]> {
+  const ids: string[] = [];
+  for (let k = 0; k < PAST; k += 10) ids.push(...(await Promise.all(Array.from({ length: Math.min(10, PAST - k) }, (_, j) => plant(k + j)))).map((x) => x.id));
+  return ids;
+}
+
+const itemsOf = (body: any): any[] => (Array.isArray(body?.data) ? body.data : []);
+
+/** The page after `data`'s last item, at `limit` (none: the default); and the ids it repeats from `data`. */
+async function after(env: CoverEnv, path: string, data: any[], limit?: number) {
   const last = data[data.length - 1]?.id;
-  if (typeof last === "string") {
-    const next = await env.req(`${path}?starting_after=${encodeURIComponent(last)}`);
-    const more: any[] = Array.isArray(next.body?.data) ? next.body.data : [];
-    const repeated = more.filter((x) => data.some((d) => d.id === x?.id)).map((x) => x.id);
-    const whole = env.own ? more.length === PAST - 20 && next.body?.has_more === false : more.length >= 1;
-    env.expect(r["default-page"], next.status === 200 && whole && repeated.length === 0, `the page of GET ${path} after its 20th item answered ${next.status} with ${more.length} items (has_more ${JSON.stringify(next.body?.has_more)}${repeated.length ? `, repeating ${repeated.join(", ")}` : ""}), not ${env.own ? `the ${PAST - 20} left and has_more false` : "the rest"}`, next);
+  if (typeof last !== "string") return null;
+  const next = await env.req(`${path}?${limit ? `limit=${limit}&` : ""}starting_after=${encodeURIComponent(last)}`);
+  const more = itemsOf(next.body);
+  return { next, more, repeated: more.filter((x) => data.some((d) => d.id === x?.id)).map((x) => x.id) };
+}
+
+async function judge(env: CoverEnv, path: string, planted: string[], what: string): Promise<void> {
+  const first = await env.req(path);
+  const data = itemsOf(first.body);
+  env.expect(r["default-page"], first.status === 200 && data.length === 20 && first.body?.has_more === true, `GET ${path} without limit, past ${PAST} items planted, answered ${first.status} with ${data.length} items and has_more ${JSON.stringify(first.body?.has_more)}, not 20 and true`, first);
+  const second = await after(env, path, data);
+  if (second) {
+    const { next, more, repeated } = second;
+    env.expect(r["default-page"], next.status === 200 && more.length === 20 && next.body?.has_more === true && repeated.length === 0, `the page of GET ${path} after its 20th item answered ${next.status} with ${more.length} items (has_more ${JSON.stringify(next.body?.has_more)}${repeated.length ? `, repeating ${repeated.join(", ")}` : ""}), not the next 20 and has_more true`, next);
   }
-  env.reach(cls, r["default-page"].cites);
+  env.reach(`${what} past a page`, r["default-page"].cites);
+  // At the largest page: 100 and has_more, then the rest.
+  const full = await env.req(`${path}?limit=100`);
+  const hundred = itemsOf(full.body);
+  env.expect(r.counts, full.status === 200 && hundred.length === 100 && full.body?.has_more === true, `GET ${path}?limit=100, past ${PAST} items planted, answered ${full.status} with ${hundred.length} items and has_more ${JSON.stringify(full.body?.has_more)}, not 100 and true`, full);
+  const rest = await after(env, path, hundred, 100);
+  if (rest) {
+    const { next, more, repeated } = rest;
+    const whole = env.own ? more.length === PAST - 100 && next.body?.has_more === false : more.length >= 1;
+    env.expect(r.counts, next.status === 200 && whole && repeated.length === 0, `the page of GET ${path}?limit=100 after its 100th item answered ${next.status} with ${more.length} items (has_more ${JSON.stringify(next.body?.has_more)}${repeated.length ? `, repeating ${repeated.join(", ")}` : ""}), not ${env.own ? `the ${PAST - 100} left and has_more false` : "the rest"}`, next);
+    if (env.own) {
+      const seen = new Set([...hundred, ...more].map((x) => x?.id));
+      const missing = planted.filter((id) => !seen.has(id));
+      env.expect(r.counts, missing.length === 0 && seen.size === PAST, `the two pages of GET ${path}?limit=100 hold ${seen.size} distinct items${missing.length ? `, without ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""}` : ""}, not the ${PAST} planted`, next);
+    }
+  }
+  env.reach(`${what} past 100`, r.counts.cites);
 }
 
 export const pages: Unit = {
   name: "pages",
-  doc: "21 active studies, 21 releases and 21 visible chats: each list read without limit holds 20 with has_more true, and the next page continues it",
+  doc: "101 active studies, 101 releases and 101 visible chats: each list read without limit holds 20 with has_more true and the next page continues it; read at limit 100 it holds 100 with has_more true and the next page the one left",
   needs: ["plant-study"],
-  rules: [r["default-page"]],
-  classes: (ctx) => ["studies past a page", ...(ctx.states.has("plant-release") ? ["releases past a page"] : []), ...(ctx.states.has("plant-chat") ? ["chats past a page"] : [])],
+  rules: [r["default-page"], r.counts],
+  classes: (ctx) => [
+    "studies past a page", "studies past 100",
+    ...(ctx.states.has("plant-release") ? ["releases past a page", "releases past 100"] : []),
+    ...(ctx.states.has("plant-chat") ? ["chats past a page", "chats past 100"] : []),
+  ],
   async run(env) {
     const { ctx } = env;
-    const n = Array.from({ length: PAST }, (_, k) => k);
-    await Promise.all(n.map((k) => ctx.states.plantStudy({ name: `Page ${k}`, status: "active", weekly_limit: null, monthly_limit: null }, env.project)));
-    await judge(env, "/v1/studies", "studies past a page");
+    const studies = await plantAll((k) => ctx.states.plantStudy({ name: `Page ${k}`, status: "active", weekly_limit: null, monthly_limit: null }, env.project));
+    await judge(env, "/v1/studies", studies, "studies");
     if (ctx.states.has("plant-release")) {
       const t0 = Date.now() - 3 * 86_400_000;
-      await Promise.all(n.map((k) => ctx.states.plantRelease({ vcs_pr_number: 9000 + k, vcs_pr_title: `Page ${k}`, merged_at: new Date(t0 + k * 60_000).toISOString() }, env.project)));
-      await judge(env, "/v1/releases", "releases past a page");
+      const releases = await plantAll((k) => ctx.states.plantRelease({ vcs_pr_number: 9000 + k, vcs_pr_title: `Page ${k}`, merged_at: new Date(t0 + k * 60_000).toISOString() }, env.project));
+      await judge(env, "/v1/releases", releases, "releases");
     }
     if (ctx.states.has("plant-chat")) {
-      await Promise.all(n.map((k) => ctx.states.plantChat({ title: `Page ${k}`, messages: [{ role: "user", parts: [{ type: "text", text: "hello" }] }] }, env.project)));
-      await judge(env, "/v1/chats", "chats past a page");
+      const chats = await plantAll((k) => ctx.states.plantChat({ title: `Page ${k}`, messages: [{ role: "user", parts: [{ type: "text", text: "hello" }] }] }, env.project));
+      await judge(env, "/v1/chats", chats, "chats");
     }
   },
 };

@@ -4,7 +4,8 @@
  * tempted to single out: 201, 204, 301, 400, 401, 410, 429, 500, 501, and a 200 sent late but inside the timeout) completed at once in a study whose
  * name is beyond ASCII, each with a reference id and email beyond ASCII. Each attempt is judged whole (headers,
  * signature over the raw bytes, the payload predicted from what was planted and the REST read); each class must be
- * retried exactly once after the first delay (then answered 200), a 2xx never. One more answers 503 and then not in
+ * retried exactly once after the first delay (then answered 200), a 2xx never. A 3xx names a Location that is not the
+ * webhook's (receiver.ts): a sender that follows it has not delivered, and must still retry. One more answers 503 and then not in
  * time: the receiver timeout holds on a retry too, so it is retried again after the second delay. The 3xx one is
  * opened with no reference id and no email: its payload carries `null` for both (no query parameter, not collected).
  */
