@@ -4,7 +4,8 @@
  * implementation accepts (its states module's launchRequest, else the trigger config's for the study) is eligible
  * while the study accepts responses; the same launch, and the one the trigger config then offers, are declined
  * (not_eligible) once one interview reached the cap; sent with another project's public key (the run's), it is never
- * eligible, nor is the study's own link opened as an invite (where its link has an invite link's form). Where the target can set a study's status, a second study's offered launch is eligible, declined once the
+ * eligible, nor is the study's own link opened as an invite (where its link has an invite link's form), which is declined
+ * at the cap too. Where the target can set a study's status, a second study's offered launch is eligible, declined once the
  * study is paused, and eligible again once it is active again.
  */
 import { launchBodies, triggerRules } from "../judge/participant.ts";
@@ -47,7 +48,7 @@ async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
 
 export const launches: Unit = {
   name: "launches",
-  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key (the launch, and the study's link opened as an invite), declined (not_eligible) once it reached its cap, the same request and the trigger config's; a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
+  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key (the launch, and the study's link opened as an invite), declined (the invite too) (not_eligible) once it reached its cap, the same request and the trigger config's; a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
   needs: ["plant-study", "plant-interview"],
   rules: [r["launch-declined"], r["launch-mode"], r["launch-scoped"]],
   classes: (ctx) => ["launch below the cap", ...(ctx.options.publicKey ? ["launch with another project's public key"] : []), "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
@@ -77,10 +78,15 @@ export const launches: Unit = {
     // The same launch, eligible with its project's public key, sent with another project's: that key launches only
     // its own project's interviews (a decline or a refusal, never an eligible decision).
     const stranger = strangerKey(env);
+    // The study's own link opened as an invite, where the target resolves it to an eligible launch.
+    const invite = await ownInvite(env, study);
     if (stranger) {
       const reply = await launch(env, body, stranger);
       env.expect(r["launch-scoped"], !(reply.status >= 200 && reply.status < 300 && ELIGIBLE.includes(reply.body?.mode)), `a launch of a study of one project, decided ${below.body?.mode} with that project's public key (${JSON.stringify(body).slice(0, 160)}), was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} with another project's public key: it may launch only its own project's interviews`, reply);
-      await inviteScoped(env, study, stranger);
+      if (invite) {
+        const reply = await launch(env, invite, stranger);
+        env.expect(r["launch-scoped"], !(reply.status >= 200 && reply.status < 300 && ELIGIBLE.includes(reply.body?.mode)), `the invite code of a study's interview_link (${JSON.stringify(invite)}), decided eligible with its project's public key, was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} with another project's public key: it may launch only its own project's interviews`, reply);
+      }
       env.reach("launch with another project's public key", r["launch-scoped"].cites);
     }
     await ctx.states.plantInterview({ study_id: study }, env.project);
@@ -91,6 +97,11 @@ export const launches: Unit = {
     }
     const again = await launch(env, body);
     env.expect(r["launch-declined"], again.status === 200 && again.body?.mode === "not_eligible", `the launch decided ${below.body?.mode} below the study's cap (${JSON.stringify(body).slice(0, 160)}) was decided ${again.status} ${JSON.stringify(again.body?.mode)} once the study reads accepting_responses false, not not_eligible`, again);
+    if (invite) {
+      // The same study opened through its link: the cap holds for an invite as for a prompt accepted.
+      const opened = await launch(env, invite);
+      env.expect(r["launch-declined"], opened.status === 200 && opened.body?.mode === "not_eligible", `the invite code of the study's interview_link (${JSON.stringify(invite)}), eligible below its cap, was decided ${opened.status} ${JSON.stringify(opened.body?.mode)} once the study reads accepting_responses false, not not_eligible`, opened);
+    }
     for (const fresh of (await offered(env, study)).slice(0, 1)) {
       const reply = await launch(env, fresh);
       if (reply.status === 400) continue; // a request shape the implementation does not take: the first launch showed its own
@@ -104,11 +115,11 @@ export const launches: Unit = {
 
 /**
  * The study's own link opened as an invite (the seed's handleLink: `https://{host}/i/{inviteCode}` or
- * `/interviews/{inviteCode}`, resolved by the server), where its interview_link has that form: a code the target
- * resolves to an eligible launch with its project's public key is never eligible with another project's. A target
- * whose links are of another form, or that resolves none of them, shows nothing here (noted).
+ * `/interviews/{inviteCode}`, resolved by the server), where its interview_link has that form: the launch request (our
+ * contract's shape) when the target decides it eligible with the project's public key, for the scope and the cap to be
+ * judged on it too. A target whose links are of another form, or that resolves none of them, shows nothing here (noted).
  */
-async function inviteScoped(env: CoverEnv, study: string, stranger: string): Promise<void> {
+async function ownInvite(env: CoverEnv, study: string): Promise<Record<string, unknown> | undefined> {
   const link = (await env.req(`/v1/studies/${study}`)).body?.interview_link;
   let code: string | undefined;
   try {
@@ -116,13 +127,16 @@ async function inviteScoped(env: CoverEnv, study: string, stranger: string): Pro
   } catch {
     code = undefined;
   }
-  if (!code) return void env.ctx.note(`cover launches: the study's interview_link (${JSON.stringify(link)}) is not of an invite link's form (/i/{code} or /interviews/{code}), so no invite was launched with another project's key`);
+  if (!code) {
+    env.ctx.note(`cover launches: the study's interview_link (${JSON.stringify(link)}) is not of an invite link's form (/i/{code} or /interviews/{code}), so it was not opened as an invite`);
+    return undefined;
+  }
   // Our contract's shape for an invite link opened (the seed shows no request fields).
   const body = { referenceId: "conformance_user", inviteCode: code };
   const own = await launch(env, body);
-  if (own.status !== 200 || !ELIGIBLE.includes(own.body?.mode)) return void env.ctx.note(`cover launches: the invite code of the study's own link (${JSON.stringify(body)}) was decided ${own.status} ${JSON.stringify(own.body?.mode)} with its project's public key, so its scope was not judged`);
-  const reply = await launch(env, body, stranger);
-  env.expect(r["launch-scoped"], !(reply.status >= 200 && reply.status < 300 && ELIGIBLE.includes(reply.body?.mode)), `the invite code of a study's interview_link (${JSON.stringify(body)}), decided ${own.body?.mode} with its project's public key, was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} with another project's public key: it may launch only its own project's interviews`, reply);
+  if (own.status === 200 && ELIGIBLE.includes(own.body?.mode)) return body;
+  env.ctx.note(`cover launches: the invite code of the study's own link (${JSON.stringify(body)}) was decided ${own.status} ${JSON.stringify(own.body?.mode)} with its project's public key, so it was not judged at the cap nor with another project's key`);
+  return undefined;
 }
 
 /**

@@ -41,6 +41,8 @@ export const VIOLATIONS: Violation[] = [
     find: "send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (s) => studyView(s, false)));", replace: "send(res, 200, page(items, universe, cmpAsc('createdAt'), Math.min(p.limit, 50), p.cursor, (s) => studyView(s, false)));" },
   { name: "the chats page capped at 50", breaks: "Limits: page size maximum 100, every list endpoint", rule: "cover.counts",
     find: "send(res, 200, page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false)));", replace: "send(res, 200, page(items, items, cmpDesc('createdAt'), Math.min(p.limit, 50), p.cursor, (c) => chatView(c, false)));" },
+  { name: "an invite link launched past its study's cap", breaks: "Study: accepting_responses; invite lifecycle: handleLink, server resolves it (not_eligible)", rule: "cover.launch-declined",
+    find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || (tokenText !== undefined && !studyUsage(study).accepting)) return no('not_accepting_responses', attribution);" },
   { name: "a signature over a non-ASCII body computed on other bytes", breaks: "Events: HMAC-SHA256 of the exact raw request body", rule: "cover.signature-text",
     find: "crypto.createHmac('sha256', event.secret).update(body).digest('hex')", replace: "crypto.createHmac('sha256', event.secret).update(body.toString('utf8'), 'latin1').digest('hex')" },
   { name: "used stops at 100", breaks: "Study: limits.*.used, interviews used in the period", rule: "cover.counts",
