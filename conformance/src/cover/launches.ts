@@ -12,6 +12,7 @@ import { launchBodies, triggerRules } from "../judge/participant.ts";
 import { Lacking } from "../outcomes.ts";
 import type { Reply } from "../http.ts";
 import { until, type CoverEnv, type Unit } from "./unit.ts";
+import { propertySchema } from "./domain.ts";
 import { r } from "./rules.ts";
 
 const ELIGIBLE = ["webview", "external_browser"];
@@ -48,7 +49,7 @@ async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
 
 export const launches: Unit = {
   name: "launches",
-  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key (the launch, and the study's link opened as an invite), declined (the invite too) (not_eligible) once it reached its cap, the same request and the trigger config's; a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
+  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key, declined (not_eligible) once it reached its cap, the same request and the trigger config's (each with the study's link opened as an invite too, where it has an invite link's form); a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
   needs: ["plant-study", "plant-interview"],
   rules: [r["launch-declined"], r["launch-mode"], r["launch-scoped"]],
   classes: (ctx) => ["launch below the cap", ...(ctx.options.publicKey ? ["launch with another project's public key"] : []), "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
@@ -80,12 +81,12 @@ export const launches: Unit = {
     const stranger = strangerKey(env);
     // The study's own link opened as an invite, where the target resolves it to an eligible launch.
     const invite = await ownInvite(env, study);
+    // Each launch judged below, and the invite where there is one: the same request and what it was below the cap.
+    const judged: Array<[unknown, string]> = [[body, `the launch decided ${below.body?.mode} with the study's project's public key`], ...(invite ? [[invite, "the invite code of the study's interview_link, decided eligible with its project's public key"] as [unknown, string]] : [])];
     if (stranger) {
-      const reply = await launch(env, body, stranger);
-      env.expect(r["launch-scoped"], !(reply.status >= 200 && reply.status < 300 && ELIGIBLE.includes(reply.body?.mode)), `a launch of a study of one project, decided ${below.body?.mode} with that project's public key (${JSON.stringify(body).slice(0, 160)}), was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} with another project's public key: it may launch only its own project's interviews`, reply);
-      if (invite) {
-        const reply = await launch(env, invite, stranger);
-        env.expect(r["launch-scoped"], !(reply.status >= 200 && reply.status < 300 && ELIGIBLE.includes(reply.body?.mode)), `the invite code of a study's interview_link (${JSON.stringify(invite)}), decided eligible with its project's public key, was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} with another project's public key: it may launch only its own project's interviews`, reply);
+      for (const [sent, what] of judged) {
+        const reply = await launch(env, sent, stranger);
+        env.expect(r["launch-scoped"], !(reply.status >= 200 && reply.status < 300 && ELIGIBLE.includes(reply.body?.mode)), `${what} (${JSON.stringify(sent).slice(0, 160)}), was decided ${reply.status} ${JSON.stringify(reply.body?.mode)} with another project's public key: it may launch only its own project's interviews`, reply);
       }
       env.reach("launch with another project's public key", r["launch-scoped"].cites);
     }
@@ -95,12 +96,10 @@ export const launches: Unit = {
       ctx.note("cover launches: the study capped at one interview a week still reads accepting_responses after one (the cover counts unit judges that), so the launch at the cap was not judged");
       return;
     }
-    const again = await launch(env, body);
-    env.expect(r["launch-declined"], again.status === 200 && again.body?.mode === "not_eligible", `the launch decided ${below.body?.mode} below the study's cap (${JSON.stringify(body).slice(0, 160)}) was decided ${again.status} ${JSON.stringify(again.body?.mode)} once the study reads accepting_responses false, not not_eligible`, again);
-    if (invite) {
-      // The same study opened through its link: the cap holds for an invite as for a prompt accepted.
-      const opened = await launch(env, invite);
-      env.expect(r["launch-declined"], opened.status === 200 && opened.body?.mode === "not_eligible", `the invite code of the study's interview_link (${JSON.stringify(invite)}), eligible below its cap, was decided ${opened.status} ${JSON.stringify(opened.body?.mode)} once the study reads accepting_responses false, not not_eligible`, opened);
+    // The cap holds for the study opened through its link as for a prompt accepted.
+    for (const [sent, what] of judged) {
+      const again = await launch(env, sent);
+      env.expect(r["launch-declined"], again.status === 200 && again.body?.mode === "not_eligible", `${what} below the study's cap (${JSON.stringify(sent).slice(0, 160)}), was decided ${again.status} ${JSON.stringify(again.body?.mode)} once the study reads accepting_responses false, not not_eligible`, again);
     }
     for (const fresh of (await offered(env, study)).slice(0, 1)) {
       const reply = await launch(env, fresh);
@@ -121,12 +120,15 @@ export const launches: Unit = {
  */
 async function ownInvite(env: CoverEnv, study: string): Promise<Record<string, unknown> | undefined> {
   const link = (await env.req(`/v1/studies/${study}`)).body?.interview_link;
+  // The code's form is the contract's (LaunchByInviteCode.inviteCode), the path's the seed's.
+  const form = new RegExp(propertySchema(env.ctx.contract, "LaunchByInviteCode", "inviteCode")?.pattern ?? "^[^/]+$");
   let code: string | undefined;
   try {
-    code = /^\/(?:i|interviews)\/([A-Za-z0-9_-]{4,64})\/?$/.exec(new URL(String(link)).pathname)?.[1];
+    code = /^\/(?:i|interviews)\/([^/]+)\/?$/.exec(new URL(String(link)).pathname)?.[1];
   } catch {
     code = undefined;
   }
+  if (code !== undefined && !form.test(code)) code = undefined;
   if (!code) {
     env.ctx.note(`cover launches: the study's interview_link (${JSON.stringify(link)}) is not of an invite link's form (/i/{code} or /interviews/{code}), so it was not opened as an invite`);
     return undefined;

@@ -6,6 +6,7 @@
  * A list that serves fewer than `limit` while more remain (a page capped below 100 on one list) shows only past 100.
  * The interviews and messages lists are walked past 100 by the counts unit.
  */
+import { inBatches } from "../model/interview-steps.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
@@ -14,7 +15,7 @@ const PAST = 101;
 /** Plants `PAST` items, ten at a time; their ids. */
 async function plantAll(plant: (k: number) => Promise<{ id: string }>): Promise<string[]> {
   const ids: string[] = [];
-  for (let k = 0; k < PAST; k += 10) ids.push(...(await Promise.all(Array.from({ length: Math.min(10, PAST - k) }, (_, j) => plant(k + j)))).map((x) => x.id));
+  await inBatches(Array.from({ length: PAST }, (_, k) => k), 10, async (k) => void (ids[k] = (await plant(k)).id));
   return ids;
 }
 

@@ -1,13 +1,14 @@
 /**
  * Every class of receiver answer, every run: one interview per class (a 2xx other than 200 and a 3xx at their edge, 299
  * and 300, a 4xx, a 5xx, a closed connection, no answer within the receiver timeout, and the statuses a service is
- * tempted to single out: 201, 204, 301, 400, 401, 410, 429, 500, 501, and a 200 sent late but inside the timeout) completed at once in a study whose
- * name is beyond ASCII, each with a reference id and email beyond ASCII. Each attempt is judged whole (headers,
- * signature over the raw bytes, the payload predicted from what was planted and the REST read); each class must be
- * retried exactly once after the first delay (then answered 200), a 2xx never. A 3xx names a Location that is not the
- * webhook's (receiver.ts): a sender that follows it has not delivered, and must still retry. One more answers 503 and then not in
- * time: the receiver timeout holds on a retry too, so it is retried again after the second delay. The 3xx one is
- * opened with no reference id and no email: its payload carries `null` for both (no query parameter, not collected).
+ * tempted to single out: 201, 204, 301, 400, 401, 410, 429, 500, 501, and a 200 sent late but inside the timeout)
+ * completed at once in a study whose name is beyond ASCII, each with a reference id and email beyond ASCII (the 2xx
+ * one's as long as the contract takes). Each attempt is judged whole (headers, signature over the raw bytes, the payload
+ * predicted from what was planted and the REST read); each class must be retried exactly once after the first delay
+ * (then answered 200), a 2xx never. A 3xx names a Location that is not the webhook's (receiver.ts): a sender that
+ * follows it has not delivered, and must still retry. One more answers 503 and then not in time: the receiver timeout
+ * holds on a retry too, so it is retried again after the second delay. The 3xx one is opened with no reference id and
+ * no email: its payload carries `null` for both (no query parameter, not collected).
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
