@@ -5,7 +5,7 @@
  * Chats of 0, 1, 100 and 101 visible messages (a hidden one among them where the target plants one): message_count
  * and the walk agree, oldest first, with has_more exactly when more remain. And interview_count read while an
  * interview is processing: not counted until it completes; the study's list filtered by status=processing then holds it
- * alone.
+ * alone. At each count the studies list shows the study's limits and accepting_responses as its retrieval just read them.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { refusal } from "../states/types.ts";
@@ -38,6 +38,23 @@ async function pagesOf(env: CoverEnv, id: string, limit: number | null) {
   return { sizes, more, ids, reply: null };
 }
 
+/**
+ * The study as the list shows it, read between two retrievals (the first already made, `read`): its caps as read, its
+ * `used` between the two reads' (an interview may count once it completes, in between) and its accepting_responses
+ * one of theirs. The seed lets callers cache the list, not the service serve a count that has changed.
+ */
+async function listedAsRead(env: CoverEnv, id: string, read: any): Promise<void> {
+  const listed = await env.http.walk("/v1/studies", 100);
+  const item = listed.items.find((x: any) => x?.id === id);
+  const after = (await study(env, id)).s;
+  const between = (k: "weekly" | "monthly") => {
+    const [lo, at, hi] = [read, item, after].map((x) => x?.limits?.[k]);
+    return at?.limit === lo?.limit && typeof at?.used === "number" && at.used >= lo?.used && at.used <= hi?.used;
+  };
+  const ok = item !== undefined && between("weekly") && between("monthly") && [read?.accepting_responses, after?.accepting_responses].includes(item.accepting_responses);
+  env.expect(r.counts, ok, `the study's retrievals read limits ${JSON.stringify(read?.limits)} then ${JSON.stringify(after?.limits)} (accepting_responses ${read?.accepting_responses}, then ${after?.accepting_responses}), and GET /v1/studies between them ${item ? `lists it with limits ${JSON.stringify(item.limits)} and accepting_responses ${item.accepting_responses}` : "does not list it"}`, listed.pages[listed.pages.length - 1]);
+}
+
 async function interviews(env: CoverEnv): Promise<void> {
   const { ctx } = env;
   const { id } = await ctx.states.plantStudy({ name: "Counts", weekly_limit: CAP, monthly_limit: null }, env.project);
@@ -50,6 +67,7 @@ async function interviews(env: CoverEnv): Promise<void> {
     env.expect(r.counts, used.every((u) => typeof u === "number" && u >= completedNow && u <= n), `with ${n} interviews created (${completedNow} completed) the study's limits.weekly.used and limits.monthly.used are ${JSON.stringify(used)}`, reply);
     const accepting = s.status === "active" && (s.limits?.weekly?.used ?? 0) < CAP;
     env.expect(r["cap-transition"], s.accepting_responses === accepting, `with limits.weekly ${JSON.stringify(s.limits?.weekly)} (cap ${CAP}) accepting_responses is ${s.accepting_responses}`, reply);
+    await listedAsRead(env, id, s);
     env.reach(cls, [...r.counts.cites, ...r["cap-transition"].cites]);
   };
   await judgeAt(0, "count 0");
@@ -65,6 +83,7 @@ async function interviews(env: CoverEnv): Promise<void> {
   const exact = [s.limits?.weekly?.used, s.limits?.monthly?.used, s.interview_count];
   env.expect(r.counts, exact.every((v) => v === CAP), `with ${CAP} completed interviews, limits.weekly.used, limits.monthly.used and interview_count are ${JSON.stringify(exact)}, not ${CAP} each`, reply);
   env.expect(r["cap-transition"], s.accepting_responses === false, `at its weekly cap of ${CAP} (used ${s.limits?.weekly?.used}) the study reads accepting_responses ${s.accepting_responses}`, reply);
+  await listedAsRead(env, id, s);
   env.reach("count 101", r.counts.cites);
   try {
     await ctx.states.plantInterview({ study_id: id }, env.project);

@@ -4,6 +4,7 @@ import { counts } from "./counts.ts";
 import { cursors } from "./cursors.ts";
 import { experiments } from "./experiments.ts";
 import { launches } from "./launches.ts";
+import { leftCursors } from "./left-cursors.ts";
 import { lists } from "./lists.ts";
 import { messages } from "./messages.ts";
 import { pages } from "./pages.ts";
@@ -14,6 +15,6 @@ import { releases } from "./releases.ts";
 import { ties } from "./ties.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, lists, releases, experiments, launches, pages];
+export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, leftCursors, lists, releases, experiments, launches, pages];
 
 export type { Unit } from "./unit.ts";

@@ -4,7 +4,8 @@
  * contract` must fail it (on contract rules only). Its differences:
  * - errors are `{"error": "<message>", "details": [{loc: [where, field], msg}]}` (FastAPI's style), not our envelope;
  * - studies and interviews are listed oldest first, releases break ties by id ascending;
- * - an unknown cursor on lists other than messages gives an empty page; unknown query parameters are ignored;
+ * - an unknown cursor on lists other than messages gives an empty page (an item of the project that left the list since
+ *   continues the walk after its place); unknown query parameters are ignored;
  * - a non-UUID path id is a 404; plain http:// webhook URLs are refused (HTTPS only, as the seed says);
  * - the experiments body and the participant shapes are its own (snake_case; trigger rules carry no token, and a
  *   launch names its rule by launch_rule_id), and the deprecated endpoint has no Link.
@@ -51,11 +52,18 @@ async function repaginate(ex: Exchange): Promise<void> {
   let start = 0;
   if (after !== null) {
     const at = items.findIndex((i) => i.id === after);
-    if (at < 0) {
-      Object.assign(ex, { status: 200, body: { object: "list", data: [], has_more: false } });
-      return;
+    if (at >= 0) start = at + 1;
+    else {
+      // An item of the project that left the list (a study paused, an interview of another status) still has its
+      // place in the order: the walk continues after it, as a keyset server's does. Anything else is unknown.
+      const item = await ex.upstream(`${ex.path}/${encodeURIComponent(after)}`, { headers: { authorization: ex.requestHeaders.authorization ?? "" } });
+      if (item.status !== 200 || typeof item.body?.[spec.key] !== "string") {
+        Object.assign(ex, { status: 200, body: { object: "list", data: [], has_more: false } });
+        return;
+      }
+      start = items.findIndex((i) => cmp(i, item.body) > 0);
+      if (start < 0) start = items.length;
     }
-    start = at + 1;
   }
   const data = items.slice(start, start + limit);
   Object.assign(ex, { status: 200, body: { object: "list", data, has_more: start + limit < items.length } });

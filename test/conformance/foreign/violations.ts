@@ -297,6 +297,12 @@ export const VIOLATIONS: Violation[] = [
   // chat was planted whose messages finished streaming in another order than they were recorded.
   { name: "messages ordered by completion", breaks: "Endpoints: GET /v1/chats/:id/messages, chronological, oldest first", rule: "cover.message-whole",
     find: "const visibleMessages = (c) => c.messageIds.map((id) => messages.get(id)).filter((m) => !m.hidden).sort(cmpAsc('createdAt'));", replace: "const visibleMessages = (c) => c.messageIds.map((id) => messages.get(id)).filter((m) => !m.hidden).sort((a, b) => ((a.completedAt ?? a.createdAt) - (b.completedAt ?? b.createdAt)) || (a.seq - b.seq));" },
+  { name: "a studies cursor looked up among active studies only", breaks: "Endpoints: when has_more is true, request the next page with starting_after set to the last item's id", rule: "cover.cursor-left",
+    find: "send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (s) => studyView(s, false)));", replace: "send(res, 200, page(items, items, cmpAsc('createdAt'), p.limit, p.cursor, (s) => studyView(s, false)));" },
+  { name: "an interviews cursor looked up in the filtered list only", breaks: "Endpoints: when has_more is true, request the next page with starting_after set to the last item's id", rule: "cover.cursor-left",
+    find: "send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "send(res, 200, page(items, items, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));" },
+  { name: "the study list's usage cached for 2 s", breaks: "Study: limits.*.used, accepting_responses (the seed lets callers cache the list, not the service)", rule: "cover.counts",
+    find: "p.cursor, (s) => studyView(s, false)));", replace: "p.cursor, (s) => { const v = studyView(s, false); if (s.lc && Date.now() - s.lc.at < 2000) { v.limits = s.lc.limits; v.accepting_responses = s.lc.acc; } else s.lc = { at: Date.now(), limits: v.limits, acc: v.accepting_responses }; return v; }));" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */

@@ -1,0 +1,81 @@
+/**
+ * A walk whose cursor left the list since it was read, every run. The seed's walk asks for the next page with
+ * `starting_after` set to the last item's id; that item may have left the list in between: a study paused (the list
+ * shows active studies), an interview completed in a walk filtered by `status=started`. The page after it must still
+ * hold the items that followed it, or refuse the cursor with a 400 (as the seed has it for a message no longer
+ * visible, and as our design pins for every list): never a page that ends the walk as if nothing followed, which
+ * skips them unseen. The seed leaves the order of both lists open, so the unit reads the order first and takes one of
+ * its own items that others follow.
+ */
+import type { CoverEnv, Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+const ids = (items: any[]): string[] => items.map((x) => x?.id);
+
+/** The ids a walk from `cursor` lists (following has_more), and the first page. */
+async function walkFrom(env: CoverEnv, path: string, cursor: string) {
+  const sep = path.includes("?") ? "&" : "?";
+  const got: string[] = [];
+  let first = null;
+  for (let after = cursor, n = 0; n < 50; n++) {
+    const page = await env.req(`${path}${sep}limit=100&starting_after=${encodeURIComponent(after)}`);
+    first ??= page;
+    const data: any[] = page.status === 200 && Array.isArray(page.body?.data) ? page.body.data : [];
+    got.push(...ids(data));
+    if (page.body?.has_more !== true || data.length === 0) break;
+    after = data[data.length - 1].id;
+  }
+  return { got, first: first! };
+}
+
+/**
+ * Reads `path` whole, takes the first of `mine` that others follow as the cursor, makes it leave the list (`leave`),
+ * and judges the walk from it: every item that followed it, and (in a project of the unit's own) nothing else.
+ */
+async function judge(env: CoverEnv, path: string, mine: string[], what: string, leave: (id: string) => Promise<void>): Promise<void> {
+  const order = ids((await env.http.walk(path, 100)).items);
+  const at = order.findIndex((id, k) => mine.includes(id) && k < order.length - 1);
+  if (at < 0) {
+    env.expect(r["cursor-left"], false, `GET ${path} lists ${JSON.stringify(order).slice(0, 400)}: none of the unit's items ${JSON.stringify(mine)} is followed by another`);
+    return;
+  }
+  const cursor = order[at];
+  const followed = order.slice(at + 1);
+  await leave(cursor);
+  const { got, first } = await walkFrom(env, path, cursor);
+  const missing = followed.filter((id) => !got.includes(id));
+  const whole = env.own ? JSON.stringify(got) === JSON.stringify(followed) : missing.length === 0;
+  // A refusal tells the client its walk broke; only an answer that ends it quietly loses items.
+  const refused = first.status === 400 && typeof first.body === "object" && first.body !== null;
+  env.expect(r["cursor-left"], refused || (first.status === 200 && whole), `GET ${path} listed ${JSON.stringify(followed)} after ${cursor}; ${what}, the walk from starting_after=${cursor} answered ${first.status} and lists ${JSON.stringify(got)}${missing.length ? `, without ${JSON.stringify(missing)}` : ""}: the walk ends as if nothing followed, skipping the items that did (continuing, or refusing the cursor with a 400, would not)`, first);
+}
+
+export const leftCursors: Unit = {
+  name: "left-cursors",
+  doc: "a walk whose last item left the list since it was read: the studies list after a study paused since, and a study's interviews filtered by status=started after one completed since, each continue with the items that followed it or refuse the cursor (400), never end as if nothing followed",
+  needs: ["plant-study", "study-status"],
+  rules: [r["cursor-left"]],
+  classes: (ctx) => ["cursor of a study paused since", ...(ctx.states.has("plant-interview", "hold", "complete") ? ["cursor of an interview completed since"] : [])],
+  async run(env) {
+    const { ctx } = env;
+    const plant = (k: number) => ctx.states.plantStudy({ name: `Cursor left ${k}`, weekly_limit: null, monthly_limit: null }, env.project);
+    // One after the other: two studies are followed by at least one other whatever order the list keeps.
+    const studies = [(await plant(0)).id, (await plant(1)).id];
+    let paused: string | null = null;
+    try {
+      await judge(env, "/v1/studies", studies, "with that study paused since", async (id) => {
+        paused = id;
+        await ctx.states.setStudyStatus(id, "paused", env.project);
+      });
+    } finally {
+      if (paused) await ctx.states.setStudyStatus(paused, "active", env.project);
+    }
+    env.reach("cursor of a study paused since", r["cursor-left"].cites);
+    if (!ctx.states.has("plant-interview", "hold", "complete")) return;
+    const study = studies[0];
+    const held = [];
+    for (let k = 0; k < 2; k++) held.push((await ctx.states.plantInterview({ study_id: study, hold: true }, env.project)).id);
+    await judge(env, `/v1/interviews?study_id=${study}&status=started`, held, "with that interview completed since", async (id) => void (await ctx.states.completeInterview(id, env.project)));
+    env.reach("cursor of an interview completed since", r["cursor-left"].cites);
+  },
+};
