@@ -4,6 +4,7 @@
  * secret, or never delivered while none is configured (to no webhook at all, though another project of the unit's own
  * has one then), and delivered though its study was paused before it completed;
  * then subscribed to no event (events []), after which a completion is sent nowhere. Re-creation answers 201 with a new secret; a move, 200 without.
+ * An interview abandoned while the first webhook is in force is delivered nowhere, ever: it never finished processing.
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
@@ -14,11 +15,11 @@ import { r } from "./rules.ts";
 
 export const recreation: Unit = {
   name: "recreation",
-  doc: "the webhook created, deleted, created again at the same URL and moved: each completion delivered to the webhook in force and signed with its secret, none while deleted (nor to another project's webhook); 201 with a new secret on re-creation",
+  doc: "the webhook created, deleted, created again at the same URL and moved: each completion delivered to the webhook in force and signed with its secret, none while deleted (nor to another project's webhook); 201 with a new secret on re-creation; an interview abandoned while it is in force never delivered",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
-  rules: [r["recreation"]],
-  classes: (ctx) => ["created", "deleted", "re-created at the same URL", "moved to another URL", ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
+  rules: [r["recreation"], r["abandoned-silent"]],
+  classes: (ctx) => ["created", ...(ctx.states.has("abandon") ? ["an interview abandoned"] : []), "deleted", "re-created at the same URL", "moved to another URL", ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
   async run(env) {
     const { ctx } = env;
     const { id: studyId } = await ctx.states.plantStudy({ name: "Re-creation", weekly_limit: null, monthly_limit: null }, env.project);
@@ -45,6 +46,10 @@ export const recreation: Unit = {
     const first = await env.hook("recreation/a");
     if (!first) return;
     env.expect(r.recreation, first.reply.status === 201 && typeof first.secret === "string" && first.secret.length > 0, `the first PUT /v1/webhooks answered ${first.reply.status} with signing_secret ${JSON.stringify(first.reply.body?.signing_secret)}`, first.reply);
+    // Abandoned while this webhook is in force, before the completion that follows: a service that sends it would
+    // have sent it by the time that completion's delivery arrives, and it is looked for again at the end.
+    const abandoned = ctx.states.has("abandon") ? (await ctx.states.plantInterview({ study_id: studyId, hold: true, reference_id: "recreation_abandoned" }, env.project)).id : null;
+    if (abandoned) await ctx.states.abandonInterview(abandoned, env.project);
     judge("created", await complete("created", first.path), first.path, first.secret);
     const del = await env.req("/v1/webhooks", { method: "DELETE" });
     const gone = await env.req("/v1/webhooks");
@@ -83,6 +88,11 @@ export const recreation: Unit = {
       if (back.status < 300) await complete("resubscribed", moved.path);
     } else env.expect(r.recreation, none.status === 400, `PUT /v1/webhooks with events [] answered ${none.status}: a configuration refused is a 400`, none);
     // By now the interviews completed while no webhook existed, or none subscribed, have had every chance to arrive.
+    if (abandoned) {
+      const sent = env.receiver.deliveries.filter((d) => d.interviewId === abandoned);
+      env.expect(r["abandoned-silent"], sent.length === 0, `interview ${abandoned} was abandoned before it completed, while the webhook was in force, and was delivered to ${JSON.stringify(sent.map((d) => d.path))}: only an interview finishing processing is sent`);
+      env.reach("an interview abandoned", r["abandoned-silent"].cites);
+    }
     for (const [cls, quiet] of [["deleted", silent], ["subscribed to no event", unsubscribed]] as const) {
       if (!quiet) {
         env.reach(cls, r.recreation.cites);

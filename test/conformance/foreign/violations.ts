@@ -303,6 +303,8 @@ export const VIOLATIONS: Violation[] = [
     find: "send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "send(res, 200, page(items, items, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));" },
   { name: "the study list's usage cached for 2 s", breaks: "Study: limits.*.used, accepting_responses (the seed lets callers cache the list, not the service)", rule: "cover.counts",
     find: "p.cursor, (s) => studyView(s, false)));", replace: "p.cursor, (s) => { const v = studyView(s, false); if (s.lc && Date.now() - s.lc.at < 2000) { v.limits = s.lc.limits; v.accepting_responses = s.lc.acc; } else s.lc = { at: Date.now(), limits: v.limits, acc: v.accepting_responses }; return v; }));" },
+  { name: "an abandoned interview delivered as completed", breaks: "Events: emitted by an interview finishing processing", rule: "cover.abandoned-silent",
+    find: "  iv.timers.forEach(clearTimeout);\n  iv.abandoned = true;\n", replace: "  iv.timers.forEach(clearTimeout);\n  iv.abandoned = true;\n  iv.outcome = buildOutcome(iv, studies.get(iv.studyId)); iv.completedAt = Date.now(); iv.durationSecs = 0; emitCompleted(iv);\n" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
