@@ -124,6 +124,33 @@ describe("the model's judgement of deliveries", () => {
     }
   });
 
+  it("allows a retry after no answer early by the clock started before connecting and the service's slowness, together", async () => {
+    // The counterexample from a hidden-set run (three copies of the foreign server at once on two cores): a correct
+    // retry came 208 ms before the 2000 ms timeout had run from the connection, for a 300 ms delay, while the service
+    // had left its API unanswered 395 ms just before; the window took the larger of that and the 400 ms timeoutSlack,
+    // not both. Here the retry comes 500 ms early: past either alone, inside the two together.
+    const service = createServer((req, res) => void setTimeout(() => res.end("{}"), Number(new URL(req.url!, "http://x").searchParams.get("ms"))));
+    await new Promise<void>((ok) => service.listen(0, "127.0.0.1", ok));
+    try {
+      const http = new Http(`http://127.0.0.1:${(service.address() as AddressInfo).port}`, "k", contract, 10_000);
+      const run = async (serviceMs: number) => {
+        const failed: string[] = [];
+        const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
+        await http.req(`/v1/interviews/${ID}?ms=${serviceMs}`);
+        const startedAt = Date.now();
+        const first = { ...delivery("/hook/m1/a", "s1"), at: startedAt, startedAt, lagMs: 0 };
+        const retry = { ...delivery("/hook/m1/a", "s1"), at: startedAt + 2_000 - 500, startedAt: startedAt + 2_000 - 500, lagMs: 0 };
+        const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http, receiver: { deliveries: [first, retry] } } as unknown as World;
+        await watchSchedule(newModel(1), w, ID, [TIMEOUT]);
+        return failed;
+      };
+      expect(await run(10)).toEqual(["model.timeout-retried"]);
+      expect(await run(420)).toEqual([]);
+    } finally {
+      service.close();
+    }
+  });
+
   it("reads the service itself while it waits on retries, so a stall with no request of the run in flight is seen", async () => {
     // The counterexample from CI (seed 1734729283): a retry 7.1 s late for a 1.2 s delay while the whole machine
     // stalled, and no request of the sequence was in flight to show it. Here the service answers every read `stallMs`

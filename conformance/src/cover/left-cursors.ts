@@ -5,8 +5,10 @@
  * hold the items that followed it, or refuse the cursor with a 400 (as the seed has it for a message no longer
  * visible, and as our design pins for every list): never a page that ends the walk as if nothing followed, which
  * skips them unseen. The seed leaves the order of both lists open, so the unit reads the order first and takes one of
- * its own items that others follow.
+ * its own items that others follow. And a walk of a study's interviews one per page while two of them complete between
+ * pages (they stay in the list): each is listed exactly once, so an order that moves an item as it changes shows.
  */
+import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
@@ -52,10 +54,10 @@ async function judge(env: CoverEnv, path: string, mine: string[], what: string, 
 
 export const leftCursors: Unit = {
   name: "left-cursors",
-  doc: "a walk whose last item left the list since it was read: the studies list after a study paused since, and a study's interviews filtered by status=started after one completed since, each continue with the items that followed it or refuse the cursor (400), never end as if nothing followed",
+  doc: "a walk whose last item left the list since it was read: the studies list after a study paused since, and a study's interviews filtered by status=started after one completed since, each continue with the items that followed it or refuse the cursor (400), never end as if nothing followed; a study's interviews walked one per page while two complete between pages, each listed once",
   needs: ["plant-study", "study-status"],
-  rules: [r["cursor-left"]],
-  classes: (ctx) => ["cursor of a study paused since", ...(ctx.states.has("plant-interview", "hold", "complete") ? ["cursor of an interview completed since"] : [])],
+  rules: [r["cursor-left"], r["walk-changing"]],
+  classes: (ctx) => ["cursor of a study paused since", ...(ctx.states.has("plant-interview", "hold", "complete") ? ["cursor of an interview completed since", "interviews completed between pages"] : [])],
   async run(env) {
     const { ctx } = env;
     const plant = (k: number) => ctx.states.plantStudy({ name: `Cursor left ${k}`, weekly_limit: null, monthly_limit: null }, env.project);
@@ -77,5 +79,39 @@ export const leftCursors: Unit = {
     for (let k = 0; k < 2; k++) held.push((await ctx.states.plantInterview({ study_id: study, hold: true }, env.project)).id);
     await judge(env, `/v1/interviews?study_id=${study}&status=started`, held, "with that interview completed since", async (id) => void (await ctx.states.completeInterview(id, env.project)));
     env.reach("cursor of an interview completed since", r["cursor-left"].cites);
+    await walkCompleting(env);
   },
 };
+
+/**
+ * A fresh study's three held interviews walked one per page while two of them complete, each waited until it reads
+ * completed before the next page: after the first page the one just read (an order by last change, oldest first, moves
+ * it past the cursor), after the second the last one not yet read (newest first, it moves before the cursor).
+ */
+async function walkCompleting(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const { id: study } = await ctx.states.plantStudy({ name: "Walk while completing", weekly_limit: null, monthly_limit: null }, env.project);
+  const planted: string[] = [];
+  for (let k = 0; k < 3; k++) planted.push((await ctx.states.plantInterview({ study_id: study, hold: true }, env.project)).id);
+  const path = `/v1/interviews?study_id=${study}`;
+  const order = ids((await env.http.walk(path, 100)).items);
+  const complete = async (id: string | undefined) => {
+    if (!id || !planted.includes(id)) return;
+    await ctx.states.completeInterview(id, env.project);
+    await untilCompleted(env.http, id, completionWaitMs(ctx.options));
+  };
+  const seen: string[] = [];
+  let last = null;
+  for (let after = "", n = 0; n < 6; n++) {
+    last = await env.req(`${path}&limit=1${after ? `&starting_after=${encodeURIComponent(after)}` : ""}`);
+    const data: any[] = last.status === 200 && Array.isArray(last.body?.data) ? last.body.data : [];
+    seen.push(...ids(data));
+    if (n === 0) await complete(data[0]?.id);
+    if (n === 1) await complete(order.filter((id) => !seen.includes(id)).pop());
+    if (last.body?.has_more !== true || data.length === 0) break;
+    after = data[data.length - 1].id;
+  }
+  const once = planted.every((id) => seen.filter((x) => x === id).length === 1) && seen.length === planted.length;
+  env.expect(r["walk-changing"], once, `the study's three interviews ${JSON.stringify(order)}, walked one per page while two completed between pages (the one just read, then the last one not yet read), were listed as ${JSON.stringify(seen)}: each must be listed exactly once (a completed interview stays in the list)`, last ?? undefined);
+  env.reach("interviews completed between pages", r["walk-changing"].cites);
+}

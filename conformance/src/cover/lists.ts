@@ -1,8 +1,9 @@
 /**
  * Every status and visibility, every run, and lists predicted whole: studies planted in each status (their names and
  * questions read back as given: padded, decomposed, mixed case, and no questions at all), chats in each visibility,
- * interviews held started and completed. In a project of its own every list is exactly what the unit
- * planted (ids, order aside); in the run's project, each planted item is where it must be and nowhere else.
+ * interviews held started and completed (its created_at and started_at unchanged by the completion). In a project of
+ * its own every list is exactly what the unit planted (ids, order aside); in the run's project, each planted item is
+ * where it must be and nowhere else.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import type { Unit } from "./unit.ts";
@@ -17,12 +18,12 @@ export const lists: Unit = {
   name: "lists",
   doc: "studies planted in each status, chats in each visibility, interviews started and completed (and listed while their study is paused or draft): each reads back, and every list is predicted whole (exactly what was planted, in a project of the unit's own)",
   needs: ["plant-study"],
-  rules: [r["lists-whole"]],
+  rules: [r["lists-whole"], r["timestamps-kept"]],
   classes: (ctx) => [
     ...STATUSES.map((s) => `study ${s}`),
     "questions padded, and none",
     ...(ctx.states.has("plant-chat") ? VISIBILITIES.map((v) => `chat ${v}`) : []),
-    ...(ctx.states.has("plant-interview", "hold", "complete") ? ["interview started", "interview completed"] : []),
+    ...(ctx.states.has("plant-interview", "hold", "complete") ? ["interview started", "interview completed", "an interview's instants across its completion"] : []),
     ...(ctx.states.has("plant-interview", "hold", "complete", "study-status") ? ["interviews of a study paused", "interviews of a study draft"] : []),
   ],
   async run(env) {
@@ -62,8 +63,16 @@ export const lists: Unit = {
     if (ctx.states.has("plant-interview", "hold", "complete")) {
       const active = studies.find((s) => s.status === "active")!.id;
       const [started, done] = await Promise.all([0, 1].map(async () => (await ctx.states.plantInterview({ study_id: active, hold: true }, env.project)).id));
+      const before = await env.req(`/v1/interviews/${done}`);
       await ctx.states.completeInterview(done, env.project);
       await untilCompleted(env.http, done, completionWaitMs(ctx.options));
+      // The record's creation and the respondent's start are facts of the past: completing changes neither, and the
+      // completion's instant, once read, stays.
+      const [after, again] = [await env.req(`/v1/interviews/${done}`), await env.req(`/v1/interviews/${done}`)];
+      const stamps = (x: any) => JSON.stringify([x?.created_at, x?.started_at]);
+      const kept = before.status === 200 && after.status === 200 && stamps(before.body) === stamps(after.body) && typeof after.body?.completed_at === "string" && Date.parse(after.body.completed_at) >= Date.parse(after.body.started_at) && again.body?.completed_at === after.body.completed_at;
+      env.expect(r["timestamps-kept"], kept, `interview ${done} read created_at and started_at ${stamps(before.body)} while started, ${stamps(after.body)} once completed, and completed_at ${JSON.stringify(after.body?.completed_at)}, then ${JSON.stringify(again.body?.completed_at)}: completing changes neither instant, and completed_at, not before started_at, stays`, after);
+      env.reach("an interview's instants across its completion", r["timestamps-kept"].cites);
       for (const [status, id] of [["started", started], ["completed", done]] as const) {
         const walk = await env.http.walk(`/v1/interviews?study_id=${active}&status=${status}`, 100);
         const got = walk.items.map((i: any) => i.id);

@@ -12,7 +12,7 @@
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
-import { stallWords, timeoutSlack } from "../judge/timing.ts";
+import { stallWords, timeoutEarly, timeoutSlack } from "../judge/timing.ts";
 import { describeAnswer, LATE_2XX, sequenceWindow, TIMEOUT } from "../model/interview-steps.ts";
 import { RESET, type Delivery } from "../receiver.ts";
 import { firstDifference } from "../judge/same.ts";
@@ -135,12 +135,12 @@ export const receiverAnswers: Unit = {
         // look short; a retry read late makes it look long. Neither is the service's doing. Nor is a timeout clock the
         // service started before it connected (timeoutSlack).
         const before = answer === TIMEOUT ? env.http.slowness(failed.startedAt - timeoutMs, failed.startedAt) : { ms: 0, what: "" };
-        const earlyStall = answer === TIMEOUT ? failed.lagMs + Math.max(timeoutSlack(timeoutMs), before.ms) : 0;
+        const earlyStall = answer === TIMEOUT ? timeoutEarly(timeoutMs, failed.lagMs, before.ms) : 0;
         const [early, late] = sequenceWindow(delays[n]);
         // The service's own: a retry late while the service also left its API unanswered that long.
         const slow = env.http.slowness(failedAt, retry.at);
         const [lo, hi] = [early - earlyStall, late + Math.max(retry.lagMs, slow.ms)];
-        env.expect(r["answer-retried"], gap >= lo && gap <= hi, `${label}: retry ${n + 1} came ${gap} ms after attempt ${n + 1} failed (${describeAnswer(answer)}); its delay is ${delays[n]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${stallWords(failed.lagMs + retry.lagMs, slow.ms >= before.ms ? slow : before)}${answer === TIMEOUT ? `, and ${Math.max(timeoutSlack(timeoutMs), before.ms)} ms the service may have run its timeout's clock before it connected` : ""})`);
+        env.expect(r["answer-retried"], gap >= lo && gap <= hi, `${label}: retry ${n + 1} came ${gap} ms after attempt ${n + 1} failed (${describeAnswer(answer)}); its delay is ${delays[n]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${stallWords(failed.lagMs + retry.lagMs, slow.ms >= before.ms ? slow : before)}${answer === TIMEOUT ? `, and ${timeoutSlack(timeoutMs) + before.ms} ms the service may have run its timeout's clock before it connected` : ""})`);
       }
       env.reach(`answer ${p.cls}`, r["answer-retried"].cites);
       for (const [k, d] of got.entries()) {

@@ -16,6 +16,15 @@ export const retryWindow = (delayMs: number): [number, number] => [delayMs - Mat
  */
 export const timeoutSlack = (timeoutMs: number) => Math.max(250, timeoutMs * 0.2);
 
+/**
+ * How much earlier than its window a retry after an unanswered attempt may come: this process's stall reading that
+ * attempt (`lagMs`), the clock a service may start before it connects (timeoutSlack), and on top of it as long as the
+ * service left its API unanswered just before (`serviceSlowMs`): a busy service is slow to connect too, so the two add.
+ * Kept from a run that failed a correct server: at a 2000 ms timeout and a 300 ms delay, with the service 395 ms slow,
+ * its retry came 208 ms before the receiver timeout had run from the connection.
+ */
+export const timeoutEarly = (timeoutMs: number, lagMs: number, serviceSlowMs: number) => lagMs + timeoutSlack(timeoutMs) + serviceSlowMs;
+
 /** What a retry's window allowed for, in a failure message: the suite's stalls, and the service's own slowness. */
 export function stallWords(suiteMs: number, service: { ms: number; what: string }): string {
   const parts = [suiteMs > 0 ? `${suiteMs} ms this process's event loop stalled` : "", service.ms > 0 ? `${service.ms} ms the service left ${service.what} unanswered meanwhile` : ""].filter(Boolean);

@@ -5,7 +5,7 @@
  */
 import { same } from "../judge/same.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
-import { retryWindow, sleep, stallWords, timeoutSlack } from "../judge/timing.ts";
+import { retryWindow, sleep, stallWords, timeoutEarly, timeoutSlack } from "../judge/timing.ts";
 import { RESET } from "../receiver.ts";
 import { refusal } from "../states/types.ts";
 import { completed, deliveriesOf } from "./commands/base.ts";
@@ -163,9 +163,9 @@ export async function watchSchedule(m: Model, w: World, id: string, answers: num
     // The suite's own stalls: an attempt the failure is counted from (a timeout) read late makes the gap look short; a
     // retry read late makes it look long. Neither is the service's doing.
     // A timeout clock the service started before it connected is not seen by the receiver either (timeoutSlack).
-    // The service's time before it connected: a fifth of the timeout, or as long as it left its API unanswered just before.
+    // The service's time before it connected: a fifth of the timeout, and as long as it left its API unanswered just before.
     const before = answers[k - 1] === TIMEOUT ? w.http.slowness(got[k - 1].startedAt - timeoutMs, got[k - 1].startedAt).ms : 0;
-    const earlyStall = answers[k - 1] === TIMEOUT ? got[k - 1].lagMs + Math.max(timeoutSlack(timeoutMs), before) : 0;
+    const earlyStall = answers[k - 1] === TIMEOUT ? timeoutEarly(timeoutMs, got[k - 1].lagMs, before) : 0;
     // And the service's own: a retry late while the service also left its API unanswered that long.
     const slow = w.http.slowness(failedAt, got[k].at);
     const lateStall = Math.max(got[k].lagMs, slow.ms);
