@@ -51,6 +51,29 @@ function judged(setup: (m: Model) => void, deliveries: Delivery[]): string[] {
 
 const expectedAt = (path: string, secret: string) => (m: Model) => void m.expected.set(ID, { path, secret });
 
+/**
+ * A real service that answers each request after its `ms` query parameter, for the judgements that read how long the
+ * service left its API unanswered; `fn` gets an Http to it, and the service is closed afterwards.
+ */
+async function withSlowService(fn: (http: Http) => Promise<void>): Promise<void> {
+  const service = createServer((req, res) => void setTimeout(() => res.end("{}"), Number(new URL(req.url!, "http://x").searchParams.get("ms"))));
+  await new Promise<void>((ok) => service.listen(0, "127.0.0.1", ok));
+  try {
+    await fn(new Http(`http://127.0.0.1:${(service.address() as AddressInfo).port}`, "k", contract, 10_000));
+  } finally {
+    service.close();
+  }
+}
+
+/** The retry schedule (300 ms, a 2000 ms timeout) judged over two attempts the receiver saw; the rules that failed. */
+async function scheduleJudged(http: Http, first: Delivery, retry: Delivery, answer: number | typeof TIMEOUT | typeof RESET): Promise<string[]> {
+  const failed: string[] = [];
+  const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
+  const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http, receiver: { deliveries: [first, retry] } } as unknown as World;
+  await watchSchedule(newModel(1), w, ID, [answer]);
+  return failed;
+}
+
 describe("the model's judgement of deliveries", () => {
   it("keeps a delivery to the webhook of the completion, signed with its secret, that agrees with the resource", () => {
     expect(judged(expectedAt("/hook/m1/a", "s1"), [delivery("/hook/m1/a", "s1")])).toEqual([]);
@@ -85,13 +108,9 @@ describe("the model's judgement of deliveries", () => {
     // A service the suite sent nothing to: it never answered late.
     const quiet = new Http("http://127.0.0.1:9", "k", contract, 1_000);
     const run = async (lagMs: number) => {
-      const failed: string[] = [];
-      const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
       const first = { ...delivery("/hook/m1/a", "s1"), at: 1_000_000, startedAt: 1_000_000, lagMs };
       const retry = { ...delivery("/hook/m1/a", "s1"), at: 1_000_000 + 2_000 - 250, startedAt: 1_000_000 + 2_000 - 250, lagMs: 0 };
-      const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http: quiet, receiver: { deliveries: [first, retry] } } as unknown as World;
-      await watchSchedule(newModel(1), w, ID, [TIMEOUT]);
-      return failed;
+      return scheduleJudged(quiet, first, retry, TIMEOUT);
     };
     expect(await run(0)).toEqual(["model.timeout-retried"]);
     expect(await run(150)).toEqual([]);
@@ -102,26 +121,17 @@ describe("the model's judgement of deliveries", () => {
     // retry 2005 ms after the receiver closed the connection, for a 300 ms delay. Its own clock was right (its 2 s
     // timeout fired first when a starved process woke, and the retry followed 300 ms later); the suite could not see
     // that, but it could see the service answer its API as late. A real request to a service that answers in `serviceMs`.
-    const service = createServer((req, res) => void setTimeout(() => res.end("{}"), Number(new URL(req.url!, "http://x").searchParams.get("ms"))));
-    await new Promise<void>((ok) => service.listen(0, "127.0.0.1", ok));
-    try {
-      const http = new Http(`http://127.0.0.1:${(service.address() as AddressInfo).port}`, "k", contract, 10_000);
+    await withSlowService(async (http) => {
       const run = async (serviceMs: number) => {
-        const failed: string[] = [];
-        const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
         const failedAt = Date.now();
         await http.req(`/v1/interviews/${ID}?ms=${serviceMs}`);
         const first = { ...delivery("/hook/m1/a", "s1"), at: failedAt - 5, startedAt: failedAt - 5, answeredAt: failedAt };
         const retry = { ...delivery("/hook/m1/a", "s1"), at: failedAt + 2_005, startedAt: failedAt + 2_005 };
-        const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http, receiver: { deliveries: [first, retry] } } as unknown as World;
-        await watchSchedule(newModel(1), w, ID, [RESET]);
-        return failed;
+        return scheduleJudged(http, first, retry, RESET);
       };
       expect(await run(10)).toEqual(["model.retries"]);
       expect(await run(1_700)).toEqual([]);
-    } finally {
-      service.close();
-    }
+    });
   });
 
   it("allows a retry after no answer early by the clock started before connecting and the service's slowness, together", async () => {
@@ -129,26 +139,17 @@ describe("the model's judgement of deliveries", () => {
     // retry came 208 ms before the 2000 ms timeout had run from the connection, for a 300 ms delay, while the service
     // had left its API unanswered 395 ms just before; the window took the larger of that and the 400 ms timeoutSlack,
     // not both. Here the retry comes 500 ms early: past either alone, inside the two together.
-    const service = createServer((req, res) => void setTimeout(() => res.end("{}"), Number(new URL(req.url!, "http://x").searchParams.get("ms"))));
-    await new Promise<void>((ok) => service.listen(0, "127.0.0.1", ok));
-    try {
-      const http = new Http(`http://127.0.0.1:${(service.address() as AddressInfo).port}`, "k", contract, 10_000);
+    await withSlowService(async (http) => {
       const run = async (serviceMs: number) => {
-        const failed: string[] = [];
-        const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
         await http.req(`/v1/interviews/${ID}?ms=${serviceMs}`);
         const startedAt = Date.now();
         const first = { ...delivery("/hook/m1/a", "s1"), at: startedAt, startedAt, lagMs: 0 };
         const retry = { ...delivery("/hook/m1/a", "s1"), at: startedAt + 2_000 - 500, startedAt: startedAt + 2_000 - 500, lagMs: 0 };
-        const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http, receiver: { deliveries: [first, retry] } } as unknown as World;
-        await watchSchedule(newModel(1), w, ID, [TIMEOUT]);
-        return failed;
+        return scheduleJudged(http, first, retry, TIMEOUT);
       };
       expect(await run(10)).toEqual(["model.timeout-retried"]);
       expect(await run(420)).toEqual([]);
-    } finally {
-      service.close();
-    }
+    });
   });
 
   it("reads the service itself while it waits on retries, so a stall with no request of the run in flight is seen", async () => {

@@ -6,7 +6,7 @@
  * (not_eligible) once one interview reached the cap; sent with another project's public key (the run's), it is never
  * eligible, nor is the study's own link opened as an invite (where its link has an invite link's form), which is declined
  * at the cap too. Where the target can set a study's status, a second study's offered launch is eligible, declined once the
- * study is paused, and eligible again once it is active again.
+ * study is paused, eligible again once it is active again, and declined again once it is set to draft.
  */
 import { launchBodies, triggerRules } from "../judge/participant.ts";
 import { Lacking } from "../outcomes.ts";
@@ -49,10 +49,10 @@ async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
 
 export const launches: Unit = {
   name: "launches",
-  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key, declined (not_eligible) once it reached its cap, the same request and the trigger config's (each with the study's link opened as an invite too, where it has an invite link's form); a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again",
+  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key, declined (not_eligible) once it reached its cap, the same request and the trigger config's (each with the study's link opened as an invite too, where it has an invite link's form); a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again, declined once set to draft",
   needs: ["plant-study", "plant-interview"],
   rules: [r["launch-declined"], r["launch-mode"], r["launch-scoped"]],
-  classes: (ctx) => ["launch below the cap", ...(ctx.options.publicKey ? ["launch with another project's public key"] : []), "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again"] : [])],
+  classes: (ctx) => ["launch below the cap", ...(ctx.options.publicKey ? ["launch with another project's public key"] : []), "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again", "launch of a study set to draft"] : [])],
   async run(env) {
     const { ctx } = env;
     if (!env.own || !env.publicKey) {
@@ -159,7 +159,8 @@ async function browserLaunch(env: CoverEnv): Promise<void> {
 
 /**
  * A launch the trigger config offered for a study before it was paused: a paused study accepts no responses, so the
- * same launch is declined; once the study is active again (and within its caps) it is eligible again.
+ * same launch is declined; once the study is active again (and within its caps) it is eligible again; set to draft,
+ * declined again (a study accepts responses only while active).
  */
 async function pausedLaunch(env: CoverEnv): Promise<void> {
   const { ctx } = env;
@@ -169,7 +170,7 @@ async function pausedLaunch(env: CoverEnv): Promise<void> {
     ctx.note(`cover launches: ${before ? `the trigger config's launch of an active study was decided ${before.status} ${JSON.stringify(before.body?.mode)}` : "the trigger config offered no launch of the study planted with a trigger event"}, so the paused study's launch was not judged`);
     return;
   }
-  const decided = async (status: "paused" | "active", cls: string, want: (mode: unknown) => boolean, wanted: string) => {
+  const decided = async (status: "paused" | "active" | "draft", cls: string, want: (mode: unknown) => boolean, wanted: string) => {
     await ctx.states.setStudyStatus(study, status, env.project);
     const read = await env.req(`/v1/studies/${study}`);
     if (read.body?.accepting_responses !== (status === "active")) {
@@ -181,5 +182,6 @@ async function pausedLaunch(env: CoverEnv): Promise<void> {
     env.reach(cls, r["launch-declined"].cites);
     return true;
   };
-  if (await decided("paused", "launch of a study paused", (m) => m === "not_eligible", "not_eligible")) await decided("active", "launch of a study active again", (m) => ELIGIBLE.includes(m as string), "webview or external_browser");
+  if (!(await decided("paused", "launch of a study paused", (m) => m === "not_eligible", "not_eligible"))) return;
+  if (await decided("active", "launch of a study active again", (m) => ELIGIBLE.includes(m as string), "webview or external_browser")) await decided("draft", "launch of a study set to draft", (m) => m === "not_eligible", "not_eligible");
 }

@@ -55,24 +55,29 @@ async function judge(env: CoverEnv, path: string, mine: string[], what: string, 
 export const leftCursors: Unit = {
   name: "left-cursors",
   doc: "a walk whose last item left the list since it was read: the studies list after a study paused since, and a study's interviews filtered by status=started after one completed since, each continue with the items that followed it or refuse the cursor (400), never end as if nothing followed; a study's interviews walked one per page while two complete between pages, each listed once",
-  needs: ["plant-study", "study-status"],
+  needs: ["plant-study"],
   rules: [r["cursor-left"], r["walk-changing"]],
-  classes: (ctx) => ["cursor of a study paused since", ...(ctx.states.has("plant-interview", "hold", "complete") ? ["cursor of an interview completed since", "interviews completed between pages"] : [])],
+  classes: (ctx) => [
+    ...(ctx.states.has("study-status") ? ["cursor of a study paused since"] : []),
+    ...(ctx.states.has("plant-interview", "hold", "complete") ? ["cursor of an interview completed since", "interviews completed between pages"] : []),
+  ],
   async run(env) {
     const { ctx } = env;
     const plant = (k: number) => ctx.states.plantStudy({ name: `Cursor left ${k}`, weekly_limit: null, monthly_limit: null }, env.project);
     // One after the other: two studies are followed by at least one other whatever order the list keeps.
     const studies = [(await plant(0)).id, (await plant(1)).id];
-    let paused: string | null = null;
-    try {
-      await judge(env, "/v1/studies", studies, "with that study paused since", async (id) => {
-        paused = id;
-        await ctx.states.setStudyStatus(id, "paused", env.project);
-      });
-    } finally {
-      if (paused) await ctx.states.setStudyStatus(paused, "active", env.project);
+    if (ctx.states.has("study-status")) {
+      let paused: string | null = null;
+      try {
+        await judge(env, "/v1/studies", studies, "with that study paused since", async (id) => {
+          paused = id;
+          await ctx.states.setStudyStatus(id, "paused", env.project);
+        });
+      } finally {
+        if (paused) await ctx.states.setStudyStatus(paused, "active", env.project);
+      }
+      env.reach("cursor of a study paused since", r["cursor-left"].cites);
     }
-    env.reach("cursor of a study paused since", r["cursor-left"].cites);
     if (!ctx.states.has("plant-interview", "hold", "complete")) return;
     const study = studies[0];
     const held = [];
