@@ -14,20 +14,26 @@ import { r } from "./rules.ts";
 
 const ids = (items: any[]): string[] => items.map((x) => x?.id);
 
-/** The ids a walk from `cursor` lists (following has_more), and the first page. */
-async function walkFrom(env: CoverEnv, path: string, cursor: string) {
+/**
+ * The ids a walk of `path` lists at `limit` per page (following has_more, at most `pages` pages), from `cursor` or
+ * from the start, and its first and last pages; `between` runs after each page is read, before the next is asked for.
+ * Not Http.walk: the unit must see a refused page as it came.
+ */
+async function walkPages(env: CoverEnv, path: string, limit: number, cursor: string, pages: number, between?: (n: number, data: any[], got: string[]) => Promise<void>) {
   const sep = path.includes("?") ? "&" : "?";
   const got: string[] = [];
   let first = null;
-  for (let after = cursor, n = 0; n < 50; n++) {
-    const page = await env.req(`${path}${sep}limit=100&starting_after=${encodeURIComponent(after)}`);
-    first ??= page;
-    const data: any[] = page.status === 200 && Array.isArray(page.body?.data) ? page.body.data : [];
+  let last = null;
+  for (let after = cursor, n = 0; n < pages; n++) {
+    last = await env.req(`${path}${sep}limit=${limit}${after ? `&starting_after=${encodeURIComponent(after)}` : ""}`);
+    first ??= last;
+    const data: any[] = last.status === 200 && Array.isArray(last.body?.data) ? last.body.data : [];
     got.push(...ids(data));
-    if (page.body?.has_more !== true || data.length === 0) break;
+    await between?.(n, data, got);
+    if (last.body?.has_more !== true || data.length === 0) break;
     after = data[data.length - 1].id;
   }
-  return { got, first: first! };
+  return { got, first: first!, last: last! };
 }
 
 /**
@@ -44,7 +50,7 @@ async function judge(env: CoverEnv, path: string, mine: string[], what: string, 
   const cursor = order[at];
   const followed = order.slice(at + 1);
   await leave(cursor);
-  const { got, first } = await walkFrom(env, path, cursor);
+  const { got, first } = await walkPages(env, path, 100, cursor, 50);
   const missing = followed.filter((id) => !got.includes(id));
   const whole = env.own ? JSON.stringify(got) === JSON.stringify(followed) : missing.length === 0;
   // A refusal tells the client its walk broke; only an answer that ends it quietly loses items.
@@ -105,18 +111,11 @@ async function walkCompleting(env: CoverEnv): Promise<void> {
     await ctx.states.completeInterview(id, env.project);
     await untilCompleted(env.http, id, completionWaitMs(ctx.options));
   };
-  const seen: string[] = [];
-  let last = null;
-  for (let after = "", n = 0; n < 6; n++) {
-    last = await env.req(`${path}&limit=1${after ? `&starting_after=${encodeURIComponent(after)}` : ""}`);
-    const data: any[] = last.status === 200 && Array.isArray(last.body?.data) ? last.body.data : [];
-    seen.push(...ids(data));
+  const { got: seen, last } = await walkPages(env, path, 1, "", 6, async (n, data, sofar) => {
     if (n === 0) await complete(data[0]?.id);
-    if (n === 1) await complete(order.filter((id) => !seen.includes(id)).pop());
-    if (last.body?.has_more !== true || data.length === 0) break;
-    after = data[data.length - 1].id;
-  }
+    if (n === 1) await complete(order.filter((id) => !sofar.includes(id)).pop());
+  });
   const once = planted.every((id) => seen.filter((x) => x === id).length === 1) && seen.length === planted.length;
-  env.expect(r["walk-changing"], once, `the study's three interviews ${JSON.stringify(order)}, walked one per page while two completed between pages (the one just read, then the last one not yet read), were listed as ${JSON.stringify(seen)}: each must be listed exactly once (a completed interview stays in the list)`, last ?? undefined);
+  env.expect(r["walk-changing"], once, `the study's three interviews ${JSON.stringify(order)}, walked one per page while two completed between pages (the one just read, then the last one not yet read), were listed as ${JSON.stringify(seen)}: each must be listed exactly once (a completed interview stays in the list)`, last);
   env.reach("interviews completed between pages", r["walk-changing"].cites);
 }

@@ -140,7 +140,7 @@ export const receiverAnswers: Unit = {
         // The service's own: a retry late while the service also left its API unanswered that long.
         const slow = env.http.slowness(failedAt, retry.at);
         const [lo, hi] = [early - earlyStall, late + Math.max(retry.lagMs, slow.ms)];
-        env.expect(r["answer-retried"], gap >= lo && gap <= hi, `${label}: retry ${n + 1} came ${gap} ms after attempt ${n + 1} failed (${describeAnswer(answer)}); its delay is ${delays[n]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${stallWords(failed.lagMs + retry.lagMs, slow.ms >= before.ms ? slow : before)}${answer === TIMEOUT ? `, and ${timeoutSlack(timeoutMs) + before.ms} ms the service may have run its timeout's clock before it connected` : ""})`);
+        env.expect(r["answer-retried"], gap >= lo && gap <= hi, `${label}: retry ${n + 1} came ${gap} ms after attempt ${n + 1} failed (${describeAnswer(answer)}); its delay is ${delays[n]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${stallWords(failed.lagMs + retry.lagMs, slow.ms >= before.ms ? slow : before)}${answer === TIMEOUT ? `, and ${Math.round(earlyStall - failed.lagMs)} ms the service may have run its timeout's clock before it connected` : ""})`);
       }
       env.reach(`answer ${p.cls}`, r["answer-retried"].cites);
       for (const [k, d] of got.entries()) {
