@@ -16,19 +16,23 @@ export function webhooksHandlers({ webhooks, webhookSettings, addressPolicy }: H
       const problem = urlProblem(body.url, addressPolicy);
       if (problem) throw new ApiError(400, "invalid_request_error", "Invalid parameters", [{ location: "body", field: "url", message: problem }]);
       const events = [...new Set(body.events)];
-      // Locked until this change ends (PostgreSQL): two PUTs of one project never both create it.
-      const existing = await webhookSettings.get(project, true);
-      if (existing) {
-        // An identical PUT changes nothing, so pending retries to the same receiver go on.
-        if (existing.url !== body.url || existing.events.join() !== events.join()) {
-          const current = await webhookSettings.set(project, body.url, events, existing.signing_secret);
-          await webhooks.webhookChanged(project, current);
+      // Locked until this change ends (PostgreSQL): two PUTs of one project never both create it. In one process, a
+      // PUT that read none may find it created by another PUT since: `create` says so, and this one updates it.
+      for (let tries = 0; tries < 5; tries++) {
+        const existing = await webhookSettings.get(project, true);
+        if (existing) {
+          // An identical PUT changes nothing, so pending retries to the same receiver go on.
+          if (existing.url !== body.url || existing.events.join() !== events.join()) {
+            const current = await webhookSettings.set(project, body.url, events, existing.signing_secret);
+            await webhooks.webhookChanged(project, current);
+          }
+          return { status: 200, body: { url: body.url, events } };
         }
-        return { status: 200, body: { url: body.url, events } };
+        const secret = `whsec_${randomBytes(24).toString("hex")}`;
+        if (await webhookSettings.create(project, body.url, events, secret)) return { status: 201, body: { url: body.url, events, signing_secret: secret } };
       }
-      const secret = `whsec_${randomBytes(24).toString("hex")}`;
-      await webhookSettings.set(project, body.url, events, secret);
-      return { status: 201, body: { url: body.url, events, signing_secret: secret } };
+      // Created and deleted again between each read and write, five times over: the client's own PUTs and DELETEs racing.
+      throw new ApiError(503, "api_error", "Service unavailable: the webhook was changed by other requests meanwhile; retry after a second", undefined, { "Retry-After": "1" });
     },
 
     async getWebhook({ project }) {

@@ -157,6 +157,21 @@ describe.each(STORES)("the %s store", (_name, make) => {
     }
   });
 
+  it("answers a project's first webhook PUT sent eight times at once with one creation (201) and seven updates (200)", async () => {
+    const srv = await make().start();
+    try {
+      const { api_key: key } = await ok(srv.baseUrl, "/_sim/projects", { key: ACME, method: "POST", body: { name: "race" } }, 201);
+      for (let round = 0; round < 3; round++) {
+        const answers = await Promise.all(Array.from({ length: 8 }, (_, k) => call(srv.baseUrl, "/v1/webhooks", { key, method: "PUT", body: { url: `https://hooks.example.com/race-${k}`, events: ["interview.completed"] } })));
+        expect(answers.map((a) => a.status).sort(), `round ${round}`).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+        expect(answers.filter((a) => a.status === 200).every((a) => a.body.signing_secret === undefined)).toBe(true);
+        await ok(srv.baseUrl, "/v1/webhooks", { key, method: "DELETE" }, 204);
+      }
+    } finally {
+      await srv.close();
+    }
+  });
+
   it("keeps each project's newest attempts past its cap, forgetting the oldest finished ones and never one still in flight", async () => {
     // The first interview's delivery hangs (in flight for the 30 s timeout); the others' are answered 200.
     const r = await receiver((n) => (n === 1 ? { status: 200, hang: true } : { status: 200 }));

@@ -10,6 +10,11 @@ export class MemoryWebhookSettings implements WebhookSettings {
     return project.webhook;
   }
 
+  // No await between the look and the write: two PUTs at once in this process never both create it.
+  async create(project: Project, url: string, events: Array<"interview.completed">, secret: string): Promise<WebhookSetting | null> {
+    return project.webhook ? null : this.set(project, url, events, secret);
+  }
+
   async set(project: Project, url: string, events: Array<"interview.completed">, secret: string): Promise<WebhookSetting> {
     this.backend.append({ kind: "webhook.set", project_id: project.id, url, events, secret });
     return project.setWebhook(url, events, secret);

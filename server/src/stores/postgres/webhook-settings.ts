@@ -29,6 +29,13 @@ export class PgWebhookSettings implements WebhookSettings {
     return setting(rows[0]);
   }
 
+  // The project's row exists from its first locked read (get(project, true)); only a row with no URL takes it.
+  async create(project: Project, url: string, events: Array<"interview.completed">, secret: string): Promise<WebhookSetting | null> {
+    await this.backend.query("INSERT INTO webhooks (project_id, version) VALUES ($1, 0) ON CONFLICT (project_id) DO NOTHING", [project.id]);
+    const { rows } = await this.backend.query<Row>("UPDATE webhooks SET url = $2, events = $3, secret = $4, version = version + 1 WHERE project_id = $1 AND url IS NULL RETURNING url, events, secret, version", [project.id, url, JSON.stringify(events), secret]);
+    return setting(rows[0]);
+  }
+
   async set(project: Project, url: string, events: Array<"interview.completed">, secret: string): Promise<WebhookSetting> {
     const { rows } = await this.backend.query<Row>(SET_WEBHOOK, [project.id, url, JSON.stringify(events), secret, null]);
     return setting(rows[0])!;
