@@ -2,7 +2,8 @@
  * Every class of a messages cursor, every run: `starting_after` set to a visible message of the chat continues after
  * it; set to a hidden message of the chat, to another chat's message, or to a UUID of nothing, it is 400 `No such
  * message: <id>` (Errors 5: "a UUID but not a visible message of the chat"); set to what is not a UUID, with a
- * limit out of range beside it, it is 400 `Invalid parameters` naming both (Errors 4).
+ * limit out of range beside it, it is 400 `Invalid parameters` naming both (Errors 4), and so is a visible message's id
+ * with a space before it.
  */
 import { randomUUID } from "node:crypto";
 import { invalidParametersVerdicts, messageErrorRules, noSuchMessageVerdicts } from "../judge/messages-errors.ts";
@@ -18,10 +19,10 @@ function judge(env: CoverEnv, verdicts: ReturnType<typeof noSuchMessageVerdicts>
 
 export const cursors: Unit = {
   name: "cursors",
-  doc: "messages' starting_after in every class: a visible message of the chat (continues after it), a hidden one of it, another chat's message and a UUID of nothing (400 No such message), not a UUID beside a limit out of range (400 Invalid parameters naming both)",
+  doc: "messages' starting_after in every class: a visible message of the chat (continues after it), a hidden one of it, another chat's message and a UUID of nothing (400 No such message), not a UUID beside a limit out of range (400 Invalid parameters naming both), a visible message's id with a space before it (400 Invalid parameters)",
   needs: ["plant-chat"],
   rules: [messageErrorRules["no-such-message"], messageErrorRules["invalid-parameters"], r["message-count"]],
-  classes: (ctx) => ["cursor visible", ...(ctx.states.has("hidden-messages") ? ["cursor hidden"] : []), "cursor of another chat", "cursor of nothing", "cursor not a UUID"],
+  classes: (ctx) => ["cursor visible", ...(ctx.states.has("hidden-messages") ? ["cursor hidden"] : []), "cursor of another chat", "cursor of nothing", "cursor not a UUID", "cursor padded with a space"],
   async run(env) {
     const { ctx } = env;
     const hidden = ctx.states.has("hidden-messages");
@@ -54,5 +55,10 @@ export const cursors: Unit = {
     const bad = await env.req(path(`limit=0&starting_after=${visible[0]}x`));
     judge(env, invalidParametersVerdicts(bad.status, bad.body, ["limit", "starting_after"], "limit=0 and a starting_after that is not a UUID"), bad);
     env.reach("cursor not a UUID", messageErrorRules["invalid-parameters"].cites);
+    // A visible message's id with a space before it is not a UUID either: a server that trims what it reads answers
+    // the page after that message instead.
+    const padded = await env.req(path(`starting_after=%20${visible[0]}`));
+    judge(env, invalidParametersVerdicts(padded.status, padded.body, ["starting_after"], `a starting_after of a visible message's id with a space before it (" ${visible[0]}")`), padded);
+    env.reach("cursor padded with a space", messageErrorRules["invalid-parameters"].cites);
   },
 };

@@ -3,9 +3,11 @@ import { chats } from "./chats.ts";
 import { counts } from "./counts.ts";
 import { cursors } from "./cursors.ts";
 import { experiments } from "./experiments.ts";
+import { filteredWalks } from "./filtered-walks.ts";
 import { launches } from "./launches.ts";
 import { leftCursors } from "./left-cursors.ts";
 import { lists } from "./lists.ts";
+import { longValues } from "./long-values.ts";
 import { messages } from "./messages.ts";
 import { pages } from "./pages.ts";
 import { receiverAnswers } from "./receiver-answers.ts";
@@ -15,6 +17,6 @@ import { releases } from "./releases.ts";
 import { ties } from "./ties.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, leftCursors, lists, releases, experiments, launches, pages];
+export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, experiments, launches, longValues, pages];
 
 export type { Unit } from "./unit.ts";

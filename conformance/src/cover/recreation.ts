@@ -4,22 +4,25 @@
  * secret, or never delivered while none is configured (to no webhook at all, though another project of the unit's own
  * has one then), and delivered though its study was paused before it completed;
  * then subscribed to no event (events []), after which a completion is sent nowhere. Re-creation answers 201 with a new secret; a move, 200 without.
+ * Created again by two PUTs at once: one is the creation (201), the other an update (200). PUTs refused over the webhook
+ * in force, and another project's webhook created at its very URL, change nothing: it reads as it was, and the next
+ * completion is delivered to it, signed with its secret.
  * An interview abandoned while the first webhook is in force is delivered nowhere, ever: it never finished processing.
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import type { Delivery } from "../receiver.ts";
-import { Http } from "../http.ts";
+import { Http, type Reply } from "../http.ts";
 import { until, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 export const recreation: Unit = {
   name: "recreation",
-  doc: "the webhook created, deleted, created again at the same URL and moved: each completion delivered to the webhook in force and signed with its secret, none while deleted (nor to another project's webhook); 201 with a new secret on re-creation; an interview abandoned while it is in force never delivered",
+  doc: "the webhook created, deleted, created again at the same URL by two PUTs at once (one 201, one 200) and moved, then refused PUTs sent over it and another project's webhook created at its URL (neither changes it): each completion delivered to the webhook in force and signed with its secret, none while deleted (nor to another project's webhook); 201 with a new secret on re-creation; an interview abandoned while it is in force never delivered",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   rules: [r["recreation"], r["abandoned-silent"]],
-  classes: (ctx) => ["created", ...(ctx.states.has("abandon") ? ["an interview abandoned"] : []), "deleted", "re-created at the same URL", "moved to another URL", ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
+  classes: (ctx) => ["created", ...(ctx.states.has("abandon") ? ["an interview abandoned"] : []), "deleted", "re-created at the same URL by two PUTs at once", "moved to another URL", "refused updates over it", ...(ctx.states.has("create-project") ? ["its URL taken by another project's webhook too"] : []), ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
   async run(env) {
     const { ctx } = env;
     const { id: studyId } = await ctx.states.plantStudy({ name: "Re-creation", weekly_limit: null, monthly_limit: null }, env.project);
@@ -42,6 +45,7 @@ export const recreation: Unit = {
         env.expect(r.recreation, signed(secret, d), `after the webhook was ${cls}, the delivery of ${done.id} is not signed with the secret it was given`);
       }
       if (ok) env.reach(cls, r.recreation.cites);
+      return ok;
     };
     const first = await env.hook("recreation/a");
     if (!first) return;
@@ -60,14 +64,35 @@ export const recreation: Unit = {
     if (env.own && !witness) ctx.note(`cover recreation: no second project with a webhook could be made (a project created, its webhook taken) while this one's was deleted: a delivery to another project's webhook could not show`);
     const silent = await complete("deleted", null);
     await witness?.remove();
-    const again = await env.hook("recreation/a");
-    if (!again) return;
-    env.expect(r.recreation, again.reply.status === 201 && typeof again.secret === "string" && again.secret !== first.secret, `PUT /v1/webhooks after DELETE answered ${again.reply.status} with signing_secret ${again.secret === first.secret ? "equal to the deleted webhook's" : JSON.stringify(again.reply.body?.signing_secret)}: a re-created webhook gets a new secret`, again.reply);
-    judge("re-created at the same URL", await complete("recreated", again.path), again.path, again.secret);
+    // Created again by two PUTs at once (a client's retry, two deploys): one webhook per project, so one of them is the
+    // creation (201, with a new secret) and the other an update of it (200, without); deliveries carry the creation's.
+    const pair = await Promise.all([env.hook("recreation/a"), env.hook("recreation/a")]);
+    const again = pair.find((h) => h?.reply.status === 201) ?? pair[0];
+    const update = pair.find((h) => h !== again);
+    if (!again || !update) return;
+    env.expect(r.recreation, again.reply.status === 201 && typeof again.secret === "string" && again.secret.length > 0 && again.secret !== first.secret && update.reply.status === 200 && update.reply.body?.signing_secret === undefined, `two PUT /v1/webhooks at once after DELETE answered ${again.reply.status} (signing_secret ${again.secret === first.secret ? "equal to the deleted webhook's" : JSON.stringify(again.reply.body?.signing_secret)}) and ${update.reply.status} (signing_secret ${JSON.stringify(update.reply.body?.signing_secret)}): one webhook per project, so one is its creation, 201 with a new secret, and the other an update of it, 200 without`, update.reply);
+    judge("re-created at the same URL by two PUTs at once", await complete("recreated", again.path), again.path, again.secret);
     const moved = await env.hook("recreation/b");
     if (!moved) return;
     env.expect(r.recreation, moved.reply.status === 200 && moved.reply.body?.signing_secret === undefined, `PUT /v1/webhooks over an existing one answered ${moved.reply.status}${moved.reply.body?.signing_secret !== undefined ? " with a signing_secret" : ""} (200 without the secret)`, moved.reply);
-    judge("moved to another URL", await complete("moved", moved.path), moved.path, again.secret);
+    // Refused updates over the webhook in force change nothing: each is a 400, the webhook reads as it was, and the next
+    // completion is delivered to it, signed with its secret (not to the URL a refused body named, nor nowhere).
+    const elsewhere = new URL(moved.url);
+    elsewhere.pathname = "/cover/recreation/refused";
+    const refusals: Array<[string, unknown]> = [["an unknown event beside interview.completed", { url: elsewhere.toString(), events: ["interview.completed", "interview.started"] }], ["no events", { url: elsewhere.toString() }], ["no url", { events: ["interview.completed"] }]];
+    for (const [what, body] of refusals) {
+      const reply = await env.req("/v1/webhooks", { method: "PUT", body });
+      env.expect(r.recreation, reply.status === 400, `PUT /v1/webhooks with ${what}, over the webhook in force, answered ${reply.status}, not 400`, reply);
+    }
+    // Another project's webhook at the very same URL: webhooks are per project, so it takes nothing from this one's.
+    const sharer = env.own ? await witnessHook(env, moved.url) : null;
+    if (sharer) env.expect(r.recreation, sharer.reply.status === 201 && typeof sharer.reply.body?.signing_secret === "string" && sharer.reply.body.signing_secret !== again.secret, `another project's PUT /v1/webhooks at this project's webhook URL answered ${sharer.reply.status} with signing_secret ${sharer.reply.body?.signing_secret === again.secret ? "equal to this project's" : JSON.stringify(sharer.reply.body?.signing_secret)}: that project had no webhook, so it is a creation (201, a secret of its own)`, sharer.reply);
+    else if (env.own) ctx.note(`cover recreation: no second project with a webhook at the same URL could be made: a webhook taken from a project by another's at its URL could not show`);
+    const kept = await env.req("/v1/webhooks");
+    env.expect(r.recreation, kept.status === 200 && kept.body?.url === moved.url && JSON.stringify(kept.body?.events) === '["interview.completed"]', `after PUTs refused over the webhook in force${sharer ? " and another project's webhook created at its URL" : ""}, GET /v1/webhooks answered ${kept.status} with ${JSON.stringify(kept.body)?.slice(0, 300)}, not the webhook as it was (${moved.url}, events ["interview.completed"])`, kept);
+    // The completion after them judges all three: delivered to the webhook in force, signed with its secret.
+    if (judge("moved to another URL", await complete("moved", moved.path), moved.path, again.secret)) for (const cls of ["refused updates over it", ...(sharer ? ["its URL taken by another project's webhook too"] : [])]) env.reach(cls, r.recreation.cites);
+    await sharer?.remove();
     if (ctx.states.has("study-status")) {
       // Delivered whatever its study's status: the event is emitted by an interview finishing processing, sent only if
       // interview.completed is in events; a study paused while its respondent talked stops new interviews, not this one.
@@ -110,14 +135,14 @@ export const recreation: Unit = {
  * A second project of the unit's own with a webhook to the receiver at /cover/recreation/witness (none where the
  * target creates no more projects, or refuses the webhook); `remove` deletes the webhook.
  */
-async function witnessHook(env: CoverEnv): Promise<{ remove(): Promise<void> } | null> {
+async function witnessHook(env: CoverEnv, at?: string): Promise<{ reply: Reply; remove(): Promise<void> } | null> {
   const { ctx } = env;
   const made = await ctx.states.createProject("Cover recreation witness").catch(() => null);
   if (!made) return null;
   const project = { apiKey: made.api_key };
   const http = new Http(ctx.http.baseUrl, project.apiKey, ctx.contract, ctx.options.timeoutMs);
-  const url = new URL(env.receiver.url);
-  url.pathname = "/cover/recreation/witness";
+  const url = new URL(at ?? env.receiver.url);
+  if (!at) url.pathname = "/cover/recreation/witness";
   const reply = await http.req("/v1/webhooks", { method: "PUT", body: { url: url.toString(), events: ["interview.completed"] } });
   if (reply.status >= 300) {
     ctx.http.absorb(http);
@@ -125,6 +150,7 @@ async function witnessHook(env: CoverEnv): Promise<{ remove(): Promise<void> } |
   }
   ctx.states.webhook(url.toString(), project);
   return {
+    reply,
     async remove() {
       await http.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);
       ctx.http.absorb(http);

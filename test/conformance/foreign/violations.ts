@@ -313,6 +313,37 @@ export const VIOLATIONS: Violation[] = [
     find: "    return true;\n  });\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "    return true;\n  });\n  const byDone = (a, b) => ((b.completedAt ?? b.createdAt) - (a.completedAt ?? a.createdAt)) || (b.seq - a.seq);\n  items.sort(byDone); universe.sort(byDone);\n  send(res, 200, page(items, universe, byDone, p.limit, p.cursor, (i) => interviewView(i, false)));" },
   { name: "a launch of a study set to draft eligible", breaks: "Study: accepting_responses, true when the study is active; Authentication 7: launching eligible in-app interviews", rule: "cover.launch-declined",
     find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || (!studyUsage(study).accepting && study.status !== 'draft')) return no('not_accepting_responses', attribution);" },
+  // Set 42: no value had been planted long, so a cap of the implementation's own on a free text passed.
+  { name: "a text part over 32 KB nulled and marked", breaks: "Truncation: only tool_use.input, tool_result.content and sources[].query are capped; everything else is stable", rule: "cover.long-values",
+    find: "    case 'text': return { type: 'text', text: p.text };", replace: "    case 'text': return jsonBytes(p.text) > PAYLOAD_CAP ? truncMarks({ type: 'text', text: null }) : { type: 'text', text: p.text };" },
+  { name: "a thinking part cut at 32000 characters", breaks: "Message: thinking (string); everything else is stable", rule: "cover.long-values",
+    find: "    case 'thinking': return { type: 'thinking', thinking: p.thinking };", replace: "    case 'thinking': return { type: 'thinking', thinking: typeof p.thinking === 'string' ? p.thinking.slice(0, 32000) : p.thinking };" },
+  { name: "a tool's summary cut at 200 characters", breaks: "Message: tool_use summary (string); everything else is stable", rule: "cover.long-values",
+    find: "summary: raw.summary ?? '', input", replace: "summary: (raw.summary ?? '').slice(0, 200), input" },
+  { name: "a study's name cut at 100 characters", breaks: "Study: name, display name", rule: "cover.long-values",
+    find: "    id: s.id, object: 'study', name: s.name, status", replace: "    id: s.id, object: 'study', name: s.name.slice(0, 100), status" },
+  { name: "a chat's title cut at 120 characters", breaks: "Chat: title (string or null)", rule: "cover.long-values",
+    find: "const out = { id: c.id, object: 'chat', title: c.title,", replace: "const out = { id: c.id, object: 'chat', title: typeof c.title === 'string' ? c.title.slice(0, 120) : c.title," },
+  { name: "a release's description cut at 4096 characters", breaks: "Release: vcs_pr_description (string)", rule: "cover.long-values",
+    find: "if (detail) out.vcs_pr_description = r.prDescription;", replace: "if (detail) out.vcs_pr_description = r.prDescription.slice(0, 4096);" },
+  { name: "a study's questions cut at 5", breaks: "Study: questions (array of {text})", rule: "cover.long-values",
+    find: "    out.questions = s.questions.map((text) => ({ text }));", replace: "    out.questions = s.questions.slice(0, 5).map((text) => ({ text }));" },
+  // Set 43: no request had been refused over a webhook in force, sent at once with another, or at another project's URL;
+  // no filtered list had been walked past its first page; no cursor had a space before it.
+  { name: "two PUTs at once both answered as the creation", breaks: "Endpoints: PUT /v1/webhooks, 201 on first creation, 200 on update; Limits: one webhook per project", rule: "cover.recreation",
+    find: "  const events = [...body.value.events];\n  if (project.webhook) {", replace: "  const existed = !!project.webhook;\n  await new Promise((r) => setTimeout(r, 20));\n  const events = [...body.value.events];\n  if (existed && project.webhook) {" },
+  { name: "a refused PUT deletes the webhook", breaks: "Errors: 400 invalid request body; Endpoints: PUT /v1/webhooks", rule: "cover.recreation",
+    find: "  if (problems.length) return fail(res, 400, problems.join('; '),", replace: "  if (problems.length) project.webhook = null;\n  if (problems.length) return fail(res, 400, problems.join('; ')," },
+  { name: "a refused PUT applies its url", breaks: "Errors: 400 invalid request body; Endpoints: PUT /v1/webhooks", rule: "cover.recreation",
+    find: "  const problems = validateWebhookBody(body.value);", replace: "  if (project.webhook && isObj(body.value) && typeof body.value.url === 'string' && body.value.url.startsWith('https://')) project.webhook.url = body.value.url;\n  const problems = validateWebhookBody(body.value);" },
+  { name: "another project's webhook at the same URL removes this one's", breaks: "Authentication 3: a key is scoped to a single project; Limits: one webhook per project", rule: "cover.recreation",
+    find: "  const secret = 'whsec_' + crypto.randomBytes(24).toString('hex');\n  project.webhook = { url", replace: "  for (const p of projects.values()) if (p !== project && p.webhook?.url === body.value.url) { p.webhook = null; p.webhookGen++; }\n  const secret = 'whsec_' + crypto.randomBytes(24).toString('hex');\n  project.webhook = { url" },
+  { name: "a messages cursor with a space before it read as the UUID", breaks: "Errors 4: starting_after not a UUID gives 400 Invalid parameters", rule: "chats.invalid-parameters",
+    find: "    if (!UUID_ANYCASE_RE.test(sas[0])) details.push({ field: 'starting_after', issue: 'must be a message id (a UUID)' });\n    else cursor = sas[0];", replace: "    if (!UUID_ANYCASE_RE.test(sas[0].trim())) details.push({ field: 'starting_after', issue: 'must be a message id (a UUID)' });\n    else cursor = sas[0].trim();" },
+  { name: "the interviews' status filter dropped after the first page", breaks: "Endpoints: GET /v1/interviews status; request the next page with starting_after", rule: "cover.filter-every-page",
+    find: "    if (filters.status !== undefined && i.status !== filters.status) return false;", replace: "    if (filters.status !== undefined && p.cursor === undefined && i.status !== filters.status) return false;" },
+  { name: "the releases' status filter dropped after the first page", breaks: "Endpoints: GET /v1/releases status; request the next page with starting_after", rule: "cover.filter-every-page",
+    find: "  const items = st.length ? universe.filter((r) => r.status === st[0]) : universe;", replace: "  const items = st.length && !p.cursor ? universe.filter((r) => r.status === st[0]) : universe;" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */

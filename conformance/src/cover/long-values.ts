@@ -1,0 +1,102 @@
+/**
+ * Values at length, every run. The seed caps only three values (a tool_use's input, a tool_result's content and a
+ * source's query, nulled past 32 KB) and calls everything else stable; a column or a buffer that caps a name, a title or
+ * a text at 100, 255, 4096 or 32000 characters changes what the service was given. Short values never show it, so each
+ * free text is planted long, past those sizes (and past the payload cap where nothing caps it), with characters beyond
+ * ASCII in it, and read back byte for byte on retrieval and in its list: a study's name at the contract's longest and
+ * fifty long questions; a chat's title; a message's text and thinking past 32 KB, a tool's name and summary, a file's
+ * URL and name and a source's description; a release's title and description at the contract's longest.
+ */
+import { firstDifference } from "../judge/same.ts";
+import type { PlantChatInput } from "../states/types.ts";
+import type { CoverEnv, Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+type Part = PlantChatInput["messages"][number]["parts"][number];
+
+/** `n` characters, none beyond the BMP (so any count of them is one count), with an accented letter every 50. */
+const long = (n: number, seed: string) => Array.from({ length: n }, (_, k) => (k % 50 === 49 ? "é" : seed[k % seed.length])).join("");
+
+const CLASSES = {
+  study: "a study's name at 200 characters and 50 questions of 1,000",
+  title: "a chat's title of 5,000 characters",
+  text: "text and thinking past the payload cap",
+  fields: "a tool's name and summary, a file's URL and name, a source's description, long",
+  release: "a release's title at 1,000 characters and description at 65,536",
+};
+
+export const longValues: Unit = {
+  name: "long-values",
+  doc: "free text planted long and read back byte for byte, never cut, nulled or marked truncated: a study's name at 200 characters and 50 questions of 1,000 (retrieval and list), a chat's title of 5,000 (retrieval and list), a message's text and thinking past 32 KB, a tool's name and summary, a file's URL and name, a source's description, and a release's title at 1,000 characters and description at 65,536",
+  needs: [],
+  rules: [r["long-values"]],
+  classes: (ctx) => [
+    ...(ctx.states.has("plant-study") ? [CLASSES.study] : []),
+    ...(ctx.states.has("plant-chat") ? [CLASSES.title, CLASSES.text, CLASSES.fields] : []),
+    ...(ctx.states.has("plant-release") ? [CLASSES.release] : []),
+  ],
+  async run(env) {
+    const { ctx } = env;
+    if (ctx.states.has("plant-study")) await study(env);
+    if (ctx.states.has("plant-chat")) await chats(env);
+    if (ctx.states.has("plant-release")) await release(env);
+  },
+};
+
+/** Judges `got`'s fields named in `want` against it; returns whether they agree. */
+function judge(env: CoverEnv, what: string, got: any, want: Record<string, unknown>, reply: Parameters<CoverEnv["expect"]>[3]): boolean {
+  const shown = Object.fromEntries(Object.keys(want).map((k) => [k, got?.[k]]));
+  const differs = reply && reply.status !== 200 ? `answered ${reply.status}` : got === undefined ? "not listed" : firstDifference(shown, want);
+  return env.expect(r["long-values"], !differs, `${what} does not read back as planted: ${differs}`, reply);
+}
+
+async function study(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  // The contract's longest name (200 characters), the run's id it is given included.
+  const base = long(200 - ctx.states.name("").length, "Long study name ");
+  const name = ctx.states.name(base);
+  const questions = Array.from({ length: 50 }, (_, k) => ({ text: long(1000, `Question ${k + 1}: why? `) }));
+  const { id } = await ctx.states.plantStudy({ name: base, questions, weekly_limit: null, monthly_limit: null }, env.project);
+  const read = await env.req(`/v1/studies/${id}`);
+  let ok = judge(env, `study ${id} (its name of 200 characters, 50 questions of 1,000)`, read.body, { name, questions }, read);
+  const list = await env.http.walk("/v1/studies", 100);
+  ok = judge(env, `study ${id} in GET /v1/studies`, list.items.find((s: any) => s?.id === id), { name }, list.pages[0]) && ok;
+  if (ok) env.reach(CLASSES.study, r["long-values"].cites);
+}
+
+async function chats(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  // The title, and text and thinking just past the payload cap (33,000 bytes, 2-byte letters among them): the cap nulls
+  // a tool's input, a result's content and a source's query, never text.
+  const title = long(5000, "A long chat title ");
+  const text: Part[] = [{ type: "text", text: long(32_400, "Text past the cap ") }, { type: "thinking", thinking: long(32_400, "Thinking past the cap ") }];
+  const first = await ctx.states.plantChat({ title, messages: [{ role: "assistant", parts: text }] }, env.project);
+  const read = await env.req(`/v1/chats/${first.id}`);
+  let ok = judge(env, `chat ${first.id} (a title of 5,000 characters)`, read.body, { title }, read);
+  const list = await env.http.walk("/v1/chats", 100);
+  ok = judge(env, `chat ${first.id} in GET /v1/chats`, list.items.find((c: any) => c?.id === first.id), { title }, list.pages[0]) && ok;
+  if (ok) env.reach(CLASSES.title, r["long-values"].cites);
+  const messages = await env.http.walk(`/v1/chats/${first.id}/messages`, 100);
+  if (judge(env, `the message of chat ${first.id} (text and thinking of 32,400 characters, 33,048 bytes each)`, messages.items[0], { parts: text }, messages.pages[0])) env.reach(CLASSES.text, r["long-values"].cites);
+  // A tool's name and summary, a file's URL and name, a source's description: none of them capped by the seed.
+  const parts: Part[] = [
+    { type: "tool_use", id: "toolu_long", name: long(200, "long_tool_name_"), summary: long(5000, "A long summary. "), input: { q: "short" }, state: "output_available" } as Part,
+    { type: "file", url: `https://files.example.com/${"segment/".repeat(240)}long.csv`, media_type: "text/csv", filename: long(1000, "long file name ") },
+  ];
+  const sources = [{ id: "src_long", description: long(5000, "A long description. "), rows: 3, query: "SELECT 1" }];
+  const second = await ctx.states.plantChat({ title: "Long fields", messages: [{ role: "assistant", parts, sources }] }, env.project);
+  const fields = await env.http.walk(`/v1/chats/${second.id}/messages`, 100);
+  if (judge(env, `the message of chat ${second.id} (a tool's name and summary, a file's URL and name, a source's description, long)`, fields.items[0], { parts, sources }, fields.pages[0])) env.reach(CLASSES.fields, r["long-values"].cites);
+}
+
+async function release(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  // The contract's longest title and description.
+  const input = { vcs_pr_number: 7, vcs_pr_title: long(1000, "A long pull request title "), vcs_pr_description: long(65_536, "A long description.\r\n"), vcs_pr_author: "long-author", status: "active" as const, merged_at: new Date(Date.now() - 86_400_000).toISOString() };
+  const { id } = await ctx.states.plantRelease(input, env.project);
+  const read = await env.req(`/v1/releases/${id}`);
+  let ok = judge(env, `release ${id} (a title of 1,000 characters, a description of 65,536)`, read.body, { vcs_pr_title: input.vcs_pr_title, vcs_pr_description: input.vcs_pr_description }, read);
+  const list = await env.http.walk("/v1/releases", 100);
+  ok = judge(env, `release ${id} in GET /v1/releases`, list.items.find((x: any) => x?.id === id), { vcs_pr_title: input.vcs_pr_title }, list.pages[0]) && ok;
+  if (ok) env.reach(CLASSES.release, r["long-values"].cites);
+}
