@@ -45,7 +45,7 @@ describe("the covering phase", () => {
     const classes = result.classes ?? [];
     expect(classes.length).toBeGreaterThan(60);
     expect(classes.filter((c) => !c.reached)).toEqual([]);
-    for (const cls of ["answer 4xx", "answer timeout", "answer 200 late, inside the timeout", "payload beyond ASCII", "% and two hex digits", "count 101", "messages 101", "role system", "usage on user", "mcp_tool_use at 32769 bytes", "re-created at the same URL by two PUTs at once", "refused updates over it", "its URL taken by another project's webhook too", "cursor padded with a space", "releases by status", "text and thinking past the payload cap", "interview completed", "counts with an interview abandoned", "counts with an interview created a year ago"]) {
+    for (const cls of ["answer 4xx", "answer timeout", "answer 200 late, inside the timeout", "payload beyond ASCII", "% and two hex digits", "count 101", "messages 101", "role system", "usage on user", "mcp_tool_use at 32769 bytes", "re-created at the same URL by two PUTs at once", "refused updates over it", "its URL taken by another project's webhook too", "cursor padded with a space", "releases by status", "URLs of nearly 500 characters", "an interview of it answering all 50 questions", "a message of 50 parts and 50 sources", "source slack", "text and thinking past the payload cap", "interview completed", "counts with an interview abandoned", "counts with an interview created a year ago"]) {
       expect(classes.some((c) => c.cls === cls), cls).toBe(true);
     }
     // The report names, statement by statement, the classes that reached it.

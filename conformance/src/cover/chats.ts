@@ -1,5 +1,6 @@
 /**
- * Every visible field of a chat, every run, read back whole: every example source (`web`, `analyst`, `mcp`) and none,
+ * Every visible field of a chat, every run, read back whole: every example source (`web`, `analyst`, `mcp`), one outside
+ * the examples (`slack`) and none,
  * a title (beyond ASCII with markup, empty, padded with a CRLF and a decomposed accent) and none, and where the target plants
  * them, `is_streaming` true, false and null and a creation instant chosen to the millisecond. Each chat's retrieval is predicted whole (`updated_at` aside: not before its created_at), and in
  * a project of the unit's own the list is exactly these chats, newest created_at first, without message_count. One of
@@ -9,10 +10,11 @@ import { firstDifference } from "../judge/same.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
-const SOURCES = ["web", "analyst", "mcp", null] as const;
-const STREAMING = [true, false, null, false] as const;
+// And an origin outside the seed's examples ("example values"): kept as given, never served as null.
+const SOURCES = ["web", "analyst", "mcp", null, "slack"] as const;
+const STREAMING = [true, false, null, false, true] as const;
 /** Titles kept exactly as given: beyond ASCII with markup and quotes, empty, and padded with a CRLF, a decomposed accent and mixed case. */
-const TITLES = ["Chat über Exporte 😀 <b>&amp;</b> \"q\"", "", "  Plain\r\nTitle e\u0301 ", null] as const;
+const TITLES = ["Chat über Exporte 😀 <b>&amp;</b> \"q\"", "", "  Plain\r\nTitle e\u0301 ", null, "From Slack"] as const;
 const titleClass = (t: string | null) => (t === null ? "title null" : t === "" ? "title empty" : t.trim() === t ? "title text" : "title padded, CRLF and decomposed");
 /** The chat planted without messages. */
 const EMPTY = 3;
@@ -27,7 +29,7 @@ async function plant(env: CoverEnv, k: number, fields: boolean, t0: number): Pro
   const source = SOURCES[k];
   const title = TITLES[k];
   // Instants days apart, each at an odd millisecond, oldest first: the list's order is the reverse.
-  const created = new Date(t0 - (4 - k) * 86_400_000 + 1 + 37 * k).toISOString();
+  const created = new Date(t0 - (SOURCES.length - k) * 86_400_000 + 1 + 37 * k).toISOString();
   // The last one holds no message: a chat nobody wrote in yet is still a customer-visible chat.
   const messages = k === EMPTY ? [] : [{ role: "user" as const, parts: [{ type: "text" as const, text: `chat ${k + 1}` }] }];
   const input = { title, source, messages, ...(fields ? { is_streaming: STREAMING[k], created_at: created } : {}) };
@@ -44,7 +46,7 @@ function predicted(c: Record<string, unknown>, fields: boolean): Record<string, 
 
 export const chats: Unit = {
   name: "chats",
-  doc: "every example source and none, a title and none, is_streaming true, false and null, a chosen creation instant, no messages at all: each chat read back whole (message_count 0 for the empty one, listed all the same), the list exactly them, newest first, without message_count",
+  doc: "every example source, one outside the examples and none, a title and none, is_streaming true, false and null, a chosen creation instant, no messages at all: each chat read back whole (message_count 0 for the empty one, listed all the same), the list exactly them, newest first, without message_count",
   needs: ["plant-chat"],
   rules: [r["chat-whole"]],
   classes: (ctx) => [...new Set([...SOURCES.map((s) => `source ${s}`), ...TITLES.map(titleClass), "no messages", ...(ctx.states.has("chat-fields") ? ["is_streaming true", "is_streaming false", "is_streaming null", "created_at chosen"] : [])])],

@@ -7,6 +7,7 @@
  * fifty long questions; a chat's title; a message's text and thinking past 32 KB, a tool's name and summary, a file's
  * URL and name and a source's description; a release's title and description at the contract's longest.
  */
+import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { firstDifference } from "../judge/same.ts";
 import type { PlantChatInput } from "../states/types.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
@@ -17,8 +18,13 @@ type Part = PlantChatInput["messages"][number]["parts"][number];
 /** `n` characters, none beyond the BMP (so any count of them is one count), with an accented letter every 50. */
 const long = (n: number, seed: string) => Array.from({ length: n }, (_, k) => (k % 50 === 49 ? "é" : seed[k % seed.length])).join("");
 
+/** Twelve language codes, some with a region: a list cut at 5 or 10 shows. */
+const LANGUAGES = ["en", "de", "fr", "es", "it", "pt-BR", "nl", "sv", "ja", "ko", "zh-Hant", "ar"];
+
 const CLASSES = {
-  study: "a study's name at 200 characters and 50 questions of 1,000",
+  study: "a study's name at 200 characters, 50 questions of 1,000 and 12 languages",
+  answers: "an interview of it answering all 50 questions",
+  many: "a message of 50 parts and 50 sources",
   title: "a chat's title of 5,000 characters",
   text: "text and thinking past the payload cap",
   fields: "a tool's name and summary, a file's URL and name, a source's description, long",
@@ -32,7 +38,8 @@ export const longValues: Unit = {
   rules: [r["long-values"]],
   classes: (ctx) => [
     ...(ctx.states.has("plant-study") ? [CLASSES.study] : []),
-    ...(ctx.states.has("plant-chat") ? [CLASSES.title, CLASSES.text, CLASSES.fields] : []),
+    ...(ctx.states.has("plant-study", "plant-interview", "hold", "complete") ? [CLASSES.answers] : []),
+    ...(ctx.states.has("plant-chat") ? [CLASSES.title, CLASSES.text, CLASSES.fields, CLASSES.many] : []),
     ...(ctx.states.has("plant-release") ? [CLASSES.release] : []),
   ],
   async run(env) {
@@ -56,12 +63,25 @@ async function study(env: CoverEnv): Promise<void> {
   const base = long(200 - ctx.states.name("").length, "Long study name ");
   const name = ctx.states.name(base);
   const questions = Array.from({ length: 50 }, (_, k) => ({ text: long(1000, `Question ${k + 1}: why? `) }));
-  const { id } = await ctx.states.plantStudy({ name: base, questions, weekly_limit: null, monthly_limit: null }, env.project);
+  const { id } = await ctx.states.plantStudy({ name: base, questions, supported_languages: LANGUAGES, weekly_limit: null, monthly_limit: null }, env.project);
   const read = await env.req(`/v1/studies/${id}`);
-  let ok = judge(env, `study ${id} (its name of 200 characters, 50 questions of 1,000)`, read.body, { name, questions }, read);
+  // The languages as a set: the seed does not fix their order.
+  const languages = (body: any) => (Array.isArray(body?.supported_languages) ? [...body.supported_languages].sort() : body?.supported_languages);
+  let ok = judge(env, `study ${id} (its name of 200 characters, 50 questions of 1,000, ${LANGUAGES.length} languages)`, { ...read.body, supported_languages: languages(read.body) }, { name, questions, supported_languages: [...LANGUAGES].sort() }, read);
   const list = await env.http.walk("/v1/studies", 100);
-  ok = judge(env, `study ${id} in GET /v1/studies`, list.items.find((s: any) => s?.id === id), { name }, list.pages[0]) && ok;
+  const item = list.items.find((s: any) => s?.id === id);
+  ok = judge(env, `study ${id} in GET /v1/studies`, item && { ...item, supported_languages: languages(item) }, { name, supported_languages: [...LANGUAGES].sort() }, list.pages[0]) && ok;
   if (ok) env.reach(CLASSES.study, r["long-values"].cites);
+  if (!ctx.states.has("plant-interview", "hold", "complete")) return;
+  // An interview of it completed: one answer per question, all fifty, in the questions' order.
+  const { id: interview } = await ctx.states.plantInterview({ study_id: id, hold: true }, env.project);
+  await ctx.states.completeInterview(interview, env.project);
+  const done = (await untilCompleted(env.http, interview, completionWaitMs(ctx.options))).reply;
+  const answers: any[] = Array.isArray(done.body?.question_answers) ? done.body.question_answers : [];
+  const shown = answers.map((a) => [a?.question_index, a?.question_text]);
+  const want = questions.map((q, k) => [k, q.text]);
+  const differs = done.status !== 200 ? `answered ${done.status}` : done.body?.status !== "completed" ? `still ${done.body?.status}` : firstDifference(shown, want);
+  if (env.expect(r["long-values"], !differs, `interview ${interview} of a study of 50 questions of 1,000 characters does not answer each of them, in order, with its text (question_index, question_text): ${differs}`, done)) env.reach(CLASSES.answers, r["long-values"].cites);
 }
 
 async function chats(env: CoverEnv): Promise<void> {
@@ -87,6 +107,12 @@ async function chats(env: CoverEnv): Promise<void> {
   const second = await ctx.states.plantChat({ title: "Long fields", messages: [{ role: "assistant", parts, sources }] }, env.project);
   const fields = await env.http.walk(`/v1/chats/${second.id}/messages`, 100);
   if (judge(env, `the message of chat ${second.id} (a tool's name and summary, a file's URL and name, a source's description, long)`, fields.items[0], { parts, sources }, fields.pages[0])) env.reach(CLASSES.fields, r["long-values"].cites);
+  // As many parts and sources as a message takes (the contract's 50 of each), every one kept, in order.
+  const many: Part[] = Array.from({ length: 50 }, (_, k) => ({ type: "text", text: `part ${k + 1}` }));
+  const cited = Array.from({ length: 50 }, (_, k) => ({ id: `src_${k + 1}`, description: `source ${k + 1}`, rows: k, query: `SELECT ${k + 1}` }));
+  const third = await ctx.states.plantChat({ title: "Many parts", messages: [{ role: "assistant", parts: many, sources: cited }] }, env.project);
+  const listed = await env.http.walk(`/v1/chats/${third.id}/messages`, 100);
+  if (judge(env, `the message of chat ${third.id} (50 parts, 50 sources)`, listed.items[0], { parts: many, sources: cited }, listed.pages[0])) env.reach(CLASSES.many, r["long-values"].cites);
 }
 
 async function release(env: CoverEnv): Promise<void> {

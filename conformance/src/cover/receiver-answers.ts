@@ -2,7 +2,7 @@
  * Every class of receiver answer, every run: one interview per class (a 2xx other than 200 and a 3xx at their edge, 299
  * and 300, a 4xx, a 5xx, a closed connection, no answer within the receiver timeout, and the statuses a service is
  * tempted to single out: 201, 204, 301, 400, 401, 410, 429, 500, 501, and a 200 sent late but inside the timeout)
- * completed at once in a study whose name is beyond ASCII, each with a reference id and email beyond ASCII (the 2xx
+ * completed at once in a study whose long name is beyond ASCII, each with a reference id and email beyond ASCII (the 2xx
  * one's as long as the contract takes). Each attempt is judged whole (headers, signature over the raw bytes, the payload
  * predicted from what was planted and the REST read); each class must be retried exactly once after the first delay
  * (then answered 200), a 2xx never. A 3xx names a Location that is not the webhook's (receiver.ts): a sender that
@@ -40,11 +40,14 @@ const RETRY_TIMEOUT = "timeout on a retry";
 /** Text beyond ASCII: an accent, a combining mark, a character beyond the BMP, a right-to-left script. */
 export const NON_ASCII = "Étude naïve e\u0301 😀 𝄞 مرحبا";
 
+/** `text` followed by letters and digits up to `n` code points. */
+const atLength = (text: string, n: number) => text + Array.from({ length: Math.max(0, n - [...text].length) }, (_, k) => "abcdefghij0123456789"[k % 20]).join("");
+
 const ok = (a: number) => a === LATE_2XX || (a >= 200 && a < 300);
 
 export const receiverAnswers: Unit = {
   name: "receiver-answers",
-  doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time, a 200 sent late but inside the timeout, and 201, 204, 301, 400, 401, 410, 429, 500 and 501) in a study named beyond ASCII: retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole",
+  doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time, a 200 sent late but inside the timeout, and 201, 204, 301, 400, 401, 410, 429, 500 and 501) in a study named long and beyond ASCII (the 2xx one's reference id, respondent and email long too): retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   rules: [r["answer-retried"], r["payload-whole"], r["signature-text"], r["interview-whole"]],
@@ -56,14 +59,17 @@ export const receiverAnswers: Unit = {
     // Two languages: one interview runs in the second, so a payload that takes the study's first language shows; the
     // second has a region in capitals (pt-BR), so one that folds the code's case shows too.
     // Spaces before it: the payload's study_name is the name as given, never trimmed.
-    const study = await ctx.states.plantStudy({ name: `  ${NON_ASCII}`, weekly_limit: null, monthly_limit: null, supported_languages: ["en", "pt-BR"] }, env.project);
+    // And long: 190 characters with the run's id (the contract takes 200), so a payload that cuts the name shows.
+    const base = atLength(`  ${NON_ASCII} `, 190 - [...ctx.states.name("")].length);
+    const study = await ctx.states.plantStudy({ name: base, weekly_limit: null, monthly_limit: null, supported_languages: ["en", "pt-BR"] }, env.project);
     // The name as planted (the run's id appended): the payload must carry it byte for byte.
-    const name = ctx.states.name(`  ${NON_ASCII}`);
+    const name = ctx.states.name(base);
     const hook = await env.hook("answers");
     if (!hook) return;
     // The 2xx one opened through a respondent-specific link where the target plants one: its payload names the respondent.
     // Both cases, a + and a %XX escape in it: a payload that folds, decodes or reads + as a space shows.
-    const respondentOf = (cls: string) => (cls === "2xx" && ctx.states.has("respondent-id") ? `Resp_é+É%41_${k0}` : null);
+    // As long as the contract takes (less a margin for counts in UTF-16 units): a payload that cuts it shows.
+    const respondentOf = (cls: string) => (cls === "2xx" && ctx.states.has("respondent-id") ? atLength(`Resp_é+É%41_${k0}_`, (propertySchema(ctx.contract, "SimInterviewInput", "respondent_id")?.maxLength ?? 255) - 5) : null);
     const k0 = Math.floor(Math.random() * 1e6);
     // The longest reference id the contract plants (SimInterviewInput's maxLength).
     const longest: number = propertySchema(ctx.contract, "SimInterviewInput", "reference_id")?.maxLength ?? 255;
@@ -76,7 +82,8 @@ export const receiverAnswers: Unit = {
       // The 2xx one's is as long as the contract takes: a payload that cuts it shows.
       const reference = bare ? null : cls === "2xx" ? `${short}-${"Zz9+é".repeat(longest)}`.slice(0, longest) : short;
       // An email in both cases, beyond ASCII, with a + tag: a payload that folds its case or reads + as a space shows.
-      const email = bare ? null : `Ñandú+tag.${k}@ExÄmple.com`;
+      // The 2xx one's is 254 characters (the longest address SMTP carries): a retrieval or payload that cuts it shows.
+      const email = bare ? null : cls === "2xx" ? `Ñandú+tag.${k}.${"x".repeat(254 - `Ñandú+tag.${k}.@ExÄmple.com`.length)}@ExÄmple.com` : `Ñandú+tag.${k}@ExÄmple.com`;
       const respondent = respondentOf(cls);
       const language = cls === "4xx" ? "pt-BR" : "en";
       const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, ...(reference === null ? {} : { reference_id: reference }), ...(email === null ? {} : { respondent_email: email }), language, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);

@@ -16,13 +16,19 @@ import { Http, type Reply } from "../http.ts";
 import { until, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
+/**
+ * Every URL the unit configures is long (its path and query near 480 characters in all, under any cap a server may
+ * keep of its own and the 512 it may refuse past): one stored cut short sends the deliveries elsewhere, and GET shows it.
+ */
+const LONG = "long-path-segment-".repeat(11);
+
 export const recreation: Unit = {
   name: "recreation",
   doc: "the webhook created, deleted, created again at the same URL by two PUTs at once (one 201, one 200) and moved, then refused PUTs sent over it and another project's webhook created at its URL (neither changes it): each completion delivered to the webhook in force and signed with its secret, none while deleted (nor to another project's webhook); 201 with a new secret on re-creation; an interview abandoned while it is in force never delivered",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   rules: [r["recreation"], r["abandoned-silent"]],
-  classes: (ctx) => ["created", ...(ctx.states.has("abandon") ? ["an interview abandoned"] : []), "deleted", "re-created at the same URL by two PUTs at once", "moved to another URL", "refused updates over it", ...(ctx.states.has("create-project") ? ["its URL taken by another project's webhook too"] : []), ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
+  classes: (ctx) => ["created", ...(ctx.states.has("abandon") ? ["an interview abandoned"] : []), "deleted", "re-created at the same URL by two PUTs at once", "moved to another URL", "URLs of nearly 500 characters", "refused updates over it", ...(ctx.states.has("create-project") ? ["its URL taken by another project's webhook too"] : []), ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
   async run(env) {
     const { ctx } = env;
     const { id: studyId } = await ctx.states.plantStudy({ name: "Re-creation", weekly_limit: null, monthly_limit: null }, env.project);
@@ -47,7 +53,7 @@ export const recreation: Unit = {
       if (ok) env.reach(cls, r.recreation.cites);
       return ok;
     };
-    const first = await env.hook("recreation/a");
+    const first = await env.hook(`recreation/a/${LONG}`);
     if (!first) return;
     env.expect(r.recreation, first.reply.status === 201 && typeof first.secret === "string" && first.secret.length > 0, `the first PUT /v1/webhooks answered ${first.reply.status} with signing_secret ${JSON.stringify(first.reply.body?.signing_secret)}`, first.reply);
     // Abandoned while this webhook is in force, before the completion that follows: a service that sends it would
@@ -66,13 +72,13 @@ export const recreation: Unit = {
     await witness?.remove();
     // Created again by two PUTs at once (a client's retry, two deploys): one webhook per project, so one of them is the
     // creation (201, with a new secret) and the other an update of it (200, without); deliveries carry the creation's.
-    const pair = await Promise.all([env.hook("recreation/a"), env.hook("recreation/a")]);
+    const pair = await Promise.all([env.hook(`recreation/a/${LONG}`), env.hook(`recreation/a/${LONG}`)]);
     const again = pair.find((h) => h?.reply.status === 201) ?? pair[0];
     const update = pair.find((h) => h !== again);
     if (!again || !update) return;
     env.expect(r.recreation, again.reply.status === 201 && typeof again.secret === "string" && again.secret.length > 0 && again.secret !== first.secret && update.reply.status === 200 && update.reply.body?.signing_secret === undefined, `two PUT /v1/webhooks at once after DELETE answered ${again.reply.status} (signing_secret ${again.secret === first.secret ? "equal to the deleted webhook's" : JSON.stringify(again.reply.body?.signing_secret)}) and ${update.reply.status} (signing_secret ${JSON.stringify(update.reply.body?.signing_secret)}): one webhook per project, so one is its creation, 201 with a new secret, and the other an update of it, 200 without`, update.reply);
     judge("re-created at the same URL by two PUTs at once", await complete("recreated", again.path), again.path, again.secret);
-    const moved = await env.hook("recreation/b");
+    const moved = await env.hook(`recreation/b/${LONG}`);
     if (!moved) return;
     env.expect(r.recreation, moved.reply.status === 200 && moved.reply.body?.signing_secret === undefined, `PUT /v1/webhooks over an existing one answered ${moved.reply.status}${moved.reply.body?.signing_secret !== undefined ? " with a signing_secret" : ""} (200 without the secret)`, moved.reply);
     // Refused updates over the webhook in force change nothing: each is a 400, the webhook reads as it was, and the next
@@ -91,7 +97,7 @@ export const recreation: Unit = {
     const kept = await env.req("/v1/webhooks");
     env.expect(r.recreation, kept.status === 200 && kept.body?.url === moved.url && JSON.stringify(kept.body?.events) === '["interview.completed"]', `after PUTs refused over the webhook in force${sharer ? " and another project's webhook created at its URL" : ""}, GET /v1/webhooks answered ${kept.status} with ${JSON.stringify(kept.body)?.slice(0, 300)}, not the webhook as it was (${moved.url}, events ["interview.completed"])`, kept);
     // The completion after them judges all three: delivered to the webhook in force, signed with its secret.
-    if (judge("moved to another URL", await complete("moved", moved.path), moved.path, again.secret)) for (const cls of ["refused updates over it", ...(sharer ? ["its URL taken by another project's webhook too"] : [])]) env.reach(cls, r.recreation.cites);
+    if (judge("moved to another URL", await complete("moved", moved.path), moved.path, again.secret)) for (const cls of ["URLs of nearly 500 characters", "refused updates over it", ...(sharer ? ["its URL taken by another project's webhook too"] : [])]) env.reach(cls, r.recreation.cites);
     await sharer?.remove();
     if (ctx.states.has("study-status")) {
       // Delivered whatever its study's status: the event is emitted by an interview finishing processing, sent only if

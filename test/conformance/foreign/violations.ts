@@ -344,6 +344,26 @@ export const VIOLATIONS: Violation[] = [
     find: "    if (filters.status !== undefined && i.status !== filters.status) return false;", replace: "    if (filters.status !== undefined && p.cursor === undefined && i.status !== filters.status) return false;" },
   { name: "the releases' status filter dropped after the first page", breaks: "Endpoints: GET /v1/releases status; request the next page with starting_after", rule: "cover.filter-every-page",
     find: "  const items = st.length ? universe.filter((r) => r.status === st[0]) : universe;", replace: "  const items = st.length && !p.cursor ? universe.filter((r) => r.status === st[0]) : universe;" },
+  // Set 44: the same kind again, where set 42 had not reached: ids, emails, a study's name in the payload and a webhook's URL
+  // planted long, many languages, parts and sources, an interview of fifty questions, and a source outside the examples.
+  { name: "the payload's respondent_id cut at 64", breaks: "Events: data.respondent_id, set when triggered via a respondent-specific link", rule: "cover.payload-whole",
+    find: "respondent_email: iv.respondentEmail, respondent_id: iv.respondentId,", replace: "respondent_email: iv.respondentEmail, respondent_id: iv.respondentId === null ? null : iv.respondentId.slice(0, 64)," },
+  { name: "an interview's email cut at 64", breaks: "Interview: respondent_email", rule: "cover.interview-whole",
+    find: "    respondent_email: iv.respondentEmail, language: iv.language,", replace: "    respondent_email: iv.respondentEmail === null ? null : iv.respondentEmail.slice(0, 64), language: iv.language," },
+  { name: "a webhook URL stored cut at 255", breaks: "Endpoints: PUT /v1/webhooks url; Events: sent to the URL set by PUT", rule: "cover.recreation",
+    find: "  project.webhook = { url: body.value.url, events, secret };", replace: "  project.webhook = { url: body.value.url.slice(0, 255), events, secret };" },
+  { name: "supported_languages cut at 5", breaks: "Study: supported_languages (string[])", rule: "cover.long-values",
+    find: "supported_languages: [...s.languages],", replace: "supported_languages: [...s.languages].slice(0, 5)," },
+  { name: "question_answers cut at 10", breaks: "Interview: question_answers, one per interview question", rule: "cover.long-values",
+    find: "    qa.push({ question_index: i,", replace: "    if (i < 10) qa.push({ question_index: i," },
+  { name: "a chat source outside the examples served as null", breaks: "Chat: source, origin; example values web, analyst, mcp", rule: "cover.chat-whole",
+    find: "const out = { id: c.id, object: 'chat', title: c.title, source: c.source,", replace: "const out = { id: c.id, object: 'chat', title: c.title, source: ['web', 'analyst', 'mcp'].includes(c.source) ? c.source : null," },
+  { name: "parts cut at 20", breaks: "Message: parts, ordered content blocks", rule: "cover.long-values",
+    find: "    parts: m.parts.map(publicPart).filter(Boolean),", replace: "    parts: m.parts.map(publicPart).filter(Boolean).slice(0, 20)," },
+  { name: "sources cut at 10", breaks: "Message: sources, citations of an assistant message", rule: "cover.long-values",
+    find: "m.sources.length ? m.sources.map(sourceView) : null,", replace: "m.sources.length ? m.sources.slice(0, 10).map(sourceView) : null," },
+  { name: "the payload's study_name cut at 100", breaks: "Events: data.study_name", rule: "cover.payload-whole",
+    find: "interview_id: iv.id, study_id: study.id, study_name: study.name,", replace: "interview_id: iv.id, study_id: study.id, study_name: study.name.slice(0, 100)," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
