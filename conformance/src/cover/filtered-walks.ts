@@ -4,7 +4,8 @@
  * per page, every page after the first depends on it. So the unit plants interviews across two studies, in two
  * statuses, under two reference ids, completed ones sharing a quality score, and releases in both statuses merged in
  * turn; it walks each filter (and two combined) at limit=1 and requires exactly the items, in the order, that the same
- * filter lists at limit=100, each of them one the filter matches.
+ * filter lists at limit=100, each of them one the filter matches. So too the lists that leave items out by themselves
+ * (studies, chats, a chat's messages), walked across the ones they leave out.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import type { Reply } from "../http.ts";
@@ -21,7 +22,7 @@ async function walkAt(env: CoverEnv, path: string, limit: number, pages: number)
   const items: any[] = [];
   let last: Reply | null = null;
   for (let after = "", n = 0; n < pages; n++) {
-    last = await env.req(`${path}&limit=${limit}${after ? `&starting_after=${encodeURIComponent(after)}` : ""}`);
+    last = await env.req(`${path}${path.includes("?") ? "&" : "?"}limit=${limit}${after ? `&starting_after=${encodeURIComponent(after)}` : ""}`);
     if (last.status !== 200 || !Array.isArray(last.body?.data)) return { items, last, broken: `page ${n + 1} answered ${last.status}`, capped: false };
     items.push(...last.body.data);
     if (last.body.has_more !== true || last.body.data.length === 0) return { items, last, broken: "", capped: false };
@@ -54,14 +55,22 @@ const CLASSES = {
   combined: "interviews by study_id and status",
   score: "interviews by quality_score",
   releases: "releases by status",
+  studies: "studies, paused and draft ones among them",
+  chats: "chats, hidden ones among them",
+  messages: "messages, hidden ones among them",
 };
 
 export const filteredWalks: Unit = {
   name: "filtered-walks",
-  doc: "each filter walked one item per page: a study's interviews, interviews by status, by reference_id across two studies, by study_id and status together, by the quality_score two completed ones share, and releases by status, each listing at limit=1 exactly what it lists at limit=100, every item one the filter matches",
+  doc: "each filter walked one item per page: a study's interviews, interviews by status, by reference_id across two studies, by study_id and status together, by the quality_score two completed ones share, and releases by status, each listing at limit=1 exactly what it lists at limit=100, every item one the filter matches; and so the studies among paused and draft ones, the chats among hidden ones and a chat's messages among hidden ones",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   rules: [r["filter-every-page"]],
-  classes: (ctx) => [CLASSES.study, CLASSES.status, CLASSES.reference, CLASSES.combined, CLASSES.score, ...(ctx.states.has("plant-release") ? [CLASSES.releases] : [])],
+  classes: (ctx) => [
+    CLASSES.study, CLASSES.status, CLASSES.reference, CLASSES.combined, CLASSES.score, CLASSES.studies,
+    ...(ctx.states.has("plant-release") ? [CLASSES.releases] : []),
+    ...(ctx.states.has("plant-chat") ? [CLASSES.chats] : []),
+    ...(ctx.states.has("plant-chat", "hidden-messages") ? [CLASSES.messages] : []),
+  ],
   async run(env) {
     const { ctx } = env;
     const plant = (k: number) => ctx.states.plantStudy({ name: `Filtered walks ${k}`, weekly_limit: null, monthly_limit: null }, env.project);
@@ -100,6 +109,7 @@ export const filteredWalks: Unit = {
     const shared = [...scores.entries()].find(([, n]) => n >= 2)?.[0];
     if (shared) await judge(env, CLASSES.score, `/v1/interviews?study_id=${a}&quality_score=${encodeURIComponent(shared)}`, (x) => x?.quality_score === shared && x?.study_id === a, 2);
     else ctx.note(`cover filtered-walks: four completed interviews of study ${a} read quality scores ${JSON.stringify([...scores])}, no two the same: the quality_score filter could not be walked past its first page`);
+    await implicit(env);
     if (!ctx.states.has("plant-release")) return;
     // Releases in both statuses, merged in turn a day apart.
     const base = Date.now() - 40 * DAY;
@@ -107,3 +117,29 @@ export const filteredWalks: Unit = {
     for (const status of ["active", "dismissed"]) await judge(env, CLASSES.releases, `/v1/releases?status=${status}`, (x) => x?.status === status, 3);
   },
 };
+
+/**
+ * The lists that leave items out by themselves, each walked one item per page across the items they leave out: studies
+ * among paused and draft ones, chats among internal, evaluation and release ones, a chat's messages among hidden ones.
+ * A list that takes its page from every item and drops the ones it must not show answers short or empty pages that
+ * still say has_more, and a walk that follows the seed's rule (the next page after the last item) loses items.
+ */
+async function implicit(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const statuses = ["active", "paused", "active", "draft", "active", "paused"] as const;
+  const studies: Array<{ id: string; status: string }> = [];
+  for (const [k, status] of statuses.entries()) studies.push({ id: (await ctx.states.plantStudy({ name: `Implicit ${k}`, status, weekly_limit: null, monthly_limit: null }, env.project)).id, status });
+  const inactive = new Set(studies.filter((x) => x.status !== "active").map((x) => x.id));
+  await judge(env, CLASSES.studies, "/v1/studies", (x) => x?.status === "active" && !inactive.has(x?.id), env.own ? 3 : 0);
+  if (!ctx.states.has("plant-chat")) return;
+  const visibilities = ["visible", "internal", "visible", "evaluation", "visible", "release"] as const;
+  const chats: Array<{ id: string; visibility: string }> = [];
+  for (const [k, visibility] of visibilities.entries()) chats.push({ id: (await ctx.states.plantChat({ title: `Implicit ${k}`, visibility, messages: [{ role: "user", parts: [{ type: "text", text: `chat ${k}` }] }] }, env.project)).id, visibility });
+  const hidden = new Set(chats.filter((c) => c.visibility !== "visible").map((c) => c.id));
+  await judge(env, CLASSES.chats, "/v1/chats", (x) => !hidden.has(x?.id), env.own ? 3 : 0);
+  if (!ctx.states.has("hidden-messages")) return;
+  const flags = [false, true, false, true, true, false, false, true];
+  const chat = await ctx.states.plantChat({ title: "Implicit messages", messages: flags.map((h, k) => ({ role: k % 2 ? "assistant" as const : "user" as const, parts: [{ type: "text" as const, text: `message ${k}` }], ...(h ? { hidden: true } : {}) })) }, env.project);
+  const hiddenMessages = new Set(chat.message_ids.filter((_, k) => flags[k]));
+  await judge(env, CLASSES.messages, `/v1/chats/${chat.id}/messages`, (x) => !hiddenMessages.has(x?.id), 4);
+}

@@ -5,7 +5,9 @@
  * free text is planted long, past those sizes (and past the payload cap where nothing caps it), with characters beyond
  * ASCII in it, and read back byte for byte on retrieval and in its list: a study's name at the contract's longest and
  * fifty long questions; a chat's title; a message's text and thinking past 32 KB, a tool's name and summary, a file's
- * URL and name and a source's description; a release's title and description at the contract's longest.
+ * URL and name and a source's description; a release's title and description at the contract's longest. And in number
+ * (twelve languages, fifty questions answered, fifty parts and sources) and repeated (identical parts, sources of one
+ * id, a question twice): each kept, none merged.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { firstDifference } from "../judge/same.ts";
@@ -25,6 +27,7 @@ const CLASSES = {
   study: "a study's name at 200 characters, 50 questions of 1,000 and 12 languages",
   answers: "an interview of it answering all 50 questions",
   many: "a message of 50 parts and 50 sources",
+  repeats: "repeats kept: two identical parts, two sources of one id, a question twice",
   title: "a chat's title of 5,000 characters",
   text: "text and thinking past the payload cap",
   fields: "a tool's name and summary, a file's URL and name, a source's description, long",
@@ -33,13 +36,14 @@ const CLASSES = {
 
 export const longValues: Unit = {
   name: "long-values",
-  doc: "free text planted long and read back byte for byte, never cut, nulled or marked truncated: a study's name at 200 characters and 50 questions of 1,000 (retrieval and list), a chat's title of 5,000 (retrieval and list), a message's text and thinking past 32 KB, a tool's name and summary, a file's URL and name, a source's description, and a release's title at 1,000 characters and description at 65,536",
+  doc: "free text planted long and read back byte for byte, never cut, nulled or marked truncated: a study's name at 200 characters and 50 questions of 1,000 (retrieval and list), a chat's title of 5,000 (retrieval and list), a message's text and thinking past 32 KB, a tool's name and summary, a file's URL and name, a source's description, and a release's title at 1,000 characters and description at 65,536; a study of 12 languages and 50 questions all answered, a message of 50 parts and 50 sources; two identical parts, two sources of one id and a question asked twice, each kept",
   needs: [],
   rules: [r["long-values"]],
   classes: (ctx) => [
     ...(ctx.states.has("plant-study") ? [CLASSES.study] : []),
     ...(ctx.states.has("plant-study", "plant-interview", "hold", "complete") ? [CLASSES.answers] : []),
     ...(ctx.states.has("plant-chat") ? [CLASSES.title, CLASSES.text, CLASSES.fields, CLASSES.many] : []),
+    ...(ctx.states.has("plant-study", "plant-chat") ? [CLASSES.repeats] : []),
     ...(ctx.states.has("plant-release") ? [CLASSES.release] : []),
   ],
   async run(env) {
@@ -47,6 +51,7 @@ export const longValues: Unit = {
     if (ctx.states.has("plant-study")) await study(env);
     if (ctx.states.has("plant-chat")) await chats(env);
     if (ctx.states.has("plant-release")) await release(env);
+    if (ctx.states.has("plant-study", "plant-chat")) await repeats(env);
   },
 };
 
@@ -125,4 +130,22 @@ async function release(env: CoverEnv): Promise<void> {
   const list = await env.http.walk("/v1/releases", 100);
   ok = judge(env, `release ${id} in GET /v1/releases`, list.items.find((x: any) => x?.id === id), { vcs_pr_title: input.vcs_pr_title }, list.pages[0]) && ok;
   if (ok) env.reach(CLASSES.release, r["long-values"].cites);
+}
+
+/**
+ * Repeats are values too: two identical parts of a message, two sources citing one id, a question asked twice. A server
+ * that keys them by content or id keeps one.
+ */
+async function repeats(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const questions = [{ text: "Same question?" }, { text: "Same question?" }, { text: "Another one?" }];
+  const { id } = await ctx.states.plantStudy({ name: "Repeats", questions, weekly_limit: null, monthly_limit: null }, env.project);
+  const read = await env.req(`/v1/studies/${id}`);
+  let ok = judge(env, `study ${id} (a question asked twice)`, read.body, { questions }, read);
+  const parts: Part[] = [{ type: "text", text: "said twice" }, { type: "text", text: "said twice" }, { type: "thinking", thinking: "thought" }];
+  const sources = [{ id: "src_same", description: "cited", rows: 1, query: "SELECT 1" }, { id: "src_same", description: "cited", rows: 1, query: "SELECT 1" }, { id: "src_other", description: "cited again", rows: 2, query: "SELECT 2" }];
+  const chat = await ctx.states.plantChat({ title: "Repeats", messages: [{ role: "assistant", parts, sources }] }, env.project);
+  const listed = await env.http.walk(`/v1/chats/${chat.id}/messages`, 100);
+  ok = judge(env, `the message of chat ${chat.id} (two identical parts, two sources of one id)`, listed.items[0], { parts, sources }, listed.pages[0]) && ok;
+  if (ok) env.reach(CLASSES.repeats, r["long-values"].cites);
 }

@@ -330,8 +330,10 @@ export const VIOLATIONS: Violation[] = [
     find: "    out.questions = s.questions.map((text) => ({ text }));", replace: "    out.questions = s.questions.slice(0, 5).map((text) => ({ text }));" },
   // Set 43: no request had been refused over a webhook in force, sent at once with another, or at another project's URL;
   // no filtered list had been walked past its first page; no cursor had a space before it.
+  // The check and the write a second apart (a slow round trip to a database): two PUTs sent at once both fall inside it
+  // however busy the machine. At 20 ms, a loaded CI run once sent the second after the first had written, and passed.
   { name: "two PUTs at once both answered as the creation", breaks: "Endpoints: PUT /v1/webhooks, 201 on first creation, 200 on update; Limits: one webhook per project", rule: "cover.recreation",
-    find: "  const events = [...body.value.events];\n  if (project.webhook) {", replace: "  const existed = !!project.webhook;\n  await new Promise((r) => setTimeout(r, 20));\n  const events = [...body.value.events];\n  if (existed && project.webhook) {" },
+    find: "  const events = [...body.value.events];\n  if (project.webhook) {", replace: "  const existed = !!project.webhook;\n  await new Promise((r) => setTimeout(r, 1000));\n  const events = [...body.value.events];\n  if (existed && project.webhook) {" },
   { name: "a refused PUT deletes the webhook", breaks: "Errors: 400 invalid request body; Endpoints: PUT /v1/webhooks", rule: "cover.recreation",
     find: "  if (problems.length) return fail(res, 400, problems.join('; '),", replace: "  if (problems.length) project.webhook = null;\n  if (problems.length) return fail(res, 400, problems.join('; ')," },
   { name: "a refused PUT applies its url", breaks: "Errors: 400 invalid request body; Endpoints: PUT /v1/webhooks", rule: "cover.recreation",
@@ -364,6 +366,22 @@ export const VIOLATIONS: Violation[] = [
     find: "m.sources.length ? m.sources.map(sourceView) : null,", replace: "m.sources.length ? m.sources.slice(0, 10).map(sourceView) : null," },
   { name: "the payload's study_name cut at 100", breaks: "Events: data.study_name", rule: "cover.payload-whole",
     find: "interview_id: iv.id, study_id: study.id, study_name: study.name,", replace: "interview_id: iv.id, study_id: study.id, study_name: study.name.slice(0, 100)," },
+  // Set 45: lists that leave items out taking their page first (short or empty pages that still say has_more), and repeats
+  // merged (identical parts, sources of one id, a question asked twice).
+  { name: "messages paged before hidden ones are dropped", breaks: "Endpoints: GET /v1/chats/:id/messages; when has_more is true, request the next page with starting_after set to the last item's id", rule: "cover.filter-every-page",
+    find: "  send(res, 200, page(visible, visible, cmpAsc('createdAt'), limit, cursor, messageView));", replace: "  const every = c.messageIds.map((id) => messages.get(id)).sort(cmpAsc('createdAt'));\n  const pg = page(every, every, cmpAsc('createdAt'), limit, cursor, (m) => m);\n  send(res, 200, { ...pg, data: pg.data.filter((m) => !m.hidden).map(messageView) });" },
+  { name: "studies paged before inactive ones are dropped", breaks: "Endpoints: GET /v1/studies, active studies; when has_more is true, request the next page", rule: "cover.filter-every-page",
+    find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (s) => studyView(s, false)));", replace: "  const pg = page(universe, universe, cmpAsc('createdAt'), p.limit, p.cursor, (s) => s);\n  send(res, 200, { ...pg, data: pg.data.filter((s) => s.status === 'active').map((s) => studyView(s, false)) });" },
+  { name: "chats paged before hidden ones are dropped", breaks: "Chat: only customer-visible chats; when has_more is true, request the next page", rule: "cover.filter-every-page",
+    find: "  const items = [...chats.values()].filter((c) => c.projectId === project.id && chatVisible(c)).sort(cmpDesc('createdAt'));\n  send(res, 200, page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false)));", replace: "  const all = [...chats.values()].filter((c) => c.projectId === project.id).sort(cmpDesc('createdAt'));\n  const pg = page(all, all, cmpDesc('createdAt'), p.limit, p.cursor, (c) => c);\n  send(res, 200, { ...pg, data: pg.data.filter(chatVisible).map((c) => chatView(c, false)) });" },
+  { name: "interviews filtered after paging", breaks: "Endpoints: GET /v1/interviews filters; when has_more is true, request the next page", rule: "cover.filter-every-page",
+    find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "  const pg = page(universe, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => i);\n  send(res, 200, { ...pg, data: pg.data.filter((i) => items.includes(i)).map((i) => interviewView(i, false)) });" },
+  { name: "identical parts merged", breaks: "Message: parts, ordered content blocks", rule: "cover.long-values",
+    find: "    parts: m.parts.map(publicPart).filter(Boolean),", replace: "    parts: m.parts.map(publicPart).filter((p, k, a) => p && a.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)) === k)," },
+  { name: "sources with one id collapsed", breaks: "Message: sources, citations of an assistant message", rule: "cover.long-values",
+    find: "m.sources.length ? m.sources.map(sourceView) : null,", replace: "m.sources.length ? m.sources.filter((s, k, a) => a.findIndex((t) => t.id === s.id) === k).map(sourceView) : null," },
+  { name: "a repeated question dropped", breaks: "Study: questions (array of {text})", rule: "cover.long-values",
+    find: "    out.questions = s.questions.map((text) => ({ text }));", replace: "    out.questions = [...new Set(s.questions)].map((text) => ({ text }));" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
