@@ -8,28 +8,11 @@
  * (studies, chats, a chat's messages), walked across the ones they leave out.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
-import type { Reply } from "../http.ts";
+import { walk } from "./tie-walk.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 const DAY = 86_400_000;
-
-/**
- * The items a walk of `path` at `limit` lists, following has_more for at most `pages` pages (`capped` when more were
- * left), its last page, and what broke it.
- */
-async function walkAt(env: CoverEnv, path: string, limit: number, pages: number): Promise<{ items: any[]; last: Reply | null; broken: string; capped: boolean }> {
-  const items: any[] = [];
-  let last: Reply | null = null;
-  for (let after = "", n = 0; n < pages; n++) {
-    last = await env.req(`${path}${path.includes("?") ? "&" : "?"}limit=${limit}${after ? `&starting_after=${encodeURIComponent(after)}` : ""}`);
-    if (last.status !== 200 || !Array.isArray(last.body?.data)) return { items, last, broken: `page ${n + 1} answered ${last.status}`, capped: false };
-    items.push(...last.body.data);
-    if (last.body.has_more !== true || last.body.data.length === 0) return { items, last, broken: "", capped: false };
-    after = last.body.data[last.body.data.length - 1]?.id;
-  }
-  return { items, last, broken: "", capped: true };
-}
 
 /** At most this many pages walked one item per page: in a project shared with earlier runs, a prefix of the list. */
 const SINGLE_PAGES = 60;
@@ -39,13 +22,13 @@ const SINGLE_PAGES = 60;
  * the list is longer than SINGLE_PAGES), every item matching (`matches`), at least `atLeast` of them.
  */
 async function judge(env: CoverEnv, cls: string, path: string, matches: (item: any) => boolean, atLeast: number): Promise<void> {
-  const whole = await walkAt(env, path, 100, 50);
-  const single = await walkAt(env, path, 1, Math.min(whole.items.length + 3, SINGLE_PAGES));
+  const whole = await walk(env, path, 100, undefined, undefined, 50);
+  const single = await walk(env, path, 1, undefined, undefined, Math.min(whole.items.length + 3, SINGLE_PAGES));
   const ids = (items: any[]) => items.map((x) => x?.id);
   const want = single.capped ? whole.items.slice(0, single.items.length) : whole.items;
   const strays = single.items.filter((x) => !matches(x)).map((x) => x?.id);
-  const problem = whole.broken ? `at limit=100, ${whole.broken}` : whole.capped ? "at limit=100, still has_more after 50 pages" : single.broken ? `at limit=1, ${single.broken}` : whole.items.length < atLeast ? `at limit=100 it lists ${whole.items.length} items, fewer than the ${atLeast} planted that it matches` : strays.length ? `at limit=1 it lists ${JSON.stringify(strays)}, which the filter does not match` : JSON.stringify(ids(single.items)) !== JSON.stringify(ids(want)) ? `at limit=1 it lists ${JSON.stringify(ids(single.items))}, at limit=100 ${JSON.stringify(ids(want))}` : "";
-  if (env.expect(r["filter-every-page"], !problem, `GET ${path} walked one item per page: ${problem}`, single.last ?? whole.last ?? undefined)) env.reach(cls, r["filter-every-page"].cites);
+  const problem = whole.broken ? `at limit=100, ${whole.broken}` : !single.capped && single.broken ? `at limit=1, ${single.broken}` : whole.items.length < atLeast ? `at limit=100 it lists ${whole.items.length} items, fewer than the ${atLeast} planted that it matches` : strays.length ? `at limit=1 it lists ${JSON.stringify(strays)}, which the filter does not match` : JSON.stringify(ids(single.items)) !== JSON.stringify(ids(want)) ? `at limit=1 it lists ${JSON.stringify(ids(single.items))}, at limit=100 ${JSON.stringify(ids(want))}` : "";
+  if (env.expect(r["filter-every-page"], !problem, `GET ${path} walked one item per page: ${problem}`, single.pages[single.pages.length - 1] ?? whole.pages[whole.pages.length - 1])) env.reach(cls, r["filter-every-page"].cites);
 }
 
 const CLASSES = {

@@ -9,32 +9,11 @@
  * pages (they stay in the list): each is listed exactly once, so an order that moves an item as it changes shows.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
+import { walk } from "./tie-walk.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 const ids = (items: any[]): string[] => items.map((x) => x?.id);
-
-/**
- * The ids a walk of `path` lists at `limit` per page (following has_more, at most `pages` pages), from `cursor` or
- * from the start, and its first and last pages; `between` runs after each page is read, before the next is asked for.
- * Not Http.walk: the unit must see a refused page as it came.
- */
-async function walkPages(env: CoverEnv, path: string, limit: number, cursor: string, pages: number, between?: (n: number, data: any[], got: string[]) => Promise<void>) {
-  const sep = path.includes("?") ? "&" : "?";
-  const got: string[] = [];
-  let first = null;
-  let last = null;
-  for (let after = cursor, n = 0; n < pages; n++) {
-    last = await env.req(`${path}${sep}limit=${limit}${after ? `&starting_after=${encodeURIComponent(after)}` : ""}`);
-    first ??= last;
-    const data: any[] = last.status === 200 && Array.isArray(last.body?.data) ? last.body.data : [];
-    got.push(...ids(data));
-    await between?.(n, data, got);
-    if (last.body?.has_more !== true || data.length === 0) break;
-    after = data[data.length - 1].id;
-  }
-  return { got, first: first!, last: last! };
-}
 
 /**
  * Reads `path` whole, takes the first of `mine` that others follow as the cursor, makes it leave the list (`leave`),
@@ -50,7 +29,8 @@ async function judge(env: CoverEnv, path: string, mine: string[], what: string, 
   const cursor = order[at];
   const followed = order.slice(at + 1);
   await leave(cursor);
-  const { got, first } = await walkPages(env, path, 100, cursor, 50);
+  const { ids: got, pages } = await walk(env, path, 100, cursor, undefined, 50);
+  const first = pages[0];
   const missing = followed.filter((id) => !got.includes(id));
   const whole = env.own ? JSON.stringify(got) === JSON.stringify(followed) : missing.length === 0;
   // A refusal tells the client its walk broke; only an answer that ends it quietly loses items.
@@ -111,10 +91,11 @@ async function walkCompleting(env: CoverEnv): Promise<void> {
     await ctx.states.completeInterview(id, env.project);
     await untilCompleted(env.http, id, completionWaitMs(ctx.options));
   };
-  const { got: seen, last } = await walkPages(env, path, 1, "", 6, async (n, data, sofar) => {
+  const { ids: seen, pages } = await walk(env, path, 1, undefined, undefined, 6, async (n, data, sofar) => {
     if (n === 0) await complete(data[0]?.id);
     if (n === 1) await complete(order.filter((id) => !sofar.includes(id)).pop());
   });
+  const last = pages[pages.length - 1];
   const once = planted.every((id) => seen.filter((x) => x === id).length === 1) && seen.length === planted.length;
   env.expect(r["walk-changing"], once, `the study's three interviews ${JSON.stringify(order)}, walked one per page while two completed between pages (the one just read, then the last one not yet read), were listed as ${JSON.stringify(seen)}: each must be listed exactly once (a completed interview stays in the list)`, last);
   env.reach("interviews completed between pages", r["walk-changing"].cites);
