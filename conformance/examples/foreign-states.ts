@@ -75,7 +75,7 @@ export default defineStates((env) => {
     capabilities: () => ({
       "plant-study": true, "plant-interview": true, hold: true, complete: true, abandon: true, "created-at": true, "interview-link": true,
       "respondent-id": true, "plant-chat": true, "hidden-messages": true, "recorded-parts": true, "chat-fields": true, "create-project": true,
-      "plant-release": true, faults: "the foreign server has no fault injection", "eligible-launch": true, "study-status": true,
+      "plant-release": true, "release-url": "the foreign server chooses a release's URL itself", faults: "the foreign server has no fault injection", "eligible-launch": true, "study-status": true,
     }),
 
     plantStudy: async (s, project) => ({
@@ -138,7 +138,7 @@ export default defineStates((env) => {
     // records the last analysis an hour after the merge unless `analysed: false` (never analysed, read as null). So a
     // release analysed at an instant can be planted only at that one.
     plantRelease: async (r, project) => {
-      if (r.vcs_pr_url !== undefined) throw new StateUnsupported("plant-release", "the foreign server chooses a release's URL itself");
+      if (r.vcs_pr_url !== undefined) throw new StateUnsupported("release-url", "vcs_pr_url: the foreign server chooses a release's URL itself");
       const analysed = r.last_analysis_at ?? undefined;
       if (analysed !== undefined && (r.merged_at === undefined || Date.parse(analysed) !== Date.parse(r.merged_at) + 3_600_000)) {
         throw new StateUnsupported("plant-release", "the foreign server records a release's last analysis an hour after its merge, at no other instant");

@@ -2,7 +2,7 @@
 // another writing of the same instant (the seed fixes ISO 8601 in UTC, not `Z` over `+00:00`; the form is judged apart).
 import { describe, expect, it } from "vitest";
 import { firstDifference, same, sameInstant } from "../../conformance/src/judge/same.ts";
-import { tellsMore } from "../../conformance/src/checks/isolation.ts";
+import { tellsMore } from "../../conformance/src/judge/tells-more.ts";
 
 describe("whole-response comparison", () => {
   it("takes two writings of one instant as the same timestamp, and only in a timestamp member", () => {

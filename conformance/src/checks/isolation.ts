@@ -6,6 +6,7 @@ import type { Check, Ctx } from "../check.ts";
 import { NEVER_ID, snapshot } from "../data.ts";
 import type { Http } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
+import { OTHER_NEVER_ID, tellsMore } from "../judge/tells-more.ts";
 
 const r = rules("isolation", {
   "retrieval-404": seed("Errors 1; Authentication 3", "retrieving another project's study, interview, release or chat (or its messages) answers 404", ["errors.retrieval-404", "auth.scope", "service.key-scope", "endpoints.get-study", "endpoints.get-interview", "endpoints.get-release", "endpoints.get-chat"]),
@@ -13,38 +14,6 @@ const r = rules("isolation", {
   "same-404": seed("Errors 1: 404 when the id does not exist or belongs to another project; What the service does: a caller only sees that project's data", "the 404 for another project's id tells nothing a never-existing id's does not: the same body, the id aside and whatever two never-existing ids' bodies differ in (a request id, say)", ["errors.retrieval-404", "auth.scope", "service.key-scope"]),
   "identical-404": contract("isolation", "the 404 for another project's id is byte-identical to the 404 of an id that never existed"),
 });
-
-/** A second id that never existed: what differs between its 404 and the first's is noise (a request id, a time). */
-const OTHER_NEVER_ID = "00000000-0000-4000-8000-0000000000f1";
-
-/**
- * Where `leak`'s body differs from `none`'s at a place where `none` and `other` (two never-existing ids, ids replaced)
- * agree: the first such place, or "" when it tells nothing more. Bodies that are not JSON are compared whole.
- */
-export function tellsMore(leak: string, none: string, other: string): string {
-  const parse = (t: string): { ok: boolean; v: unknown } => {
-    try {
-      return { ok: true, v: JSON.parse(t) };
-    } catch {
-      return { ok: false, v: t };
-    }
-  };
-  const [l, n, o] = [parse(leak), parse(none), parse(other)];
-  if (!l.ok || !n.ok || !o.ok) return leak === none || none !== other ? "" : `its body ${JSON.stringify(leak.slice(0, 200))}, not ${JSON.stringify(none.slice(0, 200))}`;
-  const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);
-  const walk = (a: unknown, b: unknown, c: unknown, at: string): string => {
-    if (isObject(a) && isObject(b) && isObject(c)) {
-      for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-        const found = walk(a[k], b[k], c[k], `${at}/${k}`);
-        if (found) return found;
-      }
-      return "";
-    }
-    if (JSON.stringify(b) !== JSON.stringify(c)) return ""; // noise here: two never-existing ids differ too
-    return JSON.stringify(a) === JSON.stringify(b) ? "" : `${at || "the body"} is ${JSON.stringify(a)?.slice(0, 200)}, not ${JSON.stringify(b)?.slice(0, 200)}`;
-  };
-  return walk(l.v, n.v, o.v, "");
-}
 
 async function oneWay(ctx: Ctx, owner: Http, stranger: Http, label: string): Promise<void> {
   const mine = await snapshot(owner);

@@ -14,9 +14,10 @@ import { receiverAnswers } from "./receiver-answers.ts";
 import { recreation } from "./recreation.ts";
 import { referenceIds } from "./reference-ids.ts";
 import { releases } from "./releases.ts";
+import { tenants } from "./tenants.ts";
 import { ties } from "./ties.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, experiments, launches, longValues, pages];
+export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, pages];
 
 export type { Unit } from "./unit.ts";

@@ -10,15 +10,12 @@
  * id, a question twice): each kept, none merged.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
-import { firstDifference } from "../judge/same.ts";
+import { fieldsDiffer, firstDifference } from "../judge/same.ts";
 import type { PlantChatInput } from "../states/types.ts";
-import type { CoverEnv, Unit } from "./unit.ts";
+import { textOfLength, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 type Part = PlantChatInput["messages"][number]["parts"][number];
-
-/** `n` characters, none beyond the BMP (so any count of them is one count), with an accented letter every 50. */
-const long = (n: number, seed: string) => Array.from({ length: n }, (_, k) => (k % 50 === 49 ? "é" : seed[k % seed.length])).join("");
 
 /** Twelve language codes, some with a region: a list cut at 5 or 10 shows. */
 const LANGUAGES = ["en", "de", "fr", "es", "it", "pt-BR", "nl", "sv", "ja", "ko", "zh-Hant", "ar"];
@@ -57,17 +54,16 @@ export const longValues: Unit = {
 
 /** Judges `got`'s fields named in `want` against it; returns whether they agree. */
 function judge(env: CoverEnv, what: string, got: any, want: Record<string, unknown>, reply: Parameters<CoverEnv["expect"]>[3]): boolean {
-  const shown = Object.fromEntries(Object.keys(want).map((k) => [k, got?.[k]]));
-  const differs = reply && reply.status !== 200 ? `answered ${reply.status}` : got === undefined ? "not listed" : firstDifference(shown, want);
+  const differs = reply && reply.status !== 200 ? `answered ${reply.status}` : got === undefined ? "not listed" : fieldsDiffer(got, want);
   return env.expect(r["long-values"], !differs, `${what} does not read back as planted: ${differs}`, reply);
 }
 
 async function study(env: CoverEnv): Promise<void> {
   const { ctx } = env;
   // The contract's longest name (200 characters), the run's id it is given included.
-  const base = long(200 - ctx.states.name("").length, "Long study name ");
+  const base = textOfLength(200 - ctx.states.name("").length, "Long study name ");
   const name = ctx.states.name(base);
-  const questions = Array.from({ length: 50 }, (_, k) => ({ text: long(1000, `Question ${k + 1}: why? `) }));
+  const questions = Array.from({ length: 50 }, (_, k) => ({ text: textOfLength(1000, `Question ${k + 1}: why? `) }));
   const { id } = await ctx.states.plantStudy({ name: base, questions, supported_languages: LANGUAGES, weekly_limit: null, monthly_limit: null }, env.project);
   const read = await env.req(`/v1/studies/${id}`);
   // The languages as a set: the seed does not fix their order.
@@ -93,8 +89,8 @@ async function chats(env: CoverEnv): Promise<void> {
   const { ctx } = env;
   // The title, and text and thinking just past the payload cap (33,000 bytes, 2-byte letters among them): the cap nulls
   // a tool's input, a result's content and a source's query, never text.
-  const title = long(5000, "A long chat title ");
-  const text: Part[] = [{ type: "text", text: long(32_400, "Text past the cap ") }, { type: "thinking", thinking: long(32_400, "Thinking past the cap ") }];
+  const title = textOfLength(5000, "A long chat title ");
+  const text: Part[] = [{ type: "text", text: textOfLength(32_400, "Text past the cap ") }, { type: "thinking", thinking: textOfLength(32_400, "Thinking past the cap ") }];
   const first = await ctx.states.plantChat({ title, messages: [{ role: "assistant", parts: text }] }, env.project);
   const read = await env.req(`/v1/chats/${first.id}`);
   let ok = judge(env, `chat ${first.id} (a title of 5,000 characters)`, read.body, { title }, read);
@@ -105,10 +101,10 @@ async function chats(env: CoverEnv): Promise<void> {
   if (judge(env, `the message of chat ${first.id} (text and thinking of 32,400 characters, 33,048 bytes each)`, messages.items[0], { parts: text }, messages.pages[0])) env.reach(CLASSES.text, r["long-values"].cites);
   // A tool's name and summary, a file's URL and name, a source's description: none of them capped by the seed.
   const parts: Part[] = [
-    { type: "tool_use", id: "toolu_long", name: long(200, "long_tool_name_"), summary: long(5000, "A long summary. "), input: { q: "short" }, state: "output_available" } as Part,
-    { type: "file", url: `https://files.example.com/${"segment/".repeat(240)}long.csv`, media_type: "text/csv", filename: long(1000, "long file name ") },
+    { type: "tool_use", id: "toolu_long", name: textOfLength(200, "long_tool_name_"), summary: textOfLength(5000, "A long summary. "), input: { q: "short" }, state: "output_available" } as Part,
+    { type: "file", url: `https://files.example.com/${"segment/".repeat(240)}long.csv`, media_type: "text/csv", filename: textOfLength(1000, "long file name ") },
   ];
-  const sources = [{ id: "src_long", description: long(5000, "A long description. "), rows: 3, query: "SELECT 1" }];
+  const sources = [{ id: "src_long", description: textOfLength(5000, "A long description. "), rows: 3, query: "SELECT 1" }];
   const second = await ctx.states.plantChat({ title: "Long fields", messages: [{ role: "assistant", parts, sources }] }, env.project);
   const fields = await env.http.walk(`/v1/chats/${second.id}/messages`, 100);
   if (judge(env, `the message of chat ${second.id} (a tool's name and summary, a file's URL and name, a source's description, long)`, fields.items[0], { parts, sources }, fields.pages[0])) env.reach(CLASSES.fields, r["long-values"].cites);
@@ -123,7 +119,7 @@ async function chats(env: CoverEnv): Promise<void> {
 async function release(env: CoverEnv): Promise<void> {
   const { ctx } = env;
   // The contract's longest title and description.
-  const input = { vcs_pr_number: 7, vcs_pr_title: long(1000, "A long pull request title "), vcs_pr_description: long(65_536, "A long description.\r\n"), vcs_pr_author: "long-author", status: "active" as const, merged_at: new Date(Date.now() - 86_400_000).toISOString() };
+  const input = { vcs_pr_number: 7, vcs_pr_title: textOfLength(1000, "A long pull request title "), vcs_pr_description: textOfLength(65_536, "A long description.\r\n"), vcs_pr_author: "long-author", status: "active" as const, merged_at: new Date(Date.now() - 86_400_000).toISOString() };
   const { id } = await ctx.states.plantRelease(input, env.project);
   const read = await env.req(`/v1/releases/${id}`);
   let ok = judge(env, `release ${id} (a title of 1,000 characters, a description of 65,536)`, read.body, { vcs_pr_title: input.vcs_pr_title, vcs_pr_description: input.vcs_pr_description }, read);

@@ -13,7 +13,7 @@
  * citations recorded as an empty list (sources null).
  */
 import type { PlantChatInput } from "../states/types.ts";
-import { firstDifference } from "../judge/same.ts";
+import { fieldsDiffer, firstDifference } from "../judge/same.ts";
 import { sizedString, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 import { TOOL_STATES as STATES } from "../judge/shown.ts";
@@ -177,10 +177,9 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
     const got = items[k];
     if (!got) continue;
     const predicted = { id: chat.message_ids[k], object: "message", chat_id: chat.id, role: w.role, parts: w.parts, feedback: w.feedback, usage: w.usage, sources: w.sources ?? null };
-    const gotFields = Object.fromEntries(Object.keys(predicted).map((f) => [f, got[f]]));
     // Instants compared as instants: their form is judged apart (fields.timestamps).
     const instants = fields ? Object.entries(times[k]).filter(([f, t]) => Date.parse(got[f]) !== Date.parse(t)).map(([f, t]) => `${f} is ${JSON.stringify(got[f])}, planted ${t}`) : [];
-    const differs = firstDifference(gotFields, predicted) || instants.join("; ");
+    const differs = fieldsDiffer(got, predicted) || instants.join("; ");
     env.expect(r["message-whole"], !differs, `message ${k + 1} (${w.role}, feedback ${w.feedback}${fields ? ", usage recorded" : ""}) reads differently than planted: ${differs}`, reply, { got });
     for (const cls of w.cls) env.reach(cls, r["message-whole"].cites);
   }

@@ -7,6 +7,7 @@
  * Created again by two PUTs at once: one is the creation (201), the other an update (200). PUTs refused over the webhook
  * in force, and another project's webhook created at its very URL, change nothing: it reads as it was, and the next
  * completion is delivered to it, signed with its secret.
+ * A URL a parser writes otherwise (no path; dot segments and a lowercase escape) reads back as set.
  * An interview abandoned while the first webhook is in force is delivered nowhere, ever: it never finished processing.
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
@@ -17,18 +18,18 @@ import { until, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 /**
- * Every URL the unit configures is long (its path and query near 480 characters in all, under any cap a server may
+ * Every URL the unit delivers to is long (its path and query near 480 characters in all, under any cap a server may
  * keep of its own and the 512 it may refuse past): one stored cut short sends the deliveries elsewhere, and GET shows it.
  */
 const LONG = "long-path-segment-".repeat(11);
 
 export const recreation: Unit = {
   name: "recreation",
-  doc: "the webhook created, deleted, created again at the same URL by two PUTs at once (one 201, one 200) and moved, then refused PUTs sent over it and another project's webhook created at its URL (neither changes it): each completion delivered to the webhook in force and signed with its secret, none while deleted (nor to another project's webhook); 201 with a new secret on re-creation; an interview abandoned while it is in force never delivered",
+  doc: "the webhook created, deleted, created again at the same URL by two PUTs at once (one 201, one 200) and moved, then refused PUTs sent over it and another project's webhook created at its URL (neither changes it), URLs a parser writes otherwise set over it (read back as set): each completion delivered to the webhook in force and signed with its secret, none while deleted (nor to another project's webhook); 201 with a new secret on re-creation; an interview abandoned while it is in force never delivered",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   rules: [r["recreation"], r["abandoned-silent"]],
-  classes: (ctx) => ["created", ...(ctx.states.has("abandon") ? ["an interview abandoned"] : []), "deleted", "re-created at the same URL by two PUTs at once", "moved to another URL", "URLs of nearly 500 characters", "refused updates over it", ...(ctx.states.has("create-project") ? ["its URL taken by another project's webhook too"] : []), ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
+  classes: (ctx) => ["created", ...(ctx.states.has("abandon") ? ["an interview abandoned"] : []), "deleted", "re-created at the same URL by two PUTs at once", "moved to another URL", "URLs of nearly 500 characters", "URLs a parser writes otherwise, kept as set", "refused updates over it", ...(ctx.states.has("create-project") ? ["its URL taken by another project's webhook too"] : []), ...(ctx.states.has("study-status") ? ["its study paused before it completed"] : []), "subscribed to no event"],
   async run(env) {
     const { ctx } = env;
     const { id: studyId } = await ctx.states.plantStudy({ name: "Re-creation", weekly_limit: null, monthly_limit: null }, env.project);
@@ -108,6 +109,17 @@ export const recreation: Unit = {
     // Subscribed to no event: the answer shows the events just set, and a completion is sent nowhere ("only if
     // interview.completed is in events"). A service that refuses an empty list has no such webhook: nothing to judge.
     // Created so (after a DELETE), then updated back: both the creation and an update echo the events set.
+    // URLs a parser writes otherwise (no path at all, where it adds a slash; dot segments it resolves and a lowercase
+    // escape): the answer and GET show the URL as set, or the PUT is refused (400). One shown rewritten is not the URL
+    // the client configured (and a client comparing them thinks it changed). Set over the webhook in force, deleted next.
+    const origin = new URL(moved.url).origin;
+    let asSet = true;
+    for (const url of [origin, `${origin}/cover/recreation/./parsed/../kept%7e/${LONG}?q=%7e`]) {
+      const put = await env.req("/v1/webhooks", { method: "PUT", body: { url, events: ["interview.completed"] } });
+      const read = put.status < 300 ? await env.req("/v1/webhooks") : put;
+      asSet = env.expect(r.recreation, put.status === 400 || (put.status === 200 && put.body?.url === url && read.status === 200 && read.body?.url === url), `PUT /v1/webhooks to ${url} (a URL a parser writes otherwise) over the webhook in force answered ${put.status} with url ${JSON.stringify(put.body?.url)}, and GET then ${read.status} with url ${JSON.stringify(read.body?.url)}: not the URL as set (nor a 400 refusing it)`, read) && asSet;
+    }
+    if (asSet) env.reach("URLs a parser writes otherwise, kept as set", r.recreation.cites);
     await env.req("/v1/webhooks", { method: "DELETE" });
     const none = await env.req("/v1/webhooks", { method: "PUT", body: { url: moved.url, events: [] } });
     let unsubscribed: { id: string; got: Delivery[] } | null = null;

@@ -1,6 +1,6 @@
 /**
  * Releases planted and read back whole: each status; an empty description and author, a never-analysed release (null,
- * not a stand-in instant), text beyond ASCII with padding and a CRLF; merge instants in another order than the planting
+ * not a stand-in instant), text beyond ASCII with padding and a CRLF, a URL a parser writes otherwise; merge instants in another order than the planting
  * order (the list is newest `merged_at` first, not newest created) and two at one instant (each listed once wherever a
  * page boundary falls). Every read is predicted: the retrieval field by field, the list as the detail without its
  * description, the order, the status filter exactly, and a status in another case matching nothing.
@@ -10,10 +10,17 @@ import type { Reply } from "../http.ts";
 import { caseTwins, otherCaseAnswer } from "../judge/other-case.ts";
 import { propertySchema, stringDomain } from "./domain.ts";
 import { tieProblem, walk } from "./tie-walk.ts";
-import { firstDifference } from "../judge/same.ts";
+import { fieldsDiffer, firstDifference } from "../judge/same.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 import type { PlantReleaseInput } from "../states/types.ts";
+
+/**
+ * A pull request URL a URL parser writes otherwise (the host's case, the scheme's default port, a dot segment, a
+ * lowercase escape): the release links to the URL it was given, never to a rewriting of it.
+ */
+const REWRITTEN = "https://GitHub.com:443/Acme/App/pull/./6?tab=Files&q=%7e#Diff";
+const URL_CLASS = "a URL a parser writes otherwise, kept as given";
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -24,6 +31,7 @@ function predicted(id: string, input: PlantReleaseInput): Record<string, unknown
     id, object: "release", status: input.status ?? "active", vcs_pr_number: input.vcs_pr_number, vcs_pr_title: input.vcs_pr_title,
     ...(input.vcs_pr_description === undefined ? {} : { vcs_pr_description: input.vcs_pr_description }),
     ...(input.vcs_pr_author === undefined ? {} : { vcs_pr_author: input.vcs_pr_author }),
+    ...(input.vcs_pr_url === undefined ? {} : { vcs_pr_url: input.vcs_pr_url }),
     ...(input.last_analysis_at === null ? { last_analysis_at: null } : {}),
   };
 }
@@ -36,8 +44,7 @@ function instantsDiffer(body: any, input: PlantReleaseInput): string {
   return diffs.join("; ");
 }
 
-/** What `body` shows of the predicted fields, and its merge instant as a number (formats of one instant agree). */
-const shown = (body: any, want: Record<string, unknown>) => Object.fromEntries(Object.keys(want).map((k) => [k, body?.[k]]));
+/** A merge instant as a number (formats of one instant agree). */
 const instant = (v: unknown) => (typeof v === "string" ? Date.parse(v) : NaN);
 
 /** Reads a planted release back and judges it whole; returns the read and whether it was the release planted. */
@@ -45,16 +52,16 @@ async function readBack(env: CoverEnv, id: string, input: PlantReleaseInput): Pr
   const read = await env.req(`/v1/releases/${id}`);
   env.ctx.conforms(read, "GET /v1/releases/{id} (planted)");
   const want = predicted(id, input);
-  const differs = read.status === 200 ? firstDifference(shown(read.body, want), want) || instantsDiffer(read.body, input) : `answered ${read.status}`;
+  const differs = read.status === 200 ? fieldsDiffer(read.body, want) || instantsDiffer(read.body, input) : `answered ${read.status}`;
   return { read, whole: env.expect(r["release-whole"], !differs, `GET /v1/releases/${id} (planted ${JSON.stringify(input).slice(0, 300)}) is not the release planted: ${differs}`, read) };
 }
 
 export const releases: Unit = {
   name: "releases",
-  doc: "releases planted in each status, with an empty description and author, never analysed and analysed at a chosen instant, text beyond ASCII, merge instants out of planting order and two at one instant: each retrieval and list item predicted whole, the list newest merged_at first, the status filter exact (another case matches nothing)",
+  doc: "releases planted in each status, with an empty description and author, never analysed and analysed at a chosen instant, text beyond ASCII, a URL a parser writes otherwise (where the implementation plants URLs), merge instants out of planting order and two at one instant: each retrieval and list item predicted whole, the list newest merged_at first, the status filter exact (another case matches nothing)",
   needs: ["plant-release"],
   rules: [r["release-whole"]],
-  classes: () => ["release active", "release dismissed", "description and author empty", "never analysed", "analysed at a chosen instant", "text beyond ASCII, padded, CRLF", "merged out of planting order", "two merged at one instant", "status in another case"],
+  classes: (ctx) => ["release active", "release dismissed", "description and author empty", "never analysed", "analysed at a chosen instant", "text beyond ASCII, padded, CRLF", "merged out of planting order", "two merged at one instant", "status in another case", ...(ctx.states.has("release-url") ? [URL_CLASS] : [])],
   async run(env) {
     const { ctx } = env;
     // Days back, each at its own millisecond, planted in an order that is neither the list's nor its reverse (so a list
@@ -69,6 +76,7 @@ export const releases: Unit = {
       { cls: ["two merged at one instant"], input: { vcs_pr_number: 3, vcs_pr_title: "Tie A", vcs_pr_description: "  padded  ", vcs_pr_author: "octo", status: "active", merged_at: at(5, 500) } },
       { cls: ["two merged at one instant"], input: { vcs_pr_number: 4, vcs_pr_title: "Tie B", vcs_pr_author: "OCTO", status: "dismissed", merged_at: at(5, 500), last_analysis_at: null } },
       { cls: [], input: { vcs_pr_number: 5, vcs_pr_title: "Oldest merged, planted last", status: "active", merged_at: at(0, 0) } },
+      ...(ctx.states.has("release-url") ? [{ cls: [URL_CLASS], input: { vcs_pr_number: 6, vcs_pr_title: "A URL of its own", vcs_pr_url: REWRITTEN, status: "active" as const, merged_at: at(3, 300) } }] : []),
     ];
     const planted: Array<{ id: string; input: PlantReleaseInput; cls: string[] }> = [];
     for (const p of plan) planted.push({ ...p, id: (await ctx.states.plantRelease(p.input, env.project)).id });

@@ -77,6 +77,16 @@ export async function until(done: () => boolean | Promise<boolean>, ms: number, 
   }
 }
 
+/**
+ * `start` made `n` characters (code points) long with `fill` (one UTF-16 unit a character) over and over, every fiftieth
+ * character an é (two bytes in UTF-8): free text planted at a length, so that a cap counted in bytes or in characters,
+ * or a cut at any length below it, shows.
+ */
+export function textOfLength(n: number, fill: string, start = ""): string {
+  const have = [...start].length;
+  return start + Array.from({ length: Math.max(0, n - have) }, (_, k) => ((have + k) % 50 === 49 ? "é" : fill[k % fill.length])).join("");
+}
+
 /** A JSON string value whose encoding (quotes included) is exactly `bytes` bytes of UTF-8, ending in `tail`. */
 export function sizedString(bytes: number, tail = ""): string {
   const tailBytes = Buffer.byteLength(JSON.stringify(tail)) - 2;

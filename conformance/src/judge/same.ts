@@ -39,3 +39,11 @@ export function firstDifference(got: unknown, want: unknown, path = ""): string 
   }
   return `${path || "/"}: got ${JSON.stringify(got)?.slice(0, 160)}, predicted ${JSON.stringify(want)?.slice(0, 160)}`;
 }
+
+/**
+ * Where the members of `got` that `want` names first differ from it, "" when they agree: a judge that predicts some
+ * of a body's fields, the rest being the implementation's or judged apart.
+ */
+export function fieldsDiffer(got: unknown, want: Record<string, unknown>): string {
+  return firstDifference(Object.fromEntries(Object.keys(want).map((k) => [k, (got as Record<string, unknown> | undefined)?.[k]])), want);
+}

@@ -124,7 +124,7 @@ export class HttpStates implements ProviderStates {
     const fieldProbes = async (parent: Capability, probes: Array<[Capability, string, unknown, unknown]>, what: string) => {
       for (const [cap, field, without, withField] of probes) {
         if (this.decisions.get(parent)?.offered === false) {
-          this.decisions.set(cap, { offered: false, how: `no ${parent === "plant-chat" ? "chats" : "interviews"} can be planted` });
+          this.decisions.set(cap, { offered: false, how: `no ${({ "plant-chat": "chats", "plant-release": "releases" } as Partial<Record<Capability, string>>)[parent] ?? "interviews"} can be planted` });
           continue;
         }
         const a = answerOf(await ask("POST", what, without));
@@ -145,6 +145,8 @@ export class HttpStates implements ProviderStates {
       ["recorded-parts", "parts|type|compaction", { ...decoy, messages: [{ role: "assistant", parts: [{ type: "text", text: "probe" }] }] }, { ...decoy, messages: [{ role: "assistant", parts: [{ type: "compaction", summary: "probe" }] }] }],
       ["chat-fields", "created_at|is_streaming|feedback|usage|streaming", { ...decoy, messages: [text] }, { ...decoy, created_at: "2020-01-06T00:00:00.000Z", is_streaming: false, messages: [{ ...text, feedback: null, usage: null, streaming: false }] }],
     ], "/_sim/chats");
+    // A release invalid in its number alone; the same with a URL of its own.
+    await fieldProbes("plant-release", [["release-url", "vcs_pr_url", { vcs_pr_number: "one" }, { vcs_pr_number: "one", vcs_pr_url: "https://example.com/acme/app/pull/1" }]], "/_sim/releases");
     // Read with the public key, which the probes do not have: its first use settles it.
     this.decisions.set("eligible-launch", { offered: "unknown", how: "our contract's launch tokens in the trigger config, read at first use with the public key" });
     return Object.fromEntries([...this.decisions].map(([cap, d]) => [cap, d.offered === false ? d.how : true]));
@@ -252,8 +254,11 @@ export class HttpStates implements ProviderStates {
 
   async plantRelease(input: PlantReleaseInput, project: ProjectRef): Promise<PlantedRelease> {
     const reply = await this.send(project, "POST", "/_sim/releases", input, "POST /_sim/releases");
-    if (reply.status >= 200 && reply.status < 300 && typeof reply.body?.id === "string") return this.worked(["plant-release"], reply, "POST /_sim/releases"), { id: reply.body.id };
+    const used: Array<[Capability, string]> = input.vcs_pr_url !== undefined ? [["release-url", "vcs_pr_url"]] : [];
+    if (reply.status >= 200 && reply.status < 300 && typeof reply.body?.id === "string") return this.worked(["plant-release", ...used.map(([c]) => c)], reply, "POST /_sim/releases"), { id: reply.body.id };
     if (this.missingRoute("plant-release", reply, "/_sim/releases")) throw this.unsupported("plant-release", `POST /_sim/releases answered ${said(reply)}, as a missing route does`);
+    const field = this.refusedField(reply, used);
+    if (field) throw this.unsupported(field, `POST /_sim/releases with ${used.find(([c]) => c === field)![1]} answered ${said(reply)}`);
     throw new StateRefused("invalid", `POST /_sim/releases answered ${said(reply)}`);
   }
 

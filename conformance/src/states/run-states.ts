@@ -17,7 +17,7 @@ const FUNCTION_OF: Record<Capability, keyof ProviderStates> = {
   "plant-study": "plantStudy", "plant-interview": "plantInterview", hold: "plantInterview", complete: "completeInterview", "plant-chat": "plantChat",
   abandon: "abandonInterview", "created-at": "plantInterview", "interview-link": "plantInterview", "respondent-id": "plantInterview",
   "hidden-messages": "plantChat", "recorded-parts": "plantChat", "chat-fields": "plantChat", "create-project": "createProject", faults: "setFaults", "study-status": "setStudyStatus",
-  "eligible-launch": "launchRequest", "plant-release": "plantRelease",
+  "eligible-launch": "launchRequest", "plant-release": "plantRelease", "release-url": "plantRelease",
 };
 
 /** Rules about the implementation that the planting itself shows. */
@@ -174,7 +174,7 @@ export class RunStates {
   }
 
   async plantRelease(input: PlantReleaseInput, project = this.project): Promise<PlantedRelease> {
-    const r = await this.call(["plant-release"], () => this.provider.plantRelease?.(input, project));
+    const r = await this.call(["plant-release", ...(input.vcs_pr_url !== undefined ? (["release-url"] as const) : [])], () => this.provider.plantRelease?.(input, project));
     this.record({ kind: "release", id: r.id, name: input.vcs_pr_title, project });
     return r;
   }

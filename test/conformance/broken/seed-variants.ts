@@ -434,6 +434,9 @@ function otherVariants(): Variant[] {
     variant("deprecated", "deprecated.answers", ["endpoints.experiments", "errors.200"], "the deprecated endpoint fails instead of answering", { response(ex) { if (ex.path === "/api/v1/experiments" && ex.status === 200) Object.assign(ex, { status: 500, body: { error: { type: "api_error", message: "Internal error" } } }); } }),
     // Past July 1, 2026 the seed lets it be gone (410 here, or 404); gone for the bare path alone is not gone.
     variant("deprecated", "deprecated.removed", ["versioning.deprecated", "endpoints.experiments"], "the deprecated endpoint removed for the bare path only", { response(ex) { if (ex.path === "/api/v1/experiments" && ex.status === 200 && ![...ex.query.keys()].length) Object.assign(ex, { status: 410, body: { error: { type: "invalid_request_error", message: "Gone" } } }); } }),
+    // Hidden set 46: a URL stored as a parser writes it. The foreign server makes its releases' URLs itself, so only a
+    // surface that plants them (ours) can show it; the releases unit alone runs.
+    variant("cover", "cover.release-whole", ["release.pr-url"], "a release's URL read back as a URL parser writes it", objects("release", (o) => { if (typeof o.vcs_pr_url === "string") o.vcs_pr_url = new URL(o.vcs_pr_url).href; }), { options: { coverUnits: ["releases"] } }),
   ];
 }
 

@@ -34,6 +34,7 @@ function fieldUsed(cap: Capability, ex: Request): string | undefined {
     const field = ({ hold: ["hold"], "created-at": ["created_at", "completed_at"], "interview-link": ["interview_link"], "respondent-id": ["respondent_id"] } as Partial<Record<Capability, string[]>>)[cap];
     return field?.find((f) => b[f] !== undefined);
   }
+  if (ex.path === "/api/_sim/releases") return cap === "release-url" && b.vcs_pr_url !== undefined ? "vcs_pr_url" : undefined;
   if (ex.path !== "/api/_sim/chats") return undefined;
   if (cap === "hidden-messages") return messages.some((m) => m?.hidden !== undefined) ? "messages/hidden" : undefined;
   if (cap === "recorded-parts") return messages.some((m) => (m?.parts ?? []).some((p: any) => !PUBLIC_PARTS.has(p?.type) || (p?.type === "tool_use" && !STATES.has(p?.state)))) ? "messages/parts" : undefined;

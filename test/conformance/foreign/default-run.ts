@@ -43,7 +43,8 @@ export async function expectDefaultRunPasses(server = FOREIGN_SERVER): Promise<R
     expect(model.properties.find((p) => p.label === "model-based run")!.ran, said).toBeGreaterThanOrEqual(20);
     const retries = result.results.find((r) => r.name === "retries")!;
     expect(retries.rules.map((x) => x.id)).toEqual(expect.arrayContaining(["webhooks.retries", "webhooks.retry-count", "webhooks.stop-on-2xx"]));
-    expect(result.states.capabilities.filter((c) => !c.offered).map((c) => c.capability)).toEqual(["faults"]);
+    // It makes its releases' URLs itself, and has no fault injection.
+    expect(result.states.capabilities.filter((c) => !c.offered).map((c) => c.capability)).toEqual(["release-url", "faults"]);
     expect(result.statements.filter((s) => s.verdict === "failed")).toEqual([]);
     return result;
   } finally {

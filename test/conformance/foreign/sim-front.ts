@@ -23,6 +23,7 @@ function fieldUsed(cap: Capability, route: string, b: any): string | undefined {
     const fields = ({ hold: ["hold"], "created-at": ["created_at", "completed_at"], "interview-link": ["interview_link"], "respondent-id": ["respondent_id"] } as Partial<Record<Capability, string[]>>)[cap];
     return fields?.find((f) => b?.[f] !== undefined);
   }
+  if (route === "releases") return cap === "release-url" && b?.vcs_pr_url !== undefined ? "vcs_pr_url" : undefined;
   if (route !== "chats") return undefined;
   const messages: any[] = Array.isArray(b?.messages) ? b.messages : [];
   if (cap === "hidden-messages") return messages.some((m) => m?.hidden !== undefined) ? "hidden" : undefined;
@@ -43,7 +44,7 @@ const ROUTES: Array<{ re: RegExp; method: string; cap: Capability; route: string
   { re: /^\/api\/_sim\/releases$/, method: "POST", cap: "plant-release", route: "releases" },
 ];
 
-const FIELD_CAPS: Capability[] = ["hold", "created-at", "interview-link", "respondent-id", "hidden-messages", "recorded-parts", "chat-fields"];
+const FIELD_CAPS: Capability[] = ["hold", "created-at", "interview-link", "respondent-id", "hidden-messages", "recorded-parts", "chat-fields", "release-url"];
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);

@@ -382,6 +382,19 @@ export const VIOLATIONS: Violation[] = [
     find: "m.sources.length ? m.sources.map(sourceView) : null,", replace: "m.sources.length ? m.sources.filter((s, k, a) => a.findIndex((t) => t.id === s.id) === k).map(sourceView) : null," },
   { name: "a repeated question dropped", breaks: "Study: questions (array of {text})", rule: "cover.long-values",
     find: "    out.questions = s.questions.map((text) => ({ text }));", replace: "    out.questions = [...new Set(s.questions)].map((text) => ({ text }));" },
+  // Set 46: zeros, false and empties outside messages, and free text outside messages trimmed, escaped or normalized,
+  // were caught at first; the webhook URL stored as a URL parser writes it was not (every URL the suite set was one a
+  // parser leaves alone). A release's URL rewritten so is a variant of our server (the foreign one makes its own).
+  { name: "the webhook URL stored as a URL parser writes it", breaks: "Endpoints: PUT /v1/webhooks answers {url, events} as set; GET /v1/webhooks returns {url, events}", rule: "cover.recreation",
+    find: "  const events = [...body.value.events];\n  if (project.webhook) {", replace: "  const events = [...body.value.events];\n  body.value.url = new URL(body.value.url).href;\n  if (project.webhook) {" },
+  // Set 47: one project's data reaching another. Lists, filters, the report, the trigger config and active items were
+  // judged on whatever the target held; a paused study and a cursor of another project's item were never tried.
+  { name: "another project's paused study readable", breaks: "What the service does: a caller only sees that project's data; Errors 1", rule: "cover.tenant-scoped",
+    find: "  if (!s || s.projectId !== project.id) return fail(res, 404, 'There is no study with this id');", replace: "  if (!s || (s.projectId !== project.id && s.status === 'active')) return fail(res, 404, 'There is no study with this id');" },
+  { name: "another project's study as the studies cursor pages from it", breaks: "What the service does: a caller only sees that project's data; Endpoints: starting_after", rule: "cover.tenant-scoped",
+    find: "  const universe = [...studies.values()].filter((s) => s.projectId === project.id).sort(cmpAsc('createdAt'));\n  const items = universe.filter((s) => s.status === 'active');", replace: "  const universe = [...studies.values()].filter((s) => s.projectId === project.id || s.id === p.cursor).sort(cmpAsc('createdAt'));\n  const items = universe.filter((s) => s.status === 'active' && s.projectId === project.id);" },
+  { name: "interview_count takes in another project's interviews tagged alike", breaks: "What the service does: a caller only sees that project's data; Study: interview_count", rule: "cover.tenant-scoped",
+    find: "    if (iv.studyId !== s.id) continue;\n    if (iv.status === 'completed') completed++;", replace: "    if (iv.studyId !== s.id && !(iv.projectId !== s.projectId && iv.referenceId !== '' && [...interviews.values()].some((o) => o.studyId === s.id && o.referenceId === iv.referenceId))) continue;\n    if (iv.status === 'completed') completed++;" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */

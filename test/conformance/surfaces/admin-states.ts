@@ -19,7 +19,7 @@ export default defineStates((env) => {
   }
   const record = (answer: any) => ({ id: answer.record.id, status: answer.record.state });
   return {
-    capabilities: () => ["plant-study", "plant-interview", "hold", "complete", "abandon", "created-at", "interview-link", "respondent-id", "plant-chat", "hidden-messages", "recorded-parts", "chat-fields", "create-project", "faults", "study-status", "plant-release"],
+    capabilities: () => ["plant-study", "plant-interview", "hold", "complete", "abandon", "created-at", "interview-link", "respondent-id", "plant-chat", "hidden-messages", "recorded-parts", "chat-fields", "create-project", "faults", "study-status", "plant-release", "release-url"],
     plantStudy: async (s, project) => record(await call(project, "POST", "studies", { title: s.name, state: s.status, weekly_cap: s.weekly_limit, monthly_cap: s.monthly_limit, languages: s.supported_languages, questions: s.questions })),
     plantInterview: async (i, project) => record(await call(project, "POST", "interviews", { study: i.study_id, ref: i.reference_id, lang: i.language, email: i.respondent_email, paused: i.hold, opened_at: i.created_at, finished_at: i.completed_at, link: i.interview_link, respondent: i.respondent_id })),
     setStudyStatus: async (id, status, project) => ({ id: (await call(project, "POST", `studies/${id}/state`, { state: status })).id }),
