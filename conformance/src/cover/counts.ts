@@ -14,6 +14,7 @@ import { until, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
 const CAP = 101;
+const PAUSED = "counts of a study paused";
 
 async function study(env: CoverEnv, id: string) {
   const reply = await env.req(`/v1/studies/${id}`);
@@ -102,6 +103,16 @@ async function interviews(env: CoverEnv): Promise<void> {
   const byDefault = await pagesOf(env, id, null);
   env.expect(r.counts, JSON.stringify(byDefault.sizes) === "[20,20,20,20,20,1]" && new Set(byDefault.ids).size === CAP, `the study's ${CAP} interviews walk at the default page size as pages of ${JSON.stringify(byDefault.sizes)}, not five of 20 and one of 1`, byDefault.reply ?? undefined);
   env.reach("a page", r.counts.cites);
+  // Paused: its counts are still its interviews' (interview_count the completed ones, used those of the window); a
+  // pause neither resets nor hides them. Then active again, as it was.
+  if (ctx.states.has("study-status")) {
+    await ctx.states.setStudyStatus(id, "paused", env.project);
+    const paused = await study(env, id);
+    const counted = [paused.s.limits?.weekly?.used, paused.s.limits?.monthly?.used, paused.s.interview_count];
+    const ok = env.expect(r.counts, paused.reply.status === 200 && paused.s.status === "paused" && counted.every((v) => v === CAP), `paused, the study of ${CAP} completed interviews reads status ${JSON.stringify(paused.s.status)} (${paused.reply.status}) with limits.weekly.used, limits.monthly.used and interview_count ${JSON.stringify(counted)}, not ${CAP} each`, paused.reply);
+    await ctx.states.setStudyStatus(id, "active", env.project);
+    if (ok) env.reach(PAUSED, r.counts.cites);
+  }
 }
 
 /**
@@ -193,11 +204,11 @@ async function messages(env: CoverEnv): Promise<void> {
 
 export const counts: Unit = {
   name: "counts",
-  doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages), chats of 0, 1, 100 and 101 visible messages (message_count and the walk), and interview_count and the list filtered by status=processing read while an interview is processing",
+  doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages, its counts the same once paused), chats of 0, 1, 100 and 101 visible messages (message_count and the walk), and interview_count and the list filtered by status=processing read while an interview is processing",
   needs: ["plant-study", "plant-interview"],
   rules: [r["counts"], r["cap-transition"], r["message-count"], r["count-completed"], r["processing-filter"]],
   classes: (ctx) => [
-    "count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101"] : []),
+    "count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("study-status") ? [PAUSED] : []), ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101"] : []),
     "interview_count while one is processing",
     "status=processing while one is processing",
   ],

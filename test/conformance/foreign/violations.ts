@@ -403,6 +403,9 @@ export const VIOLATIONS: Violation[] = [
     find: "  const project = projectByKey(bearer(req));\n  if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);", replace: "  const project = projectByKey(bearer(req));\n  const named = /^svc_live_([a-z]+)_/.exec(bearer(req) ?? '')?.[1];\n  if (!project) return fail(res, 401, named && [...projects.values()].some((p) => p.name?.toLowerCase?.().includes(named)) ? `API key not recognised for project ${named}` : 'API key missing or not recognised', {}, ctx.headers);" },
   { name: "a HEAD answered without a key", breaks: "Authentication 4: when the key is missing, every endpoint returns 401", rule: "auth.401", check: "auth",
     find: "  const project = projectByKey(bearer(req));\n  if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);", replace: "  if (req.method === 'HEAD') { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...ctx.headers }); return res.end(); }\n  const project = projectByKey(bearer(req));\n  if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);" },
+  // Set 49 (a study's state changed between reads): a paused study's counts had never been read.
+  { name: "a paused study's interview_count reads 0", breaks: "Study: interview_count, total completed interviews", rule: "cover.counts",
+    find: "    out.interview_count = u.completed;", replace: "    out.interview_count = s.status === 'active' ? u.completed : 0;" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
