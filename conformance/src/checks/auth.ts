@@ -9,7 +9,7 @@ import { randomInt } from "node:crypto";
 import type { Check } from "../check.ts";
 import type { Contract, Operation } from "../contract.ts";
 import { NEVER_ID } from "../data.ts";
-import { tellsMore } from "../judge/tells-more.ts";
+import { askedAsNothing } from "../judge/tells-more.ts";
 import { contract, rules, seed, type Rule } from "../rules.ts";
 import { OPERATION_CAPABILITY } from "../states/capabilities.ts";
 
@@ -26,15 +26,10 @@ const r = rules("auth", {
 
 /** `path?query` with every query parameter `op` declares set to a value its schema refuses (a plain string has none). */
 function invalidQuery(contract: Contract, op: Operation): string {
-  const resolve = (x: any): any => {
-    let v = x;
-    for (let n = 0; v?.$ref && n < 8; n++) v = String(v.$ref).split("/").slice(1).reduce((o: any, k: string) => o?.[k], contract.doc);
-    return v;
-  };
   const parts: string[] = [];
-  for (const p of (op.op.parameters ?? []).map(resolve)) {
+  for (const p of (op.op.parameters ?? []).map((x: unknown) => contract.resolve(x))) {
     if (p?.in !== "query") continue;
-    const s = resolve(p.schema);
+    const s = contract.resolve(p.schema);
     const value = s?.type === "integer" ? "abc" : s?.format === "uuid" ? "not-a-uuid" : Array.isArray(s?.enum) ? "not-a-value" : undefined;
     if (value) parts.push(`${p.name}=${value}`);
   }
@@ -143,10 +138,8 @@ export const authCheck: Check = {
     // A key one character from the real one, and keys of nothing of the same form: the 401s alike, the keys aside.
     const { near, nothing } = nearKeys(key, prefix);
     for (const path of ["/v1/studies", `/v1/studies/${NEVER_ID}`]) {
-      const [k1, k2] = [nothing(), nothing()];
-      const [a, b, c] = [await ctx.http.req(path, { key: near }), await ctx.http.req(path, { key: k1 }), await ctx.http.req(path, { key: k2 })];
-      const told = a.status !== b.status ? `it answered ${a.status} where a key of nothing is answered ${b.status}` : tellsMore(a.text.replaceAll(near, "<key>"), b.text.replaceAll(k1, "<key>"), c.text.replaceAll(k2, "<key>"));
-      ctx.expect(r["tells-nothing"], !told, `GET ${path} with a key one character from the run's key tells what a key of nothing does not: ${told}`, a, { near: a.text.slice(0, 300), nothing: b.text.slice(0, 300) });
+      const { reply, none, told } = await askedAsNothing((k) => ctx.http.req(path, { key: k }), near, [nothing(), nothing()]);
+      ctx.expect(r["tells-nothing"], !told, `GET ${path} with a key one character from the run's key tells what a key of nothing does not: ${told}`, reply, { near: reply.text.slice(0, 300), nothing: none.text.slice(0, 300) });
     }
   },
 };

@@ -6,7 +6,7 @@ import type { Check, Ctx } from "../check.ts";
 import { NEVER_ID, snapshot } from "../data.ts";
 import type { Http } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
-import { OTHER_NEVER_ID, tellsMore } from "../judge/tells-more.ts";
+import { askedAsNothing, OTHER_NEVER_ID } from "../judge/tells-more.ts";
 
 const r = rules("isolation", {
   "retrieval-404": seed("Errors 1; Authentication 3", "retrieving another project's study, interview, release or chat (or its messages) answers 404", ["errors.retrieval-404", "auth.scope", "service.key-scope", "endpoints.get-study", "endpoints.get-interview", "endpoints.get-release", "endpoints.get-chat"]),
@@ -21,15 +21,11 @@ async function oneWay(ctx: Ctx, owner: Http, stranger: Http, label: string): Pro
   const resources: Array<[string, any[]]> = [["studies", mine.studies], ["interviews", mine.interviews], ["releases", mine.releases], ["chats", mine.chats]];
   for (const [resource, items] of resources) {
     for (const item of items.slice(0, 5)) {
-      const leak = await stranger.req(`/v1/${resource}/${item.id}`);
-      const none = await stranger.req(`/v1/${resource}/${NEVER_ID}`);
-      const other = await stranger.req(`/v1/${resource}/${OTHER_NEVER_ID}`);
-      ctx.expect(r["retrieval-404"], leak.status === 404, `${label}: GET /v1/${resource}/${item.id} of the other project answered ${leak.status}`, leak);
       // Each body with its own id left aside.
-      const [leakText, noneText] = [leak.text.replaceAll(item.id, "<id>"), none.text.replaceAll(NEVER_ID, "<id>")];
-      const told = tellsMore(leakText, noneText, other.text.replaceAll(OTHER_NEVER_ID, "<id>"));
+      const { reply: leak, none, told, identical } = await askedAsNothing((id) => stranger.req(`/v1/${resource}/${id}`), item.id, [NEVER_ID, OTHER_NEVER_ID]);
+      ctx.expect(r["retrieval-404"], leak.status === 404, `${label}: GET /v1/${resource}/${item.id} of the other project answered ${leak.status}`, leak);
       ctx.expect(r["same-404"], leak.status !== 404 || none.status !== 404 || !told, `${label}: the 404 for another project's ${resource} id tells what an id that never existed does not: ${told}`, leak, { foreign: leak.text, never: none.text });
-      ctx.expect(r["identical-404"], leakText === noneText, `${label}: the 404 for another project's ${resource} id differs from the 404 of an id that never existed`, leak, { foreign: leak.text, never: none.text });
+      ctx.expect(r["identical-404"], identical, `${label}: the 404 for another project's ${resource} id differs from the 404 of an id that never existed`, leak, { foreign: leak.text, never: none.text });
     }
     const theirIds = new Set((theirs as any)[resource].map((x: any) => x.id));
     const leaked = items.find((x) => theirIds.has(x.id));

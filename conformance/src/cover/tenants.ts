@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { NEVER_ID } from "../data.ts";
 import { Http, type Reply } from "../http.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
-import { OTHER_NEVER_ID, tellsMore } from "../judge/tells-more.ts";
+import { askedAsNothing, OTHER_NEVER_ID } from "../judge/tells-more.ts";
 import type { ProjectRef } from "../states/types.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import type { Ctx } from "../check.ts";
@@ -130,8 +130,7 @@ async function judgeFrom(env: CoverEnv, b: ProjectRef, stranger: Http): Promise<
   };
   /** The same request naming an id of nothing (twice: what two such answers differ in is noise). */
   const asNothing = async (path: (id: string) => string, id: string, cls: string, what: string) => {
-    const [leak, none, other] = [await stranger.req(path(id)), await stranger.req(path(NEVER_ID)), await stranger.req(path(OTHER_NEVER_ID))];
-    const told = leak.status !== none.status ? `it answered ${leak.status} where an id of nothing is answered ${none.status}` : tellsMore(leak.text.replaceAll(id, "<id>"), none.text.replaceAll(NEVER_ID, "<id>"), other.text.replaceAll(OTHER_NEVER_ID, "<id>"));
+    const { reply: leak, none, told } = await askedAsNothing((x) => stranger.req(path(x)), id, [NEVER_ID, OTHER_NEVER_ID]);
     judge(cls, !told, `with another project's key, ${what} (GET ${path(id)}) tells what the same request naming an id that never existed does not: ${told}`, leak, { another: leak.text.slice(0, 400), nothing: none.text.slice(0, 400) });
     return { leak, none };
   };

@@ -20,6 +20,9 @@ export interface Violation {
   check?: string;
 }
 
+/** The foreign server's check of the API key, which set 48's violations change or precede. */
+const KEY_CHECK = "  const project = projectByKey(bearer(req));\n  if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);";
+
 export const VIOLATIONS: Violation[] = [
   { name: "4xx answers not retried", breaks: "Events, delivery rule 2: a non-2xx answer is retried", rule: "cover.answer-retried",
     find: "settle(res.statusCode >= 200 && res.statusCode < 300,", replace: "settle(res.statusCode >= 200 && res.statusCode < 500,", },
@@ -398,11 +401,11 @@ export const VIOLATIONS: Violation[] = [
   // Set 48: authentication, endpoint by endpoint. Each operation had been asked without a key with a valid request,
   // and four fixed ones with invalid parameters; a HEAD never; and no 401 compared with another.
   { name: "the messages' limit judged before the key", breaks: "Authentication 4: when the key is missing, every endpoint returns 401", rule: "auth.first", check: "auth",
-    find: "  const project = projectByKey(bearer(req));\n  if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);", replace: "  if (/\\/messages$/.test(path) && q.has('limit') && !/^\\d+$/.test(q.get('limit'))) return fail(res, 400, 'Invalid parameters', { details: [{ field: 'limit', issue: 'must be a whole number from 1 to 100' }] });\n  const project = projectByKey(bearer(req));\n  if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);" },
+    find: KEY_CHECK, replace: "  if (/\\/messages$/.test(path) && q.has('limit') && !/^\\d+$/.test(q.get('limit'))) return fail(res, 400, 'Invalid parameters', { details: [{ field: 'limit', issue: 'must be a whole number from 1 to 100' }] });\n" + KEY_CHECK },
   { name: "the 401 names the project a wrong key's prefix names", breaks: "Authentication 4: an invalid key, 401; Authentication 3", rule: "auth.tells-nothing", check: "auth",
-    find: "  const project = projectByKey(bearer(req));\n  if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);", replace: "  const project = projectByKey(bearer(req));\n  const named = /^svc_live_([a-z]+)_/.exec(bearer(req) ?? '')?.[1];\n  if (!project) return fail(res, 401, named && [...projects.values()].some((p) => p.name?.toLowerCase?.().includes(named)) ? `API key not recognised for project ${named}` : 'API key missing or not recognised', {}, ctx.headers);" },
+    find: KEY_CHECK, replace: "  const project = projectByKey(bearer(req));\n  const named = /^svc_live_([a-z]+)_/.exec(bearer(req) ?? '')?.[1];\n  if (!project) return fail(res, 401, named && [...projects.values()].some((p) => p.name?.toLowerCase?.().includes(named)) ? `API key not recognised for project ${named}` : 'API key missing or not recognised', {}, ctx.headers);" },
   { name: "a HEAD answered without a key", breaks: "Authentication 4: when the key is missing, every endpoint returns 401", rule: "auth.401", check: "auth",
-    find: "  const project = projectByKey(bearer(req));\n  if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);", replace: "  if (req.method === 'HEAD') { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...ctx.headers }); return res.end(); }\n  const project = projectByKey(bearer(req));\n  if (!project) return fail(res, 401, 'API key missing or not recognised', {}, ctx.headers);" },
+    find: KEY_CHECK, replace: "  if (req.method === 'HEAD') { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...ctx.headers }); return res.end(); }\n" + KEY_CHECK },
   // Set 49 (a study's state changed between reads): a paused study's counts had never been read.
   { name: "a paused study's interview_count reads 0", breaks: "Study: interview_count, total completed interviews", rule: "cover.counts",
     find: "    out.interview_count = u.completed;", replace: "    out.interview_count = s.status === 'active' ? u.completed : 0;" },
