@@ -2,7 +2,8 @@
  * filters: every interview filter, alone and combined, returns exactly the matching items of the full list.
  * Deterministic first: each filter alone with a value that matches and one that does not, every pair of filters
  * with values that match together and with one value that does not, and exact (not prefix or case-folded) matching
- * of reference_id. Random combinations of all four add coverage.
+ * of reference_id; then every value of status and quality_score, each listing only its items whether or not one holds
+ * it. Random combinations of all four add coverage.
  */
 import { caseTwins, otherCaseAnswer } from "../judge/other-case.ts";
 import { mismatching } from "../judge/shown.ts";
@@ -99,6 +100,16 @@ export const filtersCheck: Check = {
       const { ok, items } = otherCaseAnswer(reply);
       ctx.expect(r["enum-case"], ok, `${path} answered ${reply.status}${items.length ? ` with ${items.length} item(s) (${items.slice(0, 3).map((x) => `${x.id}: ${param} ${JSON.stringify(x[param])}`).join(", ")})` : ""}: no item has ${param} ${JSON.stringify(value)}, so it matches nothing or is refused`, reply);
       if (reply.status === 400) ctx.conforms(reply, `${list} with an unknown ${param}`);
+    }
+    // Every value of each enum filter, whether or not an interview holds it now: what is listed matches it. Read in the
+    // same answer as the list, so a status that changes meanwhile (a processing interview completing) never misleads;
+    // a value no interview holds (often processing) shows a filter that ignores it.
+    for (const [param, vals] of [["status", values.status], ["quality_score", values.quality_score]] as const) {
+      for (const value of vals) {
+        const { items, pages } = await ctx.http.walk(`/v1/interviews?${within}${param}=${value}`, 100);
+        const wrong = mismatching(items, { [param]: value });
+        ctx.expect(r.matching, wrong.length === 0, `/v1/interviews?${within}${param}=${value} listed ${wrong.length} interview(s) whose ${param} is not ${value} (${wrong.slice(0, 3).map((x) => `${x?.id}: ${JSON.stringify(x?.[param])}`).join(", ")})`, pages[0]);
+      }
     }
     for (const status of RELEASE_STATUSES) {
       const { items, pages } = await ctx.http.walk(`/v1/releases?status=${status}`, 100);

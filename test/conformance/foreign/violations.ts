@@ -409,6 +409,12 @@ export const VIOLATIONS: Violation[] = [
   // Set 49 (a study's state changed between reads): a paused study's counts had never been read.
   { name: "a paused study's interview_count reads 0", breaks: "Study: interview_count, total completed interviews", rule: "cover.counts",
     find: "    out.interview_count = u.completed;", replace: "    out.interview_count = s.status === 'active' ? u.completed : 0;" },
+  // Set 50 (answers kept from before a change, and filters): no releases list had been read before releases were
+  // planted, and status=processing was judged only when no processing interview happened to be listed.
+  { name: "the releases list kept 20 s per project and query", breaks: "Endpoints: GET /v1/releases, list of Release", rule: "cover.release-whole",
+    find: "  send(res, 200, page(items, universe, cmpDesc('mergedAt'), p.limit, p.cursor, (r) => releaseView(r, false)));", replace: "  { const k = project.id + '|' + q.toString(); const m = (globalThis.keptReleases ??= new Map()); const hit = m.get(k); if (hit && Date.now() - hit.at < 20000) return send(res, 200, hit.body); const body = page(items, universe, cmpDesc('mergedAt'), p.limit, p.cursor, (r) => releaseView(r, false)); m.set(k, { at: Date.now(), body }); send(res, 200, body); }" },
+  { name: "status=processing ignored as a filter", breaks: "Endpoints: GET /v1/interviews status; States: interview status processing", rule: "filters.matching", check: "filters",
+    find: "    if (filters.status !== undefined && i.status !== filters.status) return false;", replace: "    if (filters.status !== undefined && filters.status !== 'processing' && i.status !== filters.status) return false;" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
