@@ -1,4 +1,5 @@
 /** Every unit of the covering phase, one file each, in the order they are listed in the report. */
+import { burst } from "./burst.ts";
 import { chats } from "./chats.ts";
 import { counts } from "./counts.ts";
 import { cursors } from "./cursors.ts";
@@ -18,6 +19,6 @@ import { tenants } from "./tenants.ts";
 import { ties } from "./ties.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, pages];
+export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, pages];
 
 export type { Unit } from "./unit.ts";

@@ -1,0 +1,72 @@
+/**
+ * A burst of completions, every run: 101 interviews of one study completed at once (past any page, and past the caps a
+ * service is tempted to put on what it sends: a few in flight, so many a minute, one per instant), among them two
+ * that share a reference id and two whose reference ids differ in case alone. The seed sends a signed POST each time an
+ * interview completes: each must be delivered, signed, carrying its own interview, study and reference id. The receiver
+ * answers 200, so nothing is retried; an event that arrives twice is allowed (receivers de-duplicate on session_id).
+ */
+import { judgeAttempt } from "../judge/attempts.ts";
+import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
+import { fieldsDiffer } from "../judge/same.ts";
+import { until, type CoverEnv, type Unit } from "./unit.ts";
+import { r } from "./rules.ts";
+
+const COUNT = 101;
+const AT_ONCE = "101 completed at once";
+const SHARED = "two of one reference id";
+const TWINS = "two reference ids in two cases";
+
+/** Each interview's reference id: unique, but for the pair that shares one and the pair of case twins. */
+const referenceOf = (k: number, run: number): string => (k < 2 ? `Burst-Shared-${run}` : k < 4 ? (k === 2 ? `Burst-Twin-${run}` : `burst-twin-${run}`) : `Burst-${run}-${k}`);
+
+export const burst: Unit = {
+  name: "burst",
+  doc: "101 interviews of one study completed at once (two sharing a reference id, two whose reference ids differ in case alone): each delivered, signed, with its own interview, study and reference id",
+  needs: ["plant-study", "plant-interview", "hold", "complete"],
+  receives: true,
+  rules: [r["burst-delivered"]],
+  classes: () => [AT_ONCE, SHARED, TWINS],
+  async run(env: CoverEnv) {
+    const { ctx } = env;
+    const study = await ctx.states.plantStudy({ name: "Burst", weekly_limit: null, monthly_limit: null }, env.project);
+    const hook = await env.hook("burst");
+    if (!hook) return;
+    const run = Math.floor(Math.random() * 1e6);
+    // Planted held, ten at a time, so that their completions (not their plantings) are the burst.
+    const planted: Array<{ id: string; reference: string }> = [];
+    for (let k = 0; k < COUNT; k += 10) {
+      const batch = Array.from({ length: Math.min(10, COUNT - k) }, (_, j) => k + j);
+      planted.push(...(await Promise.all(batch.map(async (n) => ({ id: (await ctx.states.plantInterview({ study_id: study.id, hold: true, reference_id: referenceOf(n, run) }, env.project)).id, reference: referenceOf(n, run) })))));
+    }
+    await Promise.all(planted.map((p) => ctx.states.completeInterview(p.id, env.project)));
+    const wait = completionWaitMs(ctx.options);
+    const of = (id: string) => env.receiver.deliveries.filter((d) => d.interviewId === id && d.path.startsWith(hook.path));
+    await until(() => planted.every((p) => of(p.id).length >= 1), wait + 10_000, 100);
+    // Each read completed (the service's processing may outlast its first delivery's wait above only if it is slower).
+    const missing = planted.filter((p) => of(p.id).length === 0);
+    const notCompleted: string[] = [];
+    for (const p of missing) if ((await untilCompleted(env.http, p.id, 1_000)).reply.body?.status !== "completed") notCompleted.push(p.id);
+    const lost = missing.filter((p) => !notCompleted.includes(p.id));
+    env.expect(r["burst-delivered"], lost.length === 0 && notCompleted.length === 0, `of ${COUNT} interviews completed at once, ${lost.length} read completed and were never delivered within ${wait + 10_000} ms (${lost.slice(0, 5).map((p) => `${p.id} reference ${JSON.stringify(p.reference)}`).join(", ")})${notCompleted.length ? `, and ${notCompleted.length} never read completed (${notCompleted.slice(0, 3).join(", ")})` : ""}`);
+    let whole = true;
+    for (const p of planted) {
+      for (const [k, d] of of(p.id).entries()) {
+        const label = `attempt ${k + 1} of the delivery of interview ${p.id} (one of ${COUNT} completed at once)`;
+        judgeAttempt({ ...ctx, expect: env.expect }, hook.secret, d, label);
+        let payload: any;
+        try {
+          payload = JSON.parse(d.raw.toString("utf8"));
+        } catch {
+          whole = env.expect(r["burst-delivered"], false, `${label}: the body is not JSON`) && whole;
+          continue;
+        }
+        const differs = fieldsDiffer(payload?.data, { interview_id: p.id, session_id: p.id, study_id: study.id, experiment_id: study.id, reference_id: p.reference, status: "completed" });
+        whole = env.expect(r["burst-delivered"], !differs, `${label} does not carry its own interview: ${differs}`, undefined, payload) && whole;
+      }
+    }
+    if (lost.length || notCompleted.length || !whole) return;
+    env.reach(AT_ONCE, r["burst-delivered"].cites);
+    env.reach(SHARED, r["burst-delivered"].cites);
+    env.reach(TWINS, r["burst-delivered"].cites);
+  },
+};
