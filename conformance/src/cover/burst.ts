@@ -21,9 +21,11 @@ const referenceOf = (k: number, run: number): string => (k < 2 ? `Burst-Shared-$
 
 export const burst: Unit = {
   name: "burst",
-  doc: "101 interviews of one study completed at once (two sharing a reference id, two whose reference ids differ in case alone): each delivered, signed, with its own interview, study and reference id",
+  doc: "101 interviews of one study completed at once (two sharing a reference id, two whose reference ids differ in case alone): each delivered, signed, with its own interview, study and reference id; run once the other units are done, so that its load never makes another unit's retries late",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
+  // A hundred deliveries at once would make a busy service late with another unit's retries.
+  alone: true,
   rules: [r["burst-delivered"]],
   classes: () => [AT_ONCE, SHARED, TWINS],
   async run(env: CoverEnv) {

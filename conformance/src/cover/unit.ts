@@ -55,6 +55,11 @@ export interface Unit {
   needs: Capability[];
   /** Whether it observes deliveries: it runs only with a receiver the service accepted as a webhook. */
   receives?: boolean;
+  /**
+   * Whether it runs once the other units are done: its load (a burst of deliveries) would otherwise spoil their timing
+   * judgements (a retry the service sends late because it is busy delivering someone else's hundred events).
+   */
+  alone?: boolean;
   /** Why the unit does not apply to this run (what it judges is gone, as the seed allows), or undefined. */
   notApplicable?(ctx: Ctx): string | undefined;
   /** Every class it covers, decided before it runs (what the target offers may add or remove some). */

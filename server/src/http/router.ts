@@ -54,11 +54,6 @@ const WRITING_READS = new Set(["simGetListener"]);
 /** Read-only operations whose body depends only on the project's data (and, for some, the usage windows). */
 const CACHEABLE = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listReleases", "getRelease", "listChats", "getChat", "listChatMessages"]);
 const USES_WINDOWS = new Set(["listStudies", "getStudy"]);
-/**
- * Bodies made from rows of PostgreSQL's tables on a shared store, which other processes change without this process's
- * data version knowing: never cached there.
- */
-const FROM_TABLES = new Set(["listStudies", "getStudy", "listInterviews", "getInterview", "listChats", "getChat", "listChatMessages"]);
 const DAY = 86_400_000;
 /** URLs whose validated parameters each operation keeps (all forgotten at once past it: a flood of new URLs costs a clear). */
 const VALIDATED_URLS = 512;
@@ -147,7 +142,10 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; f
           if (!slot.ticket) return;
         }
         let key: string | null = null;
-        if (options.cache && CACHEABLE.has(route.operationId) && !(backend.shared && FROM_TABLES.has(route.operationId))) {
+        // On a shared store every cacheable body is made from rows of PostgreSQL's tables, which other processes (and
+        // this one's changes, written there alone) change without this process's data version knowing: never cached.
+        // (Releases had been left out of that list, and a releases list read before a plant was served after it.)
+        if (options.cache && CACHEABLE.has(route.operationId) && !backend.shared) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.
           const day = USES_WINDOWS.has(route.operationId) ? Math.floor(options.now() / DAY) : 0;
           key = `${project.id}|${project.dataVersion}|${day}|${req.originalUrl}`;
