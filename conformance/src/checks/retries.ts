@@ -134,7 +134,17 @@ export const retriesCheck: Check = {
         await sleep(ctx.http.slowness(from, Date.now()).ms);
         return () => ctx.expect(r["stop-on-2xx"], receiver.of(flaky).length === 2, `500 then 200 must make exactly 2 attempts: ${receiver.of(flaky).length} arrived`);
       };
-      const [, judgeStop] = await Promise.all([schedule(), stopOn2xx()]);
+      // While the schedule runs, a light read of the service every 200 ms: how long it leaves one unanswered is the
+      // evidence of its own stalls, which the windows above allow for (a retry the service sent late because a loaded
+      // machine starved it; kept from CI, where a PostgreSQL store's second retry came 268 ms late and nothing else read
+      // the service meanwhile, so no slowness had been seen).
+      const stopPulse = ctx.http.pulse(`/v1/studies/${study.id}`);
+      let judgeStop: void | (() => boolean);
+      try {
+        [, judgeStop] = await Promise.all([schedule(), stopOn2xx()]);
+      } finally {
+        await stopPulse();
+      }
       judgeStop?.();
 
       // 3. The receiver timeout, with --slow-receiver.
