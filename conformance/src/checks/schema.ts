@@ -1,12 +1,14 @@
 /**
  * schema: every response of every read operation matches the contract (each judgement under its own rule and
- * level: contract.ts), for valid requests, for generated bad query values, and for unknown routes and methods.
+ * level: contract.ts), for valid requests, for generated bad query values, for each query parameter given twice and
+ * empty and each path with a trailing slash, for unknown routes and methods, and for malformed webhook bodies.
  */
 import fc from "fast-check";
 import type { Check, Ctx } from "../check.ts";
 import { NEVER_ID, snapshot } from "../data.ts";
 import { errorMessage } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
+import type { Contract, Operation } from "../contract.ts";
 
 const LISTS = ["/v1/studies", "/v1/interviews", "/v1/releases", "/v1/chats"];
 
@@ -37,6 +39,23 @@ async function readPaths(ctx: Ctx): Promise<string[]> {
   for (const x of s.releases.slice(0, 3)) paths.push(`/v1/releases/${x.id}`);
   for (const st of s.studies.slice(0, 3)) paths.push(`/v1/studies/${st.id}`);
   return paths;
+}
+
+/**
+ * A read's query in the forms a client may send that the seed does not describe: each parameter the operation declares
+ * given twice (two values its schema takes, then one of them twice) and empty, and each UUID parameter not a UUID.
+ */
+function requestForms(contract: Contract, op: Operation): string[] {
+  const forms: string[] = [];
+  for (const p of (op.op.parameters ?? []).map((x: unknown) => contract.resolve(x))) {
+    if (p?.in !== "query") continue;
+    const sc = contract.resolve(p.schema);
+    const [a, b] = Array.isArray(sc?.enum) ? [sc.enum[0], sc.enum[1] ?? sc.enum[0]] : sc?.format === "uuid" ? [NEVER_ID, "00000000-0000-4000-8000-000000000001"] : sc?.type === "integer" ? [sc.minimum ?? 1, (sc.minimum ?? 1) + 1] : ["a", "b"];
+    const name = encodeURIComponent(p.name);
+    forms.push(`${name}=${a}&${name}=${b}`, `${name}=${a}&${name}=${a}`, `${name}=`);
+    if (sc?.format === "uuid") forms.push(`${name}=not-a-uuid`);
+  }
+  return forms;
 }
 
 export const schemaCheck: Check = {
@@ -83,8 +102,24 @@ export const schemaCheck: Check = {
       ctx.conforms({ ...reply, method: "UNKNOWN" }, `${method} ${path}`);
     }
 
+    // Every read with each query parameter it declares given twice (two values, and one value twice) and empty, each
+    // UUID parameter not a UUID, and every read path with a trailing slash: answered as a request the seed describes
+    // or refused, never a 5xx (each judged by conforms: response.no-5xx among the rest).
+    for (const op of ctx.contract.operations.filter((o) => o.method === "GET" && o.tag !== "Simulation" && o.auth !== "public")) {
+      const path = op.path.replace("{id}", (op.path.includes("/chats/") ? s.chats[0]?.id : op.path.includes("/studies/") ? s.studies[0]?.id : op.path.includes("/interviews/") ? s.interviews[0]?.id : s.releases[0]?.id) ?? NEVER_ID);
+      for (const form of requestForms(ctx.contract, op)) {
+        const reply = await ctx.http.req(`${path}?${form}`);
+        ctx.conforms(reply, `GET ${op.path}?${form}`);
+      }
+      const slashed = await ctx.http.req(`${path}/`);
+      ctx.conforms({ ...slashed, method: "UNKNOWN" }, `GET ${op.path}/`);
+    }
+
     if (!ctx.options.sim) return ctx.untested("malformed PUT /v1/webhooks bodies", "PUT writes the webhook configuration: needs --sim");
-    for (const rawBody of ["{", "[]", "\"x\"", "{\"url\": 1}", "{\"url\": \"https://example.com/h\"}"]) {
+    // Malformed JSON, JSON of another type, and each field of another type, null or missing.
+    const url = JSON.stringify("https://example.com/h");
+    const events = JSON.stringify(["interview.completed"]);
+    for (const rawBody of ["{", "[]", "\"x\"", "null", "42", "true", "{\"url\": 1}", "{\"url\": \"https://example.com/h\"}", `{"events": ${events}}`, `{"url": null, "events": ${events}}`, `{"url": [${url}], "events": ${events}}`, `{"url": {}, "events": ${events}}`, `{"url": ${url}, "events": null}`, `{"url": ${url}, "events": "interview.completed"}`, `{"url": ${url}, "events": {}}`, `{"url": ${url}, "events": [42]}`, `{"url": ${url}, "events": [null]}`, `{"url": ${url}, "events": [["interview.completed"]]}`]) {
       const reply = await ctx.http.req("/v1/webhooks", { method: "PUT", rawBody, headers: { "content-type": "application/json" } });
       ctx.expect(r["bad-json"], reply.status === 400, `PUT /v1/webhooks with body ${rawBody} answered ${reply.status} ${errorMessage(reply.body) ?? ""}, not 400`, reply);
       ctx.conforms(reply, "PUT /v1/webhooks");

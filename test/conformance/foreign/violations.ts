@@ -424,6 +424,18 @@ export const VIOLATIONS: Violation[] = [
     find: EMIT, replace: "  const event = { iv, study, url: hook.url, secret: hook.secret, gen: project.webhookGen, project };\n  project.refsSent ??= new Set(); if (iv.referenceId !== '' && project.refsSent.has(iv.referenceId)) return; if (iv.referenceId !== '') project.refsSent.add(iv.referenceId);\n  attempt(event, 0);" },
   { name: "at most 20 events delivered per project a minute", breaks: "What the service does: a signed HTTP POST each time an interview completes", rule: "cover.burst-delivered",
     find: EMIT, replace: "  const event = { iv, study, url: hook.url, secret: hook.secret, gen: project.webhookGen, project };\n  project.sentWindow ??= []; const now = Date.now(); project.sentWindow = project.sentWindow.filter((x) => now - x < 60000); if (project.sentWindow.length >= 20) return; project.sentWindow.push(now);\n  attempt(event, 0);" },
+  // Set 53 (bad input answered 500): no read had been sent a parameter twice, an empty or non-UUID study_id, or a path
+  // with a trailing slash, and no webhook body of null or with events of another type.
+  { name: "limit given twice answered 500", breaks: "Errors: 400 invalid request body or parameters (the status table has no 5xx)", rule: "response.no-5xx", check: "schema",
+    find: "  if (all.length > 1) return { error: 'limit was given more than once' };", replace: "  if (all.length > 1) throw new Error('limit twice');" },
+  { name: "a study_id filter not a UUID answered 500", breaks: "Errors: 400 invalid request body or parameters (the status table has no 5xx)", rule: "response.no-5xx", check: "schema",
+    find: "    if (filters.study_id !== undefined && i.studyId !== filters.study_id) return false;", replace: "    if (filters.study_id !== undefined && !UUID_ANYCASE_RE.test(filters.study_id)) throw new Error('bad study id');\n    if (filters.study_id !== undefined && i.studyId !== filters.study_id) return false;" },
+  { name: "a trailing slash answered 500", breaks: "Errors (the status table has no 5xx)", rule: "response.no-5xx", check: "schema",
+    find: "async function handleApi(req, res, path, q) {", replace: "async function handleApi(req, res, path, q) {\n  if (path.length > 1 && path.endsWith('/')) throw new Error('trailing slash');" },
+  { name: "a webhook body of null answered 500", breaks: "Errors: 400 invalid request body", rule: "schema.bad-json", check: "schema",
+    find: "  if (!isObj(b)) return ['the body must be a JSON object with url and events'];", replace: "  if (b === null) throw new Error('null body');\n  if (!isObj(b)) return ['the body must be a JSON object with url and events'];" },
+  { name: "webhook events not an array answered 500", breaks: "Errors: 400 invalid request body; Endpoints: PUT /v1/webhooks events (string[])", rule: "schema.bad-json", check: "schema",
+    find: "  else if (!Array.isArray(b.events)) problems.push('events must be an array of event names');", replace: "  else if (!Array.isArray(b.events)) throw new Error('events not an array');" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
