@@ -58,6 +58,24 @@ function requestForms(contract: Contract, op: Operation): string[] {
   return forms;
 }
 
+/** JSON that is malformed, or of a type other than an object. */
+const OTHER_JSON = ["{", "[]", "\"x\"", "null", "42", "true"];
+
+/** The names of the properties a schema declares, through its compositions. */
+function propertyNames(contract: Contract, schema: unknown, depth = 0): string[] {
+  const sc = contract.resolve(schema);
+  if (!sc || depth > 4) return [];
+  const own = Object.keys(sc.properties ?? {});
+  const parts = [...(sc.oneOf ?? []), ...(sc.anyOf ?? []), ...(sc.allOf ?? [])].flatMap((x: unknown) => propertyNames(contract, x, depth + 1));
+  return [...new Set([...own, ...parts])];
+}
+
+/** A body per field the operation's request declares, the field alone and of another type: a number, null, a list, an object. */
+function mistypedFields(contract: Contract, op: Operation): string[] {
+  const schema = contract.resolve(op.op.requestBody)?.content?.["application/json"]?.schema;
+  return propertyNames(contract, schema).flatMap((name) => ["42", "null", "[1]", "{\"x\": 1}"].map((v) => `{${JSON.stringify(name)}: ${v}}`));
+}
+
 export const schemaCheck: Check = {
   name: "schema",
   description: "every response of every read operation matches the contract, including errors and unknown routes",
@@ -115,11 +133,28 @@ export const schemaCheck: Check = {
       ctx.conforms({ ...slashed, method: "UNKNOWN" }, `GET ${op.path}/`);
     }
 
+    // The participant endpoints, with the public key: the config's query in the same forms, and each body malformed, of
+    // another JSON type, and each field the contract declares of another type or null. Their fields are not the
+    // seed's, so no status is prescribed: answered or refused, never a 5xx.
+    if (ctx.options.publicKey) {
+      const headers = { "x-public-key": ctx.options.publicKey };
+      for (const op of ctx.contract.operations.filter((o) => o.auth === "public" && o.tag !== "Simulation")) {
+        if (op.method === "GET") {
+          for (const form of requestForms(ctx.contract, op)) ctx.conforms(await ctx.http.req(`${op.path}?${form}`, { key: null, headers }), `GET ${op.path}?${form}`);
+          continue;
+        }
+        for (const rawBody of [...OTHER_JSON, ...mistypedFields(ctx.contract, op)]) {
+          const reply = await ctx.http.req(op.path, { key: null, method: op.method, rawBody, headers: { ...headers, "content-type": "application/json" } });
+          ctx.conforms(reply, `${op.method} ${op.path} with body ${rawBody}`);
+        }
+      }
+    } else ctx.untested("malformed participant requests", "needs --public-key");
+
     if (!ctx.options.sim) return ctx.untested("malformed PUT /v1/webhooks bodies", "PUT writes the webhook configuration: needs --sim");
     // Malformed JSON, JSON of another type, and each field of another type, null or missing.
     const url = JSON.stringify("https://example.com/h");
     const events = JSON.stringify(["interview.completed"]);
-    for (const rawBody of ["{", "[]", "\"x\"", "null", "42", "true", "{\"url\": 1}", "{\"url\": \"https://example.com/h\"}", `{"events": ${events}}`, `{"url": null, "events": ${events}}`, `{"url": [${url}], "events": ${events}}`, `{"url": {}, "events": ${events}}`, `{"url": ${url}, "events": null}`, `{"url": ${url}, "events": "interview.completed"}`, `{"url": ${url}, "events": {}}`, `{"url": ${url}, "events": [42]}`, `{"url": ${url}, "events": [null]}`, `{"url": ${url}, "events": [["interview.completed"]]}`]) {
+    for (const rawBody of [...OTHER_JSON, "{\"url\": 1}", "{\"url\": \"https://example.com/h\"}", `{"events": ${events}}`, `{"url": null, "events": ${events}}`, `{"url": [${url}], "events": ${events}}`, `{"url": {}, "events": ${events}}`, `{"url": ${url}, "events": null}`, `{"url": ${url}, "events": "interview.completed"}`, `{"url": ${url}, "events": {}}`, `{"url": ${url}, "events": [42]}`, `{"url": ${url}, "events": [null]}`, `{"url": ${url}, "events": [["interview.completed"]]}`]) {
       const reply = await ctx.http.req("/v1/webhooks", { method: "PUT", rawBody, headers: { "content-type": "application/json" } });
       ctx.expect(r["bad-json"], reply.status === 400, `PUT /v1/webhooks with body ${rawBody} answered ${reply.status} ${errorMessage(reply.body) ?? ""}, not 400`, reply);
       ctx.conforms(reply, "PUT /v1/webhooks");

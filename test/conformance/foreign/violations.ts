@@ -436,6 +436,14 @@ export const VIOLATIONS: Violation[] = [
     find: "  if (!isObj(b)) return ['the body must be a JSON object with url and events'];", replace: "  if (b === null) throw new Error('null body');\n  if (!isObj(b)) return ['the body must be a JSON object with url and events'];" },
   { name: "webhook events not an array answered 500", breaks: "Errors: 400 invalid request body; Endpoints: PUT /v1/webhooks events (string[])", rule: "schema.bad-json", check: "schema",
     find: "  else if (!Array.isArray(b.events)) problems.push('events must be an array of event names');", replace: "  else if (!Array.isArray(b.events)) throw new Error('events not an array');" },
+  // Set 54 (participant requests malformed, answered 500): no participant endpoint had been sent a body of another type,
+  // nor a field of another type, nor a query parameter twice.
+  { name: "a launch token not a string answered 500", breaks: "Errors: 400 invalid request body (the status table has no 5xx)", rule: "response.no-5xx", check: "schema",
+    find: "  if (typeof token !== 'string') return null;", replace: "  if (typeof token !== 'string') throw new Error('token not a string');" },
+  { name: "a prompt event body of a list answered 500", breaks: "Errors: 400 invalid request body (the status table has no 5xx)", rule: "response.no-5xx", check: "schema",
+    find: "  if (body.malformed || body.empty || !isObj(body.value)) return fail(res, 400, 'The request body must be a JSON object');\n  const id = body.value.eventId", replace: "  if (Array.isArray(body.value)) throw new Error('list event');\n  if (body.malformed || body.empty || !isObj(body.value)) return fail(res, 400, 'The request body must be a JSON object');\n  const id = body.value.eventId" },
+  { name: "the trigger config's referenceId twice answered 500", breaks: "Errors: 400 invalid request parameters (the status table has no 5xx)", rule: "response.no-5xx", check: "schema",
+    find: "  const ref = q.get('referenceId') ?? q.get('reference_id') ?? null;\n  const expires", replace: "  if (q.getAll('referenceId').length > 1) throw new Error('ref twice');\n  const ref = q.get('referenceId') ?? q.get('reference_id') ?? null;\n  const expires" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
