@@ -109,6 +109,11 @@ export class Contract {
     return n;
   }
 
+  /** The query parameters an operation declares, each with its schema resolved. */
+  queryParameters(op: Operation): Array<{ name: string; schema: any }> {
+    return (op.op.parameters ?? []).map((x: unknown) => this.resolve(x)).filter((p: any) => p?.in === "query").map((p: any) => ({ name: p.name, schema: this.resolve(p.schema) }));
+  }
+
   /** Whether the reply is a `text/event-stream` that its operation declares for that status. */
   private declaredStream(reply: Reply, operation: Operation | undefined): boolean {
     return /^text\/event-stream\b/.test(reply.headers.get("content-type") ?? "") && !!operation?.op.responses[String(reply.status)]?.content?.["text/event-stream"];

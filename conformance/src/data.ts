@@ -43,6 +43,13 @@ export function messagesOf(http: Http, chatId: string): Promise<any[]> {
 
 export const NEVER_ID = "00000000-0000-4000-8000-000000000000";
 
+/** An operation's path with `{id}` an item of its resource the snapshot holds (an id of nothing where it holds none). */
+export function pathWithId(s: Snapshot, path: string): string {
+  const [, resource] = /^\/v1\/([a-z]+)\/\{id\}/.exec(path) ?? [];
+  const items = resource !== undefined && resource in s ? s[resource as keyof Snapshot] : [];
+  return path.replace("{id}", items[0]?.id ?? NEVER_ID);
+}
+
 /** How many more interviews a study takes before a cap stops it (Infinity when both windows are unlimited). */
 export const headroom = (s: any): number => Math.min(...(["weekly", "monthly"] as const).map((k) => (s.limits?.[k]?.limit == null ? Infinity : s.limits[k].limit - s.limits[k].used)));
 

@@ -203,7 +203,8 @@ export function createApp(options: AppOptions = {}): App {
     handlers,
     validateResponses: options.validateResponses ?? true,
     maxBodyBytes: options.maxBodyBytes ?? 100 * 1024,
-    cache: options.responseCache === false ? null : new ResponseCache(),
+    // None on a shared store: its bodies are rows that change without this process's data version knowing.
+    cache: options.responseCache === false || backend.shared ? null : new ResponseCache(),
     now: () => clock.now(),
     faults,
     timeoutHoldMs: options.faultTimeoutHoldMs ?? 30_000,

@@ -27,11 +27,9 @@ const r = rules("auth", {
 /** `path?query` with every query parameter `op` declares set to a value its schema refuses (a plain string has none). */
 function invalidQuery(contract: Contract, op: Operation): string {
   const parts: string[] = [];
-  for (const p of (op.op.parameters ?? []).map((x: unknown) => contract.resolve(x))) {
-    if (p?.in !== "query") continue;
-    const s = contract.resolve(p.schema);
+  for (const { name, schema: s } of contract.queryParameters(op)) {
     const value = s?.type === "integer" ? "abc" : s?.format === "uuid" ? "not-a-uuid" : Array.isArray(s?.enum) ? "not-a-value" : undefined;
-    if (value) parts.push(`${p.name}=${value}`);
+    if (value) parts.push(`${name}=${value}`);
   }
   return parts.join("&");
 }

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import type { Check, Ctx } from "../check.ts";
 import type { Operation } from "../contract.ts";
-import { NEVER_ID, snapshot } from "../data.ts";
+import { NEVER_ID, pathWithId, snapshot } from "../data.ts";
 import type { RequestInit } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
 import { OPERATION_CAPABILITY } from "../states/capabilities.ts";
@@ -20,10 +20,7 @@ const r = rules("parameters", {
 /** A request the operation accepts as it is (ids that exist where the suite knows some). */
 async function request(ctx: Ctx, op: Operation): Promise<{ path: string; init: RequestInit }> {
   const s = await snapshot(ctx.http);
-  const ids: Record<string, string | undefined> = {
-    getStudy: s.studies[0]?.id, getInterview: s.interviews[0]?.id, getRelease: s.releases[0]?.id, getChat: s.chats[0]?.id, listChatMessages: s.chats[0]?.id,
-  };
-  const path = op.path.replace("{id}", ids[op.operationId] ?? NEVER_ID);
+  const path = pathWithId(s, op.path);
   const pk = { key: null, headers: { "x-public-key": ctx.options.publicKey ?? "" } };
   const bodies: Record<string, () => RequestInit> = {
     putWebhook: () => ({ method: "PUT", body: { url: "https://example.com/conformance-parameters", events: ["interview.completed"] } }),

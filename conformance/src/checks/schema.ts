@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import type { Check, Ctx } from "../check.ts";
-import { NEVER_ID, snapshot } from "../data.ts";
+import { NEVER_ID, pathWithId, snapshot } from "../data.ts";
 import { errorMessage } from "../http.ts";
 import { contract, rules, seed } from "../rules.ts";
 import type { Contract, Operation } from "../contract.ts";
@@ -47,11 +47,9 @@ async function readPaths(ctx: Ctx): Promise<string[]> {
  */
 function requestForms(contract: Contract, op: Operation): string[] {
   const forms: string[] = [];
-  for (const p of (op.op.parameters ?? []).map((x: unknown) => contract.resolve(x))) {
-    if (p?.in !== "query") continue;
-    const sc = contract.resolve(p.schema);
+  for (const { name: declared, schema: sc } of contract.queryParameters(op)) {
     const [a, b] = Array.isArray(sc?.enum) ? [sc.enum[0], sc.enum[1] ?? sc.enum[0]] : sc?.format === "uuid" ? [NEVER_ID, "00000000-0000-4000-8000-000000000001"] : sc?.type === "integer" ? [sc.minimum ?? 1, (sc.minimum ?? 1) + 1] : ["a", "b"];
-    const name = encodeURIComponent(p.name);
+    const name = encodeURIComponent(declared);
     forms.push(`${name}=${a}&${name}=${b}`, `${name}=${a}&${name}=${a}`, `${name}=`);
     if (sc?.format === "uuid") forms.push(`${name}=not-a-uuid`);
   }
@@ -124,7 +122,7 @@ export const schemaCheck: Check = {
     // UUID parameter not a UUID, and every read path with a trailing slash: answered as a request the seed describes
     // or refused, never a 5xx (each judged by conforms: response.no-5xx among the rest).
     for (const op of ctx.contract.operations.filter((o) => o.method === "GET" && o.tag !== "Simulation" && o.auth !== "public")) {
-      const path = op.path.replace("{id}", (op.path.includes("/chats/") ? s.chats[0]?.id : op.path.includes("/studies/") ? s.studies[0]?.id : op.path.includes("/interviews/") ? s.interviews[0]?.id : s.releases[0]?.id) ?? NEVER_ID);
+      const path = pathWithId(s, op.path);
       for (const form of requestForms(ctx.contract, op)) {
         const reply = await ctx.http.req(`${path}?${form}`);
         ctx.conforms(reply, `GET ${op.path}?${form}`);

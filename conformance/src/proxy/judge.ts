@@ -237,7 +237,7 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
 function judgeRequest(contract: Contract, requests: RequestJudge, op: Operation, ex: Exchange, out: Verdicts): string[] {
   const p = requests.problems(op, ex);
   out.verdict("client", clientRules["invalid-request"], p.invalid.length === 0, `${ex.method} ${ex.path}: ${p.messages.join("; ")}`, ex);
-  const declared = (op.op.parameters ?? []).map((x: any) => contract.resolve(x)).filter((x: any) => x.in === "query").map((x: any) => x.name).join(", ") || "none";
+  const declared = contract.queryParameters(op).map((x) => x.name).join(", ") || "none";
   out.verdict("client", clientRules["unknown-parameter"], p.unknown.length === 0, `${ex.method} ${ex.path}: ${p.unknown.join(", ")} ${p.unknown.length === 1 ? "is not a parameter" : "are not parameters"} of ${op.operationId} (declared: ${declared})`, ex);
   if (op.auth === "project" && !op.path.startsWith("/_sim")) out.verdict("client", clientRules["no-key"], ex.key !== null, `${ex.method} ${ex.path} was sent without Authorization: Bearer <API_KEY>`, ex);
   return p.invalid;

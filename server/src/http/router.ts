@@ -90,7 +90,7 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; f
   const writer = new ResponseWriter(options.doc, options.validateResponses);
   // The fast lane serves cached bodies on the embedded stores only: a shared store's requests wait for its readiness
   // and read their projects and faults from the database.
-  const lane = options.cache && !options.backend.shared && !options.ready ? new HotUrls() : null;
+  const lane = options.cache && !options.ready ? new HotUrls() : null;
 
   const table = new RouteTable();
   for (const route of routes) {
@@ -142,10 +142,7 @@ export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; f
           if (!slot.ticket) return;
         }
         let key: string | null = null;
-        // On a shared store every cacheable body is made from rows of PostgreSQL's tables, which other processes (and
-        // this one's changes, written there alone) change without this process's data version knowing: never cached.
-        // (Releases had been left out of that list, and a releases list read before a plant was served after it.)
-        if (options.cache && CACHEABLE.has(route.operationId) && !backend.shared) {
+        if (options.cache && CACHEABLE.has(route.operationId)) {
           // Usage windows start on a UTC day boundary, so the day number is enough to tell windows apart.
           const day = USES_WINDOWS.has(route.operationId) ? Math.floor(options.now() / DAY) : 0;
           key = `${project.id}|${project.dataVersion}|${day}|${req.originalUrl}`;
