@@ -1,7 +1,7 @@
 /**
  * capacity (--sim): plants studies with chosen caps and moves interviews through them one step at a time
  * (held interviews, completed on demand), checking `limits.*.used`, `accepting_responses` flipping at the
- * cap, `interview_count` counting completed interviews only, and paused studies.
+ * cap, `interview_count` counting completed interviews only, and paused and draft studies, with caps and without.
  */
 import type { Check, Ctx } from "../check.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
@@ -15,7 +15,7 @@ const r = rules("capacity", {
   "accepting-below": seed("Study: accepting_responses", "an active study whose every capped window has used < limit is accepting responses", ["study.accepting", "states.accepting"]),
   "accepting-at-cap": seed("Study: accepting_responses; Limits: study interview caps", "once a window's used reaches its limit, accepting_responses is false", ["study.accepting", "states.accepting", "limits.caps"]),
   "interview-count": seed("Study: interview_count, total completed interviews", "interview_count counts completed interviews only: a started one does not count until it completes", ["study.interview-count"]),
-  paused: seed("Study: accepting_responses; Endpoints: GET /v1/studies lists active studies", "a paused study is not accepting responses and is not listed", ["states.accepting", "endpoints.list-studies"]),
+  paused: seed("Study: accepting_responses; Endpoints: GET /v1/studies lists active studies", "a paused or draft study, without caps or under any of them, is not accepting responses and is not listed", ["states.accepting", "endpoints.list-studies"]),
   listed: seed("Endpoints: GET /v1/studies", "an active study is listed with the same limits and accepting_responses as its retrieval", ["endpoints.list-studies"]),
   "used-on-start": contract("usage windows", "an interview counts in limits.*.used from its creation, whatever its status"),
   "sim-at-cap": contract("simulation surface", "simulating an interview in a study that is not accepting responses answers 409"),
@@ -114,10 +114,15 @@ export const capacityCheck: Check = {
       ctx.expect(r["accepting-at-cap"], m.accepting_responses === false, `with 1 completed interview against a monthly cap of 1, accepting_responses=${m.accepting_responses}`);
     }
 
-    const paused = await ctx.states.plantStudy({ name: "Paused probe", status: "paused" });
-    const p = await study(ctx, paused.id);
-    ctx.expect(r.paused, p.accepting_responses === false, `a paused study without caps says accepting_responses=${p.accepting_responses}`);
-    const shown = (await ctx.http.walk("/v1/studies", 100)).items.some((x: any) => x.id === paused.id);
-    ctx.expect(r.paused, !shown, "a paused study is listed by GET /v1/studies");
+    // Paused and draft, each without caps and under a weekly, a monthly or both caps far from reached: "active and
+    // within all usage limits", so none accepts and none is listed, whatever its caps.
+    const CAPS: Array<[string, number | null, number | null]> = [["without caps", null, null], ["under a weekly cap", 50, null], ["under a monthly cap", null, 50], ["under both caps", 50, 50]];
+    const inactive = await Promise.all((["paused", "draft"] as const).flatMap((status) => CAPS.map(async ([caps, weekly, monthly]) => ({ status, caps, id: (await ctx.states.plantStudy({ name: `${status} probe ${caps}`, status, weekly_limit: weekly, monthly_limit: monthly })).id }))));
+    const active = new Set((await ctx.http.walk("/v1/studies", 100)).items.map((x: any) => x.id));
+    for (const { status, caps, id } of inactive) {
+      const p = await study(ctx, id);
+      ctx.expect(r.paused, p.accepting_responses === false, `a ${status} study ${caps} says accepting_responses=${p.accepting_responses}`);
+      ctx.expect(r.paused, !active.has(id), `a ${status} study ${caps} is listed by GET /v1/studies`);
+    }
   },
 };

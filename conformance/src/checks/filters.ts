@@ -1,5 +1,6 @@
 /**
- * filters: every interview filter, alone and combined, returns exactly the matching items of the full list.
+ * filters: every interview filter, alone and combined, returns exactly the matching items of the full list, each as the
+ * full list shows it.
  * Deterministic first: each filter alone with a value that matches and one that does not, every pair of filters
  * with values that match together and with one value that does not, and exact (not prefix or case-folded) matching
  * of reference_id; then every value of status and quality_score, each listing only its items whether or not one holds
@@ -16,9 +17,26 @@ const FILTERS = ["study_id", "status", "reference_id", "quality_score"] as const
 const RELEASE_STATUSES = ["active", "dismissed"];
 type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
 
+/** What an interview's record keeps whatever its status: an item listed in another status is compared on these alone. */
+const OF_RECORD = ["study_id", "reference_id", "respondent_email", "language", "started_at", "created_at"];
+
+/**
+ * The listed items that differ from the full list's item of their id: on every field where both read the same status
+ * (nothing of an interview changes but with its status), on its fields of record where it moved on in between.
+ */
+function alteredFrom(items: any[], full: Map<string, any>): Array<{ item: any; full: any; fields: string[] }> {
+  return items.flatMap((item) => {
+    const was = full.get(item?.id);
+    if (!was) return [];
+    const keys = item.status === was.status ? [...new Set([...Object.keys(item), ...Object.keys(was)])] : OF_RECORD;
+    const fields = keys.filter((k) => JSON.stringify(item[k]) !== JSON.stringify(was[k]));
+    return fields.length ? [{ item, full: was, fields }] : [];
+  });
+}
+
 const r = rules("filters", {
   exact: seed("Endpoints: GET /v1/interviews reference_id (the value passed on the link)", "reference_id matches exactly: a prefix or another case of a value is another value", ["interview.reference-id", "endpoints.list-interviews"]),
-  matching: seed("Endpoints: GET /v1/interviews filters, GET /v1/releases status", "a filtered list returns every matching item of the full list and nothing else", ["endpoints.list-interviews", "endpoints.list-releases", "interview.status", "release.status", "states.interview", "states.release", "interview.study-id"]),
+  matching: seed("Endpoints: GET /v1/interviews filters, GET /v1/releases status", "a filtered list returns every matching item of the full list, each as the full list shows it, and nothing else", ["endpoints.list-interviews", "endpoints.list-releases", "interview.status", "release.status", "states.interview", "states.release", "interview.study-id"]),
   "enum-case": seed("Endpoints: GET /v1/interviews status, quality_score; GET /v1/releases status (`active` or `dismissed`)", "a filter's value in another case is another value: it matches nothing, or is refused with a 400 in the error envelope, never the items of the value it folds to", ["endpoints.list-interviews", "endpoints.list-releases", "interview.status", "interview.quality-score", "release.status", "errors.400"]),
   order: contract("ordering", "a filtered list keeps the full list's order"),
 });
@@ -31,6 +49,7 @@ export const filtersCheck: Check = {
   async run(ctx) {
     // A fresh listing, not the shared snapshot: with --sim, earlier checks create interviews.
     const all = (await ctx.http.walk("/v1/interviews", 100)).items;
+    const full = new Map(all.map((i: any) => [i.id, i]));
     const releases = (await ctx.http.walk("/v1/releases", 100)).items;
     const values = {
       study_id: [...new Set(all.map((i: any) => i.study_id as string))].slice(0, 6),
@@ -52,6 +71,8 @@ export const filtersCheck: Check = {
       const got = items.map((i: any) => i.id);
       const wrong = mismatching(items, filter)[0];
       ctx.expect(rule, !wrong, `${path} returned ${wrong?.id}, which does not match`, pages[0]);
+      const altered = alteredFrom(items, full)[0];
+      ctx.expect(rule, !altered, `${path} lists interview ${altered?.item.id} with ${altered?.fields.map((k) => `${k} ${JSON.stringify(altered.item[k])}`).join(", ")}, where the full list shows ${altered?.fields.map((k) => JSON.stringify(altered.full[k])).join(", ")}: a filter chooses items, it does not change them`, pages[0]);
       ctx.expect(rule, [...got].sort().join() === [...want].sort().join(), `${path} returned ${got.length} items; the full list has ${want.length} matching ones`, pages[0]);
       ctx.expect(r.order, got.join() === want.join() || [...got].sort().join() !== [...want].sort().join(), `${path} returned the matching items in another order than the full list`, pages[0]);
     };
@@ -108,6 +129,8 @@ export const filtersCheck: Check = {
       for (const value of vals) {
         const { items, pages } = await ctx.http.walk(`/v1/interviews?${within}${param}=${value}`, 100);
         const wrong = mismatching(items, { [param]: value });
+        const altered = alteredFrom(items, full)[0];
+        ctx.expect(r.matching, !altered, `/v1/interviews?${within}${param}=${value} lists interview ${altered?.item.id} with ${altered?.fields.map((k) => `${k} ${JSON.stringify(altered.item[k])}`).join(", ")}, where the full list shows ${altered?.fields.map((k) => JSON.stringify(altered.full[k])).join(", ")}: a filter chooses items, it does not change them`, pages[0]);
         ctx.expect(r.matching, wrong.length === 0, `/v1/interviews?${within}${param}=${value} listed ${wrong.length} interview(s) whose ${param} is not ${value} (${wrong.slice(0, 3).map((x) => `${x?.id}: ${JSON.stringify(x?.[param])}`).join(", ")})`, pages[0]);
       }
     }

@@ -2,10 +2,10 @@
  * Counts at every class, every run: 0, 1, a page, 100, 101 and past a cap. A study capped at 101 a week takes 101
  * interviews, one at a time up to 1 and then in batches: accepting below the cap, not at it, the 102nd refused;
  * `used` and `interview_count` say 101, and its interviews walk as 100 + 1 at limit 100 and as six pages by default.
- * Chats of 0, 1, 100 and 101 visible messages (a hidden one among them where the target plants one): message_count
- * and the walk agree, oldest first, with has_more exactly when more remain. And interview_count read while an
- * interview is processing: not counted until it completes; the study's list filtered by status=processing then holds it
- * alone. At each count the studies list shows the study's limits and accepting_responses as its retrieval just read them.
+ * Chats of 0, 1, 100 and 101 visible messages (a hidden one among them where the target plants one; those of 1 and 101
+ * streaming a response): message_count and the walk agree, oldest first, with has_more exactly when more remain. And
+ * interview_count read while an interview is processing, in a study without caps and in one with caps: not counted
+ * until it completes; the study's list filtered by status=processing then holds it alone. At each count the studies list shows the study's limits and accepting_responses as its retrieval just read them.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { refusal } from "../states/types.ts";
@@ -15,6 +15,7 @@ import { r } from "./rules.ts";
 
 const CAP = 101;
 const PAUSED = "counts of a study paused";
+const CAPPED = ", in a study with caps";
 
 async function study(env: CoverEnv, id: string) {
   const reply = await env.req(`/v1/studies/${id}`);
@@ -122,9 +123,11 @@ async function interviews(env: CoverEnv): Promise<void> {
  * service's own timer and watched until it reads processing. Where processing is short (a twentieth of a second), a
  * read may land after it: up to eight interviews are finished, each waited to its completion, until one lands inside.
  */
-async function processing(env: CoverEnv): Promise<void> {
+async function processing(env: CoverEnv, capped: boolean): Promise<void> {
   const { ctx } = env;
-  const { id } = await ctx.states.plantStudy({ name: "Counts while processing", weekly_limit: null, monthly_limit: null }, env.project);
+  // Uncapped, and capped far above what it takes: a count that changes with the caps' presence is judged in both.
+  const cap = capped ? 1_000 : null;
+  const { id } = await ctx.states.plantStudy({ name: `Counts while processing${capped ? ", capped" : ""}`, weekly_limit: cap, monthly_limit: cap }, env.project);
   const wait = completionWaitMs(ctx.options);
   let held = ctx.states.has("hold") && ctx.states.has("complete");
   /** Interviews watched on the service's timer that went to completed without ever reading processing. */
@@ -133,8 +136,8 @@ async function processing(env: CoverEnv): Promise<void> {
   const missed: number[] = [];
   // Both classes of the window: whatever settles one settles the other.
   const reach = () => {
-    env.reach("interview_count while one is processing", r["count-completed"].cites);
-    env.reach("status=processing while one is processing", r["processing-filter"].cites);
+    env.reach(`interview_count while one is processing${capped ? CAPPED : ""}`, r["count-completed"].cites);
+    env.reach(`status=processing while one is processing${capped ? CAPPED : ""}`, r["processing-filter"].cites);
   };
   for (let done = 0; done < 8; done++) {
     let interview: string;
@@ -189,10 +192,14 @@ async function messages(env: CoverEnv): Promise<void> {
     const msgs: PlantChatInput["messages"] = Array.from({ length: n }, (_, k) => ({ role: k % 2 ? "assistant" : "user", parts: [{ type: "text", text: `message ${k + 1} of ${n}` }] }));
     // A hidden-branch message in the middle: never listed, never counted.
     if (hidden && n > 1) msgs.splice(Math.floor(n / 2), 0, { role: "assistant", parts: [{ type: "text", text: "a hidden branch" }], hidden: true });
-    const chat = await ctx.states.plantChat({ title: `${n} messages`, messages: msgs }, env.project);
+    // The chats of 1 and 101 are streaming a response, the 101st message still being written: a count that changes
+    // while a chat streams is judged too.
+    const streaming = n % 2 === 1;
+    if (streaming) msgs[msgs.length - 1] = { ...msgs[msgs.length - 1], streaming: true };
+    const chat = await ctx.states.plantChat({ title: `${n} messages`, is_streaming: streaming, messages: msgs }, env.project);
     const visible = chat.message_ids.filter((_, k) => !msgs[k].hidden);
     const read = await env.req(`/v1/chats/${chat.id}`);
-    env.expect(r["message-count"], read.status === 200 && read.body?.message_count === n, `a chat of ${n} visible messages reads message_count ${JSON.stringify(read.body?.message_count)} (${read.status})`, read);
+    env.expect(r["message-count"], read.status === 200 && read.body?.message_count === n, `a chat of ${n} visible messages${streaming ? ", streaming a response," : ""} reads message_count ${JSON.stringify(read.body?.message_count)} (${read.status})`, read);
     const page = await env.req(`/v1/chats/${chat.id}/messages?limit=100`);
     const first: string[] = (page.body?.data ?? []).map((m: any) => m.id);
     env.expect(r["message-count"], page.status === 200 && JSON.stringify(first) === JSON.stringify(visible.slice(0, 100)) && page.body?.has_more === n > 100, `the first page at limit 100 of a chat of ${n} visible messages holds ${first.length} (has_more ${page.body?.has_more}), not its first ${Math.min(n, 100)} visible messages oldest first with has_more ${n > 100}`, page);
@@ -204,16 +211,15 @@ async function messages(env: CoverEnv): Promise<void> {
 
 export const counts: Unit = {
   name: "counts",
-  doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages, its counts the same once paused), chats of 0, 1, 100 and 101 visible messages (message_count and the walk), and interview_count and the list filtered by status=processing read while an interview is processing",
+  doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages, its counts the same once paused), chats of 0, 1, 100 and 101 visible messages (message_count and the walk; those of 1 and 101 streaming), and interview_count and the list filtered by status=processing read while an interview is processing (in a study without caps and in one with caps)",
   needs: ["plant-study", "plant-interview"],
   rules: [r["counts"], r["cap-transition"], r["message-count"], r["count-completed"], r["processing-filter"]],
   classes: (ctx) => [
     "count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("study-status") ? [PAUSED] : []), ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101"] : []),
-    "interview_count while one is processing",
-    "status=processing while one is processing",
+    ...["", CAPPED].flatMap((c) => [`interview_count while one is processing${c}`, `status=processing while one is processing${c}`]),
   ],
   async run(env) {
     const { states } = env.ctx;
-    await Promise.all([interviews(env), states.has("plant-chat") ? messages(env) : undefined, processing(env)]);
+    await Promise.all([interviews(env), states.has("plant-chat") ? messages(env) : undefined, processing(env, false).then(() => processing(env, true))]);
   },
 };

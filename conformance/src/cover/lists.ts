@@ -16,7 +16,7 @@ const sorted = (ids: string[]) => [...ids].sort();
 
 export const lists: Unit = {
   name: "lists",
-  doc: "studies planted in each status, chats in each visibility, interviews started and completed (and listed while their study is paused or draft): each reads back, and every list is predicted whole (exactly what was planted, in a project of the unit's own)",
+  doc: "studies planted in each status, chats in each visibility, interviews started and completed (and listed and read while their study is paused or draft): each reads back, and every list is predicted whole (exactly what was planted, in a project of the unit's own)",
   needs: ["plant-study"],
   rules: [r["lists-whole"], r["timestamps-kept"]],
   classes: (ctx) => [
@@ -96,6 +96,11 @@ export const lists: Unit = {
           // A target that needs study_id has no unfiltered list: its study's list above is the whole judgement.
           const inAll = whole.scoped ? want : sorted(env.own ? all : all.filter((id) => id === started || id === done));
           env.expect(r["lists-whole"], JSON.stringify(got) === JSON.stringify(want) && JSON.stringify(inAll) === JSON.stringify(want), `with their study set ${status}, GET /v1/interviews?study_id=${active} lists ${JSON.stringify(got)} and GET /v1/interviews ${JSON.stringify(inAll)}${env.own ? "" : " of them"}, not the study's interviews ${JSON.stringify(want)}: only their filters restrict the interviews listed`, byStudy.pages[0]);
+          // And each read alone as it was: a study's status hides none of its interviews from retrieval either.
+          for (const [id, was] of [[started, "started"], [done, "completed"]] as const) {
+            const read = await env.req(`/v1/interviews/${id}`);
+            env.expect(r["lists-whole"], read.status === 200 && read.body?.id === id && read.body?.status === was, `with its study set ${status}, GET /v1/interviews/${id} answers ${read.status} with status ${JSON.stringify(read.body?.status)}, not 200 with ${was}: a single-resource retrieval is 404 only when the id does not exist or belongs to another project`, read);
+          }
           env.reach(`interviews of a study ${status}`, r["lists-whole"].cites);
         }
         await ctx.states.setStudyStatus(active, "active", env.project);

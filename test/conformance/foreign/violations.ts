@@ -444,6 +444,18 @@ export const VIOLATIONS: Violation[] = [
     find: "  if (body.malformed || body.empty || !isObj(body.value)) return fail(res, 400, 'The request body must be a JSON object');\n  const id = body.value.eventId", replace: "  if (Array.isArray(body.value)) throw new Error('list event');\n  if (body.malformed || body.empty || !isObj(body.value)) return fail(res, 400, 'The request body must be a JSON object');\n  const id = body.value.eventId" },
   { name: "the trigger config's referenceId twice answered 500", breaks: "Errors: 400 invalid request parameters (the status table has no 5xx)", rule: "response.no-5xx", check: "schema",
     find: "  const ref = q.get('referenceId') ?? q.get('reference_id') ?? null;\n  const expires", replace: "  if (q.getAll('referenceId').length > 1) throw new Error('ref twice');\n  const ref = q.get('referenceId') ?? q.get('reference_id') ?? null;\n  const expires" },
+  // Set 55 (conditions that coincide): no chat streaming a response had hidden messages, no interview had been read
+  // alone while its study was paused or draft, and no interview had been read processing in a study with caps.
+  { name: "message_count counting hidden messages while the chat streams", breaks: "Chat: message_count (visible messages)", rule: "cover.message-count",
+    find: "if (detail) out.message_count = visibleMessages(c).length;", replace: "if (detail) out.message_count = c.isStreaming ? c.messageIds.length : visibleMessages(c).length;" },
+  { name: "an interview of a draft study answered 404", breaks: "Errors 1: a single-resource retrieval returns 404 when the id does not exist or belongs to another project", rule: "cover.lists-whole",
+    find: "if (!iv || iv.projectId !== project.id) return fail(res, 404, 'There is no interview with this id');", replace: "if (!iv || iv.projectId !== project.id || studies.get(iv.studyId).status === 'draft') return fail(res, 404, 'There is no interview with this id');" },
+  { name: "interview_count counting processing interviews of a capped study", breaks: "Study: interview_count, total completed interviews", rule: "cover.count-completed",
+    find: "if (iv.status === 'completed') completed++;", replace: "if (iv.status === 'completed' || (iv.status === 'processing' && (s.weeklyLimit !== null || s.monthlyLimit !== null))) completed++;" },
+  { name: "respondent_email dropped from a list filtered by reference_id", breaks: "Endpoints: GET /v1/interviews filters (list of Interview)", rule: "filters.matching", check: "filters",
+    find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => ({ ...interviewView(i, false), ...(filters.reference_id !== undefined ? { respondent_email: null } : {}) })));" },
+  { name: "a paused study under a weekly cap accepting", breaks: "States and transitions: derived rule, accepting_responses true when active and within all usage limits", rule: "capacity.paused", check: "capacity",
+    find: "const accepting = s.status === 'active' && within(weekly, s.weeklyLimit) && within(monthly, s.monthlyLimit);", replace: "const accepting = (s.status === 'active' || (s.status === 'paused' && s.weeklyLimit !== null)) && within(weekly, s.weeklyLimit) && within(monthly, s.monthlyLimit);" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
