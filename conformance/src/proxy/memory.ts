@@ -10,6 +10,7 @@ import { r as webhookRules } from "../checks/webhooks.ts";
 import { same } from "../judge/same.ts";
 import { payloadFieldsOf } from "../judge/attempts.ts";
 import { orderProblem, paginationRules } from "../judge/pages.ts";
+import { weekStart } from "../judge/windows.ts";
 import type { Operation } from "../contract.ts";
 import { parseRetryAfter } from "../http.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
@@ -63,7 +64,15 @@ interface Walk {
   maxCreated: string;
   /** Items listed with status completed. */
   completed: number;
+  /** A study's interviews: each one's created_at, started_at and completed_at (ms; NaN when absent), up to INSTANTS. */
+  instants: number[][];
 }
+
+/** How many interviews' instants a walk keeps for the usage judgement; past it, that walk judges no `used`. */
+const INSTANTS = 5_000;
+/** What the service's clock may differ from the proxy's: an instant this close to a window's edge is in doubt. */
+const SKEW_MS = 60_000;
+const DAY_MS = 86_400_000;
 
 /** Two webhook URLs that are one URL (a service may write it normalized). */
 const sameUrl = (a: unknown, b: unknown): boolean => {
@@ -78,6 +87,12 @@ const sameEvents = (a: unknown, b: unknown): boolean => Array.isArray(a) && Arra
 
 /** When an exchange was answered (its request came at `at`). */
 const answeredAt = (ex: Exchange) => ex.at + ex.durationMs;
+
+/** The UTC week (Monday on) an exchange was answered in, unless the service's clock may have placed it in another. */
+const weekOf = (ex: Exchange): [number, number] | undefined => {
+  const from = weekStart(ex.at - SKEW_MS);
+  return from === weekStart(answeredAt(ex) + SKEW_MS) ? [from, from + 7 * DAY_MS] : undefined;
+};
 
 export interface Caps {
   resources: number;
@@ -100,7 +115,9 @@ export class Memory {
   /** key + study id -> its interview_count as last read. */
   private readonly studyCounts: Capped<string, { count: number; ex: Exchange }>;
   /** key + study id -> the completed interviews of its last whole walk of `/v1/interviews?study_id=`. */
-  private readonly studyWalks: Capped<string, { completed: number; first: Exchange; last: Exchange }>;
+  private readonly studyWalks: Capped<string, { completed: number; first: Exchange; last: Exchange; instants?: number[][] }>;
+  /** key + study id -> its limits' used as last read (by its retrieval or a list). */
+  private readonly studyUsed: Capped<string, { weekly: unknown; monthly: unknown; ex: Exchange }>;
   private readonly retryAfter: Capped<string, { until: number; ex: Exchange }>;
   private readonly faulted = new Set<string>();
   /** key -> the chat ids its releases name (never a visible chat). */
@@ -125,6 +142,7 @@ export class Memory {
     this.counts = new Capped(caps.walks, "chats' message counts", forgot);
     this.studyCounts = new Capped(caps.walks, "studies' interview counts", forgot);
     this.studyWalks = new Capped(caps.walks, "studies' walks of their interviews", forgot);
+    this.studyUsed = new Capped(caps.walks, "studies' usage as read", forgot);
     this.retryAfter = new Capped(10_000, "answers with Retry-After", forgot);
     this.releaseChats = new Capped(1_000, "keys' release chats", forgot);
     this.retrieved = new Capped(3_000, "keys' retrieved ids", forgot);
@@ -259,6 +277,7 @@ export class Memory {
       this.counts.set(`${key}\n${body.id}`, { count: body.message_count, updatedAt: String(body.updated_at), streaming: body.is_streaming === true, ex });
     }
     if (op.operationId === "getStudy" && typeof body.id === "string" && typeof body.interview_count === "number") this.studyCount(key, body.id, body.interview_count, ex, out);
+    if (op.operationId === "getStudy" || op.operationId === "listStudies") for (const st of items) if (typeof st?.id === "string") this.studyUsage(key, st, ex, out);
     if (op.operationId === "getInterview") this.interviewRead(body, ex, out);
     if (op.operationId === "getChat") this.chatUpdated(key, body, ex, out);
     if (op.operationId === "listChats") for (const c of items) this.chatUpdated(key, c, ex, out);
@@ -349,7 +368,45 @@ export class Memory {
     if (c && answeredAt(c.ex) < walk.first.at) {
       out.verdict("implementation", capacityCheck.rules["interview-count"], walk.completed >= c.count, `study ${study}: interview_count ${c.count} (${c.ex.method} ${c.ex.url}), but a whole walk of its interviews made after that read listed ${walk.completed} completed`, c.ex, [walk.first, walk.lastEx]);
     }
-    this.studyWalks.set(`${key}\n${study}`, { completed: walk.completed, first: walk.first, last: walk.lastEx });
+    const u = this.studyUsed.get(`${key}\n${study}`);
+    if (u && answeredAt(u.ex) < walk.first.at && walk.instants.length < INSTANTS) this.usedAtMost(study, u, walk.instants, walk.first, walk.lastEx, out);
+    this.studyWalks.set(`${key}\n${study}`, { completed: walk.completed, first: walk.first, last: walk.lastEx, instants: walk.instants.length < INSTANTS ? walk.instants : undefined });
+  }
+
+  /**
+   * Limits: "weekly window Monday to Sunday UTC"; Study: limits.*.used, "interviews used in the current period". A
+   * study read after a whole walk of its interviews ended counts at least the completed ones the walk showed inside its
+   * week (created, started and completed there: whichever instant places an interview in a window, those are in it).
+   * Too near a window's edge, by the two clocks' possible skew, nothing is judged.
+   */
+  private studyUsage(key: string, st: any, ex: Exchange, out: Verdicts): void {
+    const used = { weekly: st?.limits?.weekly?.used, monthly: st?.limits?.monthly?.used, ex };
+    const w = this.studyWalks.get(`${key}\n${st.id}`);
+    const week = weekOf(ex);
+    if (w?.instants && answeredAt(w.last) < ex.at && week && typeof used.weekly === "number") {
+      const [from, to] = week;
+      const least = w.instants.filter((t) => !Number.isNaN(t[2]) && t.every((x) => x >= from + SKEW_MS && x < to - SKEW_MS)).length;
+      out.verdict("implementation", capacityCheck.rules["used-counts"], used.weekly >= least, `study ${st.id}: limits.weekly.used ${used.weekly} (${ex.method} ${ex.url}), but a whole walk of its interviews that ended before listed ${least} completed inside this week (Monday ${new Date(from).toISOString()} on)`, ex, [w.first, w.last]);
+    }
+    this.studyUsed.set(`${key}\n${st.id}`, used);
+  }
+
+  /**
+   * A whole walk of a study's interviews that began after a read of the study holds every interview that read could
+   * count: its week's `used` at most those with an instant inside that week, its month's at most those with one inside
+   * the last 31 days (no billing period is longer). An instant missing or unreadable counts, to be safe.
+   */
+  private usedAtMost(study: string, u: { weekly: unknown; monthly: unknown; ex: Exchange }, instants: number[][], first: Exchange, last: Exchange, out: Verdicts): void {
+    const count = (from: number, to: number) => instants.filter((t) => t.some((x, k) => (Number.isNaN(x) ? k < 2 : x >= from - SKEW_MS && x < to + SKEW_MS))).length;
+    const week = weekOf(u.ex);
+    if (week && typeof u.weekly === "number") {
+      const most = count(week[0], week[1]);
+      out.verdict("implementation", capacityCheck.rules["used-counts"], u.weekly <= most, `study ${study}: limits.weekly.used ${u.weekly} (${u.ex.method} ${u.ex.url}), but a whole walk of its interviews made after that read listed ${most} with an instant inside that week (Monday ${new Date(week[0]).toISOString()} on)`, u.ex, [first, last]);
+    }
+    if (typeof u.monthly === "number") {
+      const most = count(answeredAt(u.ex) - 31 * DAY_MS, answeredAt(u.ex));
+      out.verdict("implementation", capacityCheck.rules["used-counts"], u.monthly <= most, `study ${study}: limits.monthly.used ${u.monthly} (${u.ex.method} ${u.ex.url}), but a whole walk of its interviews made after that read listed ${most} with an instant inside the last 31 days, longer than any billing period`, u.ex, [first, last]);
+    }
   }
 
   private page(key: string, op: Operation, body: any, ex: Exchange, out: Verdicts): void {
@@ -364,7 +421,7 @@ export class Memory {
     out.verdict("implementation", acrossRules["walk-once"], repeatsInPage.length === 0, `${ex.method} ${ex.url}: ${repeatsInPage[0]} appears twice on one page`, ex);
     let previous: any = undefined;
     if (cursor === null) {
-      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: true, first: ex, lastEx: ex, maxCreated: "", completed: 0 };
+      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: true, first: ex, lastEx: ex, maxCreated: "", completed: 0, instants: [] };
     } else if (walk && String(walk.last?.id) === cursor) {
       out.verdict("client", clientRules["has-more"], walk.hasMore, `${ex.method} ${ex.url} asks for the page after ${walk.lastEx.method} ${walk.lastEx.url}, which said has_more false`, ex, [walk.lastEx]);
       const again = ids.filter((id) => walk!.ids.has(id));
@@ -376,7 +433,7 @@ export class Memory {
         out.verdict("implementation", order.seedOrder ? acrossRules["walk-order"] : paginationRules["pinned-order"], !problem, `${ex.method} ${ex.url}: across the page boundary, ${problem}`, ex, [walk.lastEx]);
       }
     } else {
-      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: false, first: ex, lastEx: ex, maxCreated: "", completed: 0 };
+      walk = { ids: new Set(), last: undefined, hasMore: true, fromStart: false, first: ex, lastEx: ex, maxCreated: "", completed: 0, instants: [] };
     }
     // Skips: a member of the list seen before, whose place falls inside the stretch this page covers, is missing.
     if (UNFILTERED_ORDERED.has(op.operationId) && filters === "" && items.length) {
@@ -396,6 +453,7 @@ export class Memory {
     for (const id of ids) if (walk.ids.size < 100_000) walk.ids.add(id);
     for (const item of items) if (typeof item?.created_at === "string" && item.created_at > walk.maxCreated) walk.maxCreated = item.created_at;
     walk.completed += items.filter((i) => i?.status === "completed").length;
+    if (op.operationId === "listInterviews" && walk.instants.length < INSTANTS) for (const i of items) walk.instants.push([i?.created_at, i?.started_at, i?.completed_at].map((x) => (typeof x === "string" ? Date.parse(x) : Number.NaN)));
     walk.last = items[items.length - 1] ?? walk.last;
     walk.hasMore = body.has_more === true;
     walk.lastEx = ex;
