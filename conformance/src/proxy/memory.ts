@@ -45,6 +45,11 @@ const FIXED: Record<string, string[]> = {
   chat: ["id", "object", "created_at"],
   message: ["id", "object", "created_at", "chat_id", "role"],
 };
+/** Lists nothing leaves between two pages: the interviews unless filtered by status, releases and chats unfiltered. */
+const KEPT_LISTS = (operationId: string, filters: string) =>
+  (operationId === "listInterviews" && !/(^|&)status=/.test(filters)) || ((operationId === "listReleases" || operationId === "listChats") && filters === "");
+/** What a completed interview's reads keep besides: the fields its delivery carries too. */
+const COMPLETED_FIXED = ["reference_id", "respondent_email", "language", "quality_score", "duration_secs", "started_at"];
 const RETRIEVALS = new Set(["getStudy", "getInterview", "getRelease", "getChat", "listChatMessages"]);
 /** Lists whose order the seed states and whose members are never removed: a walk's skips show there. */
 const UNFILTERED_ORDERED = new Set(["listChats", "listReleases", "listChatMessages"]);
@@ -325,7 +330,10 @@ export class Memory {
     const before = this.resources.get(k);
     const fields: Record<string, unknown> = {};
     for (const f of fixed) fields[f] = item[f];
+    // A completed interview is what its delivery said (webhooks.payload-matches holds every completed read to it): its
+    // record, scores and times no longer change, however a list filters or pages it.
     if (item.object === "interview" && item.completed_at != null) fields.completed_at = item.completed_at;
+    if (item.object === "interview" && item.status === "completed") for (const f of COMPLETED_FIXED) fields[f] = item[f];
     if (before) {
       // A timestamp is the same instant however each read writes it (its form is judged apart).
       const changed = Object.keys(fields).filter((f) => f in before.fields && !same(before.fields[f], fields[f], f));
@@ -426,6 +434,11 @@ export class Memory {
       out.verdict("client", clientRules["has-more"], walk.hasMore, `${ex.method} ${ex.url} asks for the page after ${walk.lastEx.method} ${walk.lastEx.url}, which said has_more false`, ex, [walk.lastEx]);
       const again = ids.filter((id) => walk!.ids.has(id));
       out.verdict("implementation", acrossRules["walk-once"], again.length === 0, `${ex.method} ${ex.url}: ${again.length} item(s) of the walk's earlier pages came again, e.g. ${again[0]}`, ex, [walk.first]);
+      // An empty page after has_more true, where nothing can have left the list in between (interviews are never
+      // removed and leave a list only by their status; releases and chats are never removed): no page existed.
+      if (walk.hasMore && !items.length && KEPT_LISTS(op.operationId, filters)) {
+        out.verdict("implementation", paginationRules["has-more"], false, `${walk.lastEx.method} ${walk.lastEx.url} said has_more true, but the page after its last item (${ex.method} ${ex.url}) is empty: has_more is true when another page exists`, ex, [walk.lastEx]);
+      }
       previous = walk.last;
       if (previous && items.length) {
         const problem = orderProblem([previous, items[0]], { path: ex.path, ...order }, false);
