@@ -5,7 +5,7 @@
  * messages, chats ordered by creation however recently they were updated, and the interview's path from `started`
  * to `completed`. Without --sim the planted part is NOT TESTED.
  */
-import { isEnglish, questionAnswersAgree, carriesTranslated, usageOffAssistant, completedTimes } from "../judge/shown.ts";
+import { isEnglish, questionAnswersAgree, carriesTranslated, usageOffAssistant, completedTimes, excerptsOutside, interviewDiffers } from "../judge/shown.ts";
 import { completionWaitMs, untilCompleted as waitCompleted } from "../judge/completion.ts";
 import type { Check, Ctx } from "../check.ts";
 import { snapshot } from "../data.ts";
@@ -20,10 +20,10 @@ const r = rules("fields", {
   duration: seed("Interview: duration_secs, interview length in seconds", "a completed interview's duration_secs is a whole number of seconds, no longer than from its started_at to its completed_at", ["interview.duration"]),
   transcript: seed("Interview: transcript, chronological", "a transcript is in chronological order: time_in_call_secs never decreases", ["interview.transcript", "interview.time-in-call"]),
   translated: seed("Interview: transcript translated, present only for non-English interviews", "no transcript entry of an English interview (en, or a regional English such as en-GB) carries `translated`; every entry of one planted in German, French or Brazilian Portuguese does", ["interview.translated"]),
-  "question-answers": seed("Interview: question_answers, one per interview question, question_index 0-based", "a completed interview has one answer per question of its study: question_index 0..n-1, each once, with that question's text", ["interview.question-answers", "interview.question-index"]),
+  "question-answers": seed("Interview: question_answers, one per interview question, question_index 0-based", "a completed interview has one answer per question of its study: question_index 0..n-1, each once, with that question's text, and each answer_excerpt entry words of a transcript entry of its role (the original language)", ["interview.question-answers", "interview.question-index", "interview.transcript"]),
   "interview-statuses": seed("States and transitions: Interview status", "a simulated interview held open reads `started` (and is listed under status=started); once completed it reads `completed` (and is listed under status=completed), passing only through `processing`", ["states.interview", "interview.status"]),
   "study-link": seed("Study: interview_link, string (URL), public respondent URL", "every study's interview_link is an absolute http(s) URL as a respondent would open it: ASCII only, no space or control character (RFC 3986)", ["study.interview-link", "service.study-link"]),
-  "detail-agrees": seed("Endpoints: GET /v1/releases/:id, Release with vcs_pr_description; GET /v1/studies/:id, Study with detail fields", "every listed release retrieves by its id (200) with the pull request and record the list showed (ids, number, title, URL, author, merged_at, created_at) and a string vcs_pr_description; every listed study likewise keeps its name, status, interview_link, languages and created_at", ["endpoints.get-release", "release.pr-description", "endpoints.get-study", "study.detail-only"]),
+  "detail-agrees": seed("Endpoints: GET /v1/releases/:id, Release with vcs_pr_description; GET /v1/studies/:id, Study with detail fields; GET /v1/interviews/:id", "every listed release retrieves by its id (200) with the pull request and record the list showed (ids, number, title, URL, author, merged_at, created_at) and a string vcs_pr_description; every listed study likewise keeps its name, status, interview_link, languages and created_at; every listed interview retrieves with the list's values (its record's alone if its status moved on in between)", ["endpoints.get-release", "release.pr-description", "endpoints.get-study", "study.detail-only", "endpoints.get-interview", "interview.detail-only"]),
   "last-analysis": seed("Release: last_analysis_at, last analysis run; null if none yet", "a release's last_analysis_at is null or not before its merged_at (the analysis is of the merged pull request)", ["release.last-analysis"]),
   "chat-no-bodies": seed("Chat: message bodies are not part of the chat object", "no chat, listed or retrieved, carries messages, parts or content", ["chat.no-bodies"]),
   "updated-at": seed("Chat: updated_at, most recent update", "a chat's updated_at is not before its created_at, nor before the time any of its messages was recorded or finished", ["chat.updated-at"]),
@@ -63,6 +63,8 @@ function judgeInterview(ctx: Ctx, i: any, study: any, reply: Reply): void {
     const qa: any[] = Array.isArray(i.question_answers) ? i.question_answers : [];
     const ok = questionAnswersAgree(qa, study.questions);
     ctx.expect(r["question-answers"], ok, `interview ${i.id}: question_answers ${JSON.stringify(qa.map((a) => [a?.question_index, a?.question_text]))} is not one per question of study ${study.id} (${JSON.stringify(study.questions.map((q: any, k: number) => [k, q?.text]))})`, reply);
+    const outside = excerptsOutside(qa, transcript)[0];
+    ctx.expect(r["question-answers"], !outside, `interview ${i.id} (${i.language}): the answer_excerpt ${JSON.stringify(outside?.excerpt)} of question ${outside?.question_index} is no ${outside?.excerpt?.role} entry's words in its transcript (an excerpt of the transcript, in its original language)`, reply);
   }
 }
 
@@ -119,6 +121,9 @@ async function serverData(ctx: Ctx): Promise<void> {
   for (const item of s.interviews.slice(0, 80)) {
     const reply = await ctx.http.req(`/v1/interviews/${item.id}`);
     if (reply.status !== 200) continue;
+    // The list's fields are the retrieval's: the same values where the status is the same, the record's where not.
+    const differ = interviewDiffers(item, reply.body);
+    ctx.expect(r["detail-agrees"], differ.length === 0, `interview ${item.id}, listed by GET /v1/interviews, retrieves with ${differ.map((k) => `${k} ${JSON.stringify(reply.body?.[k])} (listed ${JSON.stringify(item[k])})`).join(", ")}`, reply);
     judgeInterview(ctx, reply.body, await studyOf(reply.body.study_id), reply);
   }
   for (const study of s.studies) judgeStudyLink(ctx, study, undefined);

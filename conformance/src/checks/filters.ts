@@ -7,7 +7,7 @@
  * it. Random combinations of all four add coverage.
  */
 import { caseTwins, otherCaseAnswer } from "../judge/other-case.ts";
-import { mismatching } from "../judge/shown.ts";
+import { interviewDiffers, mismatching } from "../judge/shown.ts";
 import fc from "fast-check";
 import type { Check } from "../check.ts";
 import { NEVER_ID } from "../data.ts";
@@ -17,19 +17,11 @@ const FILTERS = ["study_id", "status", "reference_id", "quality_score"] as const
 const RELEASE_STATUSES = ["active", "dismissed"];
 type Filter = Partial<Record<(typeof FILTERS)[number], string>>;
 
-/** What an interview's record keeps whatever its status: an item listed in another status is compared on these alone. */
-const OF_RECORD = ["study_id", "reference_id", "respondent_email", "language", "started_at", "created_at"];
-
-/**
- * The listed items that differ from the full list's item of their id: on every field where both read the same status
- * (nothing of an interview changes but with its status), on its fields of record where it moved on in between.
- */
+/** The listed items that read otherwise than the full list's item of their id (judge/shown.ts interviewDiffers). */
 function alteredFrom(items: any[], full: Map<string, any>): Array<{ item: any; full: any; fields: string[] }> {
   return items.flatMap((item) => {
     const was = full.get(item?.id);
-    if (!was) return [];
-    const keys = item.status === was.status ? [...new Set([...Object.keys(item), ...Object.keys(was)])] : OF_RECORD;
-    const fields = keys.filter((k) => JSON.stringify(item[k]) !== JSON.stringify(was[k]));
+    const fields = was ? interviewDiffers(item, was, [...new Set([...Object.keys(item), ...Object.keys(was)])]) : [];
     return fields.length ? [{ item, full: was, fields }] : [];
   });
 }

@@ -6,7 +6,7 @@
  * a project of the unit's own the list is exactly these chats, newest created_at first, without message_count. One of
  * them has no message at all: still a visible chat, listed, with message_count 0.
  */
-import { firstDifference } from "../judge/same.ts";
+import { firstDifference, same } from "../judge/same.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
@@ -54,9 +54,11 @@ export const chats: Unit = {
     const fields = env.ctx.states.has("chat-fields");
     const t0 = Date.now();
     const planted = await Promise.all(SOURCES.map((_, k) => plant(env, k, fields, t0)));
+    const reads = new Map<string, any>();
     for (const p of planted) {
       const read = await env.req(`/v1/chats/${p.id}`);
       const got = read.body ?? {};
+      reads.set(p.id, got);
       const differs = read.status === 200 ? firstDifference(predicted(got, fields), p.want) : `answered ${read.status}`;
       env.expect(r["chat-whole"], !differs, `a chat planted with ${p.cls.join(", ")} reads differently than planted: ${differs}`, read, { got });
       env.expect(r["chat-whole"], typeof got.updated_at === "string" && Date.parse(got.updated_at) >= Date.parse(got.created_at), `a chat's updated_at ${JSON.stringify(got.updated_at)} is not an instant at or after its created_at ${got.created_at}`, read);
@@ -77,6 +79,9 @@ export const chats: Unit = {
       const { message_count: _, ...listWant } = p.want;
       const differs = firstDifference(predicted(c, fields), listWant);
       env.expect(r["chat-whole"], !differs, `the listed chat planted with ${p.cls.join(", ")} differs from what was planted: ${differs}`, walk.pages[0], { got: c });
+      // Nothing happened to it since its retrieval: the list reads its updated_at (what the plant does not fix) as that did.
+      const read = reads.get(c.id);
+      env.expect(r["chat-whole"], same(c.updated_at, read?.updated_at, "updated_at"), `the listed chat planted with ${p.cls.join(", ")} reads updated_at ${JSON.stringify(c.updated_at)}, where its retrieval, with nothing changed since, read ${JSON.stringify(read?.updated_at)}`, walk.pages[0], { got: c });
     }
   },
 };

@@ -3,6 +3,7 @@
  * shows, and where a webhook's signing secret appears. The checks judge them on what they plant and read; the proxy
  * judges them on traffic someone else drives (proxy/judge.ts).
  */
+import { same } from "./same.ts";
 
 /** Chat: source, "internal-only sources (`eval`, `releases`) are never returned". */
 export const INTERNAL_SOURCES: readonly string[] = ["eval", "releases"];
@@ -48,6 +49,31 @@ export function questionAnswersAgree(qa: readonly any[], questions?: ReadonlyArr
   const byIndex = [...qa].sort((a, b) => Number(a?.question_index) - Number(b?.question_index));
   if (!byIndex.every((a, k) => a?.question_index === k)) return false;
   return questions === undefined || (qa.length === questions.length && byIndex.every((a, k) => a?.question_text === questions[k]?.text));
+}
+
+/**
+ * Interview: answer_excerpt, "{role, message} transcript excerpts": the excerpts that are no transcript entry's words,
+ * each with its answer's question_index. An excerpt is in the transcript when an entry of its role holds each of its
+ * pieces (its message cut at an ellipsis, trimmed) in its `message`, the original language.
+ */
+export function excerptsOutside(qa: readonly any[], transcript: readonly any[]): Array<{ question_index: unknown; excerpt: any }> {
+  const inTranscript = (x: any) => {
+    if (typeof x?.message !== "string") return false;
+    const pieces = x.message.split(/\.\.\.|…/).map((p: string) => p.trim()).filter(Boolean);
+    return transcript.some((e) => e?.role === x.role && typeof e?.message === "string" && pieces.every((p: string) => e.message.includes(p)));
+  };
+  return qa.flatMap((a) => (Array.isArray(a?.answer_excerpt) ? a.answer_excerpt : []).filter((x: any) => !inTranscript(x)).map((excerpt: any) => ({ question_index: a?.question_index, excerpt })));
+}
+
+/** What an interview's record keeps whatever its status: two reads in different statuses are compared on these alone. */
+export const INTERVIEW_RECORD = ["id", "study_id", "reference_id", "respondent_email", "language", "started_at", "created_at"];
+
+/**
+ * The fields (`keys`: the first read's own, unless given) on which two reads of one interview differ: every one where
+ * both read the same status (nothing of an interview changes but with its status), its record's where it moved on.
+ */
+export function interviewDiffers(read: any, other: any, keys: readonly string[] = Object.keys(read ?? {})): string[] {
+  return (read?.status === other?.status ? keys : INTERVIEW_RECORD).filter((k) => !same(read?.[k], other?.[k], k));
 }
 
 /** Message: sources, "`null` when none": the messages that show none as an empty list. */

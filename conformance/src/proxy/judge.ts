@@ -14,7 +14,7 @@ import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
-import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
+import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, excerptsOutside, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
 import { withinLimits } from "../judge/windows.ts";
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
@@ -316,7 +316,13 @@ function judgeInterview(i: any, ex: Exchange, out: Verdicts): void {
     out.verdict("implementation", SHOWN_RULES.interviewTimes, times.inOrder, `${ex.method} ${ex.url}: interview ${i.id} completed_at ${i.completed_at} is before started_at ${i.started_at}`, ex);
     out.verdict("implementation", SHOWN_RULES.duration, times.durationFits, `${ex.method} ${ex.url}: completed interview ${i.id} has duration_secs ${JSON.stringify(i.duration_secs)}, not a whole number of seconds between 0 and ${times.spanSecs.toFixed(1)} (started_at ${i.started_at}, completed_at ${i.completed_at})`, ex);
   }
-  if (i?.status === "completed" && Array.isArray(i.question_answers)) out.verdict("implementation", SHOWN_RULES.questionAnswers, questionAnswersAgree(i.question_answers), `${ex.method} ${ex.url}: question_answers' question_index ${JSON.stringify(i.question_answers.map((a: any) => a?.question_index))} is not 0..n-1, each once`, ex);
+  if (i?.status === "completed" && Array.isArray(i.question_answers)) {
+    out.verdict("implementation", SHOWN_RULES.questionAnswers, questionAnswersAgree(i.question_answers), `${ex.method} ${ex.url}: question_answers' question_index ${JSON.stringify(i.question_answers.map((a: any) => a?.question_index))} is not 0..n-1, each once`, ex);
+    if (Array.isArray(i.transcript)) {
+      const outside = excerptsOutside(i.question_answers, i.transcript)[0];
+      out.verdict("implementation", SHOWN_RULES.questionAnswers, !outside, `${ex.method} ${ex.url}: interview ${i.id} (${i.language}): the answer_excerpt ${JSON.stringify(outside?.excerpt)} of question ${outside?.question_index} is no ${outside?.excerpt?.role} entry's words in its transcript`, ex);
+    }
+  }
 }
 
 /** One page of a list: its size, its order, and what each list's items may show. */

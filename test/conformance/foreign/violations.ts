@@ -456,6 +456,18 @@ export const VIOLATIONS: Violation[] = [
     find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => ({ ...interviewView(i, false), ...(filters.reference_id !== undefined ? { respondent_email: null } : {}) })));" },
   { name: "a paused study under a weekly cap accepting", breaks: "States and transitions: derived rule, accepting_responses true when active and within all usage limits", rule: "capacity.paused", check: "capacity",
     find: "const accepting = s.status === 'active' && within(weekly, s.weeklyLimit) && within(monthly, s.monthlyLimit);", replace: "const accepting = (s.status === 'active' || (s.status === 'paused' && s.weeklyLimit !== null)) && within(weekly, s.weeklyLimit) && within(monthly, s.monthlyLimit);" },
+  // Set 56 (one resource's parts against each other, and a list's item against its retrieval): no answer_excerpt had
+  // been compared with the transcript, no interview listed with its retrieval, no chat's listed updated_at with its read.
+  { name: "an answer excerpt in English for a German interview", breaks: "Interview: answer_excerpt, {role, message} transcript excerpts; transcript message in the original language", rule: "fields.question-answers", check: "fields",
+    find: "answer_excerpt: [{ role: 'user', message: P.ans[k] }] });", replace: "answer_excerpt: [{ role: 'user', message: EN.ans[k] }] });" },
+  { name: "an answer excerpt given the agent's role", breaks: "Interview: answer_excerpt, {role, message} transcript excerpts", rule: "fields.question-answers", check: "fields",
+    find: "answer_excerpt: [{ role: 'user', message: P.ans[k] }] });", replace: "answer_excerpt: [{ role: 'agent', message: P.ans[k] }] });" },
+  { name: "the interview list's headline cut to 40 characters", breaks: "Interview: headline; Endpoints: GET /v1/interviews (list fields)", rule: "fields.detail-agrees", check: "fields",
+    find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => { const o = interviewView(i, false); if (typeof o.headline === 'string') o.headline = o.headline.slice(0, 40); return o; }));" },
+  { name: "the interview list's completed_at a millisecond late", breaks: "Interview: completed_at; Endpoints: GET /v1/interviews (list fields)", rule: "fields.detail-agrees", check: "fields",
+    find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => { const o = interviewView(i, false); if (o.completed_at) o.completed_at = new Date(Date.parse(o.completed_at) + 1).toISOString(); return o; }));" },
+  { name: "the chat list's updated_at its creation", breaks: "Chat: updated_at, most recent update; Endpoints: GET /v1/chats", rule: "cover.chat-whole",
+    find: "  send(res, 200, page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false)));", replace: "  send(res, 200, page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => ({ ...chatView(c, false), updated_at: iso(c.createdAt) })));" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
