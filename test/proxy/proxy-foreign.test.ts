@@ -233,6 +233,15 @@ const VIOLATIONS: Violation[] = [
     find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => ({ ...interviewView(i, false), ...(filters.reference_id !== undefined ? { respondent_email: null } : {}) })));" },
   { name: "has_more true on a filtered list's last full page", breaks: "List envelope: has_more, true when another page exists", rule: "pagination.has-more",
     find: "return { object: 'list', data: data.map(view), has_more: rest.length > limit };", replace: "return { object: 'list', data: data.map(view), has_more: rest.length > limit || (rest.length === limit && universe.length > items.length) };" },
+  // From a sixth (the suite's hidden set 56 through the proxy: 9 of 15 flagged at first, 12 now; the rest show nothing
+  // on these fixtures or change what may change): excerpts against the transcript, a completed interview's headline
+  // and summary kept, and a completed read carrying its outcome.
+  { name: "an answer excerpt in English for a German interview", breaks: "Interview: answer_excerpt, {role, message} transcript excerpts", rule: "fields.question-answers",
+    find: "answer_excerpt: [{ role: 'user', message: P.ans[k] }] });", replace: "answer_excerpt: [{ role: 'user', message: EN.ans[k] }] });" },
+  { name: "the interview list's summary cut to 60 characters", breaks: "Interview: summary; Endpoints: GET /v1/interviews (list fields)", rule: "proxy.immutable",
+    find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => { const o = interviewView(i, false); if (typeof o.summary === 'string') o.summary = o.summary.slice(0, 60); return o; }));" },
+  { name: "a processing interview read as completed", breaks: "Interview: status, completed_at, quality_score", rule: "fields.quality",
+    find: "  send(res, 200, interviewView(iv, true));", replace: "  { const o = interviewView(iv, true); if (o.status === 'processing') o.status = 'completed'; send(res, 200, o); }" },
   { name: "a page of limit=1 refused", breaks: "Endpoints: limit min 1, max 100", rule: "pagination.walk-ends",
     find: "if (n < 1 || n > 100) return { error:", replace: "if (n < 2 || n > 100) return { error:" },
 ];

@@ -53,6 +53,7 @@ export const SHOWN_RULES = {
   noMetadata: chatsCheck.rules["no-metadata"],
   interviewTimes: fieldsCheck.rules["interview-times"],
   duration: fieldsCheck.rules.duration,
+  quality: fieldsCheck.rules.quality,
 } satisfies Record<string, Rule>;
 
 /** Study: accepting_responses, "true when the study is active and within all usage limits": judged on one study. */
@@ -230,6 +231,7 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
   }
   if (op.operationId === "getInterview") judgeInterview(reply.body, ex, out);
   const body = reply.body as any;
+  if (op.operationId === "listInterviews" && Array.isArray(body?.data)) for (const i of body.data) outcomeVerdicts(i, ex, out);
   if (body?.object === "list" && Array.isArray(body.data)) judgeList(op.operationId, body, ex, out);
 }
 
@@ -303,6 +305,13 @@ function judgeAnswerKind(op: Operation, ex: Exchange, body: unknown, sentInvalid
 /** A language code that names a language other than English (not und, mul, zxx or mis, which name none). */
 const translatable = (lang: unknown): boolean => typeof lang === "string" && /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i.test(lang) && !isEnglish(lang) && !/^(und|mul|zxx|mis)(-|$)/i.test(lang);
 
+/** A completed interview, listed or read, carries its outcome: when it completed and its score (Interview: completed_at, quality_score). */
+function outcomeVerdicts(i: any, ex: Exchange, out: Verdicts): void {
+  if (i?.status !== "completed") return;
+  out.verdict("implementation", SHOWN_RULES.interviewTimes, typeof i.completed_at === "string", `${ex.method} ${ex.url}: interview ${i.id} reads completed with completed_at ${JSON.stringify(i.completed_at)}`, ex);
+  out.verdict("implementation", SHOWN_RULES.quality, ["insightful", "successful", "unsuccessful"].includes(i.quality_score), `${ex.method} ${ex.url}: interview ${i.id} reads completed with quality_score ${JSON.stringify(i.quality_score)}, not insightful, successful or unsuccessful`, ex);
+}
+
 /** One interview read: `translated` only off English and on every entry off it, and question_answers indexed 0..n-1. */
 function judgeInterview(i: any, ex: Exchange, out: Verdicts): void {
   if (isEnglish(i?.language)) out.verdict("implementation", SHOWN_RULES.translated, !carriesTranslated(i), `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, ex);
@@ -311,6 +320,7 @@ function judgeInterview(i: any, ex: Exchange, out: Verdicts): void {
     const without = i.transcript.filter((t: any) => typeof t?.translated !== "string").length;
     out.verdict("implementation", SHOWN_RULES.translated, without === 0, `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language}, but ${without} of its ${i.transcript.length} transcript entries carry no \`translated\``, ex);
   }
+  outcomeVerdicts(i, ex, out);
   if (i?.status === "completed" && typeof i.started_at === "string" && typeof i.completed_at === "string") {
     const times = completedTimes(i);
     out.verdict("implementation", SHOWN_RULES.interviewTimes, times.inOrder, `${ex.method} ${ex.url}: interview ${i.id} completed_at ${i.completed_at} is before started_at ${i.started_at}`, ex);

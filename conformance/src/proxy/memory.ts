@@ -48,8 +48,8 @@ const FIXED: Record<string, string[]> = {
 /** Lists nothing leaves between two pages: the interviews unless filtered by status, releases and chats unfiltered. */
 const KEPT_LISTS = (operationId: string, filters: string) =>
   (operationId === "listInterviews" && !/(^|&)status=/.test(filters)) || ((operationId === "listReleases" || operationId === "listChats") && filters === "");
-/** What a completed interview's reads keep besides: the fields its delivery carries too. */
-const COMPLETED_FIXED = ["reference_id", "respondent_email", "language", "quality_score", "duration_secs", "started_at"];
+/** What a completed interview's reads keep besides: the fields its delivery carries too, and its headline and summary. */
+const COMPLETED_FIXED = ["reference_id", "respondent_email", "language", "quality_score", "duration_secs", "started_at", "headline", "summary"];
 const RETRIEVALS = new Set(["getStudy", "getInterview", "getRelease", "getChat", "listChatMessages"]);
 /** Lists whose order the seed states and whose members are never removed: a walk's skips show there. */
 const UNFILTERED_ORDERED = new Set(["listChats", "listReleases", "listChatMessages"]);
