@@ -1,6 +1,8 @@
 /**
  * The deprecated report at every step, every run: read, then a study planted active (in the next read), paused and
- * draft ones (never), an active one at a weekly cap of 0 (in it: active, though not accepting responses), then interviews of the active one: held (started), abandoned, completed, created at the first
+ * draft ones (never), active ones at a weekly and at a monthly cap of 0 (in it: active, though not accepting responses,
+ * and shown as their retrievals read), 21 more active ones (all in it), then interviews of the active one: held
+ * (started), abandoned, completed, created at the first
  * instant of this week and month and just before each, and a year ago. Whatever the report's shape, a study is "in
  * it" when its id appears in it, and its stats are the object that holds its id: they must change when one of its
  * interviews completes. Where the report can be read in the seed's
@@ -14,7 +16,7 @@ import type { Reply } from "../http.ts";
 import { entryOf as holderOf } from "../judge/entries.ts";
 import { asOnStudy, countDifferences, reported } from "../judge/experiments-report.ts";
 import { monthStart, weekStart } from "../judge/windows.ts";
-import type { ExperimentsReading } from "../states/types.ts";
+import type { ExperimentReading, ExperimentsReading } from "../states/types.ts";
 import { firstDifference } from "../judge/same.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
@@ -22,6 +24,8 @@ import { r } from "./rules.ts";
 const carries = (reply: Reply) => !!reply.headers.get("deprecation") && !!reply.headers.get("sunset");
 const DAY_MS = 86_400_000;
 const YEAR_MS = 400 * DAY_MS;
+/** More active studies than a list's default page (20) holds. */
+const MANY = 21;
 
 /** What the study's entry and the project's usage must read, as the unit planted them. */
 interface Predicted {
@@ -38,14 +42,14 @@ const counted = (ctx: CoverEnv["ctx"]) => ctx.states.readsExperiments || (ctx.op
 
 export const experiments: Unit = {
   name: "experiments",
-  doc: "the deprecated report read before and after a study is planted active, paused, draft and active at its cap, and after interviews of it are held, abandoned, completed, and created at the edges of this week and month and a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
+  doc: "the deprecated report read before and after a study is planted active, paused, draft, active at a weekly and at a monthly cap, and 21 more active, and after interviews of it are held, abandoned, completed, and created at the edges of this week and month and a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
   needs: ["plant-study"],
   rules: [r["experiments-current"], r["experiments-counts"]],
   notApplicable: (ctx) => ctx.experimentsRemoved,
   classes: (ctx) => {
     const can = (c: Parameters<typeof ctx.states.has>[0]) => ctx.states.has("plant-interview", c);
     return [
-      "study planted active", "study planted paused", "study planted draft", "study planted active at its cap",
+      "study planted active", "study planted paused", "study planted draft", "study planted active at its cap", "study planted active at its monthly cap", `${MANY} more studies planted active`,
       ...(ctx.states.has("plant-interview") ? ["interview completed"] : []),
       ...(counted(ctx)
         ? ["counts of a study with no interviews", ...(can("hold") ? ["counts with an interview started"] : []), ...(ctx.states.has("plant-interview") ? ["counts with an interview completed"] : []),
@@ -65,7 +69,8 @@ export const experiments: Unit = {
     const firstReading = first.status === 200 ? ctx.states.readExperiments(first.body) : undefined;
     const usage0: Usage0 = { usage: firstReading?.usage, at: Date.now() };
     if (first.status === 200 && !firstReading) ctx.note(`cover experiments: GET /v1/experiments is not in our contract's shape and no states module reads it (readExperiments): its counts are not judged`);
-    const active = await ctx.states.plantStudy({ name: "Report: active", weekly_limit: null, monthly_limit: null }, env.project);
+    // Its name padded: the report shows it as given, as the study's retrieval does.
+    const active = await ctx.states.plantStudy({ name: "  Report: active", weekly_limit: null, monthly_limit: null }, env.project);
     const predicted: Predicted = { started: 0, processing: 0, completed: 0, quality: { insightful: 0, successful: 0, unsuccessful: 0 }, created: [] };
     const afterActive = await read("after a study was planted active");
     env.expect(r["experiments-current"], holderOf(afterActive.body, active.id) !== undefined, `GET /v1/experiments does not hold study ${active.id}, planted active just before it (a report read earlier cached?)`, afterActive);
@@ -78,11 +83,23 @@ export const experiments: Unit = {
       env.expect(r["experiments-current"], holderOf(reply.body, s.id) === undefined && !listed, `GET /v1/experiments holds study ${s.id}, planted ${status}: it lists active experiments only`, reply);
       env.reach(`study planted ${status}`, r["experiments-current"].cites);
     }
-    // Active at a weekly cap of 0, so not accepting responses: still an active experiment.
-    const capped = await ctx.states.plantStudy({ name: "Report: active at its cap", weekly_limit: 0, monthly_limit: null }, env.project);
-    const afterCapped = await read("after a study was planted active at a weekly cap of 0");
-    env.expect(r["experiments-current"], holderOf(afterCapped.body, capped.id) !== undefined, `GET /v1/experiments does not hold study ${capped.id}, planted active with a weekly cap of 0 (so not accepting responses): it reports every active experiment, accepting or not`, afterCapped);
-    env.reach("study planted active at its cap", r["experiments-current"].cites);
+    // Active at a weekly cap of 0, and another at a monthly cap of 0, so not accepting responses: still active
+    // experiments, each shown (where the report reads in the seed's terms) as its retrieval reads it.
+    for (const [window, cls] of [["weekly", "study planted active at its cap"], ["monthly", "study planted active at its monthly cap"]] as const) {
+      const capped = await ctx.states.plantStudy({ name: `  Report: active at its ${window} cap`, weekly_limit: window === "weekly" ? 0 : null, monthly_limit: window === "monthly" ? 0 : null }, env.project);
+      const afterCapped = await read(`after a study was planted active at a ${window} cap of 0`);
+      env.expect(r["experiments-current"], holderOf(afterCapped.body, capped.id) !== undefined, `GET /v1/experiments does not hold study ${capped.id}, planted active with a ${window} cap of 0 (so not accepting responses): it reports every active experiment, accepting or not`, afterCapped);
+      const entry = afterCapped.status === 200 ? ctx.states.readExperiments(afterCapped.body)?.experiments.find((e) => e.id === capped.id) : undefined;
+      const shown = entry ? await shownOtherwise(env, entry, capped.id) : undefined;
+      if (shown !== undefined) env.expect(r["experiments-counts"], shown === null, `GET /v1/experiments shows study ${capped.id}, active at a ${window} cap of 0, ${shown}`, afterCapped);
+      env.reach(cls, r["experiments-current"].cites);
+    }
+    // More active experiments than a list's default page: every one reported.
+    const many = (await Promise.all(Array.from({ length: MANY }, (_, k) => ctx.states.plantStudy({ name: `Report: one of ${MANY} (${k + 1})`, weekly_limit: null, monthly_limit: null }, env.project)))).map((x) => x.id);
+    const afterMany = await read(`after ${MANY} more studies were planted active`);
+    const missing = many.filter((id) => holderOf(afterMany.body, id) === undefined);
+    env.expect(r["experiments-current"], missing.length === 0, `GET /v1/experiments does not hold ${missing.length} of the ${MANY} studies planted active just before it (e.g. ${missing[0]}): it reports all active experiments, however many`, afterMany);
+    env.reach(`${MANY} more studies planted active`, r["experiments-current"].cites);
     if (!ctx.states.has("plant-interview")) return;
     const wait = completionWaitMs(ctx.options);
     const judge = (reply: Reply, cls: string, interviewId?: string, p = predicted) => judgeCounts(env, reply, active.id, p, usage0, cls, interviewId);
@@ -177,6 +194,19 @@ function completed(p: Predicted, quality: unknown): void {
 }
 
 /**
+ * What the report shows of a study (name, link, accepting_responses, limits) against the study's retrieval: how it
+ * differs, null when it does not, undefined when the report shows none of it or the study did not read.
+ */
+async function shownOtherwise(env: CoverEnv, entry: ExperimentReading, studyId: string): Promise<string | null | undefined> {
+  const shown = reported(entry.study);
+  if (!Object.keys(shown).length) return undefined;
+  const study = await env.req(`/v1/studies/${studyId}`);
+  if (study.status !== 200) return undefined;
+  const d = firstDifference(shown, asOnStudy(shown, study.body));
+  return d ? `as on the study (GET /v1/studies/${studyId}) ${d}` : null;
+}
+
+/**
  * Judges a read against the prediction: the study's entry (interviews by status and in all, completed by quality, the
  * fields shown as on the study) and the project's usage since the unit's first read (its own project: exactly the
  * unit's interviews). The class is reached when the reading reported any of them.
@@ -194,15 +224,9 @@ async function judgeCounts(env: CoverEnv, reply: Reply, studyId: string, p: Pred
     ...countDifferences(entry.quality, p.quality, "quality"),
   ];
   let judged = Object.keys(reported(entry.interviews)).length + Object.keys(reported(entry.quality)).length;
-  const shown = reported(entry.study);
-  if (Object.keys(shown).length) {
-    const study = await env.req(`/v1/studies/${studyId}`);
-    if (study.status === 200) {
-      const d = firstDifference(shown, asOnStudy(shown, study.body));
-      if (d) differences.push(`as on the study (GET /v1/studies/${studyId}) ${d}`);
-      judged += Object.keys(shown).length;
-    }
-  }
+  const shown = await shownOtherwise(env, entry, studyId);
+  if (shown) differences.push(shown);
+  if (shown !== undefined) judged += Object.keys(reported(entry.study)).length;
   // The project's usage: only the unit plants in its own project; in the run's, nothing else runs beside it either.
   // This week's and month's counts are judged only while the week and month of the first read last.
   const t = Date.now();

@@ -468,6 +468,14 @@ export const VIOLATIONS: Violation[] = [
     find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => { const o = interviewView(i, false); if (o.completed_at) o.completed_at = new Date(Date.parse(o.completed_at) + 1).toISOString(); return o; }));" },
   { name: "the chat list's updated_at its creation", breaks: "Chat: updated_at, most recent update; Endpoints: GET /v1/chats", rule: "cover.chat-whole",
     find: "  send(res, 200, page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false)));", replace: "  send(res, 200, page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => ({ ...chatView(c, false), updated_at: iso(c.createdAt) })));" },
+  // Set 57 (the deprecated report): no study at a monthly cap, none with a padded name and never more than a page of
+  // active studies had been read in the report.
+  { name: "the report's accepting_responses ignoring the monthly cap", breaks: "Endpoints: GET /v1/experiments, per-experiment stats; States: accepting_responses", rule: "cover.experiments-counts",
+    find: "accepting_responses: v.accepting_responses,\n        limits: v.limits,", replace: "accepting_responses: s.status === 'active' && (s.weeklyLimit === null || v.limits.weekly.used < s.weeklyLimit),\n        limits: v.limits," },
+  { name: "the report's study names trimmed", breaks: "Endpoints: GET /v1/experiments, per-experiment stats; Study: name", rule: "cover.experiments-counts",
+    find: "id: s.id, object: 'experiment', name: s.name,", replace: "id: s.id, object: 'experiment', name: s.name.trim()," },
+  { name: "the report holding 20 experiments at most", breaks: "Endpoints: GET /v1/experiments, for all active experiments", rule: "cover.experiments-current",
+    find: "  send(res, 200, {\n    object: 'experiment_usage',", replace: "  experiments.splice(20);\n  send(res, 200, {\n    object: 'experiment_usage'," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
