@@ -38,6 +38,11 @@ const CLASSES: Array<[string, number]> = [
 ];
 /** A retry that times out in turn: the receiver timeout holds for every attempt, not the first alone. */
 const RETRY_TIMEOUT = "timeout on a retry";
+/**
+ * A retry answered with a 2xx other than 200: it ends the delivery as the first attempt's would. Planted beside the
+ * timeout on a retry, whose third attempt comes after the window in which this one's attempt too many would.
+ */
+const RETRY_2XX = "202 on a retry";
 
 /** Text beyond ASCII: an accent, a combining mark, a character beyond the BMP, a right-to-left script. */
 export const NON_ASCII = "Étude naïve e\u0301 😀 𝄞 مرحبا";
@@ -53,7 +58,7 @@ export const receiverAnswers: Unit = {
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   rules: [r["answer-retried"], r["payload-whole"], r["signature-text"], r["interview-whole"]],
-  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`] : []), "payload beyond ASCII", "interview in the study's second language", "no reference id nor email", "reference id as long as the contract takes", "interview read back, no email", "interview read back, email beyond ASCII in both cases", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
+  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`, `answer ${RETRY_2XX}`] : []), "payload beyond ASCII", "interview in the study's second language", "no reference id nor email", "reference id as long as the contract takes", "interview read back, no email", "interview read back, email beyond ASCII in both cases", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
   async run(env) {
     const { ctx } = env;
     const delays = ctx.options.webhookRetryDelaysMs;
@@ -76,7 +81,7 @@ export const receiverAnswers: Unit = {
     // The longest reference id the contract plants (SimInterviewInput's maxLength).
     const longest: number = propertySchema(ctx.contract, "SimInterviewInput", "reference_id")?.maxLength ?? 255;
     // Each class answers its first attempt so (then 200); the retry-timeout class answers 503, then no answer in time.
-    const classes: Array<[string, number[]]> = [...CLASSES.map(([c, a]) => [c, [a]] as [string, number[]]), ...(delays.length >= 2 ? [[RETRY_TIMEOUT, [503, TIMEOUT]] as [string, number[]]] : [])];
+    const classes: Array<[string, number[]]> = [...CLASSES.map(([c, a]) => [c, [a]] as [string, number[]]), ...(delays.length >= 2 ? [[RETRY_TIMEOUT, [503, TIMEOUT]] as [string, number[]], [RETRY_2XX, [500, 202]] as [string, number[]]] : [])];
     /**
      * One round: an interview per class, each judged on what came. Returns the classes it could not judge (a late 200
      * this process sent or saw too late, or retried by a service slow enough just before to explain it): each gets

@@ -476,6 +476,9 @@ export const VIOLATIONS: Violation[] = [
     find: "id: s.id, object: 'experiment', name: s.name,", replace: "id: s.id, object: 'experiment', name: s.name.trim()," },
   { name: "the report holding 20 experiments at most", breaks: "Endpoints: GET /v1/experiments, for all active experiments", rule: "cover.experiments-current",
     find: "  send(res, 200, {\n    object: 'experiment_usage',", replace: "  experiments.splice(20);\n  send(res, 200, {\n    object: 'experiment_usage'," },
+  // Set 58 (the webhook over several writes and deliveries): no retry had been answered with a 2xx.
+  { name: "a retry answered 202 retried again", breaks: "Events: delivery rules 1 and 2 (a 2xx answer ends the delivery)", rule: "cover.answer-retried",
+    find: "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);", replace: "      settle(res.statusCode >= 200 && res.statusCode < 300 && !(n > 0 && res.statusCode === 202), `status ${res.statusCode}`);" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
