@@ -5,7 +5,7 @@
  * messages, chats ordered by creation however recently they were updated, and the interview's path from `started`
  * to `completed`. Without --sim the planted part is NOT TESTED.
  */
-import { isEnglish, questionAnswersAgree, carriesTranslated, usageOffAssistant, completedTimes, excerptsOutside, interviewDiffers } from "../judge/shown.ts";
+import { isEnglish, questionAnswersAgree, carriesTranslated, usageOffAssistant, completedTimes, excerptsOutside, interviewDiffers, QUALITY_SCORES } from "../judge/shown.ts";
 import { completionWaitMs, untilCompleted as waitCompleted } from "../judge/completion.ts";
 import type { Check, Ctx } from "../check.ts";
 import { snapshot } from "../data.ts";
@@ -51,7 +51,7 @@ function judgeInterview(ctx: Ctx, i: any, study: any, reply: Reply): void {
   if (i?.status === "completed" && typeof i.started_at === "string" && typeof i.completed_at === "string") {
     const times = completedTimes(i);
     ctx.expect(r["interview-times"], times.inOrder, `interview ${i.id} completed_at ${i.completed_at} is before started_at ${i.started_at}`, reply);
-    ctx.expect(r.quality, ["insightful", "successful", "unsuccessful"].includes(i.quality_score), `completed interview ${i.id} has quality_score ${JSON.stringify(i.quality_score)}, not insightful, successful or unsuccessful`, reply);
+    ctx.expect(r.quality, QUALITY_SCORES.includes(i.quality_score), `completed interview ${i.id} has quality_score ${JSON.stringify(i.quality_score)}, not insightful, successful or unsuccessful`, reply);
     // The interview's length cannot outlast the span it was started and completed in (a second for rounding).
     ctx.expect(r.duration, times.durationFits, `completed interview ${i.id} has duration_secs ${JSON.stringify(i.duration_secs)}, not a whole number of seconds between 0 and ${times.spanSecs.toFixed(1)} (started_at ${i.started_at}, completed_at ${i.completed_at})`, reply);
   }

@@ -7,7 +7,7 @@
  * it. Random combinations of all four add coverage.
  */
 import { caseTwins, otherCaseAnswer } from "../judge/other-case.ts";
-import { interviewDiffers, mismatching } from "../judge/shown.ts";
+import { interviewDiffers, mismatching, QUALITY_SCORES } from "../judge/shown.ts";
 import fc from "fast-check";
 import type { Check } from "../check.ts";
 import { NEVER_ID } from "../data.ts";
@@ -47,7 +47,7 @@ export const filtersCheck: Check = {
       study_id: [...new Set(all.map((i: any) => i.study_id as string))].slice(0, 6),
       status: ["started", "processing", "completed"],
       reference_id: [...new Set(all.map((i: any) => i.reference_id as string).filter((x) => x))].slice(0, 6),
-      quality_score: ["insightful", "successful", "unsuccessful"],
+      quality_score: [...QUALITY_SCORES],
     };
     const arb = fc.record({
       study_id: fc.option(fc.constantFrom(...(values.study_id.length ? values.study_id : [NEVER_ID])), { nil: undefined }),

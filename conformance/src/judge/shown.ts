@@ -83,6 +83,9 @@ export const noSourcesAsEmpty = (messages: readonly any[]): any[] => messages.fi
 export const mismatching = (items: readonly any[], filter: Record<string, string | undefined>): any[] =>
   items.filter((i) => Object.entries(filter).some(([k, v]) => v !== undefined && i?.[k] !== v));
 
+/** Interview: quality_score, the three values a completed interview reads. */
+export const QUALITY_SCORES: readonly string[] = ["insightful", "successful", "unsuccessful"];
+
 /** Message: the six public part types, and the four states a `tool_use` part reads. */
 export const PART_TYPES = ["text", "thinking", "redacted_thinking", "file", "tool_use", "tool_result"] as const;
 export const TOOL_STATES = ["input_available", "output_available", "output_error", "output_denied"] as const;

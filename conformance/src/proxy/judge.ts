@@ -14,7 +14,7 @@ import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
-import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, excerptsOutside, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
+import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, excerptsOutside, QUALITY_SCORES, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
 import { withinLimits } from "../judge/windows.ts";
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
@@ -309,7 +309,7 @@ const translatable = (lang: unknown): boolean => typeof lang === "string" && /^[
 function outcomeVerdicts(i: any, ex: Exchange, out: Verdicts): void {
   if (i?.status !== "completed") return;
   out.verdict("implementation", SHOWN_RULES.interviewTimes, typeof i.completed_at === "string", `${ex.method} ${ex.url}: interview ${i.id} reads completed with completed_at ${JSON.stringify(i.completed_at)}`, ex);
-  out.verdict("implementation", SHOWN_RULES.quality, ["insightful", "successful", "unsuccessful"].includes(i.quality_score), `${ex.method} ${ex.url}: interview ${i.id} reads completed with quality_score ${JSON.stringify(i.quality_score)}, not insightful, successful or unsuccessful`, ex);
+  out.verdict("implementation", SHOWN_RULES.quality, QUALITY_SCORES.includes(i.quality_score), `${ex.method} ${ex.url}: interview ${i.id} reads completed with quality_score ${JSON.stringify(i.quality_score)}, not insightful, successful or unsuccessful`, ex);
 }
 
 /** One interview read: `translated` only off English and on every entry off it, and question_answers indexed 0..n-1. */

@@ -466,15 +466,15 @@ export class Memory {
     for (const id of ids) if (walk.ids.size < 100_000) walk.ids.add(id);
     for (const item of items) if (typeof item?.created_at === "string" && item.created_at > walk.maxCreated) walk.maxCreated = item.created_at;
     walk.completed += items.filter((i) => i?.status === "completed").length;
-    if (op.operationId === "listInterviews" && walk.instants.length < INSTANTS) for (const i of items) walk.instants.push([i?.created_at, i?.started_at, i?.completed_at].map((x) => (typeof x === "string" ? Date.parse(x) : Number.NaN)));
+    const study = op.operationId === "listInterviews" ? /^study_id=([^&]+)$/.exec(filters)?.[1] : undefined;
+    if (study !== undefined && walk.instants.length < INSTANTS) for (const i of items) walk.instants.push([i?.created_at, i?.started_at, i?.completed_at].map((x) => (typeof x === "string" ? Date.parse(x) : Number.NaN)));
     walk.last = items[items.length - 1] ?? walk.last;
     walk.hasMore = body.has_more === true;
     walk.lastEx = ex;
     this.walks.set(wk, walk);
     if (!walk.hasMore && walk.fromStart && filters === "" && (op.operationId === "listInterviews" || op.operationId === "listReleases" || op.operationId === "listChats") && walk.ids.size < 100_000) this.wholeWalk(key, op, walk, ex, out);
     // A study's whole walk of its interviews against its interview_count (no interview is removed or completes twice).
-    const study = /^study_id=([^&]+)$/.exec(filters)?.[1];
-    if (!walk.hasMore && walk.fromStart && op.operationId === "listInterviews" && study !== undefined) this.studyWalk(key, study, walk, out);
+    if (!walk.hasMore && walk.fromStart && study !== undefined) this.studyWalk(key, study, walk, out);
     // A whole walk of a chat's messages against the count read before it, when none of them is newer than that read.
     if (!walk.hasMore && walk.fromStart && op.operationId === "listChatMessages" && filters === "") {
       const chatId = decodeURIComponent(ex.path.split("/")[3] ?? "");
