@@ -3,7 +3,8 @@
  * interview a week (offered in the app on an event of its own, where the target plants trigger rules), the launch the
  * implementation accepts (its states module's launchRequest, else the trigger config's for the study) is eligible
  * while the study accepts responses; the same launch, and the one the trigger config then offers, are declined
- * (not_eligible) once one interview reached the cap; sent with another project's public key (the run's), it is never
+ * (not_eligible) once one interview reached the cap (and so is a launch of a study capped at one interview a month, the
+ * monthly cap being a usage limit as the weekly one is); sent with another project's public key (the run's), it is never
  * eligible, nor is the study's own link opened as an invite (where its link has an invite link's form), which is declined
  * at the cap too. Where the target can set a study's status, a second study's offered launch is eligible, declined once the
  * study is paused, eligible again once it is active again, and declined again once it is set to draft.
@@ -49,10 +50,10 @@ async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
 
 export const launches: Unit = {
   name: "launches",
-  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key, declined (not_eligible) once it reached its cap, the same request and the trigger config's (each with the study's link opened as an invite too, where it has an invite link's form); a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again, declined once set to draft",
+  doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key, declined (not_eligible) once it reached its weekly cap, and its monthly cap for a study capped monthly, the same request and the trigger config's (each with the study's link opened as an invite too, where it has an invite link's form); a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again, declined once set to draft",
   needs: ["plant-study", "plant-interview"],
   rules: [r["launch-declined"], r["launch-mode"], r["launch-scoped"]],
-  classes: (ctx) => ["launch below the cap", ...(ctx.options.publicKey ? ["launch with another project's public key"] : []), "launch at the cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again", "launch of a study set to draft"] : [])],
+  classes: (ctx) => ["launch below the cap", ...(ctx.options.publicKey ? ["launch with another project's public key"] : []), "launch at the cap", "launch at a monthly cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again", "launch of a study set to draft"] : [])],
   async run(env) {
     const { ctx } = env;
     if (!env.own || !env.publicKey) {
@@ -107,6 +108,7 @@ export const launches: Unit = {
       env.expect(r["launch-declined"], reply.status === 200 && reply.body?.mode === "not_eligible", `a launch the trigger config offers for the study at its cap was decided ${reply.status} ${JSON.stringify(reply.body?.mode)}, not not_eligible`, reply);
     }
     env.reach("launch at the cap", r["launch-declined"].cites);
+    await monthlyCapLaunch(env);
     await browserLaunch(env);
     if (ctx.states.has("study-status")) await pausedLaunch(env);
   },
@@ -139,6 +141,28 @@ async function ownInvite(env: CoverEnv, study: string): Promise<Record<string, u
   if (own.status === 200 && ELIGIBLE.includes(own.body?.mode)) return body;
   env.ctx.note(`cover launches: the invite code of the study's own link (${JSON.stringify(body)}) was decided ${own.status} ${JSON.stringify(own.body?.mode)} with its project's public key, so it was not judged at the cap nor with another project's key`);
   return undefined;
+}
+
+/**
+ * A study capped at one interview a month and not weekly: the launch its trigger config offers is eligible below the cap
+ * and declined once one interview reached it ("within all usage limits": the monthly cap counts as the weekly one does).
+ */
+async function monthlyCapLaunch(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const study = (await ctx.states.plantStudy({ name: "Launch at a monthly cap", status: "active", weekly_limit: null, monthly_limit: 1, trigger_event: "conformance_launch_monthly_cap" }, env.project)).id;
+  const { body, reply: below } = await firstTaken(env, await offered(env, study));
+  if (!below || below.status !== 200 || !ELIGIBLE.includes(below.body?.mode)) {
+    ctx.note(`cover launches: ${below ? `the trigger config's launch of a study below its monthly cap was decided ${below.status} ${JSON.stringify(below.body?.mode)}` : "the trigger config offered no launch of the study capped monthly"}, so the monthly cap's side was not judged`);
+    return;
+  }
+  await ctx.states.plantInterview({ study_id: study }, env.project);
+  if (!(await until(async () => (await env.req(`/v1/studies/${study}`)).body?.accepting_responses === false, 5_000, 100))) {
+    ctx.note("cover launches: the study capped at one interview a month still reads accepting_responses after one (the cover counts unit judges that), so its launch at the cap was not judged");
+    return;
+  }
+  const again = await launch(env, body);
+  env.expect(r["launch-declined"], again.status === 200 && again.body?.mode === "not_eligible", `the launch decided ${below.body?.mode} below the study's monthly cap of one (${JSON.stringify(body).slice(0, 160)}) was decided ${again.status} ${JSON.stringify(again.body?.mode)} once one interview reached it (the study reads accepting_responses false), not not_eligible`, again);
+  env.reach("launch at a monthly cap", r["launch-declined"].cites);
 }
 
 /**

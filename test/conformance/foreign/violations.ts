@@ -479,6 +479,10 @@ export const VIOLATIONS: Violation[] = [
   // Set 58 (the webhook over several writes and deliveries): no retry had been answered with a 2xx.
   { name: "a retry answered 202 retried again", breaks: "Events: delivery rules 1 and 2 (a 2xx answer ends the delivery)", rule: "cover.answer-retried",
     find: "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);", replace: "      settle(res.statusCode >= 200 && res.statusCode < 300 && !(n > 0 && res.statusCode === 202), `status ${res.statusCode}`);" },
+  // Set 59 (participant launches at every cap, deliveries' headers on retries, messages' errors): no launch had been
+  // made of a study capped monthly.
+  { name: "a launch ignoring a monthly cap", breaks: "Participant endpoints: launches; States: accepting_responses within all usage limits", rule: "cover.launch-declined",
+    find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || !(study.status === 'active' && (study.weeklyLimit === null || studyUsage(study).weekly < study.weeklyLimit))) return no('not_accepting_responses', attribution);" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
