@@ -65,6 +65,7 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
     await politeFetch(`${proxyUrl}/v1/releases?limit=abc`, { headers: H(key) });
     await politeFetch(`${proxyUrl}/v1/chats`, { headers: { authorization: "Bearer sk_test_not_a_project_key" } });
   }
+  await participant(proxyUrl);
   const hook = (method: string, body?: unknown) => politeFetch(`${hookBase}/v1/webhooks`, { method, headers: { ...H(FOREIGN.globex), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   await hook("DELETE");
   await hook("PUT", { url: relayUrl }); // a client's mistake: events are required
@@ -88,6 +89,25 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   await hook("PUT", { url: relayUrl, events: [] });
   await hook("GET");
   await hook("DELETE");
+}
+
+/**
+ * The participant endpoints as the mobile library calls them (the public key, our contract's request shapes): the
+ * trigger config, a launch of each rule it offers and of each study's own link opened as an invite, with the studies
+ * read before and after (some of them at a cap, so their launches are declined).
+ */
+async function participant(proxyUrl: string): Promise<void> {
+  const pk = { "x-public-key": FOREIGN.publicKey };
+  const studies = async () => ((await (await politeFetch(`${proxyUrl}/v1/studies?limit=100`, { headers: H(FOREIGN.acme) })).json()) as { data: Array<{ interview_link: string }> }).data;
+  const listed = await studies();
+  const config = (await (await politeFetch(`${proxyUrl}/v1/interview-participant/config?referenceId=proxy_user`, { headers: pk })).json()) as { rules?: Array<{ eventName: string; launch?: { token?: string } }> };
+  const launch = (body: unknown) => politeFetch(`${proxyUrl}/v1/interview-participant/launches`, { method: "POST", headers: { ...pk, "content-type": "application/json" }, body: JSON.stringify(body) });
+  for (const rule of config.rules ?? []) await launch({ referenceId: "proxy_user", launchToken: rule.launch?.token, triggerEvent: rule.eventName });
+  for (const s of listed) {
+    const code = /\/i\/([^/]+)$/.exec(new URL(s.interview_link).pathname)?.[1];
+    if (code) await launch({ referenceId: "proxy_user", inviteCode: code });
+  }
+  await studies();
 }
 
 /**
@@ -244,6 +264,13 @@ const VIOLATIONS: Violation[] = [
     find: "  send(res, 200, interviewView(iv, true));", replace: "  { const o = interviewView(iv, true); if (o.status === 'processing') o.status = 'completed'; send(res, 200, o); }" },
   { name: "a page of limit=1 refused", breaks: "Endpoints: limit min 1, max 100", rule: "pagination.walk-ends",
     find: "if (n < 1 || n > 100) return { error:", replace: "if (n < 2 || n > 100) return { error:" },
+  // Set 59 through the proxy: launches of studies at their caps, the studies read before and after.
+  { name: "a launch ignoring a monthly cap", breaks: "Participant endpoints: launches; Study: accepting_responses", rule: "cover.launch-declined",
+    find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || !(study.status === 'active' && (study.weeklyLimit === null || studyUsage(study).weekly < study.weeklyLimit))) return no('not_accepting_responses', attribution);" },
+  { name: "an invite code ignoring the caps", breaks: "Participant endpoints: launches; Study: accepting_responses", rule: "cover.launch-declined",
+    find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || !(code !== undefined && tokenText === undefined ? study.status === 'active' : studyUsage(study).accepting)) return no('not_accepting_responses', attribution);" },
+  { name: "a launch decided with a mode of its own", breaks: "Participant endpoints: launches, a decision whose mode is webview, external_browser or not_eligible", rule: "participant.decision",
+    find: "send(res, 200, { object: 'launch_decision', mode: study.launchMode,", replace: "send(res, 200, { object: 'launch_decision', mode: study.launchMode === 'webview' ? 'in_app' : study.launchMode," },
 ];
 
 describe("the proxy in front of ../shared/foreign", () => {
@@ -256,7 +283,7 @@ describe("the proxy in front of ../shared/foreign", () => {
     expect(failures(report)).toEqual([]);
     expect(report.exitCode).toBe(0);
     const held = report.results[0].rules.map((r) => r.id);
-    expect(held).toEqual(expect.arrayContaining(["chats.no-metadata", "fields.duration", "fields.interview-times", "webhooks.recreate", "webhooks.delete-204", "webhooks.payload-matches", "fields.updated-at", "response.timestamps", "windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "capacity.used-counts", "chats.public-parts"]));
+    expect(held).toEqual(expect.arrayContaining(["chats.no-metadata", "fields.duration", "fields.interview-times", "webhooks.recreate", "webhooks.delete-204", "webhooks.payload-matches", "fields.updated-at", "response.timestamps", "windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "capacity.used-counts", "chats.public-parts", "participant.decision"]));
   }, 60_000);
 
   it("in front of a copy making every choice the seed leaves open (foreign/allowed.ts), finds nothing either", async () => {

@@ -20,6 +20,7 @@ import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
 import { fieldsCheck } from "../checks/fields.ts";
 import { filtersCheck } from "../checks/filters.ts";
+import { participantCheck } from "../checks/participant.ts";
 import { schemaCheck } from "../checks/schema.ts";
 import { r as webhookRules } from "../checks/webhooks.ts";
 import { windowsCheck } from "../checks/windows.ts";
@@ -54,6 +55,7 @@ export const SHOWN_RULES = {
   interviewTimes: fieldsCheck.rules["interview-times"],
   duration: fieldsCheck.rules.duration,
   quality: fieldsCheck.rules.quality,
+  launchDecision: participantCheck.rules.decision,
 } satisfies Record<string, Rule>;
 
 /** Study: accepting_responses, "true when the study is active and within all usage limits": judged on one study. */
@@ -224,6 +226,11 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
   if (ex.status === 429 || ex.status === 503) return;
   judgeAnswerKind(op, ex, reply.body, sentInvalid, out);
   if (ex.status !== 200 || sentInvalid.length) return;
+  // Participant endpoints: "a launch decision object whose mode is webview, external_browser or not_eligible".
+  if (op.operationId === "createParticipantLaunch") {
+    const mode = (reply.body as any)?.mode;
+    out.verdict("implementation", SHOWN_RULES.launchDecision, ["webview", "external_browser", "not_eligible"].includes(mode), `${ex.method} ${ex.url} answered 200 with mode ${JSON.stringify(mode)}: a launch decision's mode is webview, external_browser or not_eligible`, ex);
+  }
   if (op.operationId === "getStudy") acceptingVerdict(reply.body, ex, out);
   if (["getChat", "listChats", "listChatMessages"].includes(op.operationId)) {
     const leaked = internalKeys(reply.body, op.operationId === "getChat" ? "chat" : "data");

@@ -1,7 +1,8 @@
 /**
  * What the proxy remembers across exchanges, and what it judges from it: ids that answered 200 and later 404, fields
  * that never change and changed, keys that share a project and then disagree, walks that repeat, skip or break their
- * order, counts a whole walk contradicts, and the client's walks past has_more and retries before Retry-After. Every
+ * order, counts a whole walk contradicts, launches decided eligible while their study accepted no responses, and the
+ * client's walks past has_more and retries before Retry-After. Every
  * map is capped; past a cap the oldest entries go, and the proxy says so once per map.
  */
 import { capacityCheck } from "../checks/capacity.ts";
@@ -10,7 +11,8 @@ import { r as webhookRules } from "../checks/webhooks.ts";
 import { same } from "../judge/same.ts";
 import { payloadFieldsOf } from "../judge/attempts.ts";
 import { orderProblem, paginationRules } from "../judge/pages.ts";
-import { weekStart } from "../judge/windows.ts";
+import { monthStart, weekStart, withinLimits } from "../judge/windows.ts";
+import { r as coverRules } from "../cover/rules.ts";
 import type { Operation } from "../contract.ts";
 import { parseRetryAfter } from "../http.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
@@ -79,6 +81,25 @@ const INSTANTS = 5_000;
 const SKEW_MS = 60_000;
 const DAY_MS = 86_400_000;
 
+/** The seed's modes of a launch decided eligible. */
+const ELIGIBLE = ["webview", "external_browser"];
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The study an object names: the seed's attribution field `experimentId` (or its snake_case form), as a UUID. */
+const studyOf = (o: any): string | undefined => [o?.experimentId, o?.experiment_id].find((v) => typeof v === "string" && UUID_TEXT.test(v))?.toLowerCase();
+/** The strings an object carries under a field named like a token, at its top or one object down (`launch.token`). */
+const tokensOf = (o: any): string[] => {
+  if (o === null || typeof o !== "object") return [];
+  const top = Object.entries(o).filter(([k, v]) => /token/i.test(k) && typeof v === "string").map(([, v]) => v as string);
+  const inner = Object.values(o).flatMap((v) => (v !== null && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).filter(([k, x]) => /token/i.test(k) && typeof x === "string").map(([, x]) => x as string) : []));
+  return [...top, ...inner].filter((t) => t.length >= 8);
+};
+/** The objects of a trigger config that name a study and carry a token (its rules, wherever the config keeps them). */
+const ruleObjects = (o: any, depth: number): any[] => {
+  if (o === null || typeof o !== "object" || depth > 4) return [];
+  const here = !Array.isArray(o) && studyOf(o) && tokensOf(o).length ? [o] : [];
+  return [...here, ...Object.values(o).flatMap((v) => ruleObjects(v, depth + 1))];
+};
+
 /** Two webhook URLs that are one URL (a service may write it normalized). */
 const sameUrl = (a: unknown, b: unknown): boolean => {
   try {
@@ -137,6 +158,12 @@ export class Memory {
   private readonly hooks: Capped<string, { state?: "none" | "set"; url?: unknown; events?: unknown; ex?: Exchange; secrets: Map<string, Exchange> }>;
   /** key + chat id -> the latest instant a message of it was recorded or finished, in the pages read, and the page. */
   private readonly latestMessages: Capped<string, { ms: number; ex: Exchange }>;
+  /** study id -> its last read: its status and limits, whether it then accepted no responses, and the read. */
+  private readonly studyStates: Capped<string, { state: string; closed: boolean; ex: Exchange }>;
+  /** A launch token a trigger config carried -> the study its rule names. */
+  private readonly launchTokens: Capped<string, string>;
+  /** study id -> launches of it decided eligible since its last read. */
+  private readonly eligibleLaunches: Capped<string, Exchange[]>;
 
   constructor(private readonly caps: Caps, forgot: (what: string) => void) {
     this.resources = new Capped(caps.resources, "resources read", forgot);
@@ -155,6 +182,56 @@ export class Memory {
     this.interviewReads = new Capped(caps.walks, "interviews read", forgot);
     this.latestMessages = new Capped(caps.walks, "chats' latest messages", forgot);
     this.hooks = new Capped(10_000, "keys' webhooks", forgot);
+    this.studyStates = new Capped(caps.walks, "studies' states as read", forgot);
+    this.launchTokens = new Capped(caps.members, "launch tokens of trigger configs", forgot);
+    this.eligibleLaunches = new Capped(caps.walks, "eligible launches awaiting their study's next read", forgot);
+  }
+
+  /**
+   * The participant endpoints (the public key travels as the implementation chooses, so no key ties them to a project):
+   * which study each trigger rule's launch token names, and which study each launch decided eligible is of (the
+   * decision's `experimentId`, the seed's attribution field, else the rule whose token the request sent).
+   */
+  private participant(op: Operation, ex: Exchange, body: any): void {
+    if (op.operationId === "getParticipantConfig") {
+      for (const rule of ruleObjects(body, 0)) {
+        const study = studyOf(rule);
+        if (study) for (const token of tokensOf(rule)) this.launchTokens.set(token, study);
+      }
+      return;
+    }
+    if (op.operationId !== "createParticipantLaunch" || !ELIGIBLE.includes(body?.mode)) return;
+    const sent = ex.requestBody ? (jsonOf(ex.requestBody) as any) : undefined;
+    const study = studyOf(body) ?? tokensOf(sent).map((t) => this.launchTokens.get(t)).find(Boolean);
+    if (!study) return;
+    const launches = this.eligibleLaunches.get(study) ?? [];
+    if (launches.length < 100) launches.push(ex);
+    this.eligibleLaunches.set(study, launches);
+  }
+
+  /**
+   * Study: accepting_responses, "true when its status is active and it is within all usage limits"; a launch is what
+   * accepts a response. Two reads of a study in a row that say it accepts none, with the same status and limits and in
+   * the same week and month, show it accepted none between them (its used counts only grow within a window): a launch
+   * of it decided eligible after the first was answered and before the second was sent is a launch it declines.
+   */
+  private studyState(st: any, ex: Exchange, out: Verdicts): void {
+    const now = { state: JSON.stringify([st.status, st.limits]), closed: st.accepting_responses === false && !(st.status === "active" && withinLimits(st)), ex };
+    const before = this.studyStates.get(st.id);
+    const launches = this.eligibleLaunches.get(st.id);
+    if (launches) {
+      const sameWindows = before !== undefined && weekOf(before.ex)?.[0] === weekOf(ex)?.[0] && weekOf(ex) !== undefined && monthStart(before.ex.at - SKEW_MS) === monthStart(answeredAt(ex) + SKEW_MS);
+      if (before && before.closed && now.closed && before.state === now.state && sameWindows) {
+        for (const launch of launches.filter((l) => answeredAt(before.ex) < l.at && answeredAt(l) < ex.at)) {
+          out.verdict("implementation", coverRules["launch-declined"], false, `${launch.method} ${launch.url} decided a launch of study ${st.id} ${JSON.stringify(jsonOf(launch.responseBody) && (jsonOf(launch.responseBody) as any).mode)}, but the study read status ${JSON.stringify(st.status)}, limits ${JSON.stringify(st.limits)} and accepting_responses false both before it (${before.ex.method} ${before.ex.url}) and after it (${ex.method} ${ex.url}): a study that accepts no responses declines a launch (not_eligible)`, launch, [before.ex, ex]);
+        }
+      }
+      // A launch answered before this read was between this read and the last one, or before both: judged, or never.
+      const later = launches.filter((l) => answeredAt(l) >= ex.at);
+      if (later.length) this.eligibleLaunches.set(st.id, later);
+      else this.eligibleLaunches.delete(st.id);
+    }
+    this.studyStates.set(st.id, now);
   }
 
   /**
@@ -271,6 +348,8 @@ export class Memory {
       const wait = parseRetryAfter(ex.responseHeaders.get("retry-after"), ex.at);
       if (wait !== null) this.retryAfter.set(`${ex.key}\n${ex.method} ${ex.url}`, { until: ex.at + wait, ex });
     }
+    // A launch's faults could be any project's: none judged while the client injects faults.
+    if (op && ex.status === 200 && op.path.startsWith("/v1/interview-participant/") && this.faulted.size === 0) this.participant(op, ex, body);
     if (!op || ex.key === null || this.faulted.has(ex.key) || op.path.startsWith("/_sim")) return;
     const key = ex.key;
     if (op.path === "/v1/webhooks") this.webhook(key, ex, body, out);
@@ -283,6 +362,7 @@ export class Memory {
     }
     if (op.operationId === "getStudy" && typeof body.id === "string" && typeof body.interview_count === "number") this.studyCount(key, body.id, body.interview_count, ex, out);
     if (op.operationId === "getStudy" || op.operationId === "listStudies") for (const st of items) if (typeof st?.id === "string") this.studyUsage(key, st, ex, out);
+    if (op.operationId === "getStudy" || op.operationId === "listStudies") for (const st of items) if (typeof st?.id === "string") this.studyState(st, ex, out);
     if (op.operationId === "getInterview") this.interviewRead(body, ex, out);
     if (op.operationId === "getChat") this.chatUpdated(key, body, ex, out);
     if (op.operationId === "listChats") for (const c of items) this.chatUpdated(key, c, ex, out);
