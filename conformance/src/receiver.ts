@@ -172,6 +172,9 @@ export class Receiver {
           // delivery sent the event to another URL than the webhook's, and never retried the 3xx. What arrives there is
           // recorded on its own path, never as an attempt of the webhook's.
           if (status >= 300 && status < 400) res.setHeader("location", new URL(`${REDIRECTED}${req.url ?? "/"}`, this.url).toString());
+          // A rate limit or an outage names a wait far past every retry's delay: the seed's schedule is fixed (10 s, 1
+          // min, 5 min), so a sender that waits the receiver's Retry-After out instead misses its retries.
+          if (status === 429 || status === 503) res.setHeader("retry-after", "3600");
           res.end();
         };
         const wait = this.delay(interviewId, attempt);

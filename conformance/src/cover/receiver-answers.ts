@@ -18,7 +18,7 @@ import { stallWords, timeoutEarly, timeoutSlack } from "../judge/timing.ts";
 import { describeAnswer, LATE_2XX, sequenceWindow, TIMEOUT } from "../model/interview-steps.ts";
 import { RESET, type Delivery } from "../receiver.ts";
 import { fieldsDiffer } from "../judge/same.ts";
-import { textOfLength, until, type CoverEnv, type Unit } from "./unit.ts";
+import { textOfLength, until, type CoverEnv, type Hook, type Unit } from "./unit.ts";
 import { propertySchema } from "./domain.ts";
 import { r } from "./rules.ts";
 
@@ -54,11 +54,11 @@ const ok = (a: number) => a === LATE_2XX || (a >= 200 && a < 300);
 
 export const receiverAnswers: Unit = {
   name: "receiver-answers",
-  doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time, a 200 sent late but inside the timeout, and 201, 204, 301, 400, 401, 410, 429, 500 and 501) in a study named long and beyond ASCII (the 2xx one's reference id, respondent and email long too): retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole",
+  doc: "one completion per class of receiver answer (2xx, 3xx, 4xx, 5xx, a closed connection, no answer in time, a 200 sent late but inside the timeout, and 201, 204, 301, 400, 401, 410, 429, 500 and 501) in a study named long and beyond ASCII (the 2xx one's reference id, respondent and email long too): retried once after the first delay unless 2xx, every attempt signed over its raw bytes and predicted whole; then the webhook still the one set, and the next completion delivered to it",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
-  rules: [r["answer-retried"], r["payload-whole"], r["signature-text"], r["interview-whole"]],
-  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`, `answer ${RETRY_2XX}`] : []), "payload beyond ASCII", "interview in the study's second language", "no reference id nor email", "reference id as long as the contract takes", "interview read back, no email", "interview read back, email beyond ASCII in both cases", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
+  rules: [r["answer-retried"], r["payload-whole"], r["signature-text"], r["interview-whole"], r["hook-kept"]],
+  classes: (ctx) => [...CLASSES.map(([c]) => `answer ${c}`), ...(ctx.options.webhookRetryDelaysMs.length >= 2 ? [`answer ${RETRY_TIMEOUT}`, `answer ${RETRY_2XX}`] : []), "payload beyond ASCII", "a completion after every answer", "interview in the study's second language", "no reference id nor email", "reference id as long as the contract takes", "interview read back, no email", "interview read back, email beyond ASCII in both cases", ...(ctx.states.has("respondent-id") ? ["respondent-specific link"] : [])],
   async run(env) {
     const { ctx } = env;
     const delays = ctx.options.webhookRetryDelaysMs;
@@ -210,5 +210,30 @@ export const receiverAnswers: Unit = {
     };
     let todo = classes;
     for (let turn = 0; turn < 3 && todo.length; turn++) todo = await round(todo, turn);
+    await stillSubscribed(env, hook, study.id);
   },
 };
+
+/**
+ * After every class of answer (Gone, Unauthorized, a rate limit, retries exhausted): the webhook is still the one set
+ * and the next completion is delivered to it. A sender that unsubscribes or disables a webhook on a receiver's answer
+ * (as many do on a 410) stops sending what the seed says it sends each time an interview completes.
+ */
+async function stillSubscribed(env: CoverEnv, hook: Hook, study: string): Promise<void> {
+  const { ctx } = env;
+  const read = await env.req("/v1/webhooks");
+  const sameUrl = (() => {
+    try {
+      return new URL(String(read.body?.url)).href === new URL(hook.url).href;
+    } catch {
+      return false;
+    }
+  })();
+  const events = Array.isArray(read.body?.events) ? [...new Set(read.body.events)] : read.body?.events;
+  env.expect(r["hook-kept"], read.status === 200 && sameUrl && JSON.stringify(events) === JSON.stringify(["interview.completed"]), `after every class of receiver answer, GET /v1/webhooks answered ${read.status} ${JSON.stringify(read.body).slice(0, 300)}, not the webhook set (url ${hook.url}, events ["interview.completed"]): no answer of a receiver changes it`, read);
+  const i = await ctx.states.plantInterview({ study_id: study, hold: true, reference_id: "after-every-answer" }, env.project);
+  await ctx.states.completeInterview(i.id, env.project);
+  const came = await until(() => env.receiver.deliveries.some((d) => d.interviewId === i.id && d.path.startsWith(hook.path)), completionWaitMs(ctx.options));
+  env.expect(r["hook-kept"], came, `interview ${i.id}, completed after the receiver had answered every class (a 410, a 401, a 429 among them), was not delivered to the webhook within ${completionWaitMs(ctx.options)} ms: no answer of a receiver unsubscribes or disables it`);
+  if (came) env.reach("a completion after every answer", r["hook-kept"].cites);
+}

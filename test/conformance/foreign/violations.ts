@@ -483,6 +483,14 @@ export const VIOLATIONS: Violation[] = [
   // made of a study capped monthly.
   { name: "a launch ignoring a monthly cap", breaks: "Participant endpoints: launches; States: accepting_responses within all usage limits", rule: "cover.launch-declined",
     find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || !(study.status === 'active' && (study.weeklyLimit === null || studyUsage(study).weekly < study.weeklyLimit))) return no('not_accepting_responses', attribution);" },
+  // Set 60 (what a receiver's answer asks beyond its status): no answer had named a Retry-After, and no completion had
+  // followed every class of answer.
+  { name: "a 429's Retry-After waited out instead of the schedule", breaks: "Events: delivery rule 2 (1st retry after 10 seconds)", rule: "cover.answer-retried",
+    find: "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);", replace: "      if (res.statusCode === 429 && res.headers['retry-after'] && !settled) { settled = true; log.outcome = 'status 429'; if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), Math.max(WEBHOOK_RETRY_DELAYS_MS[n], Number(res.headers['retry-after']) * 1000)); return; }\n      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);" },
+  { name: "a 503's Retry-After waited out instead of the schedule", breaks: "Events: delivery rule 2 (1st retry after 10 seconds)", rule: "cover.answer-retried",
+    find: "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);", replace: "      if (res.statusCode === 503 && res.headers['retry-after'] && !settled) { settled = true; log.outcome = 'status 503'; if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), Math.max(WEBHOOK_RETRY_DELAYS_MS[n], Number(res.headers['retry-after']) * 1000)); return; }\n      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);" },
+  { name: "a 410 unsubscribing the webhook", breaks: "Events: sent to the URL set by PUT /v1/webhooks; Endpoints: GET /v1/webhooks", rule: "cover.hook-kept",
+    find: "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);", replace: "      if (res.statusCode === 410 && project.webhook) project.webhook.events = [];\n      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
