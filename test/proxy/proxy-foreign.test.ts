@@ -112,10 +112,10 @@ async function participant(proxyUrl: string): Promise<void> {
 
 /**
  * The foreign server (or a changed copy, `server`) behind the proxy at --level seed, with retries after `delays`, and
- * a receiver that answers every delivery `status`, relayed through the proxy; `run` drives traffic, then the proxy's
+ * a receiver that answers every delivery `status` (naming `retryAfter` where given), relayed through the proxy; `run` drives traffic, then the proxy's
  * report and how many deliveries arrived. Everything started is stopped, whatever `run` does.
  */
-async function behindProxy(server: string | undefined, o: { delays: number[]; status: number; judgeDelays?: number[] }, run: (proxy: RunningProxy, origin: string, baseUrl: string, delivered: () => number) => Promise<void>): Promise<{ report: Report; delivered: number }> {
+async function behindProxy(server: string | undefined, o: { delays: number[]; status: number; retryAfter?: string; judgeDelays?: number[] }, run: (proxy: RunningProxy, origin: string, baseUrl: string, delivered: () => number) => Promise<void>): Promise<{ report: Report; delivered: number }> {
   const foreign = await startForeign({ WEBHOOK_ALLOW_HTTP: "1", SIM_PROCESSING_MS: "100", WEBHOOK_RETRY_DELAYS_MS: o.delays.join(",") }, server);
   let delivered = 0;
   const receiver: Server = createServer((req, res) => {
@@ -123,6 +123,7 @@ async function behindProxy(server: string | undefined, o: { delays: number[]; st
     req.on("end", () => {
       delivered++;
       res.statusCode = o.status;
+      if (o.retryAfter) res.setHeader("retry-after", o.retryAfter);
       res.end();
     });
   });
@@ -153,8 +154,8 @@ const DELAYS = [1_500, 3_000, 4_500];
  * A receiver that answers every delivery 500, and one interview completed: its retries relayed and judged by DELAYS.
  * Waits for `attempts` deliveries, then for the window in which one more would come.
  */
-const retriesThroughProxy = (server: string | undefined, attempts: number) =>
-  behindProxy(server, { delays: DELAYS, status: 500, judgeDelays: DELAYS }, async (proxy, origin, _baseUrl, delivered) => {
+const retriesThroughProxy = (server: string | undefined, attempts: number, answer: { status: number; retryAfter?: string } = { status: 500 }) =>
+  behindProxy(server, { delays: DELAYS, ...answer, judgeDelays: DELAYS }, async (proxy, origin, _baseUrl, delivered) => {
     // Its fixtures configure a webhook: replaced by one pointing at the relay, whose secret the proxy sees issued.
     await fetch(`${proxy.url}/v1/webhooks`, { method: "DELETE", headers: H(FOREIGN.globex) });
     const put = await fetch(`${proxy.url}/v1/webhooks`, { method: "PUT", headers: { ...H(FOREIGN.globex), "content-type": "application/json" }, body: JSON.stringify({ url: proxy.relayUrl, events: ["interview.completed"] }) });
@@ -321,15 +322,24 @@ describe("the proxy in front of ../shared/foreign", () => {
     expect(rulesOf(broken.report)).toEqual(["webhooks.signature"]);
   }, 60_000);
 
-  it("judges the retry schedule of relayed deliveries a receiver fails: nothing on a correct server; one retry too many, a delay of the wrong slot and none at all flagged", async () => {
+  it("judges the retry schedule of relayed deliveries a receiver fails: nothing on a correct server; one retry too many, a delay of the wrong slot, none at all and a 429's Retry-After waited out flagged", async () => {
     const copy = (name: string, find: string, replace: string) => plant({ name, breaks: "Events: delivery rules 2, 3", rule: "webhooks.retries", find, replace }, mkdtempSync(join(dir, "r-")));
     const schedule = "if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), WEBHOOK_RETRY_DELAYS_MS[n]);";
-    const [fine, fourth, shifted, never] = await Promise.all([
+    const settle = "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);";
+    // A receiver's 429 naming a Retry-After of an hour, which the relay passes back: the seed's schedule still holds.
+    const limited = { status: 429, retryAfter: "3600" };
+    const [fine, fourth, shifted, never, fineLimited, waited] = await Promise.all([
       retriesThroughProxy(undefined, 4),
       retriesThroughProxy(copy("a fourth retry", schedule, "if (n <= WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), WEBHOOK_RETRY_DELAYS_MS[n] ?? WEBHOOK_RETRY_DELAYS_MS.at(-1));"), 5),
       retriesThroughProxy(copy("each retry after the next slot's delay", schedule, "if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), WEBHOOK_RETRY_DELAYS_MS[Math.min(n + 1, WEBHOOK_RETRY_DELAYS_MS.length - 1)]);"), 4),
       retriesThroughProxy(copy("never retried", schedule, ""), 1),
+      retriesThroughProxy(undefined, 4, limited),
+      retriesThroughProxy(copy("a 429's Retry-After waited out", settle, "      if (res.statusCode === 429 && res.headers['retry-after'] && !settled) { settled = true; log.outcome = 'status 429'; if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), Math.max(WEBHOOK_RETRY_DELAYS_MS[n], Number(res.headers['retry-after']) * 1000)); return; }\n" + settle), 1, limited),
     ]);
+    expect(fineLimited.delivered).toBe(4);
+    expect(failures(fineLimited.report)).toEqual([]);
+    expect(waited.delivered).toBe(1);
+    expect(rulesOf(waited.report)).toEqual(["webhooks.retries"]);
     expect(fine.delivered).toBe(4);
     expect(failures(fine.report)).toEqual([]);
     expect(fine.report.results[0].rules.map((r) => r.id)).toEqual(expect.arrayContaining(["webhooks.retries", "webhooks.retry-count", "webhooks.dedupe-key"]));

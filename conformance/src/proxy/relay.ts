@@ -1,6 +1,7 @@
 /**
  * The webhook relay (--relay-webhooks URL): the service's deliveries come to the proxy's RELAY_PATH and go on, bytes
- * and headers unchanged, to the client's receiver; the receiver's answer goes back to the service. Each delivery, with
+ * and headers unchanged, to the client's receiver; the receiver's answer (its status, headers and body) goes back to
+ * the service. Each delivery, with
  * how long the receiver took and what it answered, goes to the judge (judging.ts: the suite's attempt judge, the
  * signature with every signing secret the proxy saw issued, the receiver's time and status).
  */
@@ -8,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RelayedDelivery } from "./judging.ts";
 
 export const RELAY_PATH = "/.proxy/webhooks";
+/** Headers of a connection (RFC 9110 7.6.1) and of an encoding fetch has undone: never passed back. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "upgrade", "proxy-connection", "te", "trailer"]);
 /** A delivery body larger than this is refused (413): the seed's payload is a few hundred bytes. */
 const MAX_DELIVERY = 1_048_576;
 
@@ -48,7 +51,13 @@ export class Relay {
       const answer = await fetch(this.receiver, { method: req.method, headers, body: new Uint8Array(raw), signal: AbortSignal.timeout(this.timeoutMs), redirect: "manual" });
       const body = Buffer.from(await answer.arrayBuffer());
       this.judge({ ...base, status: answer.status, tookMs: performance.now() - started });
-      res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "text/plain" });
+      // The receiver's headers as it sent them (a Retry-After, a Location), but for the connection's own and those of
+      // the encoding fetch has undone (the body goes back decoded, its length counted again).
+      const back: Record<string, string> = {};
+      answer.headers.forEach((v, k) => {
+        if (!HOP_BY_HOP.has(k)) back[k] = v;
+      });
+      res.writeHead(answer.status, back);
       res.end(body);
     } catch (err) {
       this.judge({ ...base, status: null, tookMs: performance.now() - started, error: (err as Error).message });
