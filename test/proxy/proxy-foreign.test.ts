@@ -59,7 +59,10 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
     await politeFetch(`${proxyUrl}/v1/experiments`);
     // (A page refused here is the implementation's finding; the client goes on without it.)
     const chat = ((await (await politeFetch(`${proxyUrl}/v1/chats?limit=1`, { headers: H(key) })).json()) as { data?: Array<{ id: string }> }).data?.[0]?.id;
-    if (chat) for (const q of ["limit=0", "limit=101", "starting_after=abc", "starting_after=00000000-0000-4000-8000-000000000000"]) await politeFetch(`${proxyUrl}/v1/chats/${chat}/messages?${q}`, { headers: H(key) });
+    // Both parameters invalid at once (one validation issue each), the largest page, and a message of another chat as
+    // the cursor (not a visible message of this chat: 400, never the chat's 404).
+    const elsewhere = await messageOfAnotherChat(proxyUrl, key, chat);
+    if (chat) for (const q of ["limit=0", "limit=101", "starting_after=abc", "limit=0&starting_after=abc", "limit=100", "starting_after=00000000-0000-4000-8000-000000000000", ...(elsewhere ? [`starting_after=${elsewhere}`] : [])]) await politeFetch(`${proxyUrl}/v1/chats/${chat}/messages?${q}`, { headers: H(key) });
     await politeFetch(`${proxyUrl}/v1/studies/00000000-0000-4000-8000-000000000000`, { headers: H(key) });
     // A client's mistake the implementation must refuse.
     await politeFetch(`${proxyUrl}/v1/releases?limit=abc`, { headers: H(key) });
@@ -75,6 +78,9 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   // with the secret of that creation).
   await hook("DELETE");
   await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
+  // An update to another URL (the relay's, with a query), read back, then back to the first.
+  await hook("PUT", { url: `${relayUrl}?moved=1`, events: ["interview.completed"] });
+  await hook("GET");
   await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
   await hook("GET");
   const studies = ((await (await politeFetch(`${proxyUrl}/v1/studies?limit=100`, { headers: H(FOREIGN.globex) })).json()) as { data: Array<{ id: string; accepting_responses: boolean }> }).data;
@@ -83,12 +89,25 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   const interview = await testing("interviews", { study_id: study, reference_id: "proxy_foreign", language: "de" });
   await testing(`interviews/${interview.id}:finish`, {});
   // The seed's bound: a delivery within 30 s of the completion.
-  for (let i = 0; i < 1_200 && delivered() === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  // Its first attempt is answered 503 (naming a wait of an hour), so it comes again after the first delay: the retry's
+  // headers, signature and bytes are judged as the first's, and its time by the schedule the service was given.
+  for (let i = 0; i < 1_200 && delivered() < 1; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && delivered() < 2; i++) await new Promise((r) => setTimeout(r, 25));
   await politeFetch(`${proxyUrl}/v1/interviews/${interview.id}`, { headers: H(FOREIGN.globex) });
   // Subscribed to nothing for a while (an implementation may refuse events [] with a 400: then nothing changed).
   await hook("PUT", { url: relayUrl, events: [] });
   await hook("GET");
   await hook("DELETE");
+}
+
+/** A message of a chat other than `chat` that the key reads, or none. */
+async function messageOfAnotherChat(proxyUrl: string, key: string, chat: string | undefined): Promise<string | undefined> {
+  const chats = ((await (await politeFetch(`${proxyUrl}/v1/chats?limit=5`, { headers: H(key) })).json()) as { data?: Array<{ id: string }> }).data ?? [];
+  for (const other of chats.filter((c) => c.id !== chat)) {
+    const page = (await (await politeFetch(`${proxyUrl}/v1/chats/${other.id}/messages?limit=1`, { headers: H(key) })).json()) as { data?: Array<{ id: string }> };
+    if (page.data?.[0]) return page.data[0].id;
+  }
+  return undefined;
 }
 
 /**
@@ -112,18 +131,30 @@ async function participant(proxyUrl: string): Promise<void> {
 
 /**
  * The foreign server (or a changed copy, `server`) behind the proxy at --level seed, with retries after `delays`, and
- * a receiver that answers every delivery `status` (naming `retryAfter` where given), relayed through the proxy; `run` drives traffic, then the proxy's
+ * a receiver that answers every delivery `status` (naming `retryAfter` where given; with `firstFails`, each event's
+ * first attempt 503, naming a wait of an hour), relayed through the proxy; `run` drives traffic, then the proxy's
  * report and how many deliveries arrived. Everything started is stopped, whatever `run` does.
  */
-async function behindProxy(server: string | undefined, o: { delays: number[]; status: number; retryAfter?: string; judgeDelays?: number[] }, run: (proxy: RunningProxy, origin: string, baseUrl: string, delivered: () => number) => Promise<void>): Promise<{ report: Report; delivered: number }> {
+async function behindProxy(server: string | undefined, o: { delays: number[]; status: number; retryAfter?: string; firstFails?: boolean; judgeDelays?: number[] }, run: (proxy: RunningProxy, origin: string, baseUrl: string, delivered: () => number) => Promise<void>): Promise<{ report: Report; delivered: number }> {
   const foreign = await startForeign({ WEBHOOK_ALLOW_HTTP: "1", SIM_PROCESSING_MS: "100", WEBHOOK_RETRY_DELAYS_MS: o.delays.join(",") }, server);
   let delivered = 0;
+  const attempts = new Map<string, number>();
   const receiver: Server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       delivered++;
-      res.statusCode = o.status;
-      if (o.retryAfter) res.setHeader("retry-after", o.retryAfter);
+      let id = "";
+      try {
+        id = String(JSON.parse(Buffer.concat(chunks).toString("utf8"))?.data?.interview_id);
+      } catch {
+        // not a payload: counted all the same
+      }
+      attempts.set(id, (attempts.get(id) ?? 0) + 1);
+      // An event's first attempt failed where asked (503, naming a wait of an hour): its retry then shows what retries carry.
+      const failing = o.firstFails && attempts.get(id) === 1;
+      res.statusCode = failing ? 503 : o.status;
+      if (o.retryAfter || failing) res.setHeader("retry-after", o.retryAfter ?? "3600");
       res.end();
     });
   });
@@ -145,7 +176,7 @@ async function behindProxy(server: string | undefined, o: { delays: number[]; st
  * `direct`: the webhook is set on the server itself, not through the proxy, so the proxy never sees its secret.
  */
 const throughProxy = (server?: string, direct = false) =>
-  behindProxy(server, { delays: [200, 400, 600], status: 204 }, (proxy, origin, baseUrl, delivered) => drive(proxy.url, origin, proxy.relayUrl!, delivered, direct ? baseUrl : proxy.url));
+  behindProxy(server, { delays: [200, 400, 600], status: 204, firstFails: true, judgeDelays: [200, 400, 600] }, (proxy, origin, baseUrl, delivered) => drive(proxy.url, origin, proxy.relayUrl!, delivered, direct ? baseUrl : proxy.url));
 
 /** The retry schedule the copies below are configured with: short, and far enough apart that one delay is not the next. */
 const DELAYS = [1_500, 3_000, 4_500];
@@ -265,6 +296,25 @@ const VIOLATIONS: Violation[] = [
     find: "  send(res, 200, interviewView(iv, true));", replace: "  { const o = interviewView(iv, true); if (o.status === 'processing') o.status = 'completed'; send(res, 200, o); }" },
   { name: "a page of limit=1 refused", breaks: "Endpoints: limit min 1, max 100", rule: "pagination.walk-ends",
     find: "if (n < 1 || n > 100) return { error:", replace: "if (n < 2 || n > 100) return { error:" },
+  // Sets 58 to 60 through the proxy, now that the client's receiver fails each event's first attempt (503, naming a
+  // wait of an hour), sends two invalid message parameters at once, the largest page and another chat's message as a
+  // cursor, and moves the webhook to another URL and reads it back.
+  { name: "retries without X-Webhook-Event", breaks: "Events: headers, X-Webhook-Event on every delivery", rule: "webhooks.headers",
+    find: "'x-webhook-event': 'interview.completed', 'x-webhook-signature': signature,", replace: "...(n === 0 ? { 'x-webhook-event': 'interview.completed' } : {}), 'x-webhook-signature': signature," },
+  { name: "retries sent as text/plain", breaks: "Events: headers, Content-Type application/json", rule: "webhooks.headers",
+    find: "'content-type': 'application/json', 'content-length': body.length,", replace: "'content-type': n === 0 ? 'application/json' : 'text/plain', 'content-length': body.length," },
+  { name: "retries signed in upper-case hex", breaks: "Events: X-Webhook-Signature, lowercase hex", rule: "webhooks.signature",
+    find: "update(body).digest('hex');", replace: "update(body).digest('hex')[n === 0 ? 'toLowerCase' : 'toUpperCase']();" },
+  { name: "a 503's Retry-After waited out instead of the schedule", breaks: "Events: delivery rule 2 (1st retry after 10 seconds)", rule: "webhooks.retries",
+    find: "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);", replace: "      if (res.statusCode === 503 && res.headers['retry-after'] && !settled) { settled = true; log.outcome = 'status 503'; if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), Math.max(WEBHOOK_RETRY_DELAYS_MS[n], Number(res.headers['retry-after']) * 1000)); return; }\n      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);" },
+  { name: "messages' details naming only the first field", breaks: "Errors 4: a details array with one validation issue per offending field", rule: "chats.invalid-parameters",
+    find: "if (details.length) return fail(res, 400, 'Invalid parameters', { details });", replace: "if (details.length) return fail(res, 400, 'Invalid parameters', { details: details.slice(0, 1) });" },
+  { name: "another chat's message as a cursor answered 404", breaks: "Errors 5: a starting_after UUID that is not a visible message of the chat gives 400", rule: "proxy.stays-found",
+    find: "  const visible = visibleMessages(c);\n", replace: "  const visible = visibleMessages(c);\n  if (cursor !== undefined && messages.get(cursor) && messages.get(cursor).chatId !== c.id) return fail(res, 404, 'There is no chat with this id');\n" },
+  { name: "messages refusing limit 100", breaks: "Endpoints: limit max 100", rule: "pagination.max-page-size",
+    find: "Number(lims[0]) < 1 || Number(lims[0]) > 100) details.push", replace: "Number(lims[0]) < 1 || Number(lims[0]) >= 100) details.push" },
+  { name: "an update with the same events keeping the old URL", breaks: "Endpoints: PUT /v1/webhooks, 200 with {url, events} on update", rule: "webhooks.update",
+    find: "    project.webhook.url = body.value.url;\n", replace: "    if (JSON.stringify(events) !== JSON.stringify(project.webhook.events)) project.webhook.url = body.value.url;\n" },
   // Set 59 through the proxy: launches of studies at their caps, the studies read before and after.
   { name: "a launch ignoring a monthly cap", breaks: "Participant endpoints: launches; Study: accepting_responses", rule: "cover.launch-declined",
     find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || !(study.status === 'active' && (study.weeklyLimit === null || studyUsage(study).weekly < study.weeklyLimit))) return no('not_accepting_responses', attribution);" },

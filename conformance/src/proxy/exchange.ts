@@ -27,6 +27,8 @@ export interface Exchange {
   key: string | null;
   /** The contract operation it is, once matched (the statements a verdict on it can show depend on it). */
   operationId?: string;
+  /** When the earliest webhook delivery the relay was still passing on as this exchange ended arrived (none: absent). */
+  relayingSince?: number;
 }
 
 /** A curl line that replays the request against the proxy's target (keys redacted). */

@@ -125,6 +125,8 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     captureBudget: memoryBudget, upstreamTimeoutMs: o.upstreamTimeoutMs ?? 30_000,
     onExchange: (ex) => {
       doubledPrefix(ex.path);
+      const relaying = relay?.earliestInFlight();
+      if (relaying !== undefined) ex.relayingSince = relaying;
       post({ type: "exchange", ex: toWire(ex) });
     },
     intercept: relay ? (req, res) => (relay.handles(req) ? (relay.handle(req, res), true) : false) : undefined,

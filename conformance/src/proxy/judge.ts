@@ -16,6 +16,7 @@ import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, excerptsOutside, QUALITY_SCORES, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
 import { withinLimits } from "../judge/windows.ts";
+import { same } from "../judge/same.ts";
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
 import { fieldsCheck } from "../checks/fields.ts";
@@ -81,6 +82,17 @@ export interface Deferred {
   judge(ex: Exchange, out: Verdicts): void;
 }
 
+
+/** Two webhook URLs that are one URL (a service may write it normalized). */
+export const sameUrl = (a: unknown, b: unknown): boolean => {
+  try {
+    return a === b || (typeof a === "string" && typeof b === "string" && new URL(a).href === new URL(b).href);
+  } catch {
+    return false;
+  }
+};
+/** Two lists of events naming the same events (order and repeats aside). */
+export const sameEvents = (a: unknown, b: unknown): boolean => Array.isArray(a) && Array.isArray(b) && same([...new Set(a.map(String))].sort(), [...new Set(b.map(String))].sort());
 
 /** The order each list is kept in: the seed's for releases, chats and messages; our contract's for the rest. */
 export const LIST_ORDER: Record<string, { key: string; desc: boolean; seedOrder: boolean }> = {
@@ -289,6 +301,12 @@ function judgeAnswerKind(op: Operation, ex: Exchange, body: unknown, sentInvalid
     out.verdict("implementation", SHOWN_RULES.requiredFields, missing.length === 0, `${ex.method} ${ex.url} answered ${ex.status} to a body without ${missing.join(" and ")}: both are required`, ex);
     const others = Array.isArray(sent?.events) ? sent.events.filter((e: unknown) => e !== "interview.completed") : [];
     out.verdict("implementation", SHOWN_RULES.eventsOnly, others.length === 0, `${ex.method} ${ex.url} answered ${ex.status} to events ${JSON.stringify(sent?.events)}: only interview.completed can be subscribed`, ex);
+    // What the answer says was set is what was sent (Endpoints: PUT /v1/webhooks answers {url, events}).
+    const answered = body as any;
+    if (missing.length === 0 && others.length === 0 && answered && typeof answered === "object" && "url" in answered) {
+      const rule = ex.status === 201 ? SHOWN_RULES.create : SHOWN_RULES.update;
+      out.verdict("implementation", rule, sameUrl(answered.url, sent.url) && sameEvents(answered.events, sent.events), `${ex.method} ${ex.url} was sent url ${JSON.stringify(sent.url)} and events ${JSON.stringify(sent.events)}, and answered ${ex.status} with url ${JSON.stringify(answered.url)} and events ${JSON.stringify(answered.events)}: the webhook is set as sent`, ex);
+    }
   }
   if (ex.status !== 400 || sentInvalid.length) return;
   // Errors 1: a retrieval of a well-formed id is the resource (200) or 404, never a 400; Limits: limit=100 is a page.

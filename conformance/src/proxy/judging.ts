@@ -95,6 +95,11 @@ export class Judging {
       const { faulted } = this.memory.before(ex, op, this.findings);
       judgeExchange(this.contract, this.requests, ex, reply, this.findings, faulted, this.removal);
       this.memory.after(ex, op, reply.body ?? null, this.findings);
+      // Retries whose window passed before a change came were owed whatever it changes (a webhook updated after the
+      // window cancels nothing that was due): judged first.
+      // As of when it came, or of the earliest delivery the relay was still passing on then (a retry the judge has not
+      // seen yet).
+      if (ex.method !== "GET" && (ex.path === "/v1/webhooks" || ex.path.startsWith("/_sim/"))) this.retries.overdue(Math.min(ex.at, ex.relayingSince ?? Infinity), this.findings);
       this.retries.exchange(ex);
       const body = reply.body as any;
       if (ex.method === "PUT" && ex.path === "/v1/webhooks" && ex.status === 201 && typeof body?.signing_secret === "string") this.secrets.add(body.signing_secret);

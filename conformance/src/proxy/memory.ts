@@ -16,7 +16,7 @@ import { r as coverRules } from "../cover/rules.ts";
 import type { Operation } from "../contract.ts";
 import { parseRetryAfter } from "../http.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
-import { LIST_ORDER, SHOWN_RULES, type Verdicts } from "./judge.ts";
+import { LIST_ORDER, sameEvents, sameUrl, SHOWN_RULES, type Verdicts } from "./judge.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
 /** A Map that keeps at most `cap` entries, dropping the oldest (and telling `forgot` once). */
@@ -99,17 +99,6 @@ const ruleObjects = (o: any, depth: number): any[] => {
   const here = !Array.isArray(o) && studyOf(o) && tokensOf(o).length ? [o] : [];
   return [...here, ...Object.values(o).flatMap((v) => ruleObjects(v, depth + 1))];
 };
-
-/** Two webhook URLs that are one URL (a service may write it normalized). */
-const sameUrl = (a: unknown, b: unknown): boolean => {
-  try {
-    return a === b || (typeof a === "string" && typeof b === "string" && new URL(a).href === new URL(b).href);
-  } catch {
-    return false;
-  }
-};
-/** Two lists of events naming the same events (order and repeats aside). */
-const sameEvents = (a: unknown, b: unknown): boolean => Array.isArray(a) && Array.isArray(b) && same([...new Set(a.map(String))].sort(), [...new Set(b.map(String))].sort());
 
 /** When an exchange was answered (its request came at `at`). */
 const answeredAt = (ex: Exchange) => ex.at + ex.durationMs;

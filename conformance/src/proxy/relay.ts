@@ -16,8 +16,17 @@ const MAX_DELIVERY = 1_048_576;
 
 export class Relay {
   private seq = 0;
+  /** Deliveries being passed on (not yet judged), by number: when each arrived. */
+  private readonly inFlight = new Map<number, number>();
 
   constructor(private readonly receiver: URL, private readonly judge: (d: RelayedDelivery) => void, private readonly timeoutMs = 30_000) {}
+
+  /** When the earliest delivery still being passed on arrived: one the judge has not seen yet may be a retry it awaits. */
+  earliestInFlight(): number | undefined {
+    let earliest: number | undefined;
+    for (const at of this.inFlight.values()) if (earliest === undefined || at < earliest) earliest = at;
+    return earliest;
+  }
 
   handles(req: IncomingMessage): boolean {
     return (req.url ?? "").split("?")[0] === RELAY_PATH;
@@ -47,22 +56,28 @@ export class Relay {
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !["host", "connection", "content-length", "transfer-encoding", "keep-alive"].includes(k)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
     const started = performance.now();
     const base = { seq, at, receiver: this.receiver.href, method: req.method ?? "POST", headers, raw: new Uint8Array(raw) };
+    this.inFlight.set(seq, at);
+    let answer: Response;
+    let body: Buffer;
     try {
-      const answer = await fetch(this.receiver, { method: req.method, headers, body: new Uint8Array(raw), signal: AbortSignal.timeout(this.timeoutMs), redirect: "manual" });
-      const body = Buffer.from(await answer.arrayBuffer());
-      this.judge({ ...base, status: answer.status, tookMs: performance.now() - started });
-      // The receiver's headers as it sent them (a Retry-After, a Location), but for the connection's own and those of
-      // the encoding fetch has undone (the body goes back decoded, its length counted again).
-      const back: Record<string, string> = {};
-      answer.headers.forEach((v, k) => {
-        if (!HOP_BY_HOP.has(k)) back[k] = v;
-      });
-      res.writeHead(answer.status, back);
-      res.end(body);
+      answer = await fetch(this.receiver, { method: req.method, headers, body: new Uint8Array(raw), signal: AbortSignal.timeout(this.timeoutMs), redirect: "manual" });
+      body = Buffer.from(await answer.arrayBuffer());
     } catch (err) {
+      this.inFlight.delete(seq);
       this.judge({ ...base, status: null, tookMs: performance.now() - started, error: (err as Error).message });
       res.writeHead(502, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { type: "api_error", message: `Bad gateway: the receiver ${this.receiver.origin} did not answer` } }));
+      return;
     }
+    this.inFlight.delete(seq);
+    this.judge({ ...base, status: answer.status, tookMs: performance.now() - started });
+    // The receiver's headers as it sent them (a Retry-After, a Location), but for the connection's own and those of
+    // the encoding fetch has undone (the body goes back decoded, its length counted again).
+    const back: Record<string, string> = {};
+    answer.headers.forEach((v, k) => {
+      if (!HOP_BY_HOP.has(k)) back[k] = v;
+    });
+    res.writeHead(answer.status, back);
+    res.end(body);
   }
 }
