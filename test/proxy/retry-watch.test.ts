@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { Exchange } from "../../conformance/src/proxy/exchange.ts";
 import { Findings } from "../../conformance/src/proxy/findings.ts";
-import { PROXY_RULES } from "../../conformance/src/proxy/judging.ts";
+import { Judging, PROXY_RULES } from "../../conformance/src/proxy/judging.ts";
 import { RetryWatch } from "../../conformance/src/proxy/retry-watch.ts";
 
 const SCHEDULE = { delaysMs: [1_000, 2_000, 3_000], timeoutMs: 5_000 };
@@ -108,5 +108,21 @@ describe("RetryWatch", () => {
     injected.deliver(210_000, 500);
     injected.deliver(210_300, 500);
     expect(injected.failed()).toEqual([expect.stringContaining("arrived 300 ms after attempt 1")]);
+  });
+
+  it("judges a retry whose window passed before a webhook change the proxy sees, unless a delivery was still being relayed then", () => {
+    const payload = Buffer.from(JSON.stringify({ event: "interview.completed", data: { interview_id: INTERVIEW, session_id: INTERVIEW } }));
+    const run = (relayingSince?: number) => {
+      const judging = new Judging({ target: "http://service.test/api", level: "contract", webhookRetryDelaysMs: SCHEDULE.delaysMs, webhookTimeoutMs: SCHEDULE.timeoutMs }, () => undefined);
+      // The first attempt answered 503; its retry is due about 1 s later. The client moves the webhook 10 s after it.
+      judging.delivery({ seq: 1, at: 0, receiver: "http://receiver.test/hook", method: "POST", headers: { "content-type": "application/json", "x-webhook-event": "interview.completed", "x-webhook-signature": "sha256=ab" }, raw: new Uint8Array(payload), status: 503, tookMs: 5 });
+      judging.exchange({ ...exchange(2, 10_000, "PUT", "/v1/webhooks", 200), key: "svc_live_acme_0123456789abcdef0123456789abcdef", requestHeaders: { "content-type": "application/json" }, requestBody: Buffer.from(JSON.stringify({ url: "https://receiver.test/other", events: ["interview.completed"] })), ...(relayingSince === undefined ? {} : { relayingSince }) });
+      return judging.report(false).results.flatMap((r) => r.failures.map((f) => `${f.rule}: ${f.message}`)).filter((f) => f.startsWith("webhooks.retries"));
+    };
+    // No retry came in its window, and the change came after it: the retry was owed, whatever the change excuses later.
+    expect(run()).toEqual([expect.stringContaining("no retry came within")]);
+    // A delivery the relay was still passing on from before the window closed may be that retry: nothing judged yet,
+    // and the change then excuses what had not come.
+    expect(run(900)).toEqual([]);
   });
 });
