@@ -16,6 +16,8 @@ import { r } from "./rules.ts";
 const CAP = 101;
 const PAUSED = "counts of a study paused";
 const CAPPED = ", in a study with caps";
+/** The window read with the study paused in it: a paused study's interviews stay listed by every filter. */
+const WINDOW_PAUSED = ", its study paused";
 
 async function study(env: CoverEnv, id: string) {
   const reply = await env.req(`/v1/studies/${id}`);
@@ -123,11 +125,12 @@ async function interviews(env: CoverEnv): Promise<void> {
  * service's own timer and watched until it reads processing. Where processing is short (a twentieth of a second), a
  * read may land after it: up to eight interviews are finished, each waited to its completion, until one lands inside.
  */
-async function processing(env: CoverEnv, capped: boolean): Promise<void> {
+async function processing(env: CoverEnv, capped: boolean, paused = false): Promise<void> {
   const { ctx } = env;
   // Uncapped, and capped far above what it takes: a count that changes with the caps' presence is judged in both.
   const cap = capped ? 1_000 : null;
-  const { id } = await ctx.states.plantStudy({ name: `Counts while processing${capped ? ", capped" : ""}`, weekly_limit: cap, monthly_limit: cap }, env.project);
+  const { id } = await ctx.states.plantStudy({ name: `Counts while processing${capped ? ", capped" : ""}${paused ? ", paused" : ""}`, weekly_limit: cap, monthly_limit: cap }, env.project);
+  const suffix = paused ? WINDOW_PAUSED : capped ? CAPPED : "";
   const wait = completionWaitMs(ctx.options);
   let held = ctx.states.has("hold") && ctx.states.has("complete");
   /** Interviews watched on the service's timer that went to completed without ever reading processing. */
@@ -136,19 +139,26 @@ async function processing(env: CoverEnv, capped: boolean): Promise<void> {
   const missed: number[] = [];
   // Both classes of the window: whatever settles one settles the other.
   const reach = () => {
-    env.reach(`interview_count while one is processing${capped ? CAPPED : ""}`, r["count-completed"].cites);
-    env.reach(`status=processing while one is processing${capped ? CAPPED : ""}`, r["processing-filter"].cites);
+    env.reach(`interview_count while one is processing${suffix}`, r["count-completed"].cites);
+    env.reach(`status=processing while one is processing${suffix}`, r["processing-filter"].cites);
   };
   for (let done = 0; done < 8; done++) {
     let interview: string;
     let inWindow = false;
+    // Paused once its interview is planted (a paused study may take no new ones), before the window opens: the
+    // interview processing stays listed by the status filter, and counted as before. Active again for the next try.
+    const pause = async () => {
+      if (paused) await ctx.states.setStudyStatus(id, "paused", env.project);
+    };
     if (held) {
       interview = (await ctx.states.plantInterview({ study_id: id, hold: true }, env.project)).id;
+      await pause();
       inWindow = (await ctx.states.completeInterview(interview, env.project)).status === "processing";
       // No window after an on-demand completion: the service's own timer is watched from the next try.
       held = inWindow;
     } else {
       interview = (await ctx.states.plantInterview({ study_id: id }, env.project)).id;
+      await pause();
       const from = Date.now();
       for (let status = ""; status !== "completed" && Date.now() < from + wait; ) {
         status = (await env.req(`/v1/interviews/${interview}`)).body?.status;
@@ -170,12 +180,13 @@ async function processing(env: CoverEnv, capped: boolean): Promise<void> {
         env.expect(r["count-completed"], read.status === 200 && read.body?.interview_count === done, `read while interview ${interview} was processing, with ${done} completed before it, the study's interview_count is ${JSON.stringify(read.body?.interview_count)} (${read.status}), not ${done}: it counts completed interviews only`, read);
         // The status filter's third value: the one processing interview, none of the completed ones.
         const ids = (listed.body?.data ?? []).map((x: any) => x?.id);
-        env.expect(r["processing-filter"], listed.status === 200 && ids.length === 1 && ids[0] === interview, `read while interview ${interview} was processing (and ${done} of the study's were completed), GET /v1/interviews?study_id=${id}&status=processing answered ${listed.status} listing ${JSON.stringify(ids)}, not that one interview`, listed);
+        env.expect(r["processing-filter"], listed.status === 200 && ids.length === 1 && ids[0] === interview, `read while interview ${interview} was processing (and ${done} of the study's were completed)${paused ? ", its study paused" : ""}, GET /v1/interviews?study_id=${id}&status=processing answered ${listed.status} listing ${JSON.stringify(ids)}, not that one interview`, listed);
         return reach();
       }
       missed.push(Date.now() - t);
     }
     const got = await untilCompleted(env.http, interview, wait);
+    if (paused) await ctx.states.setStudyStatus(id, "active", env.project);
     if (got.reply.body?.status !== "completed") return;
   }
   // Eight tries, each over before the reads could land inside it, never seen processing at all, or completed on demand
@@ -216,10 +227,10 @@ export const counts: Unit = {
   rules: [r["counts"], r["cap-transition"], r["message-count"], r["count-completed"], r["processing-filter"]],
   classes: (ctx) => [
     "count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("study-status") ? [PAUSED] : []), ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101"] : []),
-    ...["", CAPPED].flatMap((c) => [`interview_count while one is processing${c}`, `status=processing while one is processing${c}`]),
+    ...["", CAPPED, ...(ctx.states.has("study-status") ? [WINDOW_PAUSED] : [])].flatMap((c) => [`interview_count while one is processing${c}`, `status=processing while one is processing${c}`]),
   ],
   async run(env) {
     const { states } = env.ctx;
-    await Promise.all([interviews(env), states.has("plant-chat") ? messages(env) : undefined, processing(env, false).then(() => processing(env, true))]);
+    await Promise.all([interviews(env), states.has("plant-chat") ? messages(env) : undefined, processing(env, false).then(() => processing(env, true)).then(() => (states.has("study-status") ? processing(env, false, true) : undefined))]);
   },
 };

@@ -491,6 +491,10 @@ export const VIOLATIONS: Violation[] = [
     find: "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);", replace: "      if (res.statusCode === 503 && res.headers['retry-after'] && !settled) { settled = true; log.outcome = 'status 503'; if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), Math.max(WEBHOOK_RETRY_DELAYS_MS[n], Number(res.headers['retry-after']) * 1000)); return; }\n      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);" },
   { name: "a 410 unsubscribing the webhook", breaks: "Events: sent to the URL set by PUT /v1/webhooks; Endpoints: GET /v1/webhooks", rule: "cover.hook-kept",
     find: "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);", replace: "      if (res.statusCode === 410 && project.webhook) project.webhook.events = [];\n      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);" },
+  // Set 62 (interviews of studies that are not active): no interview had been read processing while its study was
+  // paused.
+  { name: "status=processing leaving out a paused study's interviews", breaks: "Endpoints: GET /v1/interviews status; Study: status", rule: "cover.processing-filter",
+    find: "    return true;\n  });\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "    if (filters.status === 'processing' && studies.get(i.studyId)?.status !== 'active') return false;\n    return true;\n  });\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
