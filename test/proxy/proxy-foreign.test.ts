@@ -12,7 +12,7 @@ import { startProxy, type RunningProxy } from "../../conformance/src/proxy/index
 import type { Report } from "../../conformance/src/run.ts";
 import { createApiClient, paginate, retryingFetch } from "../../sdk/src/index.ts";
 import { ALLOWED, plantAll } from "../conformance/foreign/allowed.ts";
-import { plant, type Violation } from "../conformance/foreign/violations.ts";
+import { plant, VIOLATIONS as SUITE_VIOLATIONS, type Violation } from "../conformance/foreign/violations.ts";
 import { FOREIGN, FOREIGN_SERVER, startForeign } from "../support/foreign.ts";
 
 const failures = (report: Report) => report.results.find((r) => r.name === "implementation")!.failures.map((f) => `${f.rule}: ${f.message}`);
@@ -24,6 +24,9 @@ const H = (key: string) => ({ authorization: `Bearer ${key}` });
  * the typed client does: the SDK's own retrying fetch. Every attempt passes through the proxy and is judged.
  */
 const politeFetch = retryingFetch(fetch, { retries: 20 });
+
+/** One of the suite's own fixed cases (test/conformance/foreign/violations.ts), judged here by the proxy's `rule`. */
+const suiteCase = (name: string, rule: string): Violation => ({ ...SUITE_VIOLATIONS.find((v) => v.name === name)!, rule });
 
 /**
  * What a client does through the proxy: every list walked at a small page and whole, every item read, each chat's
@@ -305,8 +308,7 @@ const VIOLATIONS: Violation[] = [
     find: "'content-type': 'application/json', 'content-length': body.length,", replace: "'content-type': n === 0 ? 'application/json' : 'text/plain', 'content-length': body.length," },
   { name: "retries signed in upper-case hex", breaks: "Events: X-Webhook-Signature, lowercase hex", rule: "webhooks.signature",
     find: "update(body).digest('hex');", replace: "update(body).digest('hex')[n === 0 ? 'toLowerCase' : 'toUpperCase']();" },
-  { name: "a 503's Retry-After waited out instead of the schedule", breaks: "Events: delivery rule 2 (1st retry after 10 seconds)", rule: "webhooks.retries",
-    find: "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);", replace: "      if (res.statusCode === 503 && res.headers['retry-after'] && !settled) { settled = true; log.outcome = 'status 503'; if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), Math.max(WEBHOOK_RETRY_DELAYS_MS[n], Number(res.headers['retry-after']) * 1000)); return; }\n      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);" },
+  suiteCase("a 503's Retry-After waited out instead of the schedule", "webhooks.retries"),
   { name: "messages' details naming only the first field", breaks: "Errors 4: a details array with one validation issue per offending field", rule: "chats.invalid-parameters",
     find: "if (details.length) return fail(res, 400, 'Invalid parameters', { details });", replace: "if (details.length) return fail(res, 400, 'Invalid parameters', { details: details.slice(0, 1) });" },
   { name: "another chat's message as a cursor answered 404", breaks: "Errors 5: a starting_after UUID that is not a visible message of the chat gives 400", rule: "proxy.stays-found",
@@ -316,8 +318,7 @@ const VIOLATIONS: Violation[] = [
   { name: "an update with the same events keeping the old URL", breaks: "Endpoints: PUT /v1/webhooks, 200 with {url, events} on update", rule: "webhooks.update",
     find: "    project.webhook.url = body.value.url;\n", replace: "    if (JSON.stringify(events) !== JSON.stringify(project.webhook.events)) project.webhook.url = body.value.url;\n" },
   // Set 59 through the proxy: launches of studies at their caps, the studies read before and after.
-  { name: "a launch ignoring a monthly cap", breaks: "Participant endpoints: launches; Study: accepting_responses", rule: "cover.launch-declined",
-    find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || !(study.status === 'active' && (study.weeklyLimit === null || studyUsage(study).weekly < study.weeklyLimit))) return no('not_accepting_responses', attribution);" },
+  suiteCase("a launch ignoring a monthly cap", "cover.launch-declined"),
   { name: "an invite code ignoring the caps", breaks: "Participant endpoints: launches; Study: accepting_responses", rule: "cover.launch-declined",
     find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || !(code !== undefined && tokenText === undefined ? study.status === 'active' : studyUsage(study).accepting)) return no('not_accepting_responses', attribution);" },
   { name: "a launch decided with a mode of its own", breaks: "Participant endpoints: launches, a decision whose mode is webview, external_browser or not_eligible", rule: "participant.decision",
@@ -375,7 +376,6 @@ describe("the proxy in front of ../shared/foreign", () => {
   it("judges the retry schedule of relayed deliveries a receiver fails: nothing on a correct server; one retry too many, a delay of the wrong slot, none at all and a 429's Retry-After waited out flagged", async () => {
     const copy = (name: string, find: string, replace: string) => plant({ name, breaks: "Events: delivery rules 2, 3", rule: "webhooks.retries", find, replace }, mkdtempSync(join(dir, "r-")));
     const schedule = "if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), WEBHOOK_RETRY_DELAYS_MS[n]);";
-    const settle = "      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);";
     // A receiver's 429 naming a Retry-After of an hour, which the relay passes back: the seed's schedule still holds.
     const limited = { status: 429, retryAfter: "3600" };
     const [fine, fourth, shifted, never, fineLimited, waited] = await Promise.all([
@@ -384,7 +384,7 @@ describe("the proxy in front of ../shared/foreign", () => {
       retriesThroughProxy(copy("each retry after the next slot's delay", schedule, "if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), WEBHOOK_RETRY_DELAYS_MS[Math.min(n + 1, WEBHOOK_RETRY_DELAYS_MS.length - 1)]);"), 4),
       retriesThroughProxy(copy("never retried", schedule, ""), 1),
       retriesThroughProxy(undefined, 4, limited),
-      retriesThroughProxy(copy("a 429's Retry-After waited out", settle, "      if (res.statusCode === 429 && res.headers['retry-after'] && !settled) { settled = true; log.outcome = 'status 429'; if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), Math.max(WEBHOOK_RETRY_DELAYS_MS[n], Number(res.headers['retry-after']) * 1000)); return; }\n" + settle), 1, limited),
+      retriesThroughProxy(plant(suiteCase("a 429's Retry-After waited out instead of the schedule", "webhooks.retries"), mkdtempSync(join(dir, "r-"))), 1, limited),
     ]);
     expect(fineLimited.delivered).toBe(4);
     expect(failures(fineLimited.report)).toEqual([]);

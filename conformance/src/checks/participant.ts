@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { Lacking, wrongs, type Check, type Ctx } from "../check.ts";
 import type { Reply } from "../http.ts";
-import { launchBodies, triggerRules, valueAt } from "../judge/participant.ts";
+import { ELIGIBLE_MODES, LAUNCH_MODES, launchBodies, triggerRules, valueAt } from "../judge/participant.ts";
 import { contract, rules, seed } from "../rules.ts";
 
 const r = rules("participant", {
@@ -56,10 +56,10 @@ export const participantCheck: Check = {
       if (reply.status === 400) ctx.untested("participant launch decisions", `every launch request was refused with 400: the contract's fields and the rule's own (${Object.keys(rule).join(", ")}); the seed shows no request fields`);
       else {
         modes.push(decided(reply));
-        const launchWrong = wrongs([reply.status !== 200, `POST /v1/interview-participant/launches answered ${reply.status}, not 200`], [!["webview", "external_browser", "not_eligible"].includes(reply.body?.mode), `the decision's mode is ${JSON.stringify(reply.body?.mode)}, not webview, external_browser or not_eligible`]);
+        const launchWrong = wrongs([reply.status !== 200, `POST /v1/interview-participant/launches answered ${reply.status}, not 200`], [!LAUNCH_MODES.includes(reply.body?.mode), `the decision's mode is ${JSON.stringify(reply.body?.mode)}, not webview, external_browser or not_eligible`]);
         ctx.expect(r.decision, !launchWrong, launchWrong, reply);
         // A launch from the config's own token that is decided eligible shows the eligible path; a declined one shows nothing.
-        if (["webview", "external_browser"].includes(reply.body?.mode)) ctx.expect(r.eligible, true, "");
+        if (ELIGIBLE_MODES.includes(reply.body?.mode)) ctx.expect(r.eligible, true, "");
       }
       ctx.expect(r.launch, reply.status === 200, `POST launches with a fresh token answered ${reply.status}`, reply);
       ctx.conforms(reply, "POST /v1/interview-participant/launches");
@@ -71,7 +71,7 @@ export const participantCheck: Check = {
         const forged = JSON.parse(JSON.stringify(sent).split(JSON.stringify(token)).join(JSON.stringify(`${token.slice(0, 8)}-forged-${randomUUID()}`)));
         const declined = await launch(forged);
         if (declined.status >= 200 && declined.status < 300) {
-          ctx.expect(r.decision, ["webview", "external_browser", "not_eligible"].includes(declined.body?.mode), `a launch with a token the server never issued answered ${declined.status} with mode ${JSON.stringify(declined.body?.mode)}, not webview, external_browser or not_eligible`, declined);
+          ctx.expect(r.decision, LAUNCH_MODES.includes(declined.body?.mode), `a launch with a token the server never issued answered ${declined.status} with mode ${JSON.stringify(declined.body?.mode)}, not webview, external_browser or not_eligible`, declined);
           ctx.conforms(declined, "POST /v1/interview-participant/launches (a forged token)");
         }
       }
@@ -86,14 +86,14 @@ export const participantCheck: Check = {
         const reply = await launch(body);
         modes.push(decided(reply));
         ctx.conforms(reply, "POST /v1/interview-participant/launches");
-        ctx.expect(r.eligible, reply.status === 200 && ["webview", "external_browser"].includes(reply.body?.mode), `a launch the states module says is eligible (${JSON.stringify(body).slice(0, 200)}) answered ${reply.status} with mode ${JSON.stringify(reply.body?.mode)}, not webview or external_browser`, reply);
+        ctx.expect(r.eligible, reply.status === 200 && ELIGIBLE_MODES.includes(reply.body?.mode), `a launch the states module says is eligible (${JSON.stringify(body).slice(0, 200)}) answered ${reply.status} with mode ${JSON.stringify(reply.body?.mode)}, not webview or external_browser`, reply);
       } catch (err) {
         if (!(err instanceof Lacking)) throw err;
         ctx.note(`participant: no launch known to be eligible from the states: ${err.why}`);
       }
     }
     // Declining everything is a decision too: without a launch known to be eligible, the eligible path was not shown.
-    if (!claimed && !modes.some((m) => m === "webview" || m === "external_browser")) {
+    if (!claimed && !modes.some((m) => ELIGIBLE_MODES.includes(m))) {
       ctx.untested("eligible launch decisions (webview, external_browser)", `every launch the suite could make was decided ${modes.length ? modes.map((m) => JSON.stringify(m ?? "no decision")).join(", ") : "nothing"}; a states module's launchRequest says which launch the implementation accepts`);
     }
     const event = { eventId: randomUUID(), phase: "shown", referenceId: "conformance_user", occurredAt: new Date().toISOString() };

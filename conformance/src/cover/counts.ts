@@ -142,14 +142,14 @@ async function processing(env: CoverEnv, capped: boolean, paused = false): Promi
     env.reach(`interview_count while one is processing${suffix}`, r["count-completed"].cites);
     env.reach(`status=processing while one is processing${suffix}`, r["processing-filter"].cites);
   };
+  // Paused once its interview is planted (a paused study may take no new ones), before the window opens: the interview
+  // processing stays listed by the status filter, and counted as before. Active again for the next try.
+  const pause = async () => {
+    if (paused) await ctx.states.setStudyStatus(id, "paused", env.project);
+  };
   for (let done = 0; done < 8; done++) {
     let interview: string;
     let inWindow = false;
-    // Paused once its interview is planted (a paused study may take no new ones), before the window opens: the
-    // interview processing stays listed by the status filter, and counted as before. Active again for the next try.
-    const pause = async () => {
-      if (paused) await ctx.states.setStudyStatus(id, "paused", env.project);
-    };
     if (held) {
       interview = (await ctx.states.plantInterview({ study_id: id, hold: true }, env.project)).id;
       await pause();

@@ -9,14 +9,12 @@
  * at the cap too. Where the target can set a study's status, a second study's offered launch is eligible, declined once the
  * study is paused, eligible again once it is active again, and declined again once it is set to draft.
  */
-import { launchBodies, triggerRules } from "../judge/participant.ts";
+import { ELIGIBLE_MODES as ELIGIBLE, launchBodies, triggerRules } from "../judge/participant.ts";
 import { Lacking } from "../outcomes.ts";
 import type { Reply } from "../http.ts";
 import { until, type CoverEnv, type Unit } from "./unit.ts";
 import { propertySchema } from "./domain.ts";
 import { r } from "./rules.ts";
-
-const ELIGIBLE = ["webview", "external_browser"];
 
 async function launch(env: CoverEnv, body: unknown, publicKey = env.publicKey!): Promise<Reply> {
   return env.http.req("/v1/interview-participant/launches", { key: null, headers: { "x-public-key": publicKey }, method: "POST", body });

@@ -17,7 +17,7 @@ import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { stallWords, timeoutEarly, timeoutSlack } from "../judge/timing.ts";
 import { describeAnswer, LATE_2XX, sequenceWindow, TIMEOUT } from "../model/interview-steps.ts";
 import { RESET, type Delivery } from "../receiver.ts";
-import { fieldsDiffer } from "../judge/same.ts";
+import { fieldsDiffer, sameEvents, sameUrl } from "../judge/same.ts";
 import { textOfLength, until, type CoverEnv, type Hook, type Unit } from "./unit.ts";
 import { propertySchema } from "./domain.ts";
 import { r } from "./rules.ts";
@@ -222,15 +222,7 @@ export const receiverAnswers: Unit = {
 async function stillSubscribed(env: CoverEnv, hook: Hook, study: string): Promise<void> {
   const { ctx } = env;
   const read = await env.req("/v1/webhooks");
-  const sameUrl = (() => {
-    try {
-      return new URL(String(read.body?.url)).href === new URL(hook.url).href;
-    } catch {
-      return false;
-    }
-  })();
-  const events = Array.isArray(read.body?.events) ? [...new Set(read.body.events)] : read.body?.events;
-  env.expect(r["hook-kept"], read.status === 200 && sameUrl && JSON.stringify(events) === JSON.stringify(["interview.completed"]), `after every class of receiver answer, GET /v1/webhooks answered ${read.status} ${JSON.stringify(read.body).slice(0, 300)}, not the webhook set (url ${hook.url}, events ["interview.completed"]): no answer of a receiver changes it`, read);
+  env.expect(r["hook-kept"], read.status === 200 && sameUrl(read.body?.url, hook.url) && sameEvents(read.body?.events, ["interview.completed"]), `after every class of receiver answer, GET /v1/webhooks answered ${read.status} ${JSON.stringify(read.body).slice(0, 300)}, not the webhook set (url ${hook.url}, events ["interview.completed"]): no answer of a receiver changes it`, read);
   const i = await ctx.states.plantInterview({ study_id: study, hold: true, reference_id: "after-every-answer" }, env.project);
   await ctx.states.completeInterview(i.id, env.project);
   const came = await until(() => env.receiver.deliveries.some((d) => d.interviewId === i.id && d.path.startsWith(hook.path)), completionWaitMs(ctx.options));

@@ -5,6 +5,10 @@
  */
 import type { Ctx } from "../check.ts";
 
+/** Participant endpoints: a launch decision's modes, and those of a launch decided eligible. */
+export const LAUNCH_MODES: readonly string[] = ["webview", "external_browser", "not_eligible"];
+export const ELIGIBLE_MODES: readonly string[] = ["webview", "external_browser"];
+
 export interface FoundRules {
   /** Where the rules are in the config, and where the contract puts them. */
   field: string;

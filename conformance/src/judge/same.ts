@@ -47,3 +47,15 @@ export function firstDifference(got: unknown, want: unknown, path = ""): string 
 export function fieldsDiffer(got: unknown, want: Record<string, unknown>): string {
   return firstDifference(Object.fromEntries(Object.keys(want).map((k) => [k, (got as Record<string, unknown> | undefined)?.[k]])), want);
 }
+
+/** Two webhook URLs that are one URL (a service may write it normalized). */
+export const sameUrl = (a: unknown, b: unknown): boolean => {
+  try {
+    return a === b || (typeof a === "string" && typeof b === "string" && new URL(a).href === new URL(b).href);
+  } catch {
+    return false;
+  }
+};
+
+/** Two lists of events naming the same events (order and repeats aside). */
+export const sameEvents = (a: unknown, b: unknown): boolean => Array.isArray(a) && Array.isArray(b) && same([...new Set(a.map(String))].sort(), [...new Set(b.map(String))].sort());

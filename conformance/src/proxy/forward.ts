@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { decoded, type Exchange } from "./exchange.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1): each connection's own, never passed on. */
-const HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "proxy-authorization", "proxy-authenticate"]);
+export const HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "proxy-authorization", "proxy-authenticate"]);
 
 export interface ForwardOptions {
   target: URL;

@@ -16,12 +16,13 @@ import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, excerptsOutside, QUALITY_SCORES, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
 import { withinLimits } from "../judge/windows.ts";
-import { same } from "../judge/same.ts";
+import { sameEvents, sameUrl } from "../judge/same.ts";
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
 import { fieldsCheck } from "../checks/fields.ts";
 import { filtersCheck } from "../checks/filters.ts";
 import { participantCheck } from "../checks/participant.ts";
+import { LAUNCH_MODES } from "../judge/participant.ts";
 import { schemaCheck } from "../checks/schema.ts";
 import { r as webhookRules } from "../checks/webhooks.ts";
 import { windowsCheck } from "../checks/windows.ts";
@@ -82,17 +83,6 @@ export interface Deferred {
   judge(ex: Exchange, out: Verdicts): void;
 }
 
-
-/** Two webhook URLs that are one URL (a service may write it normalized). */
-export const sameUrl = (a: unknown, b: unknown): boolean => {
-  try {
-    return a === b || (typeof a === "string" && typeof b === "string" && new URL(a).href === new URL(b).href);
-  } catch {
-    return false;
-  }
-};
-/** Two lists of events naming the same events (order and repeats aside). */
-export const sameEvents = (a: unknown, b: unknown): boolean => Array.isArray(a) && Array.isArray(b) && same([...new Set(a.map(String))].sort(), [...new Set(b.map(String))].sort());
 
 /** The order each list is kept in: the seed's for releases, chats and messages; our contract's for the rest. */
 export const LIST_ORDER: Record<string, { key: string; desc: boolean; seedOrder: boolean }> = {
@@ -241,7 +231,7 @@ export function judgeExchange(contract: Contract, requests: RequestJudge, ex: Ex
   // Participant endpoints: "a launch decision object whose mode is webview, external_browser or not_eligible".
   if (op.operationId === "createParticipantLaunch") {
     const mode = (reply.body as any)?.mode;
-    out.verdict("implementation", SHOWN_RULES.launchDecision, ["webview", "external_browser", "not_eligible"].includes(mode), `${ex.method} ${ex.url} answered 200 with mode ${JSON.stringify(mode)}: a launch decision's mode is webview, external_browser or not_eligible`, ex);
+    out.verdict("implementation", SHOWN_RULES.launchDecision, LAUNCH_MODES.includes(mode), `${ex.method} ${ex.url} answered 200 with mode ${JSON.stringify(mode)}: a launch decision's mode is webview, external_browser or not_eligible`, ex);
   }
   if (op.operationId === "getStudy") acceptingVerdict(reply.body, ex, out);
   if (["getChat", "listChats", "listChatMessages"].includes(op.operationId)) {

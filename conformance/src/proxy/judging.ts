@@ -81,7 +81,7 @@ export class Judging {
     this.base = o.target.replace(/\/$/, "");
     this.findings = new Findings({ target: this.base, level: o.level, print });
     this.requests = new RequestJudge(this.contract);
-    this.memory = new Memory(o.caps ?? DEFAULT_CAPS, (what) => this.findings.note(what));
+    this.memory = new Memory(o.caps ?? DEFAULT_CAPS, (what) => this.findings.note(what), this.contract);
     this.retries = new RetryWatch({ delaysMs: o.webhookRetryDelaysMs ?? SEED_RETRY_DELAYS_MS, timeoutMs: o.webhookTimeoutMs ?? SEED_TIMEOUT_MS }, (what) => this.findings.note(what));
   }
 
@@ -96,9 +96,8 @@ export class Judging {
       judgeExchange(this.contract, this.requests, ex, reply, this.findings, faulted, this.removal);
       this.memory.after(ex, op, reply.body ?? null, this.findings);
       // Retries whose window passed before a change came were owed whatever it changes (a webhook updated after the
-      // window cancels nothing that was due): judged first.
-      // As of when it came, or of the earliest delivery the relay was still passing on then (a retry the judge has not
-      // seen yet).
+      // window cancels nothing that was due): judged first, as of when the change came, or of the earliest delivery the
+      // relay was still passing on then (a retry the judge has not seen yet).
       if (ex.method !== "GET" && (ex.path === "/v1/webhooks" || ex.path.startsWith("/_sim/"))) this.retries.overdue(Math.min(ex.at, ex.relayingSince ?? Infinity), this.findings);
       this.retries.exchange(ex);
       const body = reply.body as any;

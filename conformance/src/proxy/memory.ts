@@ -2,21 +2,22 @@
  * What the proxy remembers across exchanges, and what it judges from it: ids that answered 200 and later 404, fields
  * that never change and changed, keys that share a project and then disagree, walks that repeat, skip or break their
  * order, counts a whole walk contradicts, launches decided eligible while their study accepted no responses, and the
- * client's walks past has_more and retries before Retry-After. Every
- * map is capped; past a cap the oldest entries go, and the proxy says so once per map.
+ * client's walks past has_more and retries before Retry-After. Every map is capped; past a cap the oldest entries go,
+ * and the proxy says so once per map.
  */
 import { capacityCheck } from "../checks/capacity.ts";
 import { chatsCheck } from "../checks/chats.ts";
 import { r as webhookRules } from "../checks/webhooks.ts";
-import { same } from "../judge/same.ts";
+import { same, sameEvents, sameUrl } from "../judge/same.ts";
 import { payloadFieldsOf } from "../judge/attempts.ts";
 import { orderProblem, paginationRules } from "../judge/pages.ts";
 import { monthStart, weekStart, withinLimits } from "../judge/windows.ts";
 import { r as coverRules } from "../cover/rules.ts";
-import type { Operation } from "../contract.ts";
-import { parseRetryAfter } from "../http.ts";
+import type { Contract, Operation } from "../contract.ts";
+import { parseRetryAfter, UUID } from "../http.ts";
+import { ELIGIBLE_MODES, triggerRules, valueAt } from "../judge/participant.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
-import { LIST_ORDER, sameEvents, sameUrl, SHOWN_RULES, type Verdicts } from "./judge.ts";
+import { LIST_ORDER, SHOWN_RULES, type Verdicts } from "./judge.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
 /** A Map that keeps at most `cap` entries, dropping the oldest (and telling `forgot` once). */
@@ -81,24 +82,11 @@ const INSTANTS = 5_000;
 const SKEW_MS = 60_000;
 const DAY_MS = 86_400_000;
 
-/** The seed's modes of a launch decided eligible. */
-const ELIGIBLE = ["webview", "external_browser"];
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The study an object names: the seed's attribution field `experimentId` (or its snake_case form), as a UUID. */
-const studyOf = (o: any): string | undefined => [o?.experimentId, o?.experiment_id].find((v) => typeof v === "string" && UUID_TEXT.test(v))?.toLowerCase();
-/** The strings an object carries under a field named like a token, at its top or one object down (`launch.token`). */
-const tokensOf = (o: any): string[] => {
-  if (o === null || typeof o !== "object") return [];
-  const top = Object.entries(o).filter(([k, v]) => /token/i.test(k) && typeof v === "string").map(([, v]) => v as string);
-  const inner = Object.values(o).flatMap((v) => (v !== null && typeof v === "object" && !Array.isArray(v) ? Object.entries(v).filter(([k, x]) => /token/i.test(k) && typeof x === "string").map(([, x]) => x as string) : []));
-  return [...top, ...inner].filter((t) => t.length >= 8);
-};
-/** The objects of a trigger config that name a study and carry a token (its rules, wherever the config keeps them). */
-const ruleObjects = (o: any, depth: number): any[] => {
-  if (o === null || typeof o !== "object" || depth > 4) return [];
-  const here = !Array.isArray(o) && studyOf(o) && tokensOf(o).length ? [o] : [];
-  return [...here, ...Object.values(o).flatMap((v) => ruleObjects(v, depth + 1))];
-};
+const studyOf = (o: any): string | undefined => [o?.experimentId, o?.experiment_id].find((v) => typeof v === "string" && UUID.test(v))?.toLowerCase();
+/** The strings a request body carries at its top or one object down (`launch.token`): where a launch sends its token. */
+const stringsOf = (o: any): string[] =>
+  o === null || typeof o !== "object" ? [] : Object.values(o).flatMap((v) => (typeof v === "string" ? [v] : v !== null && typeof v === "object" && !Array.isArray(v) ? Object.values(v).filter((x): x is string => typeof x === "string") : []));
 
 /** When an exchange was answered (its request came at `at`). */
 const answeredAt = (ex: Exchange) => ex.at + ex.durationMs;
@@ -154,7 +142,7 @@ export class Memory {
   /** study id -> launches of it decided eligible since its last read. */
   private readonly eligibleLaunches: Capped<string, Exchange[]>;
 
-  constructor(private readonly caps: Caps, forgot: (what: string) => void) {
+  constructor(private readonly caps: Caps, forgot: (what: string) => void, private readonly contract: Contract) {
     this.resources = new Capped(caps.resources, "resources read", forgot);
     this.readers = new Capped(caps.resources, "ids and the keys that read them", forgot);
     this.together = new Capped(10_000, "pairs of keys of one project", forgot);
@@ -183,15 +171,17 @@ export class Memory {
    */
   private participant(op: Operation, ex: Exchange, body: any): void {
     if (op.operationId === "getParticipantConfig") {
-      for (const rule of ruleObjects(body, 0)) {
-        const study = studyOf(rule);
-        if (study) for (const token of tokensOf(rule)) this.launchTokens.set(token, study);
+      // Its rules and their token as the suite's participant check reads them (judge/participant.ts).
+      const found = triggerRules({ contract: this.contract }, body);
+      for (const rule of found?.token ? found.rules : []) {
+        const [study, token] = [studyOf(rule), valueAt(rule, found!.token!)];
+        if (study && typeof token === "string") this.launchTokens.set(token, study);
       }
       return;
     }
-    if (op.operationId !== "createParticipantLaunch" || !ELIGIBLE.includes(body?.mode)) return;
-    const sent = ex.requestBody ? (jsonOf(ex.requestBody) as any) : undefined;
-    const study = studyOf(body) ?? tokensOf(sent).map((t) => this.launchTokens.get(t)).find(Boolean);
+    if (op.operationId !== "createParticipantLaunch" || !ELIGIBLE_MODES.includes(body?.mode)) return;
+    const sent = ex.requestBody ? jsonOf(ex.requestBody) : undefined;
+    const study = studyOf(body) ?? stringsOf(sent).map((t) => this.launchTokens.get(t)).find(Boolean);
     if (!study) return;
     const launches = this.eligibleLaunches.get(study) ?? [];
     if (launches.length < 100) launches.push(ex);
@@ -212,7 +202,8 @@ export class Memory {
       const sameWindows = before !== undefined && weekOf(before.ex)?.[0] === weekOf(ex)?.[0] && weekOf(ex) !== undefined && monthStart(before.ex.at - SKEW_MS) === monthStart(answeredAt(ex) + SKEW_MS);
       if (before && before.closed && now.closed && before.state === now.state && sameWindows) {
         for (const launch of launches.filter((l) => answeredAt(before.ex) < l.at && answeredAt(l) < ex.at)) {
-          out.verdict("implementation", coverRules["launch-declined"], false, `${launch.method} ${launch.url} decided a launch of study ${st.id} ${JSON.stringify(jsonOf(launch.responseBody) && (jsonOf(launch.responseBody) as any).mode)}, but the study read status ${JSON.stringify(st.status)}, limits ${JSON.stringify(st.limits)} and accepting_responses false both before it (${before.ex.method} ${before.ex.url}) and after it (${ex.method} ${ex.url}): a study that accepts no responses declines a launch (not_eligible)`, launch, [before.ex, ex]);
+          const mode = (jsonOf(launch.responseBody) as any)?.mode;
+          out.verdict("implementation", coverRules["launch-declined"], false, `${launch.method} ${launch.url} decided a launch of study ${st.id} ${JSON.stringify(mode)}, but the study read status ${JSON.stringify(st.status)}, limits ${JSON.stringify(st.limits)} and accepting_responses false both before it (${before.ex.method} ${before.ex.url}) and after it (${ex.method} ${ex.url}): a study that accepts no responses declines a launch (not_eligible)`, launch, [before.ex, ex]);
         }
       }
       // A launch answered before this read was between this read and the last one, or before both: judged, or never.
@@ -350,8 +341,13 @@ export class Memory {
       this.counts.set(`${key}\n${body.id}`, { count: body.message_count, updatedAt: String(body.updated_at), streaming: body.is_streaming === true, ex });
     }
     if (op.operationId === "getStudy" && typeof body.id === "string" && typeof body.interview_count === "number") this.studyCount(key, body.id, body.interview_count, ex, out);
-    if (op.operationId === "getStudy" || op.operationId === "listStudies") for (const st of items) if (typeof st?.id === "string") this.studyUsage(key, st, ex, out);
-    if (op.operationId === "getStudy" || op.operationId === "listStudies") for (const st of items) if (typeof st?.id === "string") this.studyState(st, ex, out);
+    if (op.operationId === "getStudy" || op.operationId === "listStudies") {
+      for (const st of items) {
+        if (typeof st?.id !== "string") continue;
+        this.studyUsage(key, st, ex, out);
+        this.studyState(st, ex, out);
+      }
+    }
     if (op.operationId === "getInterview") this.interviewRead(body, ex, out);
     if (op.operationId === "getChat") this.chatUpdated(key, body, ex, out);
     if (op.operationId === "listChats") for (const c of items) this.chatUpdated(key, c, ex, out);

@@ -1,16 +1,14 @@
 /**
  * The webhook relay (--relay-webhooks URL): the service's deliveries come to the proxy's RELAY_PATH and go on, bytes
  * and headers unchanged, to the client's receiver; the receiver's answer (its status, headers and body) goes back to
- * the service. Each delivery, with
- * how long the receiver took and what it answered, goes to the judge (judging.ts: the suite's attempt judge, the
- * signature with every signing secret the proxy saw issued, the receiver's time and status).
+ * the service. Each delivery, with how long the receiver took and what it answered, goes to the judge (judging.ts: the
+ * suite's attempt judge, the signature with every signing secret the proxy saw issued, the receiver's time and status).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { HOP } from "./forward.ts";
 import type { RelayedDelivery } from "./judging.ts";
 
 export const RELAY_PATH = "/.proxy/webhooks";
-/** Headers of a connection (RFC 9110 7.6.1) and of an encoding fetch has undone: never passed back. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding", "upgrade", "proxy-connection", "te", "trailer"]);
 /** A delivery body larger than this is refused (413): the seed's payload is a few hundred bytes. */
 const MAX_DELIVERY = 1_048_576;
 
@@ -53,7 +51,7 @@ export class Relay {
     // On the clock the exchanges' `at` is (forward.ts): a delivery and a read are ordered to the fraction of a millisecond.
     const at = performance.timeOrigin + performance.now();
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !["host", "connection", "content-length", "transfer-encoding", "keep-alive"].includes(k)) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP.has(k) && k !== "host" && k !== "content-length") headers[k] = Array.isArray(v) ? v.join(", ") : v;
     const started = performance.now();
     const base = { seq, at, receiver: this.receiver.href, method: req.method ?? "POST", headers, raw: new Uint8Array(raw) };
     this.inFlight.set(seq, at);
@@ -75,7 +73,7 @@ export class Relay {
     // the encoding fetch has undone (the body goes back decoded, its length counted again).
     const back: Record<string, string> = {};
     answer.headers.forEach((v, k) => {
-      if (!HOP_BY_HOP.has(k)) back[k] = v;
+      if (!HOP.has(k) && k !== "content-length" && k !== "content-encoding") back[k] = v;
     });
     res.writeHead(answer.status, back);
     res.end(body);

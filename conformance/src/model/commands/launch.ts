@@ -1,6 +1,6 @@
 /** `launch`: with --public-key: the trigger config, and a launch from its first rule (with what the rule carries): a decision of one of the three modes. */
 import fc from "fast-check";
-import { launchBodies, triggerRules } from "../../judge/participant.ts";
+import { LAUNCH_MODES, launchBodies, triggerRules } from "../../judge/participant.ts";
 import { r } from "../rules.ts";
 import type { Model, World } from "../world.ts";
 import { Command, type CommandSpec } from "./base.ts";
@@ -25,7 +25,7 @@ export class Launch extends Command {
     for (const body of launchBodies(found, rule).slice(1)) if (launch.status === 400) launch = await w.http.req("/v1/interview-participant/launches", { ...pk, method: "POST", body });
     if (launch.status === 400) return;
     const mode = launch.body?.mode;
-    w.judge.expect(r.launch, launch.status === 200 && ["webview", "external_browser", "not_eligible"].includes(mode), `a launch answered ${launch.status} with mode ${JSON.stringify(mode)}, not a decision of webview, external_browser or not_eligible`, launch);
+    w.judge.expect(r.launch, launch.status === 200 && LAUNCH_MODES.includes(mode), `a launch answered ${launch.status} with mode ${JSON.stringify(mode)}, not a decision of webview, external_browser or not_eligible`, launch);
     if (ours && m.study) {
       const study = await w.http.req(`/v1/studies/${m.study.id}`);
       if (study.body?.accepting_responses === false) w.judge.expect(r["launch-at-cap"], mode === "not_eligible", `a launch of the sequence's study, which is not accepting responses (${JSON.stringify(study.body?.limits)}), was decided ${JSON.stringify(mode)}`, launch);
