@@ -30,10 +30,16 @@ const suiteCase = (name: string, rule: string): Violation => ({ ...SUITE_VIOLATI
 
 /**
  * What a client does through the proxy: every list walked at a small page and whole, every item read, each chat's
- * messages walked, the filters and the deprecated report, the errors the seed prescribes, and the webhook's whole life
- * with one delivery relayed (the interview completed through the implementation's own test-support API).
+ * messages walked, the filters and the deprecated report, the errors the seed prescribes, a poll for what came after
+ * each list's last item, and the webhook's whole life with one delivery relayed (the interview completed through the
+ * implementation's own test-support API), its interview and study read before and after, and its study paused.
  */
 async function drive(proxyUrl: string, origin: string, relayUrl: string, delivered: () => number, hookBase: string): Promise<void> {
+  const testing = (method: string, path: string, body: unknown) => fetch(`${origin}/testing/${path}`, { method, headers: { "x-testing-token": "testing", "x-testing-project": FOREIGN.globex, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
+  // A study of its own (someone set one up in the product), read with the others below long before its interview starts.
+  const questions = ["What were you trying to do?", "What got in the way?"];
+  const name = "Étude du proxy: café ☕";
+  const study = (await testing("POST", "studies", { name, questions })).id;
   for (const key of [FOREIGN.acme, FOREIGN.globex]) {
     // The client waits out a 429 as it asks (an implementation may limit its rate: the seed leaves it open); every
     // attempt passes through the proxy and is judged.
@@ -41,7 +47,8 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
     for (const path of ["/v1/studies", "/v1/releases", "/v1/chats"] as const) {
       for await (const item of paginate(client, path, { query: { limit: 3 } } as never)) {
         const id = (item as { id: string }).id;
-        await (client.GET as any)(`${path}/{id}`, { params: { path: { id } } });
+        // An answer the client cannot read (not JSON, not UTF-8) is the implementation's finding; the client goes on.
+        await (client.GET as any)(`${path}/{id}`, { params: { path: { id } } }).catch(() => undefined);
         if (path === "/v1/chats") for await (const _ of paginate(client, "/v1/chats/{id}/messages", { path: { id }, query: { limit: 2 } } as never));
         if (path === "/v1/studies") for await (const i of paginate(client, "/v1/interviews", { query: { study_id: id, limit: 2 } } as never)) await (client.GET as any)("/v1/interviews/{id}", { params: { path: { id: (i as { id: string }).id } } });
       }
@@ -70,6 +77,8 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
     // A client's mistake the implementation must refuse.
     await politeFetch(`${proxyUrl}/v1/releases?limit=abc`, { headers: H(key) });
     await politeFetch(`${proxyUrl}/v1/chats`, { headers: { authorization: "Bearer sk_test_not_a_project_key" } });
+    // What came after each list's last item (a client that polls for new ones; past has_more false, the client's).
+    for (const list of ["studies", "releases", "chats", "interviews", ...(chat ? [`chats/${chat}/messages`] : [])]) await pollAfterLast(proxyUrl, key, list);
   }
   await participant(proxyUrl);
   const hook = (method: string, body?: unknown) => politeFetch(`${hookBase}/v1/webhooks`, { method, headers: { ...H(FOREIGN.globex), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -86,21 +95,58 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   await hook("GET");
   await hook("PUT", { url: relayUrl, events: ["interview.completed"] });
   await hook("GET");
-  const studies = ((await (await politeFetch(`${proxyUrl}/v1/studies?limit=100`, { headers: H(FOREIGN.globex) })).json()) as { data: Array<{ id: string; accepting_responses: boolean }> }).data;
-  const study = (studies.find((s) => s.accepting_responses) ?? studies[0]).id;
-  const testing = (path: string, body: unknown) => fetch(`${origin}/testing/${path}`, { method: "POST", headers: { "x-testing-token": "testing", "x-testing-project": FOREIGN.globex, "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ id: string }>);
-  const interview = await testing("interviews", { study_id: study, reference_id: "proxy_foreign", language: "de" });
-  await testing(`interviews/${interview.id}:finish`, {});
+  // Its respondent comes a while after the study was read (its questions were those when the interview started).
+  await new Promise((r) => setTimeout(r, 1_100));
+  const interview = await testing("POST", "interviews", { study_id: study, reference_id: "proxy_foreign", language: "de" });
+  const read = (path: string) => politeFetch(`${proxyUrl}/v1/${path}`, { headers: H(FOREIGN.globex) });
+  // Read as it starts, with its study (an app showing an interview in progress).
+  await read(`interviews/${interview.id}`);
+  await read(`studies/${study}`);
+  await testing("POST", `interviews/${interview.id}:finish`, {});
   // The seed's bound: a delivery within 30 s of the completion.
   // Its first attempt is answered 503 (naming a wait of an hour), so it comes again after the first delay: the retry's
   // headers, signature and bytes are judged as the first's, and its time by the schedule the service was given.
   for (let i = 0; i < 1_200 && delivered() < 1; i++) await new Promise((r) => setTimeout(r, 25));
   for (let i = 0; i < 200 && delivered() < 2; i++) await new Promise((r) => setTimeout(r, 25));
-  await politeFetch(`${proxyUrl}/v1/interviews/${interview.id}`, { headers: H(FOREIGN.globex) });
+  // Once delivered: the interview, its study's interviews and the study, and the interviews by each filter it matches.
+  const done = (await (await read(`interviews/${interview.id}`)).json()) as { quality_score?: string };
+  const walk = async (query: string) => {
+    let page: { data?: Array<{ id: string }>; has_more?: boolean } = { has_more: true };
+    for (let after = ""; page.has_more && page.data?.length !== 0; after = page.data?.at(-1)?.id ?? "") page = (await (await read(`interviews?${query}${after ? `&starting_after=${after}` : ""}`)).json()) as typeof page;
+  };
+  await walk(`study_id=${study}&limit=2`);
+  await read(`studies/${study}`);
+  const filters = ["reference_id=proxy_foreign", "status=completed&limit=100", `quality_score=${done.quality_score}&limit=100`];
+  for (const q of filters) await walk(q);
+  // Its study paused (in the product): the interview is the project's still, listed by each filter it matches.
+  for (const status of ["paused", "draft"]) {
+    await testing("PUT", `studies/${study}`, { name, questions, status });
+    for (const q of ["limit=100", ...filters, `study_id=${study}`]) await walk(q);
+  }
+  // A chat begun since the chats were last listed (someone asked the agent), opened by its id, then the chats walked.
+  await read("chats?limit=5");
+  const started = await testing("POST", "chats", { title: "Proxy chat", messages: [{ role: "user", parts: [{ type: "text", text: "What changed this week?" }] }] });
+  await read(`chats/${started.id}`);
+  await pollAfterLast(proxyUrl, FOREIGN.globex, "chats");
+  // A client's slips: a method the path does not take, and a path that is no endpoint (answered in JSON all the same).
+  await politeFetch(`${proxyUrl}/v1/studies`, { method: "DELETE", headers: H(FOREIGN.globex) });
+  await read("study");
   // Subscribed to nothing for a while (an implementation may refuse events [] with a 400: then nothing changed).
   await hook("PUT", { url: relayUrl, events: [] });
   await hook("GET");
   await hook("DELETE");
+}
+
+/** A list walked whole at its largest page, then asked for what came after its last item. */
+async function pollAfterLast(proxyUrl: string, key: string, list: string): Promise<void> {
+  let page: { data?: Array<{ id: string }>; has_more?: boolean } = { has_more: true };
+  let last: string | undefined;
+  while (page.has_more) {
+    page = (await (await politeFetch(`${proxyUrl}/v1/${list}?limit=100${last ? `&starting_after=${last}` : ""}`, { headers: H(key) })).json()) as typeof page;
+    if (!page.data?.length) return;
+    last = page.data.at(-1)!.id;
+  }
+  if (last) await politeFetch(`${proxyUrl}/v1/${list}?limit=100&starting_after=${last}`, { headers: H(key) });
 }
 
 /** A message of a chat other than `chat` that the key reads, or none. */
@@ -323,6 +369,32 @@ const VIOLATIONS: Violation[] = [
     find: "if (!study || study.projectId !== project.id || !studyUsage(study).accepting) return no('not_accepting_responses', attribution);", replace: "if (!study || study.projectId !== project.id || !(code !== undefined && tokenText === undefined ? study.status === 'active' : studyUsage(study).accepting)) return no('not_accepting_responses', attribution);" },
   { name: "a launch decided with a mode of its own", breaks: "Participant endpoints: launches, a decision whose mode is webview, external_browser or not_eligible", rule: "participant.decision",
     find: "send(res, 200, { object: 'launch_decision', mode: study.launchMode,", replace: "send(res, 200, { object: 'launch_decision', mode: study.launchMode === 'webview' ? 'in_app' : study.launchMode," },
+  // Sets 61 to 64 through the proxy: answers that are not JSON, an interview against its study, interviews of a study
+  // no longer active, the page after the last item, answers kept from before a change.
+  { name: "a 405 answered as plain text", breaks: "All responses are JSON except 204", rule: "response.json",
+    find: "      return fail(res, 405, `${req.method} is not supported on this path`, {}, { allow: allowOf(route), ...ctx.headers });", replace: "      return sendText(res, 405, `${req.method} is not supported on this path`, { allow: allowOf(route), ...ctx.headers });" },
+  { name: "a study read encoded in latin1", breaks: "All responses are JSON except 204", rule: "response.json",
+    find: "  send(res, 200, studyView(s, true));", replace: "  { const text = JSON.stringify(studyView(s, true)); res.writeHead(200, { 'content-type': 'application/json; charset=iso-8859-1', 'content-length': Buffer.byteLength(text, 'latin1') }); res.end(Buffer.from(text, 'latin1')); }" },
+  { name: "question_answers one short of the questions", breaks: "Interview: question_answers, one per interview question", rule: "fields.question-answers",
+    find: "  study.questions.forEach((q, i) => {", replace: "  study.questions.forEach((q, i, all) => {\n    if (i === all.length - 1 && i > 0) { t += 4; say('agent', q, q); return; }" },
+  { name: "transcript out of order", breaks: "Interview: transcript, in chronological order", rule: "fields.transcript",
+    find: "    transcript: entries, questionAnswers: qa, talkSecs: t,", replace: "    transcript: [entries[1], entries[0], ...entries.slice(2)], questionAnswers: qa, talkSecs: t," },
+  { name: "the unscoped interview list leaves out paused studies' interviews", breaks: "Endpoints: GET /v1/interviews, list of Interview", rule: "proxy.listed",
+    find: "    return true;\n  });\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "    if (filters.study_id === undefined && studies.get(i.studyId)?.status === 'paused') return false;\n    return true;\n  });\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));" },
+  { name: "reference_id leaves out non-active studies' interviews", breaks: "Endpoints: GET /v1/interviews reference_id", rule: "proxy.listed",
+    find: "    return true;\n  });\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "    if (filters.reference_id !== undefined && studies.get(i.studyId)?.status !== 'active') return false;\n    return true;\n  });\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));" },
+  { name: "messages after the last one answered 400", breaks: "Errors 5: 400 only when starting_after is not a visible message of the chat", rule: "proxy.cursor-kept",
+    find: "  send(res, 200, page(visible, visible, cmpAsc('createdAt'), limit, cursor, messageView));", replace: "  if (cursor !== undefined && visible.length && visible[visible.length - 1].id === cursor) return fail(res, 400, `No such message: ${cursor}`);\n  send(res, 200, page(visible, visible, cmpAsc('createdAt'), limit, cursor, messageView));" },
+  { name: "interviews after the last one answered 404", breaks: "Endpoints: starting_after, the id of the last item of the previous page", rule: "proxy.cursor-kept",
+    find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "  if (p.cursor && items.length && items[items.length - 1].id === p.cursor) return fail(res, 404, 'There is no interview after this one');\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));" },
+  { name: "chats after the last one: has_more true", breaks: "List envelope: has_more, true when another page exists", rule: "proxy.page-size",
+    find: "  send(res, 200, page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false)));", replace: "  const pg = page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false));\n  if (p.cursor && items.length && items[items.length - 1].id === p.cursor) pg.has_more = true;\n  send(res, 200, pg);" },
+  { name: "studies after the last one: the first page again", breaks: "Endpoints: starting_after", rule: "proxy.walk-once",
+    find: "  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (s) => studyView(s, false)));", replace: "  const last = p.cursor && items.length && items[items.length - 1].id === p.cursor;\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, last ? undefined : p.cursor, (s) => studyView(s, false)));" },
+  { name: "interview detail cached 5 s per project", breaks: "Events: fetch the transcript with GET /v1/interviews/:id; the webhook is sent after processing finishes", rule: "webhooks.payload-matches",
+    find: "  if (!iv || iv.projectId !== project.id) return fail(res, 404, 'There is no interview with this id');\n  send(res, 200, interviewView(iv, true));", replace: "  if (!iv || iv.projectId !== project.id) return fail(res, 404, 'There is no interview with this id');\n  const ck = project.id + ':interview:' + id; const hit = (globalThis.__cache ??= new Map()).get(ck); if (hit && Date.now() - hit.at < 5000) return send(res, 200, hit.body);\n  const body = interviewView(iv, true); (globalThis.__cache ??= new Map()).set(ck, { at: Date.now(), body }); send(res, 200, body);" },
+  { name: "chats list cached 2 s per project and query", breaks: "Endpoints: GET /v1/chats, list of Chat", rule: "proxy.listed",
+    find: "  send(res, 200, page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false)));", replace: "  const ck = project.id + ':chats?' + q.toString(); const hit = (globalThis.__cache ??= new Map()).get(ck); if (hit && Date.now() - hit.at < 2000) return send(res, 200, hit.body);\n  const body = page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false)); (globalThis.__cache ??= new Map()).set(ck, { at: Date.now(), body });\n  send(res, 200, body);" },
 ];
 
 describe("the proxy in front of ../shared/foreign", () => {
@@ -335,7 +407,7 @@ describe("the proxy in front of ../shared/foreign", () => {
     expect(failures(report)).toEqual([]);
     expect(report.exitCode).toBe(0);
     const held = report.results[0].rules.map((r) => r.id);
-    expect(held).toEqual(expect.arrayContaining(["chats.no-metadata", "fields.duration", "fields.interview-times", "webhooks.recreate", "webhooks.delete-204", "webhooks.payload-matches", "fields.updated-at", "response.timestamps", "windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "capacity.used-counts", "chats.public-parts", "participant.decision"]));
+    expect(held).toEqual(expect.arrayContaining(["chats.no-metadata", "fields.duration", "fields.interview-times", "webhooks.recreate", "webhooks.delete-204", "webhooks.payload-matches", "fields.updated-at", "response.timestamps", "windows.statuses", "chats.hidden-not-listed", "fields.usage-roles", "webhooks.create", "webhooks.update", "webhooks.secret-hidden", "proxy.relay-signature", "proxy.walk-once", "proxy.count-agrees", "truncation.markers", "fields.translated", "fields.question-answers", "filters.matching", "capacity.accepting-at-cap", "capacity.accepting-below", "fields.null-forms", "capacity.interview-count", "capacity.used-counts", "chats.public-parts", "participant.decision", "proxy.cursor-kept", "proxy.listed", "fields.transcript"]));
   }, 60_000);
 
   it("in front of a copy making every choice the seed leaves open (foreign/allowed.ts), finds nothing either", async () => {

@@ -83,6 +83,41 @@ describe("the proxy in front of the reference server", () => {
     expect(report.exitCode).toBe(0);
   }, 120_000);
 
+  it("takes back every cursor a list showed, and holds an interview to its filters and its study's questions: nothing found, the client's polls past has_more its own", async () => {
+    const watching = await startProxy({ target: server.baseUrl });
+    try {
+      const questions = [{ text: "What did you try to do?" }, { text: "What got in the way?" }];
+      const study = await call(watching.url, "/_sim/studies", { key: GLOBEX, method: "POST", body: { name: "Proxy questions", questions } });
+      expect(study.status, study.text).toBe(201);
+      await call(watching.url, `/v1/studies/${study.body.id}`, { key: GLOBEX });
+      // Its respondent comes after the study was read, by more than the Date header's second.
+      await new Promise((r) => setTimeout(r, 1_100));
+      const planted = await call(watching.url, "/_sim/interviews", { key: GLOBEX, method: "POST", body: { study_id: study.body.id, reference_id: "proxy_cursor" } });
+      expect(planted.status, planted.text).toBe(201);
+      await call(watching.url, `/_sim/interviews/${planted.body.id}/complete`, { key: GLOBEX, method: "POST", body: {} });
+      const read = await call(watching.url, `/v1/interviews/${planted.body.id}`, { key: GLOBEX });
+      expect(read.body.status).toBe("completed");
+      for (const q of [`study_id=${study.body.id}`, "reference_id=proxy_cursor", "status=completed&limit=100", `quality_score=${read.body.quality_score}&limit=100`]) {
+        for (let page: any = { has_more: true, data: [] }, after = ""; page.has_more; after = page.data.at(-1).id) page = (await call(watching.url, `/v1/interviews?${q}${after ? `&starting_after=${after}` : ""}`, { key: GLOBEX })).body;
+      }
+      // Each list walked whole, then asked for what came after its last item (as a client polling for new ones does).
+      const chat = (await call(watching.url, "/v1/chats?limit=1", { key: GLOBEX })).body.data[0].id;
+      for (const list of ["releases", "chats", "interviews", `chats/${chat}/messages`]) {
+        let last = "";
+        for (let page: any = { has_more: true }; page.has_more; last = page.data.at(-1)?.id ?? last) page = (await call(watching.url, `/v1/${list}?limit=100${last ? `&starting_after=${last}` : ""}`, { key: GLOBEX })).body;
+        expect((await call(watching.url, `/v1/${list}?limit=100&starting_after=${last}`, { key: GLOBEX })).status, list).toBe(200);
+      }
+      await watching.settled();
+      const report = await watching.close();
+      expect(failures(report, "implementation")).toEqual([]);
+      expect(rulesOf(report, "client")).toEqual(["client.has-more"]);
+      const held = report.results[0].rules.map((r) => r.id);
+      expect(held).toEqual(expect.arrayContaining(["proxy.cursor-kept", "proxy.listed", "fields.question-answers", "fields.transcript"]));
+    } finally {
+      await watching.close();
+    }
+  }, 60_000);
+
   it("relays webhook deliveries to the client's receiver, judging their signature, and the receiver's answer time", async () => {
     const received: Array<{ headers: IncomingMessage["headers"]; body: string }> = [];
     const receiver = createServer((req, res) => {

@@ -5,7 +5,7 @@
  * messages, chats ordered by creation however recently they were updated, and the interview's path from `started`
  * to `completed`. Without --sim the planted part is NOT TESTED.
  */
-import { isEnglish, questionAnswersAgree, carriesTranslated, usageOffAssistant, completedTimes, excerptsOutside, interviewDiffers, QUALITY_SCORES } from "../judge/shown.ts";
+import { isEnglish, questionAnswersAgree, carriesTranslated, usageOffAssistant, completedTimes, excerptsOutside, interviewDiffers, transcriptOutOfOrder, QUALITY_SCORES } from "../judge/shown.ts";
 import { completionWaitMs, untilCompleted as waitCompleted } from "../judge/completion.ts";
 import type { Check, Ctx } from "../check.ts";
 import { snapshot } from "../data.ts";
@@ -56,8 +56,8 @@ function judgeInterview(ctx: Ctx, i: any, study: any, reply: Reply): void {
     ctx.expect(r.duration, times.durationFits, `completed interview ${i.id} has duration_secs ${JSON.stringify(i.duration_secs)}, not a whole number of seconds between 0 and ${times.spanSecs.toFixed(1)} (started_at ${i.started_at}, completed_at ${i.completed_at})`, reply);
   }
   const transcript: any[] = Array.isArray(i?.transcript) ? i.transcript : [];
-  const times = transcript.map((t) => t?.time_in_call_secs);
-  ctx.expect(r.transcript, times.every((t, k) => k === 0 || (typeof t === "number" && t >= times[k - 1])), `interview ${i?.id}: transcript time_in_call_secs ${JSON.stringify(times.slice(0, 12))} is not chronological`, reply);
+  const backwards = transcriptOutOfOrder(transcript);
+  ctx.expect(r.transcript, !backwards, `interview ${i?.id}: transcript time_in_call_secs ${JSON.stringify(backwards?.slice(0, 12))} is not chronological`, reply);
   if (isEnglish(i?.language)) ctx.expect(r.translated, !carriesTranslated(i), `interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, reply);
   if (i?.status === "completed" && Array.isArray(study?.questions)) {
     const qa: any[] = Array.isArray(i.question_answers) ? i.question_answers : [];

@@ -41,6 +41,12 @@ export const isEnglish = (lang: unknown): boolean => typeof lang === "string" &&
  */
 export const carriesTranslated = (i: any): boolean => Array.isArray(i?.transcript) && i.transcript.some((t: any) => t && typeof t === "object" && "translated" in t);
 
+/** Interview: transcript, "in chronological order": its entries' time_in_call_secs, when they ever go back (else undefined). */
+export function transcriptOutOfOrder(transcript: readonly any[]): unknown[] | undefined {
+  const times = transcript.map((t) => t?.time_in_call_secs);
+  return times.every((t, k) => k === 0 || (typeof t === "number" && t >= times[k - 1])) ? undefined : times;
+}
+
 /**
  * Interview: question_answers, "one per interview question", question_index "0-based": the indices are 0..n-1, each
  * once (the seed does not order the array); with the study's questions, n is their number and each text theirs.

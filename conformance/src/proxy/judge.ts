@@ -14,7 +14,7 @@ import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
-import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, excerptsOutside, QUALITY_SCORES, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
+import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, excerptsOutside, transcriptOutOfOrder, QUALITY_SCORES, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
 import { withinLimits } from "../judge/windows.ts";
 import { sameEvents, sameUrl } from "../judge/same.ts";
 import { capacityCheck } from "../checks/capacity.ts";
@@ -40,6 +40,7 @@ export const SHOWN_RULES = {
   "delete-204": webhookRules["delete-204"],
   translated: fieldsCheck.rules.translated,
   questionAnswers: fieldsCheck.rules["question-answers"],
+  transcript: fieldsCheck.rules.transcript,
   nullForms: fieldsCheck.rules["null-forms"],
   acceptingBelow: capacityCheck.rules["accepting-below"],
   acceptingAtCap: capacityCheck.rules["accepting-at-cap"],
@@ -327,7 +328,7 @@ function outcomeVerdicts(i: any, ex: Exchange, out: Verdicts): void {
   out.verdict("implementation", SHOWN_RULES.quality, QUALITY_SCORES.includes(i.quality_score), `${ex.method} ${ex.url}: interview ${i.id} reads completed with quality_score ${JSON.stringify(i.quality_score)}, not insightful, successful or unsuccessful`, ex);
 }
 
-/** One interview read: `translated` only off English and on every entry off it, and question_answers indexed 0..n-1. */
+/** One interview read: `translated` only off English and on every entry off it, its transcript in order, and question_answers indexed 0..n-1. */
 function judgeInterview(i: any, ex: Exchange, out: Verdicts): void {
   if (isEnglish(i?.language)) out.verdict("implementation", SHOWN_RULES.translated, !carriesTranslated(i), `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language} but its transcript carries \`translated\``, ex);
   // Off English (a language the read names, not undetermined), every entry of a completed transcript carries it.
@@ -336,6 +337,10 @@ function judgeInterview(i: any, ex: Exchange, out: Verdicts): void {
     out.verdict("implementation", SHOWN_RULES.translated, without === 0, `${ex.method} ${ex.url}: interview ${i.id} is in ${i.language}, but ${without} of its ${i.transcript.length} transcript entries carry no \`translated\``, ex);
   }
   outcomeVerdicts(i, ex, out);
+  if (Array.isArray(i?.transcript)) {
+    const backwards = transcriptOutOfOrder(i.transcript);
+    out.verdict("implementation", SHOWN_RULES.transcript, !backwards, `${ex.method} ${ex.url}: interview ${i.id}'s transcript is not in chronological order (time_in_call_secs ${JSON.stringify(backwards?.slice(0, 12))})`, ex);
+  }
   if (i?.status === "completed" && typeof i.started_at === "string" && typeof i.completed_at === "string") {
     const times = completedTimes(i);
     out.verdict("implementation", SHOWN_RULES.interviewTimes, times.inOrder, `${ex.method} ${ex.url}: interview ${i.id} completed_at ${i.completed_at} is before started_at ${i.started_at}`, ex);

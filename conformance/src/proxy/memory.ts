@@ -1,8 +1,9 @@
 /**
  * What the proxy remembers across exchanges, and what it judges from it: ids that answered 200 and later 404, fields
  * that never change and changed, keys that share a project and then disagree, walks that repeat, skip or break their
- * order, counts a whole walk contradicts, launches decided eligible while their study accepted no responses, and the
- * client's walks past has_more and retries before Retry-After. Every map is capped; past a cap the oldest entries go,
+ * order, counts a whole walk contradicts, cursors a list showed and then refused, interviews read completed against
+ * their study's questions, launches decided eligible while their study accepted no responses, and the client's walks
+ * past has_more and retries before Retry-After. Every map is capped; past a cap the oldest entries go,
  * and the proxy says so once per map.
  */
 import { capacityCheck } from "../checks/capacity.ts";
@@ -16,6 +17,7 @@ import { r as coverRules } from "../cover/rules.ts";
 import type { Contract, Operation } from "../contract.ts";
 import { parseRetryAfter, UUID } from "../http.ts";
 import { ELIGIBLE_MODES, triggerRules, valueAt } from "../judge/participant.ts";
+import { questionAnswersAgree } from "../judge/shown.ts";
 import { jsonOf, type Exchange } from "./exchange.ts";
 import { LIST_ORDER, SHOWN_RULES, type Verdicts } from "./judge.ts";
 import { acrossRules, clientRules } from "./rules.ts";
@@ -129,8 +131,8 @@ export class Memory {
   private readonly retrieved: Capped<string, Map<string, Exchange>>;
   /** interview id -> the payload of its first relayed delivery, and that delivery. */
   private readonly deliveries: Capped<string, { data: any; ex: Exchange }>;
-  /** interview id -> its last read (any status), and its last read answering status completed. */
-  private readonly interviewReads: Capped<string, { last: { body: any; ex: Exchange }; completed?: { body: any; ex: Exchange } }>;
+  /** interview id -> its last read (any status), its last read answering status completed, and when it first read completed. */
+  private readonly interviewReads: Capped<string, { last: { body: any; ex: Exchange }; completed?: { body: any; ex: Exchange }; completedSeq?: number }>;
   /** key -> its webhook as the last change through the proxy left it (none, or the url and events answered), and the secrets issued to it. */
   private readonly hooks: Capped<string, { state?: "none" | "set"; url?: unknown; events?: unknown; ex?: Exchange; secrets: Map<string, Exchange> }>;
   /** key + chat id -> the latest instant a message of it was recorded or finished, in the pages read, and the page. */
@@ -141,6 +143,8 @@ export class Memory {
   private readonly launchTokens: Capped<string, string>;
   /** study id -> launches of it decided eligible since its last read. */
   private readonly eligibleLaunches: Capped<string, Exchange[]>;
+  /** key + study id -> its questions as read, and the service's clock (Date) at the first read that showed them. */
+  private readonly studyQuestions: Capped<string, { questions: unknown[]; since: number }>;
 
   constructor(private readonly caps: Caps, forgot: (what: string) => void, private readonly contract: Contract) {
     this.resources = new Capped(caps.resources, "resources read", forgot);
@@ -162,6 +166,7 @@ export class Memory {
     this.studyStates = new Capped(caps.walks, "studies' states as read", forgot);
     this.launchTokens = new Capped(caps.members, "launch tokens of trigger configs", forgot);
     this.eligibleLaunches = new Capped(caps.walks, "eligible launches awaiting their study's next read", forgot);
+    this.studyQuestions = new Capped(caps.walks, "studies' questions", forgot);
   }
 
   /**
@@ -277,14 +282,67 @@ export class Memory {
   }
 
   /** An interview read: completed once its delivery arrived, and then as its payload says. */
-  private interviewRead(body: any, ex: Exchange, out: Verdicts): void {
+  private interviewRead(key: string, body: any, ex: Exchange, out: Verdicts): void {
     if (typeof body?.id !== "string") return;
-    const d = this.deliveries.get(body.id);
-    if (d && d.ex.at < ex.at) this.completedOnceDelivered(body, ex, d.ex, out);
+    this.listedAfterDelivery(body, ex, out);
     const reads = this.interviewReads.get(body.id);
     const completed = body.status === "completed" ? { body, ex } : reads?.completed;
-    this.interviewReads.set(body.id, { last: { body, ex }, completed });
-    if (d && body.status === "completed") this.payloadAgrees(d.data, d.ex, body, ex, out);
+    this.interviewReads.set(body.id, { last: { body, ex }, completed, completedSeq: reads?.completedSeq ?? (completed ? ex.seq : undefined) });
+    this.questionsAnswered(key, body, ex, out);
+  }
+
+  /** An interview read or listed after its delivery arrived: completed, and as its payload says. */
+  private listedAfterDelivery(item: any, ex: Exchange, out: Verdicts): void {
+    const d = typeof item?.id === "string" ? this.deliveries.get(item.id) : undefined;
+    if (!d || d.ex.at >= ex.at) return;
+    this.completedOnceDelivered(item, ex, d.ex, out);
+    if (item.status === "completed") this.payloadAgrees(d.data, d.ex, item, ex, out);
+  }
+
+  /** The service's clock when it answered (its Date header), or NaN. */
+  private static dateOf(ex: Exchange): number {
+    return Date.parse(ex.responseHeaders.get("date") ?? "");
+  }
+
+  /** A study's questions as read; their `since` stays while every read shows the same. */
+  private studyRead(key: string, st: any, ex: Exchange): void {
+    if (!Array.isArray(st?.questions)) return;
+    const k = `${key}\n${st.id}`;
+    const before = this.studyQuestions.get(k);
+    this.studyQuestions.set(k, { questions: st.questions, since: before && same(before.questions, st.questions) ? before.since : Memory.dateOf(ex) });
+  }
+
+  /**
+   * Interview: question_answers, "one per interview question": an interview of a study read with the same questions
+   * since before it started (by the service's own clock, its Date header, a second's rounding aside) answers those
+   * questions, each with its text. One that started earlier may have been asked questions since edited: not judged.
+   */
+  private questionsAnswered(key: string, i: any, ex: Exchange, out: Verdicts): void {
+    if (i?.status !== "completed" || !Array.isArray(i.question_answers) || typeof i.study_id !== "string") return;
+    const q = this.studyQuestions.get(`${key}\n${i.study_id}`);
+    const started = Date.parse(i.started_at);
+    if (!q || !(started >= q.since + 1_000)) return;
+    out.verdict("implementation", SHOWN_RULES.questionAnswers, questionAnswersAgree(i.question_answers, q.questions as Array<{ text?: unknown }>), `${ex.method} ${ex.url}: interview ${i.id}'s question_answers ${JSON.stringify(i.question_answers.map((a: any) => [a?.question_index, a?.question_text]))} are not one per question of its study ${i.study_id}, whose questions read ${JSON.stringify((q.questions as any[]).map((x, k) => [k, x?.text]))} since before it started (${new Date(q.since).toISOString()}, started_at ${i.started_at})`, ex);
+  }
+
+  /**
+   * Endpoints: starting_after, "the id of the last item of the previous page"; Errors 5. An id this key saw in a list
+   * that never loses items, given back to that list as its cursor, is refused neither 400 nor 404 (a chat's 404 on its
+   * messages is the chat's, judged apart).
+   */
+  private cursorTaken(key: string, op: Operation, ex: Exchange, out: Verdicts): void {
+    const cursor = ex.query.getAll("starting_after");
+    if (cursor.length !== 1 || ex.query.getAll("limit").some((l) => !/^[0-9]+$/.test(l) || Number(l) < 1 || Number(l) > 100)) return;
+    const before = this.resources.get(`${key}\n${cursor[0]}`);
+    const seen = before?.fields;
+    const filters = [...ex.query.keys()].filter((k) => k !== "limit" && k !== "starting_after");
+    let kept = false;
+    if (op.operationId === "listChatMessages") kept = ex.status !== 404 && seen?.object === "message" && seen.chat_id === decodeURIComponent(ex.path.split("/")[3] ?? "");
+    else if (op.operationId === "listReleases" || op.operationId === "listChats") kept = filters.length === 0 && seen?.object === (op.operationId === "listReleases" ? "release" : "chat");
+    else if (op.operationId === "listInterviews" && !ex.url.slice(ex.url.indexOf("?")).includes("+")) {
+      kept = seen?.object === "interview" && filters.every((f) => (f === "study_id" || f === "reference_id") && ex.query.getAll(f).length === 1 && f in seen && same(seen[f], ex.query.get(f), f));
+    }
+    if (kept) out.verdict("implementation", acrossRules["cursor-kept"], ex.status === 200, `${ex.method} ${ex.url} answered ${ex.status} to a cursor this key saw in that list before (${before!.ex.method} ${before!.ex.url}): a list takes its items' ids as starting_after, and nothing leaves this list`, ex, [before!.ex]);
   }
 
   /**
@@ -334,6 +392,7 @@ export class Memory {
     const key = ex.key;
     if (op.path === "/v1/webhooks") this.webhook(key, ex, body, out);
     if (ex.status === 404 && RETRIEVALS.has(op.operationId)) this.notFound(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), ex, out);
+    if ((ex.status === 200 || ex.status === 400 || ex.status === 404) && LIST_ORDER[op.operationId]) this.cursorTaken(key, op, ex, out);
     if (ex.status !== 200 || body === null || typeof body !== "object") return;
     const items: any[] = body.object === "list" && Array.isArray(body.data) ? body.data : [body];
     for (const item of items) this.seen(key, item, ex, out);
@@ -348,7 +407,9 @@ export class Memory {
         this.studyState(st, ex, out);
       }
     }
-    if (op.operationId === "getInterview") this.interviewRead(body, ex, out);
+    if (op.operationId === "getStudy") this.studyRead(key, body, ex);
+    if (op.operationId === "getInterview") this.interviewRead(key, body, ex, out);
+    if (op.operationId === "listInterviews") for (const i of items) this.listedAfterDelivery(i, ex, out);
     if (op.operationId === "getChat") this.chatUpdated(key, body, ex, out);
     if (op.operationId === "listChats") for (const c of items) this.chatUpdated(key, c, ex, out);
     if (op.operationId === "listChatMessages") this.messagesSeen(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), items, ex);
@@ -385,6 +446,32 @@ export class Memory {
     if (!got) return;
     const missing = [...got].filter(([id, at]) => at.seq < walk.first.seq && !walk.ids.has(id));
     out.verdict("implementation", acrossRules.listed, missing.length === 0, `${missing.length} item(s) this key retrieved before the walk are missing from its whole walk of ${ex.path}, e.g. ${missing[0]?.[0]} (${missing[0]?.[1].method} ${missing[0]?.[1].url} answered 200)`, ex, missing.slice(0, 2).map(([, e]) => e).concat([walk.first]));
+  }
+
+  /**
+   * A whole walk of the interviews by a filter, against the interviews this key read one by one before it began
+   * (Endpoints: GET /v1/interviews `study_id`, `status`, `reference_id`, `quality_score`): one read of the filter's
+   * study and reference id, or read completed (with that quality_score), is in it. An interview's study and reference
+   * id never change, and a completed one stays completed with its score; other filters are not judged.
+   */
+  private filteredWalk(key: string, walk: Walk, ex: Exchange, out: Verdicts): void {
+    const q = walk.first.query;
+    const names = [...q.keys()].filter((k) => k !== "limit" && k !== "starting_after");
+    if (names.some((k) => q.getAll(k).length !== 1 || !["study_id", "reference_id", "status", "quality_score"].includes(k)) || (q.has("status") && q.get("status") !== "completed")) return;
+    // A `+` is a space to a form decoder and a plus to others: which reference id was asked for is in doubt.
+    if (walk.first.url.slice(walk.first.url.indexOf("?")).includes("+")) return;
+    const got = this.retrieved.get(`${key}\nlistInterviews`);
+    if (!got) return;
+    // Its study and reference id as any read shows them (they never change); completed, and its score, only as read before the walk.
+    const matches = (id: string): boolean => {
+      const reads = this.interviewReads.get(id);
+      if (!reads) return false;
+      const done = reads.completedSeq !== undefined && reads.completedSeq < walk.first.seq ? reads.completed?.body : undefined;
+      const record = reads.last.body;
+      return names.every((k) => (k === "status" ? done !== undefined : k === "quality_score" ? done?.quality_score === q.get(k) : typeof record?.[k] === "string" && record[k] === q.get(k)));
+    };
+    const missing = [...got].filter(([id, at]) => at.seq < walk.first.seq && !walk.ids.has(id) && matches(id));
+    out.verdict("implementation", acrossRules.listed, missing.length === 0, `${missing.length} interview(s) this key read before the walk, of its filter (${names.map((k) => `${k}=${q.get(k)}`).join(", ")}), are missing from its whole walk of ${ex.path}?${names.map((k) => `${k}=${encodeURIComponent(q.get(k)!)}`).join("&")}, e.g. ${missing[0]?.[0]} (${missing[0]?.[1].method} ${missing[0]?.[1].url} answered 200)`, ex, missing.slice(0, 2).map(([, e]) => e).concat([walk.first]));
   }
 
   private seen(key: string, item: any, ex: Exchange, out: Verdicts): void {
@@ -538,6 +625,7 @@ export class Memory {
     walk.lastEx = ex;
     this.walks.set(wk, walk);
     if (!walk.hasMore && walk.fromStart && filters === "" && (op.operationId === "listInterviews" || op.operationId === "listReleases" || op.operationId === "listChats") && walk.ids.size < 100_000) this.wholeWalk(key, op, walk, ex, out);
+    if (!walk.hasMore && walk.fromStart && filters !== "" && op.operationId === "listInterviews" && walk.ids.size < 100_000) this.filteredWalk(key, walk, ex, out);
     // A study's whole walk of its interviews against its interview_count (no interview is removed or completes twice).
     if (!walk.hasMore && walk.fromStart && study !== undefined) this.studyWalk(key, study, walk, out);
     // A whole walk of a chat's messages against the count read before it, when none of them is newer than that read.
