@@ -137,16 +137,22 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   await hook("DELETE");
 }
 
-/** A list walked whole at its largest page, then asked for what came after its last item. */
+/** A list walked whole at its largest page, asked for what came after its last item, then walked again (refreshed). */
 async function pollAfterLast(proxyUrl: string, key: string, list: string): Promise<void> {
-  let page: { data?: Array<{ id: string }>; has_more?: boolean } = { has_more: true };
-  let last: string | undefined;
-  while (page.has_more) {
-    page = (await (await politeFetch(`${proxyUrl}/v1/${list}?limit=100${last ? `&starting_after=${last}` : ""}`, { headers: H(key) })).json()) as typeof page;
-    if (!page.data?.length) return;
-    last = page.data.at(-1)!.id;
-  }
-  if (last) await politeFetch(`${proxyUrl}/v1/${list}?limit=100&starting_after=${last}`, { headers: H(key) });
+  const walk = async (): Promise<string | undefined> => {
+    let page: { data?: Array<{ id: string }>; has_more?: boolean } = { has_more: true };
+    let last: string | undefined;
+    while (page.has_more) {
+      page = (await (await politeFetch(`${proxyUrl}/v1/${list}?limit=100${last ? `&starting_after=${last}` : ""}`, { headers: H(key) })).json()) as typeof page;
+      if (!page.data?.length) break;
+      last = page.data.at(-1)!.id;
+    }
+    return last;
+  };
+  const last = await walk();
+  if (!last) return;
+  await politeFetch(`${proxyUrl}/v1/${list}?limit=100&starting_after=${last}`, { headers: H(key) });
+  await walk();
 }
 
 /** A message of a chat other than `chat` that the key reads, or none. */

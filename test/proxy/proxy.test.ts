@@ -445,6 +445,47 @@ describe("the proxy's forwarding", () => {
     }
   });
 
+  it("judges a message refused as a cursor only once a later page lists it again (an edit may have hidden its branch)", async () => {
+    // A target whose chat shows two messages, then one (the second's branch hidden by an edit), then both again; every
+    // cursor it is given it refuses with the seed's 400.
+    const chat = "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a99";
+    const message = (id: string, at: string) => ({ id, object: "message", chat_id: chat, role: "user", parts: [{ type: "text", text: "hi" }], sources: null, feedback: null, usage: null, created_at: at, completed_at: at });
+    const [first, second] = [message("4c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a01", "2026-01-01T00:00:00.000Z"), message("4c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a02", "2026-01-01T00:00:01.000Z")];
+    const shown = [[first, second], [first], [first, second]];
+    let reads = 0;
+    const target = createServer((req, res) => {
+      const url = new URL(req.url!, "http://x");
+      const json = (status: number, body: unknown) => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      if (url.pathname !== `/api/v1/chats/${chat}/messages`) return json(404, { status: 404, message: "Not found" });
+      const after = url.searchParams.get("starting_after");
+      if (after) return json(400, { status: 400, message: `No such message: ${after}` });
+      json(200, { object: "list", data: shown[Math.min(reads++, shown.length - 1)], has_more: false });
+    });
+    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
+    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
+    const messages = (query = "") => call(front.url, `/v1/chats/${chat}/messages${query}`, { key: ACME });
+    const found = async () => {
+      await front.settled();
+      return failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.cursor-kept"));
+    };
+    try {
+      await messages();
+      expect((await messages(`?starting_after=${second.id}`)).status).toBe(400);
+      // Listed without it next: it may have left the list, so the 400 may be the seed's.
+      await messages();
+      expect(await found()).toEqual([]);
+      // Refused again, then listed again: visible before the refusal and after it.
+      expect((await messages(`?starting_after=${first.id}`)).status).toBe(400);
+      await messages();
+      const cursorKept = await found();
+      expect(cursorKept).toHaveLength(1);
+      expect(cursorKept[0]).toContain(`message ${first.id} as its cursor`);
+    } finally {
+      await front.close();
+      target.close();
+    }
+  });
+
   it("streams an event stream as it happens, and adds a Via header only when asked", async () => {
     const stop = new AbortController();
     const res = await fetch(`${proxy.url}/_sim/events`, { headers: { authorization: `Bearer ${ACME}`, accept: "text/event-stream" }, signal: stop.signal });

@@ -143,6 +143,8 @@ export class Memory {
   private readonly launchTokens: Capped<string, string>;
   /** study id -> launches of it decided eligible since its last read. */
   private readonly eligibleLaunches: Capped<string, Exchange[]>;
+  /** key + chat id -> message id -> the page that refused it as its cursor (and the page that listed it before), until a later page lists it again or a whole walk lacks it. */
+  private readonly refusedCursors: Capped<string, Map<string, { refused: Exchange; listed: Exchange }>>;
   /** key + study id -> its questions as read, and the service's clock (Date) at the first read that showed them. */
   private readonly studyQuestions: Capped<string, { questions: unknown[]; since: number }>;
 
@@ -167,6 +169,7 @@ export class Memory {
     this.launchTokens = new Capped(caps.members, "launch tokens of trigger configs", forgot);
     this.eligibleLaunches = new Capped(caps.walks, "eligible launches awaiting their study's next read", forgot);
     this.studyQuestions = new Capped(caps.walks, "studies' questions", forgot);
+    this.refusedCursors = new Capped(caps.walks, "message cursors refused", forgot);
   }
 
   /**
@@ -328,7 +331,9 @@ export class Memory {
   /**
    * Endpoints: starting_after, "the id of the last item of the previous page"; Errors 5. An id this key saw in a list
    * that never loses items, given back to that list as its cursor, is refused neither 400 nor 404 (a chat's 404 on its
-   * messages is the chat's, judged apart).
+   * messages is the chat's, judged apart). A message may leave its chat's list (a branch hidden by an edit), and then
+   * the seed's 400 is owed: a message refused is judged only once a later page lists it again, so that it was visible
+   * before the refusal and after it.
    */
   private cursorTaken(key: string, op: Operation, ex: Exchange, out: Verdicts): void {
     const cursor = ex.query.getAll("starting_after");
@@ -342,7 +347,30 @@ export class Memory {
     else if (op.operationId === "listInterviews" && !ex.url.slice(ex.url.indexOf("?")).includes("+")) {
       kept = seen?.object === "interview" && filters.every((f) => (f === "study_id" || f === "reference_id") && ex.query.getAll(f).length === 1 && f in seen && same(seen[f], ex.query.get(f), f));
     }
-    if (kept) out.verdict("implementation", acrossRules["cursor-kept"], ex.status === 200, `${ex.method} ${ex.url} answered ${ex.status} to a cursor this key saw in that list before (${before!.ex.method} ${before!.ex.url}): a list takes its items' ids as starting_after, and nothing leaves this list`, ex, [before!.ex]);
+    if (!kept) return;
+    if (op.operationId === "listChatMessages" && ex.status !== 200) {
+      const k = `${key}\n${seen!.chat_id}`;
+      const pending = this.refusedCursors.get(k) ?? new Map<string, { refused: Exchange; listed: Exchange }>();
+      if (pending.size < 100) pending.set(cursor[0], { refused: ex, listed: before!.ex });
+      this.refusedCursors.set(k, pending);
+    } else out.verdict("implementation", acrossRules["cursor-kept"], ex.status === 200, `${ex.method} ${ex.url} answered ${ex.status} to a cursor this key saw in that list before (${before!.ex.method} ${before!.ex.url}): a list takes its items' ids as starting_after, and nothing leaves this list`, ex, [before!.ex]);
+  }
+
+  /**
+   * A message refused as a cursor and listed again since, with no whole walk between that lacked it: visible before
+   * the refusal and after it. One a whole walk (one page from the start) lacked after the refusal had left the list.
+   */
+  private listedAgain(key: string, chatId: string, items: any[], hasMore: boolean, ex: Exchange, out: Verdicts): void {
+    const k = `${key}\n${chatId}`;
+    const pending = this.refusedCursors.get(k);
+    if (!pending) return;
+    const here = new Set(items.map((m) => m?.id));
+    const whole = !ex.query.has("starting_after") && !hasMore;
+    for (const [id, r] of pending) {
+      if (here.has(id)) out.verdict("implementation", acrossRules["cursor-kept"], false, `${r.refused.method} ${r.refused.url} answered ${r.refused.status} to message ${id} as its cursor, a visible message of the chat: listed before it (${r.listed.method} ${r.listed.url}) and again after it (${ex.method} ${ex.url}), no whole walk between lacking it`, r.refused, [r.listed, ex]);
+      if (here.has(id) || whole) pending.delete(id);
+    }
+    if (!pending.size) this.refusedCursors.delete(k);
   }
 
   /**
@@ -413,6 +441,7 @@ export class Memory {
     if (op.operationId === "getChat") this.chatUpdated(key, body, ex, out);
     if (op.operationId === "listChats") for (const c of items) this.chatUpdated(key, c, ex, out);
     if (op.operationId === "listChatMessages") this.messagesSeen(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), items, ex);
+    if (op.operationId === "listChatMessages") this.listedAgain(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), items, body.has_more === true, ex, out);
     this.releasesAndRetrievals(key, op, body, items, ex, out);
     if (body.object === "list" && Array.isArray(body.data) && LIST_ORDER[op.operationId]) this.page(key, op, body, ex, out);
   }
