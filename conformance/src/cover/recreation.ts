@@ -2,8 +2,10 @@
  * Re-creation of what can be deleted, every run: the webhook created, deleted and created again at the same URL, then
  * moved to another URL. After each step an interview completes: delivered to the webhook in force and signed with its
  * secret, or never delivered while none is configured (to no webhook at all, though another project of the unit's own
- * has one then), and delivered though its study was paused before it completed;
+ * has one then, at the URL this one had), and delivered though its study was paused before it completed;
  * then subscribed to no event (events []), after which a completion is sent nowhere. Re-creation answers 201 with a new secret; a move, 200 without.
+ * Every secret is given to one webhook only, of this project or another (a secret made of the URL, or of a count of
+ * webhooks, would let each project sign the other's deliveries).
  * Created again by two PUTs at once: one is the creation (201), the other an update (200). PUTs refused over the webhook
  * in force, and another project's webhook created at its very URL, change nothing: it reads as it was, and the next
  * completion is delivered to it, signed with its secret.
@@ -65,9 +67,19 @@ export const recreation: Unit = {
     const del = await env.req("/v1/webhooks", { method: "DELETE" });
     const gone = await env.req("/v1/webhooks");
     env.expect(r.recreation, del.status === 204 && gone.status === 404, `DELETE /v1/webhooks answered ${del.status} and GET then ${gone.status} (204, then 404)`, gone);
-    // While this project has none, another project's webhook is in force (at a path of its own): the completion of
-    // this project's interview must not reach it either.
-    const witness = env.own ? await witnessHook(env) : null;
+    // While this project has none, another project's webhook is in force, at the URL this one's had: the completion of
+    // this project's interview must not reach it either, and its secret is its own (were a secret made of the URL or of
+    // a count of webhooks, the two projects would share one, and each could sign the other's deliveries).
+    const witness = env.own ? await witnessHook(env, first.url) : null;
+    const issued: Array<[string, string]> = [[first.secret, "this project's first webhook"]];
+    const ownSecret = (whose: string, reply: Reply) => {
+      const secret = reply.body?.signing_secret;
+      if (reply.status !== 201 || typeof secret !== "string") return;
+      const twin = issued.find(([s]) => s === secret);
+      env.expect(r.recreation, !twin, `${whose} PUT /v1/webhooks answered 201 with the signing_secret ${twin?.[1]} was given: a secret authenticates one webhook's deliveries, so no two webhooks (of one project or two) are given the same one`, reply);
+      issued.push([secret, whose.replace(/'s$/, "")]);
+    };
+    if (witness) ownSecret("another project's webhook's", witness.reply);
     if (env.own && !witness) ctx.note(`cover recreation: no second project with a webhook could be made (a project created, its webhook taken) while this one's was deleted: a delivery to another project's webhook could not show`);
     const silent = await complete("deleted", null);
     await witness?.remove();
@@ -77,6 +89,7 @@ export const recreation: Unit = {
     const again = pair.find((h) => h?.reply.status === 201) ?? pair[0];
     const update = pair.find((h) => h !== again);
     if (!again || !update) return;
+    if (again.secret !== first.secret) ownSecret("this project's re-created webhook's", again.reply);
     env.expect(r.recreation, again.reply.status === 201 && typeof again.secret === "string" && again.secret.length > 0 && again.secret !== first.secret && update.reply.status === 200 && update.reply.body?.signing_secret === undefined, `two PUT /v1/webhooks at once after DELETE answered ${again.reply.status} (signing_secret ${again.secret === first.secret ? "equal to the deleted webhook's" : JSON.stringify(again.reply.body?.signing_secret)}) and ${update.reply.status} (signing_secret ${JSON.stringify(update.reply.body?.signing_secret)}): one webhook per project, so one is its creation, 201 with a new secret, and the other an update of it, 200 without`, update.reply);
     judge("re-created at the same URL by two PUTs at once", await complete("recreated", again.path), again.path, again.secret);
     const moved = await env.hook(`recreation/b/${LONG}`);
@@ -93,6 +106,7 @@ export const recreation: Unit = {
     }
     // Another project's webhook at the very same URL: webhooks are per project, so it takes nothing from this one's.
     const sharer = env.own ? await witnessHook(env, moved.url) : null;
+    if (sharer) ownSecret("another project's second webhook's", sharer.reply);
     if (sharer) env.expect(r.recreation, sharer.reply.status === 201 && typeof sharer.reply.body?.signing_secret === "string" && sharer.reply.body.signing_secret !== again.secret, `another project's PUT /v1/webhooks at this project's webhook URL answered ${sharer.reply.status} with signing_secret ${sharer.reply.body?.signing_secret === again.secret ? "equal to this project's" : JSON.stringify(sharer.reply.body?.signing_secret)}: that project had no webhook, so it is a creation (201, a secret of its own)`, sharer.reply);
     else if (env.own) ctx.note(`cover recreation: no second project with a webhook at the same URL could be made: a webhook taken from a project by another's at its URL could not show`);
     const kept = await env.req("/v1/webhooks");
@@ -159,14 +173,16 @@ async function witnessHook(env: CoverEnv, at?: string): Promise<{ reply: Reply; 
   if (!made) return null;
   const project = { apiKey: made.api_key };
   const http = new Http(ctx.http.baseUrl, project.apiKey, ctx.contract, ctx.options.timeoutMs);
-  const url = new URL(at ?? env.receiver.url);
-  if (!at) url.pathname = "/cover/recreation/witness";
-  const reply = await http.req("/v1/webhooks", { method: "PUT", body: { url: url.toString(), events: ["interview.completed"] } });
+  const witnessUrl = new URL(env.receiver.url);
+  witnessUrl.pathname = "/cover/recreation/witness";
+  // The URL as the other webhook was given it, character for character (a parser would write it otherwise).
+  const url = at ?? witnessUrl.toString();
+  const reply = await http.req("/v1/webhooks", { method: "PUT", body: { url, events: ["interview.completed"] } });
   if (reply.status >= 300) {
     ctx.http.absorb(http);
     return null;
   }
-  ctx.states.webhook(url.toString(), project);
+  ctx.states.webhook(url, project);
   return {
     reply,
     async remove() {

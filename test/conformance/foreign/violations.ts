@@ -495,6 +495,9 @@ export const VIOLATIONS: Violation[] = [
   // paused.
   { name: "status=processing leaving out a paused study's interviews", breaks: "Endpoints: GET /v1/interviews status; Study: status", rule: "cover.processing-filter",
     find: "    return true;\n  });\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));", replace: "    if (filters.status === 'processing' && studies.get(i.studyId)?.status !== 'active') return false;\n    return true;\n  });\n  send(res, 200, page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (i) => interviewView(i, false)));" },
+  // Set 66: signing secrets and what a signature is computed over.
+  { name: "a secret from the project's count of webhooks alone, the same in every project", breaks: "Authentication 6: deliveries are authenticated by signature; What the service does: a caller only sees its project's data", rule: "cover.recreation",
+    find: "  const secret = 'whsec_' + crypto.randomBytes(24).toString('hex');", replace: "  const secret = 'whsec_' + crypto.createHash('sha256').update('webhook:' + project.webhookGen).digest('hex').slice(0, 48);" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
