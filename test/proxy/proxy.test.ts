@@ -486,6 +486,36 @@ describe("the proxy's forwarding", () => {
     }
   });
 
+  it("judges a cursor only on a list it was served with those filters (the interviews may need study_id, as the seed allows)", async () => {
+    // A target that refuses the interview list without study_id, and refuses every cursor.
+    const study = "5d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a10";
+    const interview = { id: "6d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a11", object: "interview", study_id: study, status: "started", reference_id: "r", respondent_email: null, language: "en", quality_score: null, duration_secs: null, headline: null, summary: null, started_at: "2026-01-01T00:00:00.000Z", completed_at: null, created_at: "2026-01-01T00:00:00.000Z" };
+    const target = createServer((req, res) => {
+      const url = new URL(req.url!, "http://x");
+      const json = (status: number, body: unknown) => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      if (url.pathname !== "/api/v1/interviews") return json(404, { status: 404, message: "Not found" });
+      if (url.searchParams.get("study_id") !== study) return json(400, { status: 400, message: "study_id is required" });
+      if (url.searchParams.has("starting_after")) return json(400, { status: 400, message: "Bad cursor" });
+      json(200, { object: "list", data: [interview], has_more: false });
+    });
+    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
+    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
+    try {
+      expect((await call(front.url, `/v1/interviews?study_id=${study}`, { key: ACME })).status).toBe(200);
+      // The unfiltered list was never served: its 400 is about the list.
+      expect((await call(front.url, `/v1/interviews?starting_after=${interview.id}`, { key: ACME })).status).toBe(400);
+      await front.settled();
+      expect(failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.cursor-kept"))).toEqual([]);
+      // The list by study was: its 400 to an item it showed is the cursor's.
+      expect((await call(front.url, `/v1/interviews?study_id=${study}&starting_after=${interview.id}`, { key: ACME })).status).toBe(400);
+      await front.settled();
+      expect(failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.cursor-kept"))).toHaveLength(1);
+    } finally {
+      await front.close();
+      target.close();
+    }
+  });
+
   it("streams an event stream as it happens, and adds a Via header only when asked", async () => {
     const stop = new AbortController();
     const res = await fetch(`${proxy.url}/_sim/events`, { headers: { authorization: `Bearer ${ACME}`, accept: "text/event-stream" }, signal: stop.signal });

@@ -90,6 +90,12 @@ const studyOf = (o: any): string | undefined => [o?.experimentId, o?.experiment_
 const stringsOf = (o: any): string[] =>
   o === null || typeof o !== "object" ? [] : Object.values(o).flatMap((v) => (typeof v === "string" ? [v] : v !== null && typeof v === "object" && !Array.isArray(v) ? Object.values(v).filter((x): x is string => typeof x === "string") : []));
 
+/** A list request's filters (all but limit and starting_after, sorted) and the key of its walks. */
+const walkOf = (key: string, ex: Exchange): { filters: string; wk: string } => {
+  const filters = [...ex.query].filter(([k]) => k !== "limit" && k !== "starting_after").sort().map(([k, v]) => `${k}=${v}`).join("&");
+  return { filters, wk: `${key}\n${ex.path}?${filters}` };
+};
+
 /** When an exchange was answered (its request came at `at`). */
 const answeredAt = (ex: Exchange) => ex.at + ex.durationMs;
 
@@ -341,6 +347,9 @@ export class Memory {
     const before = this.resources.get(`${key}\n${cursor[0]}`);
     const seen = before?.fields;
     const filters = [...ex.query.keys()].filter((k) => k !== "limit" && k !== "starting_after");
+    // Only a list this key was served with these filters (an implementation may refuse the interviews without study_id,
+    // as the seed allows: then its 400 is about the list, not the cursor).
+    if (!this.walks.has(walkOf(key, ex).wk)) return;
     let kept = false;
     if (op.operationId === "listChatMessages") kept = ex.status !== 404 && seen?.object === "message" && seen.chat_id === decodeURIComponent(ex.path.split("/")[3] ?? "");
     else if (op.operationId === "listReleases" || op.operationId === "listChats") kept = filters.length === 0 && seen?.object === (op.operationId === "listReleases" ? "release" : "chat");
@@ -600,8 +609,7 @@ export class Memory {
 
   private page(key: string, op: Operation, body: any, ex: Exchange, out: Verdicts): void {
     const order = LIST_ORDER[op.operationId];
-    const filters = [...ex.query].filter(([k]) => k !== "limit" && k !== "starting_after").sort().map(([k, v]) => `${k}=${v}`).join("&");
-    const wk = `${key}\n${ex.path}?${filters}`;
+    const { filters, wk } = walkOf(key, ex);
     const items = body.data as any[];
     const ids = items.map((i) => String(i?.id));
     const cursor = ex.query.get("starting_after");
