@@ -118,6 +118,23 @@ describe("the proxy in front of the reference server", () => {
     }
   }, 60_000);
 
+  it("judges a path whose escape is malformed (%E0) as the implementation answered it, never failing itself", async () => {
+    const watching = await startProxy({ target: server.baseUrl });
+    try {
+      for (const path of ["/v1/chats/%E0/messages", "/v1/interviews/%E0", "/v1/studies/%zz", "/v1/chats/%E0%A4"]) {
+        const res = await call(watching.url, path, { key: GLOBEX });
+        expect([400, 404], `${path}: ${res.text}`).toContain(res.status);
+      }
+      await watching.settled();
+      const report = await watching.close();
+      expect(report.results.flatMap((r) => r.notes).filter((n) => n.includes("could not judge"))).toEqual([]);
+      expect(failures(report, "implementation")).toEqual([]);
+      expect(report.requests).toBe(4);
+    } finally {
+      await watching.close();
+    }
+  });
+
   it("relays webhook deliveries to the client's receiver, judging their signature, and the receiver's answer time", async () => {
     const received: Array<{ headers: IncomingMessage["headers"]; body: string }> = [];
     const receiver = createServer((req, res) => {

@@ -54,6 +54,15 @@ export function decoded(raw: Buffer, encoding: string | null, maxBytes: number):
   }
 }
 
+/** A path segment decoded; a malformed escape (`%E0`) names nothing any object is called, so it is kept as sent. */
+export function decodedSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 /** The body parsed as JSON, or undefined. */
 export function jsonOf(body: Buffer | null): unknown {
   if (!body || body.length === 0) return undefined;

@@ -12,7 +12,7 @@ import { responseRules, type Contract, type Operation } from "../contract.ts";
 import { UUID, type Reply } from "../http.ts";
 import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
-import { jsonOf, type Exchange } from "./exchange.ts";
+import { decodedSegment, jsonOf, type Exchange } from "./exchange.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 import { completedTimes, internalKeys, internallySourced, isEnglish, listedNotActive, mismatching, noSourcesAsEmpty, partProblem, questionAnswersAgree, excerptsOutside, transcriptOutOfOrder, QUALITY_SCORES, carriesTranslated, usageOffAssistant, webhookAnswerProblem } from "../judge/shown.ts";
 import { withinLimits } from "../judge/windows.ts";
@@ -161,7 +161,7 @@ export class RequestJudge {
       const values: Record<string, string> = {};
       template.forEach((t, i) => {
         const name = /^\{(.+)\}$/.exec(t)?.[1];
-        if (name) values[name] = decodeURIComponent(segments[i] ?? "");
+        if (name) values[name] = decodedSegment(segments[i] ?? "");
       });
       if (!c.path(values)) for (const e of c.path.errors ?? []) {
         const field = e.instancePath.split("/")[1] ?? "(path)";

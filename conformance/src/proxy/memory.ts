@@ -18,7 +18,7 @@ import type { Contract, Operation } from "../contract.ts";
 import { parseRetryAfter, UUID } from "../http.ts";
 import { ELIGIBLE_MODES, triggerRules, valueAt } from "../judge/participant.ts";
 import { questionAnswersAgree } from "../judge/shown.ts";
-import { jsonOf, type Exchange } from "./exchange.ts";
+import { decodedSegment, jsonOf, type Exchange } from "./exchange.ts";
 import { LIST_ORDER, SHOWN_RULES, type Verdicts } from "./judge.ts";
 import { acrossRules, clientRules } from "./rules.ts";
 
@@ -95,6 +95,12 @@ const walkOf = (key: string, ex: Exchange): { filters: string; wk: string } => {
   const filters = [...ex.query].filter(([k]) => k !== "limit" && k !== "starting_after").sort().map(([k, v]) => `${k}=${v}`).join("&");
   return { filters, wk: `${key}\n${ex.path}?${filters}` };
 };
+
+/** The id a path names after its resource (`/v1/chats/{id}/messages` gives the chat's), decoded. */
+const pathId = (ex: Exchange): string => decodedSegment(ex.path.split("/")[3] ?? "");
+
+/** Whether a URL's query holds a `+`: a space to a form decoder and a plus to others, so which value was asked for is in doubt. */
+const plusInQuery = (url: string): boolean => url.slice(url.indexOf("?")).includes("+");
 
 /** When an exchange was answered (its request came at `at`). */
 const answeredAt = (ex: Exchange) => ex.at + ex.durationMs;
@@ -351,9 +357,9 @@ export class Memory {
     // as the seed allows: then its 400 is about the list, not the cursor).
     if (!this.walks.has(walkOf(key, ex).wk)) return;
     let kept = false;
-    if (op.operationId === "listChatMessages") kept = ex.status !== 404 && seen?.object === "message" && seen.chat_id === decodeURIComponent(ex.path.split("/")[3] ?? "");
+    if (op.operationId === "listChatMessages") kept = ex.status !== 404 && seen?.object === "message" && seen.chat_id === pathId(ex);
     else if (op.operationId === "listReleases" || op.operationId === "listChats") kept = filters.length === 0 && seen?.object === (op.operationId === "listReleases" ? "release" : "chat");
-    else if (op.operationId === "listInterviews" && !ex.url.slice(ex.url.indexOf("?")).includes("+")) {
+    else if (op.operationId === "listInterviews" && !plusInQuery(ex.url)) {
       kept = seen?.object === "interview" && filters.every((f) => (f === "study_id" || f === "reference_id") && ex.query.getAll(f).length === 1 && f in seen && same(seen[f], ex.query.get(f), f));
     }
     if (!kept) return;
@@ -428,7 +434,7 @@ export class Memory {
     if (!op || ex.key === null || this.faulted.has(ex.key) || op.path.startsWith("/_sim")) return;
     const key = ex.key;
     if (op.path === "/v1/webhooks") this.webhook(key, ex, body, out);
-    if (ex.status === 404 && RETRIEVALS.has(op.operationId)) this.notFound(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), ex, out);
+    if (ex.status === 404 && RETRIEVALS.has(op.operationId)) this.notFound(key, pathId(ex), ex, out);
     if ((ex.status === 200 || ex.status === 400 || ex.status === 404) && LIST_ORDER[op.operationId]) this.cursorTaken(key, op, ex, out);
     if (ex.status !== 200 || body === null || typeof body !== "object") return;
     const items: any[] = body.object === "list" && Array.isArray(body.data) ? body.data : [body];
@@ -449,8 +455,8 @@ export class Memory {
     if (op.operationId === "listInterviews") for (const i of items) this.listedAfterDelivery(i, ex, out);
     if (op.operationId === "getChat") this.chatUpdated(key, body, ex, out);
     if (op.operationId === "listChats") for (const c of items) this.chatUpdated(key, c, ex, out);
-    if (op.operationId === "listChatMessages") this.messagesSeen(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), items, ex);
-    if (op.operationId === "listChatMessages") this.listedAgain(key, decodeURIComponent(ex.path.split("/")[3] ?? ""), items, body.has_more === true, ex, out);
+    if (op.operationId === "listChatMessages") this.messagesSeen(key, pathId(ex), items, ex);
+    if (op.operationId === "listChatMessages") this.listedAgain(key, pathId(ex), items, body.has_more === true, ex, out);
     this.releasesAndRetrievals(key, op, body, items, ex, out);
     if (body.object === "list" && Array.isArray(body.data) && LIST_ORDER[op.operationId]) this.page(key, op, body, ex, out);
   }
@@ -463,7 +469,7 @@ export class Memory {
       this.releaseChats.set(key, hidden);
     }
     const rule = chatsCheck.rules["release-chats"];
-    const chatIds = op.operationId === "listChats" ? items.map((c) => c?.id) : op.operationId === "getChat" ? [body.id] : op.operationId === "listChatMessages" ? [decodeURIComponent(ex.path.split("/")[3] ?? "")] : [];
+    const chatIds = op.operationId === "listChats" ? items.map((c) => c?.id) : op.operationId === "getChat" ? [body.id] : op.operationId === "listChatMessages" ? [pathId(ex)] : [];
     for (const id of chatIds) {
       const release = hidden.get(id);
       if (release) out.verdict("implementation", rule, false, `${ex.method} ${ex.url} shows chat ${id}, the chat_id of a release (${release.method} ${release.url}): release-generated chats are excluded everywhere`, ex, [release]);
@@ -496,8 +502,7 @@ export class Memory {
     const q = walk.first.query;
     const names = [...q.keys()].filter((k) => k !== "limit" && k !== "starting_after");
     if (names.some((k) => q.getAll(k).length !== 1 || !["study_id", "reference_id", "status", "quality_score"].includes(k)) || (q.has("status") && q.get("status") !== "completed")) return;
-    // A `+` is a space to a form decoder and a plus to others: which reference id was asked for is in doubt.
-    if (walk.first.url.slice(walk.first.url.indexOf("?")).includes("+")) return;
+    if (plusInQuery(walk.first.url)) return;
     const got = this.retrieved.get(`${key}\nlistInterviews`);
     if (!got) return;
     // Its study and reference id as any read shows them (they never change); completed, and its score, only as read before the walk.
@@ -667,7 +672,7 @@ export class Memory {
     if (!walk.hasMore && walk.fromStart && study !== undefined) this.studyWalk(key, study, walk, out);
     // A whole walk of a chat's messages against the count read before it, when none of them is newer than that read.
     if (!walk.hasMore && walk.fromStart && op.operationId === "listChatMessages" && filters === "") {
-      const chatId = decodeURIComponent(ex.path.split("/")[3] ?? "");
+      const chatId = pathId(ex);
       const c = this.counts.get(`${key}\n${chatId}`);
       if (c && !c.streaming && c.ex.seq < walk.first.seq && walk.maxCreated <= c.updatedAt) {
         out.verdict("implementation", acrossRules["count-agrees"], c.count === walk.ids.size, `chat ${chatId}: message_count ${c.count} (${c.ex.method} ${c.ex.url}), but a whole walk of its messages after that read returned ${walk.ids.size}, none newer than the chat's updated_at ${c.updatedAt}`, c.ex, [walk.first, ex]);
