@@ -1,7 +1,7 @@
 // The contract-checking proxy in front of ../shared/foreign, an implementation written from the seed alone (other error
 // bodies, its own experiments report and participant shapes, studies and interviews oldest first): driven by the
 // typed client, it finds nothing at --level seed; with one seed violation planted in a copy, it flags it with the rule
-// named. The violations are the kinds two hidden sets written for the proxy (40 and 22, 2026-12-03) found it missing.
+// named. The violations are the kinds the hidden sets written for the proxy (2026-12-03 and since) found it missing.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -80,6 +80,13 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
     // What came after each list's last item (a client that polls for new ones; past has_more false, the client's).
     for (const list of ["studies", "releases", "chats", "interviews", ...(chat ? [`chats/${chat}/messages`] : [])]) await pollAfterLast(proxyUrl, key, list);
   }
+  // A client's slip with two projects' keys: the first item of each of one project's lists read with the other's key.
+  for (const [owner, reader] of [[FOREIGN.acme, FOREIGN.globex], [FOREIGN.globex, FOREIGN.acme]]) {
+    for (const list of ["studies", "interviews", "releases", "chats"]) {
+      const first = ((await (await politeFetch(`${proxyUrl}/v1/${list}?limit=1`, { headers: H(owner) })).json()) as { data?: Array<{ id: string }> }).data?.[0]?.id;
+      if (first) await politeFetch(`${proxyUrl}/v1/${list}/${first}`, { headers: H(reader) });
+    }
+  }
   await participant(proxyUrl);
   const hook = (method: string, body?: unknown) => politeFetch(`${hookBase}/v1/webhooks`, { method, headers: { ...H(FOREIGN.globex), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   await hook("DELETE");
@@ -116,11 +123,18 @@ async function drive(proxyUrl: string, origin: string, relayUrl: string, deliver
   };
   await walk(`study_id=${study}&limit=2`);
   await read(`studies/${study}`);
+  // A second respondent, in the study's own language (English), completed and read once delivered (its first attempt
+  // fails too, so it comes twice).
+  const second = await testing("POST", "interviews", { study_id: study, reference_id: "proxy_foreign_en" });
+  await testing("POST", `interviews/${second.id}:finish`, {});
+  for (let i = 0; i < 1_200 && delivered() < 4; i++) await new Promise((r) => setTimeout(r, 25));
+  await read(`interviews/${second.id}`);
   const filters = ["reference_id=proxy_foreign", "status=completed&limit=100", `quality_score=${done.quality_score}&limit=100`];
   for (const q of filters) await walk(q);
   // Its study paused (in the product): the interview is the project's still, listed by each filter it matches.
   for (const status of ["paused", "draft"]) {
     await testing("PUT", `studies/${study}`, { name, questions, status });
+    await read(`studies/${study}`);
     for (const q of ["limit=100", ...filters, `study_id=${study}`]) await walk(q);
   }
   // A chat begun since the chats were last listed (someone asked the agent), opened by its id, then the chats walked.
@@ -401,6 +415,12 @@ const VIOLATIONS: Violation[] = [
     find: "  if (!iv || iv.projectId !== project.id) return fail(res, 404, 'There is no interview with this id');\n  send(res, 200, interviewView(iv, true));", replace: "  if (!iv || iv.projectId !== project.id) return fail(res, 404, 'There is no interview with this id');\n  const ck = project.id + ':interview:' + id; const hit = (globalThis.__cache ??= new Map()).get(ck); if (hit && Date.now() - hit.at < 60000) return send(res, 200, hit.body);\n  const body = interviewView(iv, true); (globalThis.__cache ??= new Map()).set(ck, { at: Date.now(), body }); send(res, 200, body);" },
   { name: "chats list cached a minute per project and query", breaks: "Endpoints: GET /v1/chats, list of Chat", rule: "proxy.listed",
     find: "  send(res, 200, page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false)));", replace: "  const ck = project.id + ':chats?' + q.toString(); const hit = (globalThis.__cache ??= new Map()).get(ck); if (hit && Date.now() - hit.at < 60000) return send(res, 200, hit.body);\n  const body = page(items, items, cmpDesc('createdAt'), p.limit, p.cursor, (c) => chatView(c, false)); (globalThis.__cache ??= new Map()).set(ck, { at: Date.now(), body });\n  send(res, 200, body);" },
+  { name: "a paused or draft study's retrieval answered 404", breaks: "Endpoints: GET /v1/studies/:id, 404 if absent or not in the project", rule: "proxy.stays-found",
+    find: "  if (!s || s.projectId !== project.id) return fail(res, 404, 'There is no study with this id');\n  send(res, 200, studyView(s, true));", replace: "  if (!s || s.projectId !== project.id || s.status !== 'active') return fail(res, 404, 'There is no study with this id');\n  send(res, 200, studyView(s, true));" },
+  { name: "another project's study retrieved", breaks: "Authentication 3: a key is scoped to a single project; Errors 1", rule: "proxy.isolation",
+    find: "  if (!s || s.projectId !== project.id) return fail(res, 404, 'There is no study with this id');\n  send(res, 200, studyView(s, true));", replace: "  if (!s) return fail(res, 404, 'There is no study with this id');\n  send(res, 200, studyView(s, true));" },
+  { name: "the payload's language null for English", breaks: "Events: data.language, detected language code", rule: "webhooks.payload-matches",
+    find: "      quality_score: iv.outcome.qualityScore, language: iv.language,", replace: "      quality_score: iv.outcome.qualityScore, language: iv.language === 'en' ? null : iv.language," },
 ];
 
 describe("the proxy in front of ../shared/foreign", () => {

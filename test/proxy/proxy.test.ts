@@ -533,6 +533,39 @@ describe("the proxy's forwarding", () => {
     }
   });
 
+  it("holds two keys to two projects once one's whole walk lacks an item the other listed before it: then no resource answers both", async () => {
+    const chat = (n: number) => ({ id: `7d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a1${n}`, object: "chat", title: null, source: "web", is_streaming: false, created_at: `2026-01-0${n}T00:00:00.000Z`, updated_at: `2026-01-0${n}T00:00:00.000Z` });
+    const release = { id: "8d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a10", object: "release", status: "active", chat_id: "9d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a10", vcs_pr_number: 1, vcs_pr_title: "t", vcs_pr_url: "https://example.com/1", vcs_pr_author: "a", merged_at: "2026-01-01T00:00:00.000Z", last_analysis_at: null, created_at: "2026-01-01T00:00:00.000Z", vcs_pr_description: "" };
+    // Globex's key sees one chat; Acme's sees it and one begun later. Both read one release (the leak).
+    const target = createServer((req, res) => {
+      const json = (status: number, body: unknown) => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      const path = new URL(req.url!, "http://x").pathname;
+      if (path === "/api/v1/chats") return json(200, { object: "list", data: req.headers.authorization === `Bearer ${ACME}` ? [chat(2), chat(1)] : [chat(1)], has_more: false });
+      if (path === `/api/v1/releases/${release.id}`) return json(200, release);
+      json(404, { status: 404, message: "Not found" });
+    });
+    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
+    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
+    const isolation = async () => (await front.settled(), failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.isolation")));
+    try {
+      // Globex walks first: Acme's later walk listing one more chat shows nothing (a chat may have begun between).
+      await call(front.url, "/v1/chats", { key: GLOBEX });
+      await call(front.url, "/v1/chats", { key: ACME });
+      for (const key of [ACME, GLOBEX]) expect((await call(front.url, `/v1/releases/${release.id}`, { key })).status).toBe(200);
+      expect(await isolation()).toEqual([]);
+      // Globex walks again, after Acme's walk listed a chat it lacks: two projects, and the release answered both.
+      await call(front.url, "/v1/chats", { key: GLOBEX });
+      const found = await isolation();
+      expect(found).toHaveLength(1);
+      // Named: what both read (the release, or the chat both list), and the chat one lacks.
+      expect(found[0]).toMatch(new RegExp(`showed (${release.id}|${chat(1).id}), which another key read too`));
+      expect(found[0]).toContain(`${chat(2).id}, listed by one key's whole walk`);
+    } finally {
+      await front.close();
+      target.close();
+    }
+  });
+
   it("streams an event stream as it happens, and adds a Via header only when asked", async () => {
     const stop = new AbortController();
     const res = await fetch(`${proxy.url}/_sim/events`, { headers: { authorization: `Bearer ${ACME}`, accept: "text/event-stream" }, signal: stop.signal });

@@ -123,8 +123,12 @@ export class Memory {
   private readonly resources: Capped<string, Seen>;
   /** id -> the keys it answered 200 to. */
   private readonly readers: Capped<string, Set<string>>;
-  /** "a\nb" (sorted) -> the exchange that showed two keys read one resource: they are one project's. */
-  private readonly together: Capped<string, Exchange>;
+  /** "a\nb" (sorted) -> the exchange that showed two keys read one resource, and its id: they are one project's. */
+  private readonly together: Capped<string, { ex: Exchange; id: string }>;
+  /** "a\nb" (sorted) -> what showed two keys are of two projects: an item one key's whole walk listed, missing from the other's later whole walk of that list. */
+  private readonly apart: Capped<string, { id: string; listed: Exchange; lacking: Exchange }>;
+  /** list operation -> key -> its last whole walk of that list unfiltered (the lists that never lose items). */
+  private readonly lastWholeWalks: Capped<string, Map<string, { ids: Set<string>; first: Exchange; last: Exchange }>>;
   private readonly walks: Capped<string, Walk>;
   /** key + list -> id -> its sort value, for the ordered lists. */
   private readonly members: Capped<string, Map<string, string>>;
@@ -137,6 +141,8 @@ export class Memory {
   private readonly studyUsed: Capped<string, { weekly: unknown; monthly: unknown; ex: Exchange }>;
   private readonly retryAfter: Capped<string, { until: number; ex: Exchange }>;
   private readonly faulted = new Set<string>();
+  /** Pairs of keys judged to read one resource across two projects (said once a pair). */
+  private readonly judgedPairs = new Set<string>();
   /** key -> the chat ids its releases name (never a visible chat). */
   private readonly releaseChats: Capped<string, Map<string, Exchange>>;
   /** key + list operation -> ids retrieved one by one, with the exchange. */
@@ -164,6 +170,8 @@ export class Memory {
     this.resources = new Capped(caps.resources, "resources read", forgot);
     this.readers = new Capped(caps.resources, "ids and the keys that read them", forgot);
     this.together = new Capped(10_000, "pairs of keys of one project", forgot);
+    this.apart = new Capped(10_000, "pairs of keys of two projects", forgot);
+    this.lastWholeWalks = new Capped(10, "keys' whole walks", forgot);
     this.walks = new Capped(caps.walks, "walks in progress", forgot);
     this.members = new Capped(1_000, "ordered lists", forgot);
     this.counts = new Capped(caps.walks, "chats' message counts", forgot);
@@ -486,10 +494,40 @@ export class Memory {
 
   /** A whole walk of an unfiltered list, against what the key retrieved before the walk began. */
   private wholeWalk(key: string, op: Operation, walk: Walk, ex: Exchange, out: Verdicts): void {
+    this.projectsApart(key, op, walk, ex, out);
     const got = this.retrieved.get(`${key}\n${op.operationId}`);
     if (!got) return;
     const missing = [...got].filter(([id, at]) => at.seq < walk.first.seq && !walk.ids.has(id));
     out.verdict("implementation", acrossRules.listed, missing.length === 0, `${missing.length} item(s) this key retrieved before the walk are missing from its whole walk of ${ex.path}, e.g. ${missing[0]?.[0]} (${missing[0]?.[1].method} ${missing[0]?.[1].url} answered 200)`, ex, missing.slice(0, 2).map(([, e]) => e).concat([walk.first]));
+  }
+
+  /**
+   * Authentication 3: a key is scoped to a single project. These lists never lose items (proxy.listed), so when one
+   * key's whole walk lacks an item another key's whole walk listed before it began, the two keys are of two projects;
+   * and then no resource answers 200 to both (Errors 1: another project's id is 404).
+   */
+  private projectsApart(key: string, op: Operation, walk: Walk, ex: Exchange, out: Verdicts): void {
+    const walks = this.lastWholeWalks.get(op.operationId) ?? new Map<string, { ids: Set<string>; first: Exchange; last: Exchange }>();
+    for (const [other, w] of walks) {
+      if (other === key || answeredAt(w.last) >= walk.first.at) continue;
+      const pair = [key, other].sort().join("\n");
+      if (this.apart.has(pair)) continue;
+      const id = [...w.ids].find((i) => !walk.ids.has(i));
+      if (id === undefined) continue;
+      this.apart.set(pair, { id, listed: w.last, lacking: ex });
+      this.twoProjects(pair, out);
+    }
+    // One walk per key (its latest), for a bounded number of keys.
+    if (walk.ids.size <= this.caps.members && (walks.has(key) || walks.size < 20)) walks.set(key, { ids: walk.ids, first: walk.first, last: ex });
+    this.lastWholeWalks.set(op.operationId, walks);
+  }
+
+  /** Two keys shown to be of two projects, and one resource read by both: judged once for the pair. */
+  private twoProjects(pair: string, out: Verdicts): void {
+    const [apart, shared] = [this.apart.get(pair), this.together.get(pair)];
+    if (!apart || !shared || this.judgedPairs.has(pair) || this.judgedPairs.size >= 10_000) return;
+    this.judgedPairs.add(pair);
+    out.verdict("implementation", acrossRules.isolation, false, `${shared.ex.method} ${shared.ex.url} showed ${shared.id}, which another key read too, but the two keys are of two projects: ${apart.id}, listed by one key's whole walk (${apart.listed.method} ${apart.listed.url}), is missing from the other's later whole walk (${apart.lacking.method} ${apart.lacking.url}) of a list that never loses items. Another project's resource answers 404`, shared.ex, [apart.listed, apart.lacking]);
   }
 
   /**
@@ -537,7 +575,12 @@ export class Memory {
     }
     this.resources.set(k, { fields, ex });
     const keys = this.readers.get(item.id) ?? new Set<string>();
-    for (const other of keys) if (other !== key) this.together.set([key, other].sort().join("\n"), ex);
+    for (const other of keys) {
+      if (other === key) continue;
+      const pair = [key, other].sort().join("\n");
+      this.together.set(pair, { ex, id: item.id });
+      this.twoProjects(pair, out);
+    }
     keys.add(key);
     this.readers.set(item.id, keys);
   }
@@ -547,7 +590,7 @@ export class Memory {
     if (mine) out.verdict("implementation", acrossRules["stays-found"], false, `${ex.method} ${ex.url} answered 404, but ${id} answered 200 to the same key before (${mine.ex.method} ${mine.ex.url}); nothing in the API deletes it`, ex, [mine.ex]);
     for (const other of this.readers.get(id) ?? []) {
       if (other === key) continue;
-      const shared = this.together.get([key, other].sort().join("\n"));
+      const shared = this.together.get([key, other].sort().join("\n"))?.ex;
       const theirs = this.resources.get(`${other}\n${id}`);
       if (shared && theirs) out.verdict("implementation", acrossRules.isolation, false, `${ex.method} ${ex.url} answered 404 to one key while another key reads ${id} (${theirs.ex.method} ${theirs.ex.url}), and both keys read ${shared.method} ${shared.url}'s resources: either a project's data shows under another project's key, or a resource of the project is hidden from one of its keys`, ex, [theirs.ex, shared]);
     }
