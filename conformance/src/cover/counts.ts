@@ -2,8 +2,9 @@
  * Counts at every class, every run: 0, 1, a page, 100, 101 and past a cap. A study capped at 101 a week takes 101
  * interviews, one at a time up to 1 and then in batches: accepting below the cap, not at it, the 102nd refused;
  * `used` and `interview_count` say 101, and its interviews walk as 100 + 1 at limit 100 and as six pages by default.
- * Chats of 0, 1, 100 and 101 visible messages (a hidden one among them where the target plants one; those of 1 and 101
- * streaming a response): message_count and the walk agree, oldest first, with has_more exactly when more remain. And
+ * Chats of 0, 1, 100, 101 and 150 visible messages (a hidden one among them where the target plants one; those of 1
+ * and 101 streaming a response): message_count and the walk agree, oldest first, with has_more exactly when more
+ * remain (the walk of 150 takes cursors past the first 100), and the page after the last is empty. And
  * interview_count read while an interview is processing, in a study without caps and in one with caps: not counted
  * until it completes; the study's list filtered by status=processing then holds it alone. At each count the studies list shows the study's limits and accepting_responses as its retrieval just read them.
  */
@@ -199,7 +200,8 @@ async function processing(env: CoverEnv, capped: boolean, paused = false): Promi
 async function messages(env: CoverEnv): Promise<void> {
   const { ctx } = env;
   const hidden = ctx.states.has("hidden-messages");
-  for (const n of [0, 1, 100, 101]) {
+  // 150: its walk by default takes cursors past the first 100 (where a lookup bounded by the largest page loses them).
+  for (const n of [0, 1, 100, 101, 150]) {
     const msgs: PlantChatInput["messages"] = Array.from({ length: n }, (_, k) => ({ role: k % 2 ? "assistant" : "user", parts: [{ type: "text", text: `message ${k + 1} of ${n}` }] }));
     // A hidden-branch message in the middle: never listed, never counted.
     if (hidden && n > 1) msgs.splice(Math.floor(n / 2), 0, { role: "assistant", parts: [{ type: "text", text: "a hidden branch" }], hidden: true });
@@ -216,17 +218,22 @@ async function messages(env: CoverEnv): Promise<void> {
     env.expect(r["message-count"], page.status === 200 && JSON.stringify(first) === JSON.stringify(visible.slice(0, 100)) && page.body?.has_more === n > 100, `the first page at limit 100 of a chat of ${n} visible messages holds ${first.length} (has_more ${page.body?.has_more}), not its first ${Math.min(n, 100)} visible messages oldest first with has_more ${n > 100}`, page);
     const walk = await env.http.walk(`/v1/chats/${chat.id}/messages`, 20);
     env.expect(r["message-count"], JSON.stringify(walk.items.map((m: any) => m.id)) === JSON.stringify(visible), `a chat of ${n} visible messages walks at the default page size as ${walk.items.length} messages, not its ${n} visible ones oldest first`, walk.pages[walk.pages.length - 1]);
+    // The last visible message is a visible message of the chat: as a cursor, it gives the (empty) page after it.
+    if (n > 0) {
+      const after = await env.req(`/v1/chats/${chat.id}/messages?starting_after=${visible[visible.length - 1]}`);
+      env.expect(r["message-count"], after.status === 200 && Array.isArray(after.body?.data) && after.body.data.length === 0 && after.body?.has_more === false, `the page after the last of a chat's ${n} visible messages answered ${after.status} with ${JSON.stringify(after.body?.data?.length ?? after.body)} item(s) and has_more ${after.body?.has_more}, not an empty page with has_more false (it is a visible message of the chat)`, after);
+    }
     env.reach(`messages ${n}`, r["message-count"].cites);
   }
 }
 
 export const counts: Unit = {
   name: "counts",
-  doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages, its counts the same once paused), chats of 0, 1, 100 and 101 visible messages (message_count and the walk; those of 1 and 101 streaming), and interview_count and the list filtered by status=processing read while an interview is processing (in a study without caps and in one with caps)",
+  doc: "counts at 0, 1, a page, 100, 101 and past a cap: a study capped at 101 (used, interview_count, accepting at and past the cap, walks of 100 + 1 and six default pages, its counts the same once paused), chats of 0, 1, 100, 101 and 150 visible messages (message_count, the walk, with cursors past the first 100 in the chat of 150, and the empty page after the last; those of 1 and 101 streaming), and interview_count and the list filtered by status=processing read while an interview is processing (in a study without caps and in one with caps)",
   needs: ["plant-study", "plant-interview"],
   rules: [r["counts"], r["cap-transition"], r["message-count"], r["count-completed"], r["processing-filter"]],
   classes: (ctx) => [
-    "count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("study-status") ? [PAUSED] : []), ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101"] : []),
+    "count 0", "count 1", "a page", "count 101", "past a cap", ...(ctx.states.has("study-status") ? [PAUSED] : []), ...(ctx.states.has("plant-chat") ? ["messages 0", "messages 1", "messages 100", "messages 101", "messages 150"] : []),
     ...["", CAPPED, ...(ctx.states.has("study-status") ? [WINDOW_PAUSED] : [])].flatMap((c) => [`interview_count while one is processing${c}`, `status=processing while one is processing${c}`]),
   ],
   async run(env) {

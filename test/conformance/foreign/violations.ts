@@ -498,6 +498,12 @@ export const VIOLATIONS: Violation[] = [
   // Set 66: signing secrets and what a signature is computed over.
   { name: "a secret from the project's count of webhooks alone, the same in every project", breaks: "Authentication 6: deliveries are authenticated by signature; What the service does: a caller only sees its project's data", rule: "cover.recreation",
     find: "  const secret = 'whsec_' + crypto.randomBytes(24).toString('hex');", replace: "  const secret = 'whsec_' + crypto.createHash('sha256').update('webhook:' + project.webhookGen).digest('hex').slice(0, 48);" },
+  // Set 67 (a cursor whose item moved, or sits past a bound): no chat held more than 101 visible messages, so no walk
+  // took a cursor past the first 100, and none asked for the page after a chat's last message.
+  { name: "a message cursor past the first 100 refused", breaks: "Endpoints: GET /v1/chats/:id/messages starting_after; Errors 5 (400 only when not a visible message)", rule: "cover.message-count",
+    find: "  if (cursor !== undefined && !visible.some((m) => m.id === cursor)) return fail(res, 400, `No such message: ${cursor}`);", replace: "  if (cursor !== undefined && !visible.slice(0, 100).some((m) => m.id === cursor)) return fail(res, 400, `No such message: ${cursor}`);" },
+  { name: "a message cursor past the first 100 ends the walk", breaks: "Endpoints: GET /v1/chats/:id/messages starting_after; List envelope: has_more", rule: "cover.message-count",
+    find: "  send(res, 200, page(visible, visible, cmpAsc('createdAt'), limit, cursor, messageView));", replace: "  send(res, 200, page(visible, visible.slice(0, 100), cmpAsc('createdAt'), limit, cursor, messageView));" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
