@@ -504,6 +504,12 @@ export const VIOLATIONS: Violation[] = [
     find: "  if (cursor !== undefined && !visible.some((m) => m.id === cursor)) return fail(res, 400, `No such message: ${cursor}`);", replace: "  if (cursor !== undefined && !visible.slice(0, 100).some((m) => m.id === cursor)) return fail(res, 400, `No such message: ${cursor}`);" },
   { name: "a message cursor past the first 100 ends the walk", breaks: "Endpoints: GET /v1/chats/:id/messages starting_after; List envelope: has_more", rule: "cover.message-count",
     find: "  send(res, 200, page(visible, visible, cmpAsc('createdAt'), limit, cursor, messageView));", replace: "  send(res, 200, page(visible, visible.slice(0, 100), cmpAsc('createdAt'), limit, cursor, messageView));" },
+  // Set 68 (cursors looked up among the first 100 of each list): a walk of 101 items never takes a cursor past the
+  // 100th, and no list held more.
+  { name: "a studies cursor looked up among the first 100 only", breaks: "Endpoints: starting_after, the id of the last item of the previous page", rule: "cover.cursor-past-100",
+    find: "page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (s) => studyView(s, false))", replace: "page(items, universe.slice(0, 100), cmpAsc('createdAt'), p.limit, p.cursor, (s) => studyView(s, false))" },
+  { name: "a chats cursor past the first 100 refused", breaks: "Endpoints: starting_after, the id of the last item of the previous page", rule: "cover.cursor-past-100",
+    find: "  const items = [...chats.values()].filter((c) => c.projectId === project.id && chatVisible(c)).sort(cmpDesc('createdAt'));\n", replace: "  const items = [...chats.values()].filter((c) => c.projectId === project.id && chatVisible(c)).sort(cmpDesc('createdAt'));\n  if (p.cursor && !items.slice(0, 100).some((c) => c.id === p.cursor)) return fail(res, 400, 'starting_after is not a chat of this list');\n" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
