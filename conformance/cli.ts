@@ -8,7 +8,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { DEFAULT_TIMEOUT_MS } from "./src/check.ts";
 import { human } from "./src/report.ts";
 import { FORMATS, takeReports } from "./src/report-files.ts";
-import { CHECK_NAMES, runConformance } from "./src/run.ts";
+import { CHECK_NAMES, runConformance, TargetUnreachable } from "./src/run.ts";
 import { ALL_CAPABILITIES, type Capability } from "./src/states/capabilities.ts";
 import { StatesModuleError } from "./src/states/load.ts";
 
@@ -104,8 +104,8 @@ const result = await runConformance({
   modelWorkers: o.modelWorkers,
   onProgress: (line) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`),
 }).catch((err: unknown) => {
-  // A states module that cannot be loaded is a bad option (exit 2), said plainly.
-  if (!(err instanceof StatesModuleError)) throw err;
+  // A states module that cannot be loaded, or a target that cannot be reached, is a bad option (exit 2), said plainly.
+  if (!(err instanceof StatesModuleError) && !(err instanceof TargetUnreachable)) throw err;
   console.error(err.message);
   process.exit(2);
 });

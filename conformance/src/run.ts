@@ -144,6 +144,25 @@ const byLevel = (exercised: Findings["exercised"]): CheckResult["levels"] => {
   return out;
 };
 
+/** The target refused or could not be found: nothing can be judged, and it is almost always the base URL or a server not started. */
+export class TargetUnreachable extends Error {}
+
+/**
+ * One request before any check (no key: a 401 is an answer like any other). A connection refused, a host unknown or a
+ * reset before any answer stops the run with what to fix, instead of every check crashing on it; a target that is
+ * slow to answer is judged by the checks, whose timeouts say so.
+ */
+async function reachable(base: string, timeoutMs: number | undefined): Promise<void> {
+  try {
+    const res = await fetch(`${base}/v1/studies`, { signal: AbortSignal.timeout(timeoutMs ?? 30_000), redirect: "manual" });
+    await res.body?.cancel();
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string; message?: string } };
+    if (e.name === "TimeoutError" || e.name === "AbortError") return;
+    throw new TargetUnreachable(`cannot reach the target at ${base} (${e.cause?.code ?? e.cause?.message ?? e.message}): is it running, and is --base-url its base URL, the part before /v1?`);
+  }
+}
+
 export async function runConformance(given: RunOptions): Promise<Report> {
   const started = Date.now();
   const limitedBefore = rateLimits(given.baseUrl);
@@ -155,6 +174,7 @@ export async function runConformance(given: RunOptions): Promise<Report> {
   const http = new Http(base, options.apiKey, contract, options.timeoutMs);
   const other = options.otherKey ? new Http(base, options.otherKey, contract, options.timeoutMs) : undefined;
   const runId = `run-${randomBytes(4).toString("hex")}`;
+  await reachable(base, options.timeoutMs);
   const { states, viaHttp } = await openStates(options, http, contract, runId);
   const results: CheckResult[] = [];
   const notJudged = new Set<string>();

@@ -19,12 +19,12 @@ const DELAYS = [300, 600, 900];
 const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
 
 /** The cover check alone through the README's states module, on a foreign server (or a changed copy) of its own. */
-async function cover(server?: string, only = ["cover"], coverUnits?: string[]): Promise<Report> {
+async function cover(server?: string, only = ["cover"], coverUnits?: string[], level: "seed" | "contract" = "seed"): Promise<Report> {
   const dir = mkdtempSync(join(tmpdir(), "foreign-cover-"));
   const foreign = await startForeign({ WEBHOOK_CA_FILE: join(dir, "ca.pem"), WEBHOOK_RETRY_DELAYS_MS: DELAYS.join(","), WEBHOOK_TIMEOUT_MS: "2000", SIM_TALK_MS: "50", SIM_PROCESSING_MS: "100" }, server);
   try {
     return await runConformance({
-      baseUrl: foreign.baseUrl, apiKey: FOREIGN.acme, otherKey: FOREIGN.globex, publicKey: FOREIGN.publicKey, sim: false, seed: randomSeed(), runs: 4, level: "seed",
+      baseUrl: foreign.baseUrl, apiKey: FOREIGN.acme, otherKey: FOREIGN.globex, publicKey: FOREIGN.publicKey, sim: false, seed: randomSeed(), runs: 4, level,
       receiver: "https", receiverCertDir: dir, webhookRetryDelaysMs: DELAYS, webhookTimeoutMs: 2000, webhookBudgetMs: 10_000, webhookWaitMs: 10_000, timeoutMs: DEFAULT_TIMEOUT_MS,
       states: join(process.cwd(), "conformance/examples/foreign-states.ts"), only, coverUnits,
     });
@@ -61,7 +61,7 @@ describe("the covering phase", () => {
           const check = v.check ?? "cover";
           // A rule no unit owns (a response's body, judged on every reply) needs the whole phase.
           const owners = UNITS.filter((u) => u.rules.some((rule) => rule.id === v.rule)).map((u) => u.name);
-          const report = await cover(plant(v, dir), [check], check === "cover" && owners.length ? owners : undefined);
+          const report = await cover(plant(v, dir), [check], check === "cover" && owners.length ? owners : undefined, v.level);
           const failed = cover_(report, check).failures.map((f) => f.rule);
           expect(failed, `seed ${report.seed}: ${cover_(report, check).failures.map((f) => f.message).join("\n").slice(0, 2000)}`).toContain(v.rule);
           expect(report.exitCode).toBe(1);

@@ -1,8 +1,9 @@
 // The per-statement reports, as an implementer gets them: the CLI run as a process against a real server behind a
 // broken proxy, with --report html, json and junit in one run. Every statement of the matrix appears in each, with its
 // verdict; a failure carries its reproducible request; a statement not tested says which capability was missing.
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -107,5 +108,17 @@ describe("reports: a verdict for every seed statement", () => {
     expect(properties.length).toBeGreaterThan(0);
     for (const p of properties) expect(p.asked).toBeGreaterThanOrEqual(125);
     expect(properties.filter((p: any) => p.cut && p.ran < p.asked).length).toBe(report.cutShort.length);
+  }, 60_000);
+
+  it("a target that cannot be reached: exit 2 with what to fix, no stack trace and no report of checks that never ran", async () => {
+    // A port just freed: nothing listens there.
+    const port = await new Promise<number>((ok) => { const srv = createServer().listen(0, "127.0.0.1", () => { const p = (srv.address() as { port: number }).port; srv.close(() => ok(p)); }); });
+    for (const base of [`http://127.0.0.1:${port}/api`, "http://no-such-host.invalid/api"]) {
+      const r = spawnSync(process.execPath, ["--import", "tsx", "conformance/cli.ts", "--base-url", base, "--api-key", ACME, "--sim", "--report", "json", join(dir, "unreachable.json")], { cwd: root, encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^cannot reach the target at ${base.replace(/[.]/g, "\\.")} \\((ECONNREFUSED|ENOTFOUND|EAI_AGAIN)\\): is it running, and is --base-url its base URL, the part before /v1\\?$`, "m"));
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+      expect(existsSync(join(dir, "unreachable.json"))).toBe(false);
+    }
   }, 60_000);
 });

@@ -9,10 +9,10 @@
  * at the cap too. Where the target can set a study's status, a second study's offered launch is eligible, declined once the
  * study is paused, eligible again once it is active again, and declined again once it is set to draft.
  */
-import { ELIGIBLE_MODES as ELIGIBLE, launchBodies, triggerRules } from "../judge/participant.ts";
+import { ELIGIBLE_MODES as ELIGIBLE, launchBodies, triggerRules, valueAt } from "../judge/participant.ts";
 import { Lacking } from "../outcomes.ts";
 import type { Reply } from "../http.ts";
-import { until, type CoverEnv, type Unit } from "./unit.ts";
+import { textOfLength, until, type CoverEnv, type Unit } from "./unit.ts";
 import { propertySchema } from "./domain.ts";
 import { r } from "./rules.ts";
 
@@ -39,6 +39,22 @@ async function firstTaken(env: CoverEnv, candidates: unknown[]): Promise<{ body:
 }
 
 /** The launches the trigger config offers for `studyId` now (what the rule carries), or none. */
+/** The contract's longest trigger event (200 characters), with the punctuation analytics event names carry. */
+const AT_CAP_EVENT = textOfLength(200, "x", "conformance.launch:at_cap/");
+
+/**
+ * The trigger config's rule for `studyId` names `event`, exactly. Judged where the config shows a rule naming the study
+ * (our contract's `experimentId`); a config whose rules do not name their study leaves it unjudged, not a class unreached.
+ */
+async function triggerEvent(env: CoverEnv, studyId: string, event: string): Promise<void> {
+  const config = await env.http.req("/v1/interview-participant/config?referenceId=conformance_user", { key: null, headers: { "x-public-key": env.publicKey! } });
+  const found = config.status === 200 ? triggerRules(env.ctx, config.body) : null;
+  const rule = found?.rules.find((x) => Object.values(x).includes(studyId));
+  if (!found || !rule) return;
+  const named = valueAt(rule, found.event);
+  env.expect(r["trigger-event"], named === event, `the trigger config's rule of study ${studyId}, planted with a trigger event of ${event.length} characters, names ${JSON.stringify(named)} in ${found.event}, not ${JSON.stringify(event)}`, config);
+}
+
 async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
   const config = await env.http.req("/v1/interview-participant/config?referenceId=conformance_user", { key: null, headers: { "x-public-key": env.publicKey! } });
   const found = config.status === 200 ? triggerRules(env.ctx, config.body) : null;
@@ -50,7 +66,7 @@ export const launches: Unit = {
   name: "launches",
   doc: "a launch on each side of a study's cap, in a project of its own: eligible while the study accepts responses, never with another project's public key, declined (not_eligible) once it reached its weekly cap, and its monthly cap for a study capped monthly, the same request and the trigger config's (each with the study's link opened as an invite too, where it has an invite link's form); a study planted to open in the browser launched external_browser; and a launch offered before its study was paused: declined while paused, eligible once active again, declined once set to draft",
   needs: ["plant-study", "plant-interview"],
-  rules: [r["launch-declined"], r["launch-mode"], r["launch-scoped"]],
+  rules: [r["launch-declined"], r["launch-mode"], r["launch-scoped"], r["trigger-event"]],
   classes: (ctx) => ["launch below the cap", ...(ctx.options.publicKey ? ["launch with another project's public key"] : []), "launch at the cap", "launch at a monthly cap", "launch of a study opened in a browser", ...(ctx.states.has("study-status") ? ["launch of a study paused", "launch of a study active again", "launch of a study set to draft"] : [])],
   async run(env) {
     const { ctx } = env;
@@ -59,7 +75,8 @@ export const launches: Unit = {
       ctx.note(`cover launches: ${env.own ? "the created project has no public key" : "the target creates no projects"}, so a launch cannot be tied to one study`);
       return;
     }
-    const study = (await ctx.states.plantStudy({ name: "Launch at the cap", status: "active", weekly_limit: 1, monthly_limit: null, trigger_event: "conformance_launch_at_cap" }, env.project)).id;
+    const study = (await ctx.states.plantStudy({ name: "Launch at the cap", status: "active", weekly_limit: 1, monthly_limit: null, trigger_event: AT_CAP_EVENT }, env.project)).id;
+    await triggerEvent(env, study, AT_CAP_EVENT);
     // The launch the states module says is eligible, else those the trigger config offers for the study (its own shape).
     const candidates: unknown[] = [];
     try {

@@ -1,11 +1,11 @@
 /**
  * Values at length, every run. The seed caps only three values (a tool_use's input, a tool_result's content and a
  * source's query, nulled past 32 KB) and calls everything else stable; a column or a buffer that caps a name, a title or
- * a text at 100, 255, 4096 or 32000 characters changes what the service was given. Short values never show it, so each
+ * a text at 100, 255, 4096 or 32000 characters or 64 KiB changes what the service was given. Short values never show it, so each
  * free text is planted long, past those sizes (and past the payload cap where nothing caps it), with characters beyond
  * ASCII in it, and read back byte for byte on retrieval and in its list: a study's name at the contract's longest and
- * fifty long questions; a chat's title; a message's text and thinking past 32 KB, a tool's name and summary, a file's
- * URL and name and a source's description; a release's title and description at the contract's longest. And in number
+ * fifty long questions; a chat's title; a message's text and thinking past 64 KiB (twice the payload cap), a tool's
+ * name and summary, a file's URL and name and a source's description; a release's title and description at the contract's longest. And in number
  * (twelve languages, fifty questions answered, fifty parts and sources) and repeated (identical parts, sources of one
  * id, a question twice): each kept, none merged.
  */
@@ -20,6 +20,9 @@ type Part = PlantChatInput["messages"][number]["parts"][number];
 /** Twelve language codes, some with a region: a list cut at 5 or 10 shows. */
 const LANGUAGES = ["en", "de", "fr", "es", "it", "pt-BR", "nl", "sv", "ja", "ko", "zh-Hant", "ar"];
 
+/** Characters of the long text and thinking: 67,932 bytes, past twice the payload cap and past 64 KiB (a TEXT column). */
+const LONG_TEXT = 66_600;
+
 const CLASSES = {
   study: "a study's name at 200 characters, 50 questions of 1,000 and 12 languages",
   answers: "an interview of it answering all 50 questions",
@@ -33,7 +36,7 @@ const CLASSES = {
 
 export const longValues: Unit = {
   name: "long-values",
-  doc: "free text planted long and read back byte for byte, never cut, nulled or marked truncated: a study's name at 200 characters and 50 questions of 1,000 (retrieval and list), a chat's title of 5,000 (retrieval and list), a message's text and thinking past 32 KB, a tool's name and summary, a file's URL and name, a source's description, and a release's title at 1,000 characters and description at 65,536; a study of 12 languages and 50 questions all answered, a message of 50 parts and 50 sources; two identical parts, two sources of one id and a question asked twice, each kept",
+  doc: "free text planted long and read back byte for byte, never cut, nulled or marked truncated: a study's name at 200 characters and 50 questions of 1,000 (retrieval and list), a chat's title of 5,000 (retrieval and list), a message's text and thinking past 64 KiB (twice the payload cap), a tool's name and summary, a file's URL and name, a source's description, and a release's title at 1,000 characters and description at 65,536; a study of 12 languages and 50 questions all answered, a message of 50 parts and 50 sources; two identical parts, two sources of one id and a question asked twice, each kept",
   needs: [],
   rules: [r["long-values"]],
   classes: (ctx) => [
@@ -87,10 +90,13 @@ async function study(env: CoverEnv): Promise<void> {
 
 async function chats(env: CoverEnv): Promise<void> {
   const { ctx } = env;
-  // The title, and text and thinking just past the payload cap (33,000 bytes, 2-byte letters among them): the cap nulls
-  // a tool's input, a result's content and a source's query, never text.
+  // The title, and text and thinking past twice the payload cap and past 64 KiB (67,932 bytes each, 2-byte letters among
+  // them): the cap nulls a tool's input, a result's content and a source's query, never text, and no column width cuts
+  // it. Text and thinking in two chats, each plant within a request body of 100 KB.
   const title = textOfLength(5000, "A long chat title ");
-  const text: Part[] = [{ type: "text", text: textOfLength(32_400, "Text past the cap ") }, { type: "thinking", thinking: textOfLength(32_400, "Thinking past the cap ") }];
+  const [longText, longThinking] = [textOfLength(LONG_TEXT, "Text past the cap "), textOfLength(LONG_TEXT, "Thinking past the cap ")];
+  const text: Part[] = [{ type: "text", text: longText }];
+  const thinking: Part[] = [{ type: "thinking", thinking: longThinking }];
   const first = await ctx.states.plantChat({ title, messages: [{ role: "assistant", parts: text }] }, env.project);
   const read = await env.req(`/v1/chats/${first.id}`);
   let ok = judge(env, `chat ${first.id} (a title of 5,000 characters)`, read.body, { title }, read);
@@ -98,7 +104,11 @@ async function chats(env: CoverEnv): Promise<void> {
   ok = judge(env, `chat ${first.id} in GET /v1/chats`, list.items.find((c: any) => c?.id === first.id), { title }, list.pages[0]) && ok;
   if (ok) env.reach(CLASSES.title, r["long-values"].cites);
   const messages = await env.http.walk(`/v1/chats/${first.id}/messages`, 100);
-  if (judge(env, `the message of chat ${first.id} (text and thinking of 32,400 characters, 33,048 bytes each)`, messages.items[0], { parts: text }, messages.pages[0])) env.reach(CLASSES.text, r["long-values"].cites);
+  ok = judge(env, `the message of chat ${first.id} (a text of ${LONG_TEXT} characters, ${Buffer.byteLength(longText)} bytes)`, messages.items[0], { parts: text }, messages.pages[0]);
+  const second0 = await ctx.states.plantChat({ title: "Long thinking", messages: [{ role: "assistant", parts: thinking }] }, env.project);
+  const thought = await env.http.walk(`/v1/chats/${second0.id}/messages`, 100);
+  ok = judge(env, `the message of chat ${second0.id} (a thinking of ${LONG_TEXT} characters, ${Buffer.byteLength(longThinking)} bytes)`, thought.items[0], { parts: thinking }, thought.pages[0]) && ok;
+  if (ok) env.reach(CLASSES.text, r["long-values"].cites);
   // A tool's name and summary, a file's URL and name, a source's description: none of them capped by the seed.
   const parts: Part[] = [
     { type: "tool_use", id: "toolu_long", name: textOfLength(200, "long_tool_name_"), summary: textOfLength(5000, "A long summary. "), input: { q: "short" }, state: "output_available" } as Part,

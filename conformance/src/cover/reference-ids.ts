@@ -1,13 +1,17 @@
 /**
  * Every class of string a reference id may be, every run: ASCII, beyond the BMP, combining marks, case twins, a `%`
  * followed by two hex digits beside the text it would decode to (and the same encoded twice), `+` beside a space, `&`,
- * `=`, `#`, `/`, `?`, spaces at the ends beside the trimmed twin, and a long one. Each is read back, and the
+ * `=`, `#`, `/`, `?`, spaces at the ends beside the trimmed twin, and long twins (255 characters, differing in the last
+ * alone, beside their first 64). Each is read back, and the
  * reference_id filter must list exactly its own interview, once. Through the study's link (when the target takes one) the encoded value must decode exactly once.
  */
 import { propertySchema, stringDomain } from "./domain.ts";
 import { firstDifference } from "../judge/same.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
+
+/** 254 characters: with one more, the contract's longest reference id. */
+const LONG_BASE = `ref_${"long".repeat(62)}_x`;
 
 /** Class -> the reference ids planted for it (twins together, so one filter tells them apart). */
 export const REFERENCE_CLASSES: Record<string, string[]> = {
@@ -19,7 +23,9 @@ export const REFERENCE_CLASSES: Record<string, string[]> = {
   "+ and space": ["ref_a+b", "ref_a b"],
   "& and =": ["ref_a&b=c"],
   "#, / and ?": ["ref_#frag/x?y"],
-  long: [`ref_${"long".repeat(50)}`],
+  // The contract's longest (255) twice, differing in the last character alone, and their first 64 characters: a column
+  // or a comparison that keeps a prefix tells none of them apart.
+  long: [`${LONG_BASE}a`, `${LONG_BASE}b`, LONG_BASE.slice(0, 64)],
   // A value is kept as given: never trimmed, in the read or in the filter.
   "spaces at the ends": [" ref_spaced ", "ref_spaced", "ref_tab\t"],
 };
@@ -29,7 +35,7 @@ const LINK_CLASSES = ["% and two hex digits", "+ and space", "& and =", "#, / an
 
 export const referenceIds: Unit = {
   name: "reference-ids",
-  doc: "interviews tagged with a reference id of every class (ASCII, beyond the BMP, combining marks, case twins, %XX beside its decoding, + beside a space, &, =, #, /, spaces at the ends, long): read back exactly, and the filter lists exactly its own; the link's value decoded once",
+  doc: "interviews tagged with a reference id of every class (ASCII, beyond the BMP, combining marks, case twins, %XX beside its decoding, + beside a space, &, =, #, /, spaces at the ends, long twins of 255 characters beside their first 64): read back exactly, and the filter lists exactly its own; the link's value decoded once",
   needs: ["plant-study", "plant-interview"],
   rules: [r["reference-exact"], r["link-reference"]],
   classes: (ctx) => [...Object.keys(REFERENCE_CLASSES), "drawn from the domain", ...(ctx.states.has("interview-link") ? LINK_CLASSES.map((c) => `link: ${c}`) : [])],

@@ -18,6 +18,8 @@ export interface Violation {
   rule: string;
   /** The check that must catch it, alone (default: the covering phase). */
   check?: string;
+  /** The level it is judged at (default: seed); a rule of our contract fails a run at `contract`, the default. */
+  level?: "seed" | "contract";
 }
 
 /** The foreign server's check of the API key, which set 48's violations change or precede. */
@@ -510,6 +512,15 @@ export const VIOLATIONS: Violation[] = [
     find: "page(items, universe, cmpAsc('createdAt'), p.limit, p.cursor, (s) => studyView(s, false))", replace: "page(items, universe.slice(0, 100), cmpAsc('createdAt'), p.limit, p.cursor, (s) => studyView(s, false))" },
   { name: "a chats cursor past the first 100 refused", breaks: "Endpoints: starting_after, the id of the last item of the previous page", rule: "cover.cursor-past-100",
     find: "  const items = [...chats.values()].filter((c) => c.projectId === project.id && chatVisible(c)).sort(cmpDesc('createdAt'));\n", replace: "  const items = [...chats.values()].filter((c) => c.projectId === project.id && chatVisible(c)).sort(cmpDesc('createdAt'));\n  if (p.cursor && !items.slice(0, 100).some((c) => c.id === p.cursor)) return fail(res, 400, 'starting_after is not a chat of this list');\n" },
+  // Set 69 (storage widths): no text part was longer than 64 KiB, and no two reference ids shared their first 64
+  // characters.
+  { name: "text cut at 65535 bytes", breaks: "Message: everything else is stable (the payload cap applies to three values only)", rule: "cover.long-values",
+    find: "    case 'text': return { type: 'text', text: p.text };", replace: "    case 'text': return { type: 'text', text: typeof p.text === 'string' ? Buffer.from(p.text, 'utf8').subarray(0, 65535).toString('utf8') : p.text };" },
+  { name: "the reference_id filter comparing the first 64 characters", breaks: "Endpoints: GET /v1/interviews reference_id", rule: "cover.reference-exact",
+    find: "    if (filters.reference_id !== undefined && i.referenceId !== filters.reference_id) return false;", replace: "    if (filters.reference_id !== undefined && i.referenceId.slice(0, 64) !== filters.reference_id.slice(0, 64)) return false;" },
+  // (A contract rule: the trigger config's fields are not shown by the seed.)
+  { name: "a trigger event stored to 64 characters", breaks: "our contract: SimStudyInput.trigger_event is the rule's eventName", rule: "cover.trigger-event", level: "contract",
+    find: "    triggerEvent: f.triggerEvent ?? `prompt_${id.slice(0, 8)}`,", replace: "    triggerEvent: (f.triggerEvent ?? `prompt_${id.slice(0, 8)}`).slice(0, 64)," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
