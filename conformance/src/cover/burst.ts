@@ -3,7 +3,9 @@
  * service is tempted to put on what it sends: a few in flight, so many a minute, one per instant), among them two
  * that share a reference id and two whose reference ids differ in case alone. The seed sends a signed POST each time an
  * interview completes: each must be delivered, signed, carrying its own interview, study and reference id. The receiver
- * answers 200, so nothing is retried; an event that arrives twice is allowed (receivers de-duplicate on session_id).
+ * answers each first attempt 500 and its retry 200, so 101 retries are pending at once (past the bound a retry queue
+ * is tempted to keep): each must come. An event that arrives more often is allowed (receivers de-duplicate on
+ * session_id).
  */
 import { judgeAttempt } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
@@ -15,19 +17,20 @@ const COUNT = 101;
 const AT_ONCE = "101 completed at once";
 const SHARED = "two of one reference id";
 const TWINS = "two reference ids in two cases";
+const RETRIED = "101 retried at once";
 
 /** Each interview's reference id: unique, but for the pair that shares one and the pair of case twins. */
 const referenceOf = (k: number, run: number): string => (k < 2 ? `Burst-Shared-${run}` : k < 4 ? (k === 2 ? `Burst-Twin-${run}` : `burst-twin-${run}`) : `Burst-${run}-${k}`);
 
 export const burst: Unit = {
   name: "burst",
-  doc: "101 interviews of one study completed at once (two sharing a reference id, two whose reference ids differ in case alone): each delivered, signed, with its own interview, study and reference id; run once the other units are done, so that its load never makes another unit's retries late",
+  doc: "101 interviews of one study completed at once (two sharing a reference id, two whose reference ids differ in case alone), each first attempt answered 500: each delivered and retried, signed, with its own interview, study and reference id; run once the other units are done, so that its load never makes another unit's retries late",
   needs: ["plant-study", "plant-interview", "hold", "complete"],
   receives: true,
   // A hundred deliveries at once would make a busy service late with another unit's retries.
   alone: true,
   rules: [r["burst-delivered"]],
-  classes: () => [AT_ONCE, SHARED, TWINS],
+  classes: () => [AT_ONCE, SHARED, TWINS, RETRIED],
   async run(env: CoverEnv) {
     const { ctx } = env;
     const study = await ctx.states.plantStudy({ name: "Burst", weekly_limit: null, monthly_limit: null }, env.project);
@@ -40,10 +43,13 @@ export const burst: Unit = {
       const batch = Array.from({ length: Math.min(10, COUNT - k) }, (_, j) => k + j);
       planted.push(...(await Promise.all(batch.map(async (n) => ({ id: (await ctx.states.plantInterview({ study_id: study.id, hold: true, reference_id: referenceOf(n, run) }, env.project)).id, reference: referenceOf(n, run) })))));
     }
+    // Each first attempt failed, so every event's retry is pending at once.
+    for (const p of planted) env.answers.set(p.id, [500]);
     await Promise.all(planted.map((p) => ctx.states.completeInterview(p.id, env.project)));
     const wait = completionWaitMs(ctx.options);
+    const firstDelay = ctx.options.webhookRetryDelaysMs?.[0] ?? 10_000;
     const of = (id: string) => env.receiver.deliveries.filter((d) => d.interviewId === id && d.path.startsWith(hook.path));
-    await until(() => planted.every((p) => of(p.id).length >= 1), wait + 10_000, 100);
+    await until(() => planted.every((p) => of(p.id).length >= 2), wait + firstDelay * 1.5 + 10_000, 100);
     // Each read completed (the service's processing may outlast its first delivery's wait above only if it is slower).
     const missing = planted.filter((p) => of(p.id).length === 0);
     const notCompleted: string[] = [];
@@ -66,7 +72,10 @@ export const burst: Unit = {
         whole = env.expect(r["burst-delivered"], !differs, `${label} does not carry its own interview: ${differs}`, undefined, payload) && whole;
       }
     }
+    const unretried = planted.filter((p) => of(p.id).length === 1);
+    env.expect(r["burst-delivered"], unretried.length === 0, `of ${COUNT} interviews completed at once, each first attempt answered 500, ${unretried.length} were never retried within ${wait + firstDelay * 1.5 + 10_000} ms (e.g. ${unretried.slice(0, 3).map((p) => p.id).join(", ")}): a retry is owed to every event, however many are pending`);
     if (lost.length || notCompleted.length || !whole) return;
+    if (!unretried.length) env.reach(RETRIED, r["burst-delivered"].cites);
     env.reach(AT_ONCE, r["burst-delivered"].cites);
     env.reach(SHARED, r["burst-delivered"].cites);
     env.reach(TWINS, r["burst-delivered"].cites);

@@ -1,7 +1,7 @@
 /**
  * The deprecated report at every step, every run: read, then a study planted active (in the next read), paused and
  * draft ones (never), active ones at a weekly and at a monthly cap of 0 (in it: active, though not accepting responses,
- * and shown as their retrievals read), 21 more active ones (all in it), then interviews of the active one: held
+ * and shown as their retrievals read), 101 more active ones (all in it: past the largest page of a list), then interviews of the active one: held
  * (started), abandoned, completed, created at the first
  * instant of this week and month and just before each, and a year ago. Whatever the report's shape, a study is "in
  * it" when its id appears in it, and its stats are the object that holds its id: they must change when one of its
@@ -24,8 +24,8 @@ import { r } from "./rules.ts";
 const carries = (reply: Reply) => !!reply.headers.get("deprecation") && !!reply.headers.get("sunset");
 const DAY_MS = 86_400_000;
 const YEAR_MS = 400 * DAY_MS;
-/** More active studies than a list's default page (20) holds. */
-const MANY = 21;
+/** More active studies than a list's largest page (100) holds: a report that keeps a page of them shows. */
+const MANY = 101;
 
 /** What the study's entry and the project's usage must read, as the unit planted them. */
 interface Predicted {
@@ -42,7 +42,7 @@ const counted = (ctx: CoverEnv["ctx"]) => ctx.states.readsExperiments || (ctx.op
 
 export const experiments: Unit = {
   name: "experiments",
-  doc: "the deprecated report read before and after a study is planted active, paused, draft, active at a weekly and at a monthly cap, and 21 more active, and after interviews of it are held, abandoned, completed, and created at the edges of this week and month and a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
+  doc: "the deprecated report read before and after a study is planted active, paused, draft, active at a weekly and at a monthly cap, and 101 more active, and after interviews of it are held, abandoned, completed, and created at the edges of this week and month and a year ago: current at every read (never cached), with Deprecation and Sunset; where it reads in the seed's terms, its counts predicted whole",
   needs: ["plant-study"],
   rules: [r["experiments-current"], r["experiments-counts"]],
   notApplicable: (ctx) => ctx.experimentsRemoved,
@@ -95,7 +95,8 @@ export const experiments: Unit = {
       env.reach(cls, r["experiments-current"].cites);
     }
     // More active experiments than a list's default page: every one reported.
-    const many = (await Promise.all(Array.from({ length: MANY }, (_, k) => ctx.states.plantStudy({ name: `Report: one of ${MANY} (${k + 1})`, weekly_limit: null, monthly_limit: null }, env.project)))).map((x) => x.id);
+    const many: string[] = [];
+    for (let k = 0; k < MANY; k += 10) many.push(...(await Promise.all(Array.from({ length: Math.min(10, MANY - k) }, (_, j) => ctx.states.plantStudy({ name: `Report: one of ${MANY} (${k + j + 1})`, weekly_limit: null, monthly_limit: null }, env.project)))).map((x) => x.id));
     const afterMany = await read(`after ${MANY} more studies were planted active`);
     const missing = many.filter((id) => holderOf(afterMany.body, id) === undefined);
     env.expect(r["experiments-current"], missing.length === 0, `GET /v1/experiments does not hold ${missing.length} of the ${MANY} studies planted active just before it (e.g. ${missing[0]}): it reports all active experiments, however many`, afterMany);

@@ -1,6 +1,6 @@
 /**
  * Pages, every run, on the lists a project fills by planting: 150 active studies, and where the target plants them 150
- * releases, 150 visible chats and a study of 150 interviews (held, so none completes). Read without `limit`, each list
+ * releases, 150 visible chats and a study of 150 interviews of one reference id (held, so none completes). Read without `limit`, each list
  * holds 20 items with has_more true, and the page after the 20th continues it. Read at `limit=100`, it holds 100 with
  * has_more true, and the page after the 100th holds the rest (in a project of the unit's own: the 50 left, with
  * has_more false, and the two pages are the 150 planted). A list that serves fewer than `limit` while more remain (a
@@ -99,7 +99,7 @@ export const pages: Unit = {
     "studies past a page", "studies past 100", "studies walked past 100",
     ...(ctx.states.has("plant-release") ? ["releases past a page", "releases past 100", "releases walked past 100"] : []),
     ...(ctx.states.has("plant-chat") ? ["chats past a page", "chats past 100", "chats walked past 100"] : []),
-    ...(ctx.states.has("plant-interview") && ctx.states.has("hold") ? ["a study's interviews past a page", "a study's interviews past 100", "a study's interviews walked past 100"] : []),
+    ...(ctx.states.has("plant-interview") && ctx.states.has("hold") ? ["a study's interviews past a page", "a study's interviews past 100", "a study's interviews walked past 100", "a reference id's interviews past a page", "a reference id's interviews past 100", "a reference id's interviews walked past 100"] : []),
   ],
   async run(env) {
     const { ctx } = env;
@@ -117,8 +117,11 @@ export const pages: Unit = {
     if (ctx.states.has("plant-interview") && ctx.states.has("hold")) {
       // Held: none completes (so no delivery, and no status to change under the walk).
       const study = await ctx.states.plantStudy({ name: "Page interviews", status: "active", weekly_limit: null, monthly_limit: null }, env.project);
-      const interviews = await plantAll(() => ctx.states.plantInterview!({ study_id: study.id, hold: true }, env.project));
+      // All of one reference id too (a respondent who took it 150 times): its filter pages as the study's does.
+      const reference = `page_ref_${Math.floor(Math.random() * 1e9)}`;
+      const interviews = await plantAll(() => ctx.states.plantInterview!({ study_id: study.id, hold: true, reference_id: reference }, env.project));
       await judge(env, `/v1/interviews?study_id=${encodeURIComponent(study.id)}`, interviews, "a study's interviews");
+      await judge(env, `/v1/interviews?reference_id=${encodeURIComponent(reference)}`, interviews, "a reference id's interviews");
     }
   },
 };

@@ -521,6 +521,12 @@ export const VIOLATIONS: Violation[] = [
   // (A contract rule: the trigger config's fields are not shown by the seed.)
   { name: "a trigger event stored to 64 characters", breaks: "our contract: SimStudyInput.trigger_event is the rule's eventName", rule: "cover.trigger-event", level: "contract",
     find: "    triggerEvent: f.triggerEvent ?? `prompt_${id.slice(0, 8)}`,", replace: "    triggerEvent: (f.triggerEvent ?? `prompt_${id.slice(0, 8)}`).slice(0, 64)," },
+  // Set 70 (bounds at 100 elsewhere): no report was read with more than 26 active studies, and no reference id tagged
+  // more than two interviews.
+  { name: "the report listing the first 100 active studies", breaks: "Endpoints: GET /v1/experiments, per-experiment stats for all active experiments", rule: "cover.experiments-current",
+    find: "    .sort(cmpAsc('createdAt')).map((s) => {", replace: "    .sort(cmpAsc('createdAt')).slice(0, 100).map((s) => {" },
+  { name: "the reference_id filter listing at most 100", breaks: "Endpoints: GET /v1/interviews reference_id; List envelope: has_more", rule: "cover.cursor-past-100",
+    find: "    if (filters.reference_id !== undefined && i.referenceId !== filters.reference_id) return false;\n    if (filters.quality_score", replace: "    if (filters.reference_id !== undefined && i.referenceId !== filters.reference_id) return false;\n    if (filters.reference_id !== undefined && universe.filter((x) => x.referenceId === filters.reference_id).indexOf(i) >= 100) return false;\n    if (filters.quality_score" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
