@@ -152,9 +152,9 @@ export class TargetUnreachable extends Error {}
  * reset before any answer stops the run with what to fix, instead of every check crashing on it; a target that is
  * slow to answer is judged by the checks, whose timeouts say so.
  */
-async function reachable(base: string, timeoutMs: number | undefined): Promise<void> {
+async function reachable(base: string, timeoutMs: number): Promise<void> {
   try {
-    const res = await fetch(`${base}/v1/studies`, { signal: AbortSignal.timeout(timeoutMs ?? 30_000), redirect: "manual" });
+    const res = await fetch(`${base}/v1/studies`, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
     await res.body?.cancel();
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };

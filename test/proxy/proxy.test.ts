@@ -4,7 +4,7 @@
 // flagged as the client's; bodies, streams and compression pass byte for byte; a broken upstream gives a 502.
 import { createHmac } from "node:crypto";
 import { createServer as createNet } from "node:net";
-import { createServer, request, type IncomingMessage } from "node:http";
+import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startProxy, type RunningProxy } from "../../conformance/src/proxy/index.ts";
@@ -41,6 +41,25 @@ async function readEverything(baseUrl: string, key: string): Promise<number> {
   for (const path of ["/v1/interviews", "/v1/releases", "/v1/chats"] as const) for await (const _ of paginate(client, path, { query: { limit: 100 } } as never)) n++;
   await client.GET("/v1/experiments");
   return n;
+}
+
+/** A target of the test's own (`handler`, served under /api) behind a proxy; `run` drives it; both closed however it ends. */
+async function behindFake(handler: (req: IncomingMessage, res: ServerResponse) => void, run: (front: RunningProxy) => Promise<void>): Promise<void> {
+  const target = createServer(handler);
+  await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
+  const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
+  try {
+    await run(front);
+  } finally {
+    await front.close();
+    target.close();
+  }
+}
+
+/** The implementation's findings of `rule` so far, once the judge caught up. */
+async function findingsOf(front: RunningProxy, rule: string): Promise<string[]> {
+  await front.settled();
+  return failures(await front.report(false), "implementation").filter((f) => f.startsWith(rule));
 }
 
 it("cites only statements of the seed, with every seed rule it judges by", () => {
@@ -415,14 +434,11 @@ describe("the proxy's forwarding", () => {
   it("judges a 304 to the client's conditional request by its status and headers alone", async () => {
     // A target that gives its lists a validator (as Express does by default) and answers a request that names it 304.
     const body = JSON.stringify({ object: "list", data: [], has_more: false });
-    const target = createServer((req, res) => {
+    await behindFake((req, res) => {
       if (req.url !== "/api/v1/studies") return void res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "not_found_error", message: "No such route" } }));
       if (req.headers["if-none-match"] === '"v1"') return void res.writeHead(304, { etag: '"v1"' }).end();
       res.writeHead(200, { "content-type": "application/json", etag: '"v1"' }).end(body);
-    });
-    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
-    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
-    try {
+    }, async (front) => {
       const first = await call(front.url, "/v1/studies", { key: ACME });
       expect(first.status).toBe(200);
       const again = await fetch(`${front.url}/v1/studies`, { headers: { authorization: `Bearer ${ACME}`, "if-none-match": '"v1"' } });
@@ -430,10 +446,7 @@ describe("the proxy's forwarding", () => {
       await front.settled();
       // The 304 was judged as a JSON answer whose status the contract does not declare.
       expect(failures(await front.report(false), "implementation")).toEqual([]);
-    } finally {
-      await front.close();
-      target.close();
-    }
+    });
   });
 
   it("holds a created_at to its instant between reads, however each read writes it", async () => {
@@ -441,25 +454,18 @@ describe("the proxy's forwarding", () => {
     // which form), and whose second release's created_at moves by a second between the two.
     const release = (id: string, at: string) => ({ id, object: "release", status: "active", chat_id: "6f1c2a9e-0b7d-4c3e-9a51-2d8e4f6a7b10", vcs_pr_number: 1, vcs_pr_title: "t", vcs_pr_url: "https://example.com/pr/1", vcs_pr_author: "a", merged_at: at, last_analysis_at: null, created_at: at });
     const [same, moved] = ["1b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d", "2b2c3d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d"];
-    const target = createServer((req, res) => {
+    await behindFake((req, res) => {
       const json = (body: unknown) => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
       if (req.url === "/api/v1/releases") return json({ object: "list", data: [release(same, "2026-01-01T00:00:00.000Z"), release(moved, "2026-01-02T00:00:00.000Z")], has_more: false });
       if (req.url === `/api/v1/releases/${same}`) return json({ ...release(same, "2026-01-01T00:00:00.000+00:00"), vcs_pr_description: "" });
       if (req.url === `/api/v1/releases/${moved}`) return json({ ...release(moved, "2026-01-02T00:00:01.000Z"), vcs_pr_description: "" });
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "not_found_error", message: "No such route" } }));
-    });
-    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
-    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
-    try {
+    }, async (front) => {
       for (const path of ["/v1/releases", `/v1/releases/${same}`, `/v1/releases/${moved}`]) expect((await call(front.url, path, { key: ACME })).status).toBe(200);
-      await front.settled();
-      const immutable = failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.immutable"));
+      const immutable = await findingsOf(front, "proxy.immutable");
       expect(immutable).toHaveLength(1);
       expect(immutable[0]).toContain(`release ${moved}: created_at read "2026-01-02T00:00:00.000Z", then "2026-01-02T00:00:01.000Z"`);
-    } finally {
-      await front.close();
-      target.close();
-    }
+    });
   });
 
   it("judges a message refused as a cursor only once a later page lists it again (an edit may have hidden its branch)", async () => {
@@ -470,22 +476,16 @@ describe("the proxy's forwarding", () => {
     const [first, second] = [message("4c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a01", "2026-01-01T00:00:00.000Z"), message("4c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a02", "2026-01-01T00:00:01.000Z")];
     const shown = [[first, second], [first], [first, second]];
     let reads = 0;
-    const target = createServer((req, res) => {
+    await behindFake((req, res) => {
       const url = new URL(req.url!, "http://x");
       const json = (status: number, body: unknown) => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
       if (url.pathname !== `/api/v1/chats/${chat}/messages`) return json(404, { status: 404, message: "Not found" });
       const after = url.searchParams.get("starting_after");
       if (after) return json(400, { status: 400, message: `No such message: ${after}` });
       json(200, { object: "list", data: shown[Math.min(reads++, shown.length - 1)], has_more: false });
-    });
-    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
-    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
+    }, async (front) => {
     const messages = (query = "") => call(front.url, `/v1/chats/${chat}/messages${query}`, { key: ACME });
-    const found = async () => {
-      await front.settled();
-      return failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.cursor-kept"));
-    };
-    try {
+    const found = () => findingsOf(front, "proxy.cursor-kept");
       await messages();
       expect((await messages(`?starting_after=${second.id}`)).status).toBe(400);
       // Listed without it next: it may have left the list, so the 400 may be the seed's.
@@ -497,57 +497,43 @@ describe("the proxy's forwarding", () => {
       const cursorKept = await found();
       expect(cursorKept).toHaveLength(1);
       expect(cursorKept[0]).toContain(`message ${first.id} as its cursor`);
-    } finally {
-      await front.close();
-      target.close();
-    }
+    });
   });
 
   it("judges a cursor only on a list it was served with those filters (the interviews may need study_id, as the seed allows)", async () => {
     // A target that refuses the interview list without study_id, and refuses every cursor.
     const study = "5d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a10";
     const interview = { id: "6d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a11", object: "interview", study_id: study, status: "started", reference_id: "r", respondent_email: null, language: "en", quality_score: null, duration_secs: null, headline: null, summary: null, started_at: "2026-01-01T00:00:00.000Z", completed_at: null, created_at: "2026-01-01T00:00:00.000Z" };
-    const target = createServer((req, res) => {
+    await behindFake((req, res) => {
       const url = new URL(req.url!, "http://x");
       const json = (status: number, body: unknown) => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
       if (url.pathname !== "/api/v1/interviews") return json(404, { status: 404, message: "Not found" });
       if (url.searchParams.get("study_id") !== study) return json(400, { status: 400, message: "study_id is required" });
       if (url.searchParams.has("starting_after")) return json(400, { status: 400, message: "Bad cursor" });
       json(200, { object: "list", data: [interview], has_more: false });
-    });
-    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
-    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
-    try {
+    }, async (front) => {
       expect((await call(front.url, `/v1/interviews?study_id=${study}`, { key: ACME })).status).toBe(200);
       // The unfiltered list was never served: its 400 is about the list.
       expect((await call(front.url, `/v1/interviews?starting_after=${interview.id}`, { key: ACME })).status).toBe(400);
-      await front.settled();
-      expect(failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.cursor-kept"))).toEqual([]);
+      expect(await findingsOf(front, "proxy.cursor-kept")).toEqual([]);
       // The list by study was: its 400 to an item it showed is the cursor's.
       expect((await call(front.url, `/v1/interviews?study_id=${study}&starting_after=${interview.id}`, { key: ACME })).status).toBe(400);
-      await front.settled();
-      expect(failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.cursor-kept"))).toHaveLength(1);
-    } finally {
-      await front.close();
-      target.close();
-    }
+      expect(await findingsOf(front, "proxy.cursor-kept")).toHaveLength(1);
+    });
   });
 
   it("holds two keys to two projects once one's whole walk lacks an item the other listed before it: then no resource answers both", async () => {
     const chat = (n: number) => ({ id: `7d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a1${n}`, object: "chat", title: null, source: "web", is_streaming: false, created_at: `2026-01-0${n}T00:00:00.000Z`, updated_at: `2026-01-0${n}T00:00:00.000Z` });
     const release = { id: "8d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a10", object: "release", status: "active", chat_id: "9d2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a10", vcs_pr_number: 1, vcs_pr_title: "t", vcs_pr_url: "https://example.com/1", vcs_pr_author: "a", merged_at: "2026-01-01T00:00:00.000Z", last_analysis_at: null, created_at: "2026-01-01T00:00:00.000Z", vcs_pr_description: "" };
     // Globex's key sees one chat; Acme's sees it and one begun later. Both read one release (the leak).
-    const target = createServer((req, res) => {
+    await behindFake((req, res) => {
       const json = (status: number, body: unknown) => void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
       const path = new URL(req.url!, "http://x").pathname;
       if (path === "/api/v1/chats") return json(200, { object: "list", data: req.headers.authorization === `Bearer ${ACME}` ? [chat(2), chat(1)] : [chat(1)], has_more: false });
       if (path === `/api/v1/releases/${release.id}`) return json(200, release);
       json(404, { status: 404, message: "Not found" });
-    });
-    await new Promise<void>((ok) => target.listen(0, "127.0.0.1", ok));
-    const front = await startProxy({ target: `http://127.0.0.1:${(target.address() as AddressInfo).port}/api` });
-    const isolation = async () => (await front.settled(), failures(await front.report(false), "implementation").filter((f) => f.startsWith("proxy.isolation")));
-    try {
+    }, async (front) => {
+    const isolation = () => findingsOf(front, "proxy.isolation");
       // Globex walks first: Acme's later walk listing one more chat shows nothing (a chat may have begun between).
       await call(front.url, "/v1/chats", { key: GLOBEX });
       await call(front.url, "/v1/chats", { key: ACME });
@@ -560,10 +546,7 @@ describe("the proxy's forwarding", () => {
       // Named: what both read (the release, or the chat both list), and the chat one lacks.
       expect(found[0]).toMatch(new RegExp(`showed (${release.id}|${chat(1).id}), which another key read too`));
       expect(found[0]).toContain(`${chat(2).id}, listed by one key's whole walk`);
-    } finally {
-      await front.close();
-      target.close();
-    }
+    });
   });
 
   it("streams an event stream as it happens, and adds a Via header only when asked", async () => {

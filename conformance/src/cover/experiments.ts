@@ -1,8 +1,8 @@
 /**
  * The deprecated report at every step, every run: read, then a study planted active (in the next read), paused and
  * draft ones (never), active ones at a weekly and at a monthly cap of 0 (in it: active, though not accepting responses,
- * and shown as their retrievals read), 101 more active ones (all in it: past the largest page of a list), then interviews of the active one: held
- * (started), abandoned, completed, created at the first
+ * and shown as their retrievals read), 101 more active ones (all in it: past the largest page of a list), then
+ * interviews of the active one: held (started), abandoned, completed, created at the first
  * instant of this week and month and just before each, and a year ago. Whatever the report's shape, a study is "in
  * it" when its id appears in it, and its stats are the object that holds its id: they must change when one of its
  * interviews completes. Where the report can be read in the seed's

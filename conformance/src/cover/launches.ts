@@ -38,27 +38,30 @@ async function firstTaken(env: CoverEnv, candidates: unknown[]): Promise<{ body:
   return { body, reply };
 }
 
-/** The launches the trigger config offers for `studyId` now (what the rule carries), or none. */
 /** The contract's longest trigger event (200 characters), with the punctuation analytics event names carry. */
 const AT_CAP_EVENT = textOfLength(200, "x", "conformance.launch:at_cap/");
 
-/**
- * The trigger config's rule for `studyId` names `event`, exactly. Judged where the config shows a rule naming the study
- * (our contract's `experimentId`); a config whose rules do not name their study leaves it unjudged, not a class unreached.
- */
-async function triggerEvent(env: CoverEnv, studyId: string, event: string): Promise<void> {
+/** The trigger config as read now, its rules found, and the rule naming `studyId` (our contract's `experimentId`), if any. */
+async function ruleOf(env: CoverEnv, studyId: string) {
   const config = await env.http.req("/v1/interview-participant/config?referenceId=conformance_user", { key: null, headers: { "x-public-key": env.publicKey! } });
   const found = config.status === 200 ? triggerRules(env.ctx, config.body) : null;
-  const rule = found?.rules.find((x) => Object.values(x).includes(studyId));
+  return { config, found, rule: found?.rules.find((x) => Object.values(x).includes(studyId)) };
+}
+
+/**
+ * The trigger config's rule for `studyId` names `event`, exactly. Judged where the config shows a rule naming the study;
+ * a config whose rules do not name their study leaves it unjudged, not a class unreached.
+ */
+async function triggerEvent(env: CoverEnv, studyId: string, event: string): Promise<void> {
+  const { config, found, rule } = await ruleOf(env, studyId);
   if (!found || !rule) return;
   const named = valueAt(rule, found.event);
   env.expect(r["trigger-event"], named === event, `the trigger config's rule of study ${studyId}, planted with a trigger event of ${event.length} characters, names ${JSON.stringify(named)} in ${found.event}, not ${JSON.stringify(event)}`, config);
 }
 
+/** The launches the trigger config offers for `studyId` now (what the rule carries), or none. */
 async function offered(env: CoverEnv, studyId: string): Promise<unknown[]> {
-  const config = await env.http.req("/v1/interview-participant/config?referenceId=conformance_user", { key: null, headers: { "x-public-key": env.publicKey! } });
-  const found = config.status === 200 ? triggerRules(env.ctx, config.body) : null;
-  const rule = found?.rules.find((x) => Object.values(x).includes(studyId));
+  const { found, rule } = await ruleOf(env, studyId);
   return found && rule ? launchBodies(found, rule) : [];
 }
 

@@ -1,13 +1,13 @@
 /**
  * Values at length, every run. The seed caps only three values (a tool_use's input, a tool_result's content and a
- * source's query, nulled past 32 KB) and calls everything else stable; a column or a buffer that caps a name, a title or
- * a text at 100, 255, 4096 or 32000 characters or 64 KiB changes what the service was given. Short values never show it, so each
- * free text is planted long, past those sizes (and past the payload cap where nothing caps it), with characters beyond
- * ASCII in it, and read back byte for byte on retrieval and in its list: a study's name at the contract's longest and
- * fifty long questions; a chat's title; a message's text and thinking past 64 KiB (twice the payload cap), a tool's
- * name and summary, a file's URL and name and a source's description; a release's title and description at the contract's longest. And in number
- * (twelve languages, fifty questions answered, fifty parts and sources) and repeated (identical parts, sources of one
- * id, a question twice): each kept, none merged.
+ * source's query, nulled past 32 KB) and calls everything else stable; a column or a buffer that caps a name, a title
+ * or a text at 100, 255, 4096 or 32000 characters or 64 KiB changes what the service was given. Short values never show
+ * it, so each free text is planted long, past those sizes (and past the payload cap where nothing caps it), with
+ * characters beyond ASCII in it, and read back byte for byte on retrieval and in its list: a study's name at the
+ * contract's longest and fifty long questions; a chat's title; a message's text and thinking past 64 KiB (twice the
+ * payload cap), a tool's name and summary, a file's URL and name and a source's description; a release's title and
+ * description at the contract's longest. And in number (twelve languages, fifty questions answered, fifty parts and
+ * sources) and repeated (identical parts, sources of one id, a question twice): each kept, none merged.
  */
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { fieldsDiffer, firstDifference } from "../judge/same.ts";
@@ -105,9 +105,9 @@ async function chats(env: CoverEnv): Promise<void> {
   if (ok) env.reach(CLASSES.title, r["long-values"].cites);
   const messages = await env.http.walk(`/v1/chats/${first.id}/messages`, 100);
   ok = judge(env, `the message of chat ${first.id} (a text of ${LONG_TEXT} characters, ${Buffer.byteLength(longText)} bytes)`, messages.items[0], { parts: text }, messages.pages[0]);
-  const second0 = await ctx.states.plantChat({ title: "Long thinking", messages: [{ role: "assistant", parts: thinking }] }, env.project);
-  const thought = await env.http.walk(`/v1/chats/${second0.id}/messages`, 100);
-  ok = judge(env, `the message of chat ${second0.id} (a thinking of ${LONG_TEXT} characters, ${Buffer.byteLength(longThinking)} bytes)`, thought.items[0], { parts: thinking }, thought.pages[0]) && ok;
+  const thinkingChat = await ctx.states.plantChat({ title: "Long thinking", messages: [{ role: "assistant", parts: thinking }] }, env.project);
+  const thought = await env.http.walk(`/v1/chats/${thinkingChat.id}/messages`, 100);
+  ok = judge(env, `the message of chat ${thinkingChat.id} (a thinking of ${LONG_TEXT} characters, ${Buffer.byteLength(longThinking)} bytes)`, thought.items[0], { parts: thinking }, thought.pages[0]) && ok;
   if (ok) env.reach(CLASSES.text, r["long-values"].cites);
   // A tool's name and summary, a file's URL and name, a source's description: none of them capped by the seed.
   const parts: Part[] = [

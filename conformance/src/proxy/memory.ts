@@ -102,6 +102,9 @@ const pathId = (ex: Exchange): string => decodedSegment(ex.path.split("/")[3] ??
 /** Whether a URL's query holds a `+`: a space to a form decoder and a plus to others, so which value was asked for is in doubt. */
 const plusInQuery = (url: string): boolean => url.slice(url.indexOf("?")).includes("+");
 
+/** Two keys as one map key, in either order. */
+const pairOf = (a: string, b: string): string => [a, b].sort().join("\n");
+
 /** When an exchange was answered (its request came at `at`). */
 const answeredAt = (ex: Exchange) => ex.at + ex.durationMs;
 
@@ -128,7 +131,7 @@ export class Memory {
   /** "a\nb" (sorted) -> what showed two keys are of two projects: an item one key's whole walk listed, missing from the other's later whole walk of that list. */
   private readonly apart: Capped<string, { id: string; listed: Exchange; lacking: Exchange }>;
   /** list operation -> key -> its last whole walk of that list unfiltered (the lists that never lose items). */
-  private readonly lastWholeWalks: Capped<string, Map<string, { ids: Set<string>; first: Exchange; last: Exchange }>>;
+  private readonly lastWholeWalks: Capped<string, Map<string, { ids: Set<string>; last: Exchange }>>;
   private readonly walks: Capped<string, Walk>;
   /** key + list -> id -> its sort value, for the ordered lists. */
   private readonly members: Capped<string, Map<string, string>>;
@@ -507,10 +510,10 @@ export class Memory {
    * and then no resource answers 200 to both (Errors 1: another project's id is 404).
    */
   private projectsApart(key: string, op: Operation, walk: Walk, ex: Exchange, out: Verdicts): void {
-    const walks = this.lastWholeWalks.get(op.operationId) ?? new Map<string, { ids: Set<string>; first: Exchange; last: Exchange }>();
+    const walks = this.lastWholeWalks.get(op.operationId) ?? new Map<string, { ids: Set<string>; last: Exchange }>();
     for (const [other, w] of walks) {
       if (other === key || answeredAt(w.last) >= walk.first.at) continue;
-      const pair = [key, other].sort().join("\n");
+      const pair = pairOf(key, other);
       if (this.apart.has(pair)) continue;
       const id = [...w.ids].find((i) => !walk.ids.has(i));
       if (id === undefined) continue;
@@ -518,7 +521,7 @@ export class Memory {
       this.twoProjects(pair, out);
     }
     // One walk per key (its latest), for a bounded number of keys.
-    if (walk.ids.size <= this.caps.members && (walks.has(key) || walks.size < 20)) walks.set(key, { ids: walk.ids, first: walk.first, last: ex });
+    if (walk.ids.size <= this.caps.members && (walks.has(key) || walks.size < 20)) walks.set(key, { ids: walk.ids, last: ex });
     this.lastWholeWalks.set(op.operationId, walks);
   }
 
@@ -577,7 +580,7 @@ export class Memory {
     const keys = this.readers.get(item.id) ?? new Set<string>();
     for (const other of keys) {
       if (other === key) continue;
-      const pair = [key, other].sort().join("\n");
+      const pair = pairOf(key, other);
       this.together.set(pair, { ex, id: item.id });
       this.twoProjects(pair, out);
     }
@@ -590,7 +593,7 @@ export class Memory {
     if (mine) out.verdict("implementation", acrossRules["stays-found"], false, `${ex.method} ${ex.url} answered 404, but ${id} answered 200 to the same key before (${mine.ex.method} ${mine.ex.url}); nothing in the API deletes it`, ex, [mine.ex]);
     for (const other of this.readers.get(id) ?? []) {
       if (other === key) continue;
-      const shared = this.together.get([key, other].sort().join("\n"))?.ex;
+      const shared = this.together.get(pairOf(key, other))?.ex;
       const theirs = this.resources.get(`${other}\n${id}`);
       if (shared && theirs) out.verdict("implementation", acrossRules.isolation, false, `${ex.method} ${ex.url} answered 404 to one key while another key reads ${id} (${theirs.ex.method} ${theirs.ex.url}), and both keys read ${shared.method} ${shared.url}'s resources: either a project's data shows under another project's key, or a resource of the project is hidden from one of its keys`, ex, [theirs.ex, shared]);
     }
