@@ -10,6 +10,7 @@
 import { judgeAttempt } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { fieldsDiffer } from "../judge/same.ts";
+import { SEED_RETRY_DELAYS_MS, SEED_TIMEOUT_MS } from "../judge/timing.ts";
 import { until, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 
@@ -47,15 +48,27 @@ export const burst: Unit = {
     for (const p of planted) env.answers.set(p.id, [500]);
     await Promise.all(planted.map((p) => ctx.states.completeInterview(p.id, env.project)));
     const wait = completionWaitMs(ctx.options);
-    const firstDelay = ctx.options.webhookRetryDelaysMs?.[0] ?? 10_000;
+    const [firstDelay, nextDelay] = ctx.options.webhookRetryDelaysMs ?? SEED_RETRY_DELAYS_MS;
     const of = (id: string) => env.receiver.deliveries.filter((d) => d.interviewId === id && d.path.startsWith(hook.path));
-    await until(() => planted.every((p) => of(p.id).length >= 2), wait + firstDelay * 1.5 + 10_000, 100);
+    const retried = () => planted.every((p) => of(p.id).length >= 2);
+    let waited = wait + firstDelay * 1.5 + 10_000;
+    // An attempt lost on its way never reaches the receiver: a loaded service whose own timeout runs out before it
+    // connects counts it failed and sends the next at the schedule's next step. The receiver cannot tell that from a
+    // retry never sent, so an event still short of two attempts is waited for through that step too.
+    if (!(await until(retried, waited, 100)) && nextDelay !== undefined) {
+      const more = nextDelay * 1.2 + (ctx.options.webhookTimeoutMs ?? SEED_TIMEOUT_MS) + 10_000;
+      const short = planted.filter((p) => of(p.id).length < 2).length;
+      await until(retried, more, 100);
+      waited += more;
+      const late = short - planted.filter((p) => of(p.id).length < 2).length;
+      if (late) ctx.note(`cover burst: ${late} of ${COUNT} events had their second attempt only at the schedule's next step (${nextDelay} ms): an attempt lost on its way, or a retry skipped, which the receiver cannot tell apart (the retries check judges the schedule)`);
+    }
     // Each read completed (the service's processing may outlast its first delivery's wait above only if it is slower).
     const missing = planted.filter((p) => of(p.id).length === 0);
     const notCompleted: string[] = [];
     for (const p of missing) if ((await untilCompleted(env.http, p.id, 1_000)).reply.body?.status !== "completed") notCompleted.push(p.id);
     const lost = missing.filter((p) => !notCompleted.includes(p.id));
-    env.expect(r["burst-delivered"], lost.length === 0 && notCompleted.length === 0, `of ${COUNT} interviews completed at once, ${lost.length} read completed and were never delivered within ${wait + 10_000} ms (${lost.slice(0, 5).map((p) => `${p.id} reference ${JSON.stringify(p.reference)}`).join(", ")})${notCompleted.length ? `, and ${notCompleted.length} never read completed (${notCompleted.slice(0, 3).join(", ")})` : ""}`);
+    env.expect(r["burst-delivered"], lost.length === 0 && notCompleted.length === 0, `of ${COUNT} interviews completed at once, ${lost.length} read completed and were never delivered within ${waited} ms (${lost.slice(0, 5).map((p) => `${p.id} reference ${JSON.stringify(p.reference)}`).join(", ")})${notCompleted.length ? `, and ${notCompleted.length} never read completed (${notCompleted.slice(0, 3).join(", ")})` : ""}`);
     let whole = true;
     for (const p of planted) {
       for (const [k, d] of of(p.id).entries()) {
@@ -73,7 +86,7 @@ export const burst: Unit = {
       }
     }
     const unretried = planted.filter((p) => of(p.id).length === 1);
-    env.expect(r["burst-delivered"], unretried.length === 0, `of ${COUNT} interviews completed at once, each first attempt answered 500, ${unretried.length} were never retried within ${wait + firstDelay * 1.5 + 10_000} ms (e.g. ${unretried.slice(0, 3).map((p) => p.id).join(", ")}): a retry is owed to every event, however many are pending`);
+    env.expect(r["burst-delivered"], unretried.length === 0, `of ${COUNT} interviews completed at once, each first attempt answered 500, ${unretried.length} were never retried within ${waited} ms (e.g. ${unretried.slice(0, 3).map((p) => p.id).join(", ")}): a retry is owed to every event, however many are pending`);
     if (lost.length || notCompleted.length || !whole) return;
     if (!unretried.length) env.reach(RETRIED, r["burst-delivered"].cites);
     env.reach(AT_ONCE, r["burst-delivered"].cites);
