@@ -36,3 +36,32 @@ export function propertySchema(contract: Contract, component: string, property: 
   const schemas = (contract.doc as any).components?.schemas ?? {};
   return schemas[component]?.properties?.[property];
 }
+
+/** An integer schema out of a nullable one (`anyOf` of an integer and null), or the schema itself. */
+const integerBranch = (schema: any): any => schema?.anyOf?.find((x: any) => x?.type === "integer") ?? schema;
+
+/**
+ * An integer schema's bounds: its `minimum` and `maximum`, else those of its `format` (int32, int64 as far as a JSON
+ * number is exact). A count without a minimum starts at 0: a count is never negative, and a states module may refuse one.
+ */
+export function integerBounds(schema: any): { min: number; max: number } {
+  const s = integerBranch(schema);
+  const wide = s?.format === "int32" ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
+  return { min: Math.max(s?.minimum ?? 0, 0), max: Math.min(s?.maximum ?? wide, wide) };
+}
+
+/**
+ * The edges of an integer schema's domain: its bounds, 0 and 1, and each side of every width a store may cut a count
+ * to (8, 16, 24 and 32 bits, signed or not, and 2^24 + 1, the first integer a 32-bit float cannot hold).
+ */
+export function integerEdges(schema: any): number[] {
+  const { min, max } = integerBounds(schema);
+  const near = [7, 8, 15, 16, 24, 31, 32].flatMap((bits) => [2 ** bits - 1, 2 ** bits]);
+  return [...new Set([min, 0, 1, ...near, 2 ** 24 + 1, max])].filter((n) => n >= min && n <= max).sort((a, b) => a - b);
+}
+
+/** Integers of the schema's domain, biased to its edges (integerEdges), seeded and shrinkable toward its minimum. */
+export function integerDomain(schema: any): fc.Arbitrary<number> {
+  const { min, max } = integerBounds(schema);
+  return fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...integerEdges(schema)) }, { weight: 1, arbitrary: fc.integer({ min, max }) });
+}

@@ -10,13 +10,17 @@
  * with sources the same;
  * a file recorded without a name (filename null), a file URL of %XX escapes, + and a fragment (never decoded), markup,
  * quotes, a CRLF and padding in every text of a message (never escaped, folded or trimmed), and
- * citations recorded as an empty list (sources null).
+ * citations recorded as an empty list (sources null); row and token counts at every width a store may cut them to,
+ * and drawn from the contract's domain (a usage whose every field is null is left out of the draws: whether it reads as
+ * usage or as none, the seed does not say).
  */
 import type { PlantChatInput } from "../states/types.ts";
 import { fieldsDiffer, firstDifference } from "../judge/same.ts";
 import { sizedString, type CoverEnv, type Unit } from "./unit.ts";
 import { r } from "./rules.ts";
 import { TOOL_STATES as STATES } from "../judge/shown.ts";
+import fc from "fast-check";
+import { integerBounds, integerDomain, integerEdges, propertySchema } from "./domain.ts";
 
 type Msg = PlantChatInput["messages"][number];
 type Part = Msg["parts"][number];
@@ -219,9 +223,49 @@ async function transports(env: CoverEnv): Promise<void> {
   env.reach("sources at 32768 and 32769 bytes", r["transport-truncated"].cites);
 }
 
+/** A cost drawn with up to twelve decimals (a price per token is a fraction of a cent), up to a thousand dollars. */
+const COST = fc.oneof(fc.constantFrom(0, 0.01, 0.012345678901, 999.999999999999), fc.integer({ min: 0, max: 10 ** 15 }).map((n) => n / 10 ** 12));
+const USAGE_FIELDS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const;
+
+/**
+ * Counts at every width a store may cut them to, every run: a source at each edge of the contract's `rows` (past 8,
+ * 16 and 24 bits, the first integer a 32-bit float cannot hold, the widest) and a usage of the widest tokens, each field
+ * its own value so a swap shows too; then usage and row counts drawn from the contract's domain, biased to the same
+ * edges, each read back exactly. Shrinks to the smallest count that fails.
+ */
+async function widths(env: CoverEnv): Promise<void> {
+  const { ctx } = env;
+  const fields = ctx.states.has("chat-fields");
+  const rowsSchema = propertySchema(ctx.contract, "SimSourceInput", "rows");
+  const tokenSchema = (f: string) => propertySchema(ctx.contract, "MessageUsage", f);
+  const plantRead = async (title: string, sources: NonNullable<Msg["sources"]>, usage: Msg["usage"] | null) => {
+    const chat = await ctx.states.plantChat({ title, messages: [{ role: "assistant", parts: [{ type: "text", text: title }], sources, ...(usage ? { usage } : {}) }] }, env.project);
+    const { items, reply } = await readMessages(env, chat.id);
+    const predicted = { id: chat.message_ids[0], object: "message", chat_id: chat.id, role: "assistant", parts: [{ type: "text", text: title }], sources, usage, feedback: null };
+    return { differs: items.length === 1 ? fieldsDiffer(items[0], predicted) : `the chat lists ${items.length} messages, not 1`, reply, got: items[0] };
+  };
+  const sources = integerEdges(rowsSchema).map((rows, k) => ({ id: `src_rows_${k}`, description: `a source of ${rows} rows`, rows, query: `SELECT ${rows}` }));
+  const widest = fields ? Object.fromEntries([...USAGE_FIELDS.map((f, k) => [f, integerBounds(tokenSchema(f)).max - k]), ["cost_usd", 21474.83647]]) as Msg["usage"] : null;
+  const fixed = await plantRead("Counts at every width", sources, widest);
+  env.expect(r["message-whole"], !fixed.differs, `a message whose sources count ${sources.map((x) => x.rows).join(", ")} rows${widest ? ` and whose usage is ${JSON.stringify(widest)}` : ""} reads differently than planted: ${fixed.differs}`, fixed.reply, { got: fixed.got });
+  env.reach("counts at every storage width", r["message-whole"].cites);
+  const count = (schema: any) => fc.option(integerDomain(schema), { nil: null, freq: 5 });
+  const drawn = fc.record({
+    rows: fc.array(count(rowsSchema), { minLength: 1, maxLength: 3 }),
+    usage: fields ? fc.record({ ...Object.fromEntries(USAGE_FIELDS.map((f) => [f, count(tokenSchema(f))])), cost_usd: fc.option(COST, { nil: null, freq: 5 }) }).filter((u) => Object.values(u).some((v) => v !== null)) : fc.constant(null),
+  });
+  let n = 0;
+  await ctx.holds("usage and row counts drawn from the contract's domain", drawn, async ({ rows, usage }) => {
+    const title = `Drawn counts ${++n}`;
+    const got = await plantRead(title, rows.map((x, k) => ({ id: `src_${k}`, description: `source ${k}`, rows: x, query: null })), usage as Msg["usage"] | null);
+    env.expect(r["message-whole"], !got.differs, `a message whose sources count ${JSON.stringify(rows)} rows${usage ? ` and whose usage is ${JSON.stringify(usage)}` : ""} reads differently than planted: ${got.differs}`, got.reply, { got: got.got });
+  }, ctx.options.runs);
+  env.reach("counts drawn from the domain", r["message-whole"].cites);
+}
+
 export const messages: Unit = {
   name: "messages",
-  doc: "every role with usage recorded (served on assistant messages only), every feedback, every part type and tool state read back whole; every raw tool transport and transient state, and sources, at 32768 bytes (kept) and 32769 (truncated)",
+  doc: "every role with usage recorded (served on assistant messages only), every feedback, every part type and tool state read back whole; row and token counts at every storage width and drawn from the contract's domain, read back exactly; every raw tool transport and transient state, and sources, at 32768 bytes (kept) and 32769 (truncated)",
   needs: ["plant-chat"],
   rules: [r["message-whole"], r["transport-truncated"], r["chat-updated"]],
   classes: (ctx) => [
@@ -232,10 +276,13 @@ export const messages: Unit = {
     "markup, quotes, CRLF and padding in every text",
     "every part type and tool state",
     "sources empty",
+    "counts at every storage width",
+    "counts drawn from the domain",
     ...(ctx.states.has("recorded-parts") ? [...rawParts().classes, "sources at 32768 and 32769 bytes", "internal runtime parts"] : []),
   ],
   async run(env) {
     await rolesAndParts(env);
+    await widths(env);
     if (env.ctx.states.has("recorded-parts")) await transports(env);
   },
 };

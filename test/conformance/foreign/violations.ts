@@ -527,6 +527,12 @@ export const VIOLATIONS: Violation[] = [
     find: "    .sort(cmpAsc('createdAt')).map((s) => {", replace: "    .sort(cmpAsc('createdAt')).slice(0, 100).map((s) => {" },
   { name: "the reference_id filter listing at most 100", breaks: "Endpoints: GET /v1/interviews reference_id; List envelope: has_more", rule: "cover.cursor-past-100",
     find: "    if (filters.reference_id !== undefined && i.referenceId !== filters.reference_id) return false;\n    if (filters.quality_score", replace: "    if (filters.reference_id !== undefined && i.referenceId !== filters.reference_id) return false;\n    if (filters.reference_id !== undefined && universe.filter((x) => x.referenceId === filters.reference_id).indexOf(i) >= 100) return false;\n    if (filters.quality_score" },
+  // Set 71 (counts at storage widths): no source counted more than 118 rows, and only output_tokens was planted past
+  // 16 bits.
+  { name: "a source's rows in a 16-bit column", breaks: "Source entry: rows (integer or null, row count when available)", rule: "cover.message-whole",
+    find: "rows: Number.isInteger(s.rows) ? s.rows : null, query:", replace: "rows: Number.isInteger(s.rows) ? ((s.rows << 16) >> 16) : null, query:" },
+  { name: "cache_read_input_tokens in an unsigned 16-bit column", breaks: "Usage: cache_read_input_tokens (integer or null)", rule: "cover.message-whole",
+    find: "cache_read_input_tokens: int(u.cache_read_input_tokens), cache_creation_input_tokens:", replace: "cache_read_input_tokens: int(u.cache_read_input_tokens) === null ? null : u.cache_read_input_tokens & 0xffff, cache_creation_input_tokens:" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
