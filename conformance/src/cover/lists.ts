@@ -31,8 +31,8 @@ export const lists: Unit = {
     // Names with spaces at the start and within, a decomposed accent, mixed case, markup and quotes: kept as given,
     // never trimmed, normalized or escaped for HTML (the run's id ends it).
     const nameOf = (status: string) => `  Status ${status} e\u0301 É😀 <b>&amp;</b> "q" 'a'\t `;
-    // Questions kept as given too: padded, with a CRLF and a decomposed accent; and none at all ([], not a default).
-    const questionsOf = (status: string) => (status === "paused" ? [] : [{ text: "  Padded question? " }, { text: "CRLF\r\nquestion e\u0301" }]);
+    // Questions kept as given too: padded, with a CRLF, a decomposed accent and an emoji; and none at all ([], not a default).
+    const questionsOf = (status: string) => (status === "paused" ? [] : [{ text: "  Padded question? " }, { text: "CRLF\r\nquestion e\u0301 😀" }]);
     const studies = await Promise.all(STATUSES.map(async (status) => ({ status, id: (await ctx.states.plantStudy({ name: nameOf(status), status, weekly_limit: null, monthly_limit: null, questions: questionsOf(status) }, env.project)).id })));
     const listed: string[] = (await env.http.walk("/v1/studies", 100)).items.map((s: any) => s.id);
     const mine = studies.map((s) => s.id);

@@ -59,16 +59,17 @@ function publicParts(): { planted: Part[]; want: unknown[] } {
 }
 
 /**
- * Markup, quotes, line ends and padding in every text a message carries: kept byte for byte, never escaped for HTML,
- * folded to LF or trimmed (a tool's input and result are tool-specific, but the API passes them through).
+ * Markup, quotes, line ends, padding and characters beyond the BMP (four bytes in UTF-8, which a column of three-byte
+ * UTF-8 stores as "?") in every text a message carries: kept byte for byte, never escaped for HTML, folded to LF,
+ * trimmed or narrowed (a tool's input and result are tool-specific, but the API passes them through).
  */
-const MARKUP = "  <b>bold</b> & <i>\"q\"</i> 'a'\r\nline two\t ";
+const MARKUP = "  <b>bold</b> & <i>\"q\"</i> 'a'\r\nline two 𝄞😀\t ";
 function markupValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
   return {
     parts: [
       { type: "text", text: MARKUP },
       { type: "thinking", thinking: MARKUP },
-      { type: "tool_use", id: "toolu_markup", name: "query", summary: MARKUP, input: { q: MARKUP, list: [MARKUP, " padded "], nested: { s: MARKUP } }, state: "output_available" } as Part,
+      { type: "tool_use", id: "toolu_markup", name: "query_😀", summary: MARKUP, input: { q: MARKUP, list: [MARKUP, " padded "], nested: { s: MARKUP } }, state: "output_available" } as Part,
       { type: "tool_result", tool_use_id: "toolu_markup", content: MARKUP, is_error: false } as Part,
       { type: "tool_result", tool_use_id: "toolu_markup", content: { rows: [MARKUP] }, is_error: false } as Part,
       { type: "file", url: "https://files.example.com/markup.html", media_type: "text/html", filename: MARKUP },

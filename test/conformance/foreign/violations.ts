@@ -533,6 +533,12 @@ export const VIOLATIONS: Violation[] = [
     find: "rows: Number.isInteger(s.rows) ? s.rows : null, query:", replace: "rows: Number.isInteger(s.rows) ? ((s.rows << 16) >> 16) : null, query:" },
   { name: "cache_read_input_tokens in an unsigned 16-bit column", breaks: "Usage: cache_read_input_tokens (integer or null)", rule: "cover.message-whole",
     find: "cache_read_input_tokens: int(u.cache_read_input_tokens), cache_creation_input_tokens:", replace: "cache_read_input_tokens: int(u.cache_read_input_tokens) === null ? null : u.cache_read_input_tokens & 0xffff, cache_creation_input_tokens:" },
+  // Set 72 (a column of three-byte UTF-8, field by field): only message text, names and release fields carried a
+  // character beyond the BMP.
+  { name: "thinking stored in three-byte UTF-8", breaks: "Part types: thinking (string)", rule: "cover.message-whole",
+    find: "case 'thinking': return { type: 'thinking', thinking: p.thinking };", replace: "case 'thinking': return { type: 'thinking', thinking: typeof p.thinking === 'string' ? p.thinking.replace(/[\\u{10000}-\\u{10FFFF}]/gu, '?') : p.thinking };" },
+  { name: "respondent_email stored in three-byte UTF-8", breaks: "Interview: respondent_email (string or null)", rule: "cover.interview-whole",
+    find: "respondent_email: iv.respondentEmail, language: iv.language,", replace: "respondent_email: typeof iv.respondentEmail === 'string' ? iv.respondentEmail.replace(/[\\u{10000}-\\u{10FFFF}]/gu, '?') : iv.respondentEmail, language: iv.language," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
