@@ -6,7 +6,7 @@
  * of reference_id; then every value of status and quality_score, each listing only its items whether or not one holds
  * it. Random combinations of all four add coverage.
  */
-import { caseTwins, otherCaseAnswer } from "../judge/other-case.ts";
+import { caseTwins, otherCaseAnswer, paddedTwins } from "../judge/other-case.ts";
 import { interviewDiffers, mismatching, QUALITY_SCORES } from "../judge/shown.ts";
 import fc from "fast-check";
 import type { Check } from "../check.ts";
@@ -29,7 +29,7 @@ function alteredFrom(items: any[], full: Map<string, any>): Array<{ item: any; f
 const r = rules("filters", {
   exact: seed("Endpoints: GET /v1/interviews reference_id (the value passed on the link)", "reference_id matches exactly: a prefix or another case of a value is another value", ["interview.reference-id", "endpoints.list-interviews"]),
   matching: seed("Endpoints: GET /v1/interviews filters, GET /v1/releases status", "a filtered list returns every matching item of the full list, each as the full list shows it, and nothing else", ["endpoints.list-interviews", "endpoints.list-releases", "interview.status", "release.status", "states.interview", "states.release", "interview.study-id"]),
-  "enum-case": seed("Endpoints: GET /v1/interviews status, quality_score; GET /v1/releases status (`active` or `dismissed`)", "a filter's value in another case is another value: it matches nothing, or is refused with a 400 in the error envelope, never the items of the value it folds to", ["endpoints.list-interviews", "endpoints.list-releases", "interview.status", "interview.quality-score", "release.status", "errors.400"]),
+  "enum-case": seed("Endpoints: GET /v1/interviews status, quality_score; GET /v1/releases status (`active` or `dismissed`)", "a filter's value in another case, or padded with a space, is another value: it matches nothing, or is refused with a 400 in the error envelope, never the items of the value it folds or trims to", ["endpoints.list-interviews", "endpoints.list-releases", "interview.status", "interview.quality-score", "release.status", "errors.400"]),
   order: contract("ordering", "a filtered list keeps the full list's order"),
 });
 
@@ -97,13 +97,14 @@ export const filtersCheck: Check = {
       }
     } else ctx.untested("deterministic filter cases", "the project has no interviews");
     await ctx.holds("interview filters", arb, (filter) => judge(filter));
-    // Every enum value of every enum filter in two other cases (capitalized, upper): as many requests as values, each
-    // judged whether or not the value has items (one that has them shows a folded match; one that has none still
-    // must not answer with another's).
+    // Every enum value of every enum filter in two other cases (capitalized, upper) and padded with a space at either
+    // end: as many requests as forms, each judged whether or not the value has items (one that has them shows a
+    // folded or trimmed match; one that has none still must not answer with another's).
+    const twins = (v: string) => [...caseTwins(v), ...paddedTwins(v)];
     const enumCases: Array<[string, string, string]> = [
-      ...values.status.flatMap((v) => caseTwins(v).map((t) => ["/v1/interviews", "status", t] as [string, string, string])),
-      ...values.quality_score.flatMap((v) => caseTwins(v).map((t) => ["/v1/interviews", "quality_score", t] as [string, string, string])),
-      ...RELEASE_STATUSES.flatMap((v) => caseTwins(v).map((t) => ["/v1/releases", "status", t] as [string, string, string])),
+      ...values.status.flatMap((v) => twins(v).map((t) => ["/v1/interviews", "status", t] as [string, string, string])),
+      ...values.quality_score.flatMap((v) => twins(v).map((t) => ["/v1/interviews", "quality_score", t] as [string, string, string])),
+      ...RELEASE_STATUSES.flatMap((v) => twins(v).map((t) => ["/v1/releases", "status", t] as [string, string, string])),
     ];
     // A target that needs study_id on the interview list is asked within a study that has interviews.
     const within = (await ctx.http.needsStudyId()) && values.study_id[0] ? `study_id=${values.study_id[0]}&` : "";

@@ -95,10 +95,10 @@ export const receiverAnswers: Unit = {
         const short = `RéF-Éa-😀-${cls.replace(/ /g, "_")}-${k}${turn ? `-${turn}` : ""}`;
         // The 2xx one's is as long as the contract takes: a payload that cuts it shows.
         const reference = bare ? null : cls === "2xx" ? `${short}-${"Zz9+é".repeat(longest)}`.slice(0, longest) : short;
-        // An email in both cases, beyond ASCII and the BMP, with a + tag: a payload that folds its case, narrows it to three-byte
-        // UTF-8 or reads + as a space shows.
+        // An email in both cases, beyond ASCII and the BMP, an accent decomposed, with a + tag: a payload that folds its case,
+        // narrows it to three-byte UTF-8, composes it or reads + as a space shows.
         // The 2xx one's is 254 characters (the longest address SMTP carries): a retrieval or payload that cuts it shows.
-        const email = bare ? null : cls === "2xx" ? `Ñandú😀+tag.${k}.${"x".repeat(254 - `Ñandú😀+tag.${k}.@ExÄmple.com`.length)}@ExÄmple.com` : `Ñandú😀+tag.${k}@ExÄmple.com`;
+        const email = bare ? null : cls === "2xx" ? `Ñandu\u0301😀+tag.${k}.${"x".repeat(254 - `Ñandu\u0301😀+tag.${k}.@ExÄmple.com`.length)}@ExÄmple.com` : `Ñandu\u0301😀+tag.${k}@ExÄmple.com`;
         const respondent = respondentOf(cls);
         const language = cls === "4xx" ? "pt-BR" : "en";
         const i = await ctx.states.plantInterview({ study_id: study.id, hold: true, ...(reference === null ? {} : { reference_id: reference }), ...(email === null ? {} : { respondent_email: email }), language, ...(respondent ? { respondent_id: respondent } : {}) }, env.project);

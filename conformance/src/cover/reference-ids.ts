@@ -26,8 +26,9 @@ export const REFERENCE_CLASSES: Record<string, string[]> = {
   // The contract's longest (255) twice, differing in the last character alone, and their first 64 characters: a column
   // or a comparison that keeps a prefix tells none of them apart.
   long: [`${LONG_BASE}a`, `${LONG_BASE}b`, LONG_BASE.slice(0, 64)],
-  // A value is kept as given: never trimmed, in the read or in the filter.
-  "spaces at the ends": [" ref_spaced ", "ref_spaced", "ref_tab\t"],
+  // A value is kept as given: never trimmed, in the read or in the filter; nor compared as a padded collation does,
+  // which ignores trailing spaces alone.
+  "spaces at the ends": [" ref_spaced ", "ref_spaced", "ref_spaced ", "ref_tab\t"],
 };
 
 /** The classes also opened through the study's link (where a second decoding or a `+` read as a space would show). */

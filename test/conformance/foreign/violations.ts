@@ -539,6 +539,14 @@ export const VIOLATIONS: Violation[] = [
     find: "case 'thinking': return { type: 'thinking', thinking: p.thinking };", replace: "case 'thinking': return { type: 'thinking', thinking: typeof p.thinking === 'string' ? p.thinking.replace(/[\\u{10000}-\\u{10FFFF}]/gu, '?') : p.thinking };" },
   { name: "respondent_email stored in three-byte UTF-8", breaks: "Interview: respondent_email (string or null)", rule: "cover.interview-whole",
     find: "respondent_email: iv.respondentEmail, language: iv.language,", replace: "respondent_email: typeof iv.respondentEmail === 'string' ? iv.respondentEmail.replace(/[\\u{10000}-\\u{10FFFF}]/gu, '?') : iv.respondentEmail, language: iv.language," },
+  // Set 73 (comparisons a collation makes, stores that normalize): no reference id had a twin differing in trailing
+  // spaces alone, no filter value was padded, and no email was planted decomposed.
+  { name: "the reference_id filter ignoring trailing spaces", breaks: "Endpoints: GET /v1/interviews reference_id", rule: "cover.reference-exact",
+    find: "    if (filters.reference_id !== undefined && i.referenceId !== filters.reference_id) return false;\n    if (filters.quality_score", replace: "    if (filters.reference_id !== undefined && i.referenceId.replace(/ +$/, '') !== filters.reference_id.replace(/ +$/, '')) return false;\n    if (filters.quality_score" },
+  { name: "the status filter trimmed", breaks: "Endpoints: GET /v1/interviews status", rule: "filters.enum-case", check: "filters",
+    find: "    if (filters.status !== undefined && i.status !== filters.status) return false;", replace: "    if (filters.status !== undefined && i.status !== filters.status.trim()) return false;" },
+  { name: "respondent_email stored composed (NFC)", breaks: "Interview: respondent_email (string or null)", rule: "cover.interview-whole",
+    find: "    referenceId: referenceId ?? '', respondentEmail: b.respondent_email ?? null, respondentId, openedVia,", replace: "    referenceId: referenceId ?? '', respondentEmail: typeof b.respondent_email === 'string' ? b.respondent_email.normalize('NFC') : null, respondentId, openedVia," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
