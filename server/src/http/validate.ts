@@ -96,6 +96,27 @@ export function toIssues(errors: ErrorObject[] | null | undefined, location: Loc
   return [...byField.values()].filter((issue) => !fields.some((f) => f.startsWith(`${issue.field}/`)));
 }
 
+/**
+ * Text holding U+0000 is refused on every store alike: PostgreSQL cannot store it (in text or jsonb) nor compare with
+ * it, and a refusal the client can read beats a 503 that retrying never ends. One issue per field that holds one, a
+ * key included (a tool's input is free JSON).
+ */
+const NUL_MESSAGE = "must not contain the NUL character (U+0000)";
+function nulIssues(value: unknown, location: Location, path: string, out: ValidationIssue[] = []): ValidationIssue[] {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) out.push({ location, field: path || "(body)", message: NUL_MESSAGE });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, k) => nulIssues(item, location, path ? `${path}/${k}` : String(k), out));
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      const at = path ? `${path}/${key}` : key;
+      if (key.includes("\u0000")) out.push({ location, field: at, message: NUL_MESSAGE });
+      else nulIssues(item, location, at, out);
+    }
+  }
+  return out;
+}
+
 function paramObjectSchema(params: RouteParam[]) {
   return {
     type: "object",
@@ -131,6 +152,8 @@ export class ValidatorFactory {
 
     return {
       query(raw) {
+        const nul = queryParams.length ? Object.entries(raw).flatMap(([name, value]) => nulIssues(value, "query", name).slice(0, 1).map((i) => ({ ...i, field: name }))) : [];
+        if (nul.length) throw invalidParameters(bounded(nul));
         const data: Record<string, unknown> = { ...raw };
         // ajv's coercion reads "0x10", "1e2" and "+5" as numbers; the contract's integers are decimal digits.
         const strictIssues: ValidationIssue[] = integers
@@ -152,6 +175,8 @@ export class ValidatorFactory {
       },
       body(raw) {
         if (!body || !bodyFast) return undefined;
+        const nul = nulIssues(raw, "body", "");
+        if (nul.length) throw invalidParameters(bounded(nul));
         if (bodyFast(raw)) return raw;
         // Every issue for a small body; for a large one (up to the 100 KB limit) the first, so a body of 49,000
         // bad items costs one error's work and a short answer.
