@@ -82,6 +82,13 @@ const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens:
 /** Usage recorded in part: each field is "integer or null" (the cost "number or null"), so a usage without a cost is still one. */
 const PARTIAL_USAGE = { input_tokens: 7, output_tokens: null, cache_read_input_tokens: null, cache_creation_input_tokens: null, cost_usd: null };
 
+/**
+ * A tool's input and result at JSON's edges, passed through as recorded: nulls and empties as members and as items, an
+ * empty key, the key `__proto__` (an own member, as JSON.parse makes it: a copy made by assignment loses it) and 40
+ * levels of nesting.
+ */
+const jsonEdges = (): Record<string, unknown> => JSON.parse(`{"n":null,"list":[],"obj":{},"items":[null,0,"",false,[],{}],"":"an empty key","__proto__":{"x":1},"deep":${"[".repeat(40)}1${"]".repeat(40)}}`);
+
 /** Zeros and empties, each a value the API must keep: planted and read the same. */
 function edgeValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
   // Ids and URLs in mixed case: kept as given.
@@ -98,6 +105,8 @@ function edgeValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {
       // Every character a URL treats specially, kept as recorded: decoding %XX (or + as a space) names another file.
       { type: "file", url: "https://files.example.com/r%C3%A9sum%C3%A9%20v2+final%2Fdraft%41.pdf?sig=a%2Bb%3D&v=1+2#p%25", media_type: "application/pdf", filename: "résumé v2+final.pdf" },
       ...results,
+      { type: "tool_use", id: "Toolu_Json", name: "json_edges", summary: "JSON's edges", input: jsonEdges(), state: "output_available" } as Part,
+      { type: "tool_result", tool_use_id: "Toolu_Json", content: jsonEdges(), is_error: false } as Part,
     ],
     sources: [{ id: "Src_Zero", description: " ", rows: 0, query: "" }],
   };
@@ -158,7 +167,7 @@ async function rolesAndParts(env: CoverEnv): Promise<void> {
   // file URL holding %XX escapes, + and a fragment (never decoded).
   const edge = edgeValues();
   msgs.push({ role: "assistant", parts: edge.parts, sources: edge.sources, ...(fields ? { usage: ZERO_USAGE } : {}) });
-  want.push({ role: "assistant", parts: edge.parts, sources: edge.sources, feedback: null, usage: fields ? ZERO_USAGE : null, cls: ["zeros and empties", "a file URL of escapes, + and a fragment", ...(fields ? ["usage of zeros"] : [])] });
+  want.push({ role: "assistant", parts: edge.parts, sources: edge.sources, feedback: null, usage: fields ? ZERO_USAGE : null, cls: ["zeros and empties", "a file URL of escapes, + and a fragment", "JSON's edges in a tool's input and result", ...(fields ? ["usage of zeros"] : [])] });
   const markup = markupValues();
   msgs.push({ role: "assistant", parts: markup.parts, sources: markup.sources, ...(fields ? { usage: PARTIAL_USAGE } : {}) });
   want.push({ role: "assistant", parts: markup.parts, sources: markup.sources, feedback: null, usage: fields ? PARTIAL_USAGE : null, cls: ["markup, quotes, CRLF and padding in every text", ...(fields ? ["usage without a cost"] : [])] });
@@ -274,6 +283,7 @@ export const messages: Unit = {
     ...(ctx.states.has("chat-fields") ? [...FEEDBACK.map((f) => `feedback ${f}`), ...ROLES.map((role) => `usage on ${role}`), "completed after recorded", "finished after later ones were recorded, listed first", "chat updated by a message finished after it was recorded", "usage of zeros", "usage without a cost"] : []),
     "zeros and empties",
     "a file URL of escapes, + and a fragment",
+    "JSON's edges in a tool's input and result",
     "markup, quotes, CRLF and padding in every text",
     "every part type and tool state",
     "sources empty",

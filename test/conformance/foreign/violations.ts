@@ -547,6 +547,12 @@ export const VIOLATIONS: Violation[] = [
     find: "    if (filters.status !== undefined && i.status !== filters.status) return false;", replace: "    if (filters.status !== undefined && i.status !== filters.status.trim()) return false;" },
   { name: "respondent_email stored composed (NFC)", breaks: "Interview: respondent_email (string or null)", rule: "cover.interview-whole",
     find: "    referenceId: referenceId ?? '', respondentEmail: b.respondent_email ?? null, respondentId, openedVia,", replace: "    referenceId: referenceId ?? '', respondentEmail: typeof b.respondent_email === 'string' ? b.respondent_email.normalize('NFC') : null, respondentId, openedVia," },
+  // Set 74 (what a store or a serializer does to JSON's edges): no tool input or result held a null member, an empty
+  // array, an empty key, a __proto__ key or nesting past a few levels.
+  { name: "a tool's input without its null members", breaks: "Part types: tool_use input (object, tool-specific); Truncation (only a value past the cap is replaced)", rule: "cover.message-whole",
+    find: "const out = { type: 'tool_use', id: raw.id, name: raw.name, summary: raw.summary ?? '', input: raw.input ?? {}, state:", replace: "const out = { type: 'tool_use', id: raw.id, name: raw.name, summary: raw.summary ?? '', input: ((() => { function w(v) { if (Array.isArray(v)) return v.map(w); if (v && typeof v === 'object') { const o = {}; for (const [k, x] of Object.entries(v)) { if (x !== null) o[k] = w(x); } return o; } return v; } return w; })())(raw.input ?? {}), state:" },
+  { name: "a tool's input copied by assignment (its __proto__ key lost)", breaks: "Part types: tool_use input (object, tool-specific)", rule: "cover.message-whole",
+    find: "const out = { type: 'tool_use', id: raw.id, name: raw.name, summary: raw.summary ?? '', input: raw.input ?? {}, state:", replace: "const out = { type: 'tool_use', id: raw.id, name: raw.name, summary: raw.summary ?? '', input: ((() => { function w(v) { if (Array.isArray(v)) return v.map(w); if (v && typeof v === 'object') { const o = {}; for (const [k, x] of Object.entries(v)) { o[k] = w(x); } return o; } return v; } return w; })())(raw.input ?? {}), state:" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
