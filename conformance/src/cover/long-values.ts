@@ -5,7 +5,8 @@
  * it, so each free text is planted long, past those sizes (and past the payload cap where nothing caps it), with
  * characters beyond ASCII in it, and read back byte for byte on retrieval and in its list: a study's name at the
  * contract's longest and fifty long questions; a chat's title; a message's text and thinking past 64 KiB (twice the
- * payload cap), a tool's name and summary, a file's URL and name and a source's description; a release's title and
+ * payload cap), a tool's name, summary and id, a file's URL, name and media type, a source's description and id and a
+ * chat's source (ids and short strings too), a language code of four subtags; a release's title and
  * description at the contract's longest. And in number (twelve languages, fifty questions answered, fifty parts and
  * sources) and repeated (identical parts, sources of one id, a question twice): each kept, none merged.
  */
@@ -17,8 +18,12 @@ import { r } from "./rules.ts";
 
 type Part = PlantChatInput["messages"][number]["parts"][number];
 
-/** Twelve language codes, some with a region: a list cut at 5 or 10 shows. */
-const LANGUAGES = ["en", "de", "fr", "es", "it", "pt-BR", "nl", "sv", "ja", "ko", "zh-Hant", "ar"];
+/**
+ * Twelve language codes, some with a region: a list cut at 5 or 10 shows. One is long (four subtags, 19 characters):
+ * a column of a language code's usual 5 to 16 characters cuts it. The interview of the study runs in it.
+ */
+const LONG_LANGUAGE = "zh-Hant-HK-1994abcd";
+const LANGUAGES = ["en", "de", "fr", "es", "it", "pt-BR", "nl", "sv", "ja", "ko", LONG_LANGUAGE, "ar"];
 
 /** Characters of the long text and thinking: 67,932 bytes, past twice the payload cap and past 64 KiB (a TEXT column). */
 const LONG_TEXT = 66_600;
@@ -30,13 +35,13 @@ const CLASSES = {
   repeats: "repeats kept: two identical parts, two sources of one id, a question twice",
   title: "a chat's title of 5,000 characters",
   text: "text and thinking past the payload cap",
-  fields: "a tool's name and summary, a file's URL and name, a source's description, long",
+  fields: "a tool's name, summary and id, a file's URL, name and media type, a source's description and id, a chat's source, long",
   release: "a release's title at 1,000 characters and description at 65,536",
 };
 
 export const longValues: Unit = {
   name: "long-values",
-  doc: "free text planted long and read back byte for byte, never cut, nulled or marked truncated: a study's name at 200 characters and 50 questions of 1,000 (retrieval and list), a chat's title of 5,000 (retrieval and list), a message's text and thinking past 64 KiB (twice the payload cap), a tool's name and summary, a file's URL and name, a source's description, and a release's title at 1,000 characters and description at 65,536; a study of 12 languages and 50 questions all answered, a message of 50 parts and 50 sources; two identical parts, two sources of one id and a question asked twice, each kept",
+  doc: "free text planted long and read back byte for byte, never cut, nulled or marked truncated: a study's name at 200 characters and 50 questions of 1,000 (retrieval and list), a chat's title of 5,000 (retrieval and list), a message's text and thinking past 64 KiB (twice the payload cap), a tool's name, summary and id, a file's URL, name and media type, a source's description and id, a chat's source, a language code of 19 characters, and a release's title at 1,000 characters and description at 65,536; a study of 12 languages and 50 questions all answered, a message of 50 parts and 50 sources; two identical parts, two sources of one id and a question asked twice, each kept",
   needs: [],
   rules: [r["long-values"]],
   classes: (ctx) => [
@@ -78,14 +83,14 @@ async function study(env: CoverEnv): Promise<void> {
   if (ok) env.reach(CLASSES.study, r["long-values"].cites);
   if (!ctx.states.has("plant-interview", "hold", "complete")) return;
   // An interview of it completed: one answer per question, all fifty, in the questions' order.
-  const { id: interview } = await ctx.states.plantInterview({ study_id: id, hold: true }, env.project);
+  const { id: interview } = await ctx.states.plantInterview({ study_id: id, hold: true, language: LONG_LANGUAGE }, env.project);
   await ctx.states.completeInterview(interview, env.project);
   const done = (await untilCompleted(env.http, interview, completionWaitMs(ctx.options))).reply;
   const answers: any[] = Array.isArray(done.body?.question_answers) ? done.body.question_answers : [];
   const shown = answers.map((a) => [a?.question_index, a?.question_text]);
   const want = questions.map((q, k) => [k, q.text]);
-  const differs = done.status !== 200 ? `answered ${done.status}` : done.body?.status !== "completed" ? `still ${done.body?.status}` : firstDifference(shown, want);
-  if (env.expect(r["long-values"], !differs, `interview ${interview} of a study of 50 questions of 1,000 characters does not answer each of them, in order, with its text (question_index, question_text): ${differs}`, done)) env.reach(CLASSES.answers, r["long-values"].cites);
+  const differs = done.status !== 200 ? `answered ${done.status}` : done.body?.status !== "completed" ? `still ${done.body?.status}` : firstDifference(shown, want) || firstDifference(done.body?.language, LONG_LANGUAGE, "/language");
+  if (env.expect(r["long-values"], !differs, `interview ${interview} of a study of 50 questions of 1,000 characters, run in ${LONG_LANGUAGE}, does not answer each of them, in order, with its text (question_index, question_text), or in its language: ${differs}`, done)) env.reach(CLASSES.answers, r["long-values"].cites);
 }
 
 async function chats(env: CoverEnv): Promise<void> {
@@ -109,15 +114,21 @@ async function chats(env: CoverEnv): Promise<void> {
   const thought = await env.http.walk(`/v1/chats/${thinkingChat.id}/messages`, 100);
   ok = judge(env, `the message of chat ${thinkingChat.id} (a thinking of ${LONG_TEXT} characters, ${Buffer.byteLength(longThinking)} bytes)`, thought.items[0], { parts: thinking }, thought.pages[0]) && ok;
   if (ok) env.reach(CLASSES.text, r["long-values"].cites);
-  // A tool's name and summary, a file's URL and name, a source's description: none of them capped by the seed.
+  // A tool's name, summary and id (and the result's reference to it), a file's URL, name and media type, a source's
+  // description and id, the chat's source: none of them capped by the seed, ids and short strings included.
+  const toolId = `toolu_${"long".repeat(62)}`;
   const parts: Part[] = [
-    { type: "tool_use", id: "toolu_long", name: textOfLength(200, "long_tool_name_"), summary: textOfLength(5000, "A long summary. "), input: { q: "short" }, state: "output_available" } as Part,
-    { type: "file", url: `https://files.example.com/${"segment/".repeat(240)}long.csv`, media_type: "text/csv", filename: textOfLength(1000, "long file name ") },
+    { type: "tool_use", id: toolId, name: textOfLength(200, "long_tool_name_"), summary: textOfLength(5000, "A long summary. "), input: { q: "short" }, state: "output_available" } as Part,
+    { type: "tool_result", tool_use_id: toolId, content: "ok", is_error: false } as Part,
+    { type: "file", url: `https://files.example.com/${"segment/".repeat(240)}long.csv`, media_type: `text/csv; charset=utf-8; header=present; ${"x-option=long; ".repeat(14)}end=1`, filename: textOfLength(1000, "long file name ") },
   ];
-  const sources = [{ id: "src_long", description: textOfLength(5000, "A long description. "), rows: 3, query: "SELECT 1" }];
-  const second = await ctx.states.plantChat({ title: "Long fields", messages: [{ role: "assistant", parts, sources }] }, env.project);
+  const sources = [{ id: `src_${"long".repeat(62)}`, description: textOfLength(5000, "A long description. "), rows: 3, query: "SELECT 1" }];
+  const source = `web_${"long".repeat(30)}`;
+  const second = await ctx.states.plantChat({ title: "Long fields", source, messages: [{ role: "assistant", parts, sources }] }, env.project);
   const fields = await env.http.walk(`/v1/chats/${second.id}/messages`, 100);
-  if (judge(env, `the message of chat ${second.id} (a tool's name and summary, a file's URL and name, a source's description, long)`, fields.items[0], { parts, sources }, fields.pages[0])) env.reach(CLASSES.fields, r["long-values"].cites);
+  const chatRead = await env.req(`/v1/chats/${second.id}`);
+  ok = judge(env, `chat ${second.id} (a source of ${source.length} characters)`, chatRead.body, { source }, chatRead);
+  if (judge(env, `the message of chat ${second.id} (a tool's name, summary and id, a file's URL, name and media type, a source's description and id, long)`, fields.items[0], { parts, sources }, fields.pages[0]) && ok) env.reach(CLASSES.fields, r["long-values"].cites);
   // As many parts and sources as a message takes (the contract's 50 of each), every one kept, in order.
   const many: Part[] = Array.from({ length: 50 }, (_, k) => ({ type: "text", text: `part ${k + 1}` }));
   const cited = Array.from({ length: 50 }, (_, k) => ({ id: `src_${k + 1}`, description: `source ${k + 1}`, rows: k, query: `SELECT ${k + 1}` }));

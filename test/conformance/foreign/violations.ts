@@ -553,6 +553,12 @@ export const VIOLATIONS: Violation[] = [
     find: "const out = { type: 'tool_use', id: raw.id, name: raw.name, summary: raw.summary ?? '', input: raw.input ?? {}, state:", replace: "const out = { type: 'tool_use', id: raw.id, name: raw.name, summary: raw.summary ?? '', input: ((() => { function w(v) { if (Array.isArray(v)) return v.map(w); if (v && typeof v === 'object') { const o = {}; for (const [k, x] of Object.entries(v)) { if (x !== null) o[k] = w(x); } return o; } return v; } return w; })())(raw.input ?? {}), state:" },
   { name: "a tool's input copied by assignment (its __proto__ key lost)", breaks: "Part types: tool_use input (object, tool-specific)", rule: "cover.message-whole",
     find: "const out = { type: 'tool_use', id: raw.id, name: raw.name, summary: raw.summary ?? '', input: raw.input ?? {}, state:", replace: "const out = { type: 'tool_use', id: raw.id, name: raw.name, summary: raw.summary ?? '', input: ((() => { function w(v) { if (Array.isArray(v)) return v.map(w); if (v && typeof v === 'object') { const o = {}; for (const [k, x] of Object.entries(v)) { o[k] = w(x); } return o; } return v; } return w; })())(raw.input ?? {}), state:" },
+  // Set 75 (ids and short strings in narrow columns): no tool id, source id, media type or chat source was longer
+  // than 41 characters, and no language code than 7.
+  { name: "a tool call's id cut at 64 characters", breaks: "Part types: tool_use id (string); Message: everything else is stable", rule: "cover.long-values",
+    find: "const out = { type: 'tool_use', id: raw.id, name: raw.name,", replace: "const out = { type: 'tool_use', id: typeof raw.id === 'string' ? raw.id.slice(0, 64) : raw.id, name: raw.name," },
+  { name: "a chat's source cut at 32 characters", breaks: "Chat: source (string or null)", rule: "cover.long-values",
+    find: "const out = { id: c.id, object: 'chat', title: c.title, source: c.source,", replace: "const out = { id: c.id, object: 'chat', title: c.title, source: typeof c.source === 'string' ? c.source.slice(0, 32) : c.source," },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
