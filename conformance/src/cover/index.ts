@@ -17,8 +17,9 @@ import { referenceIds } from "./reference-ids.ts";
 import { releases } from "./releases.ts";
 import { tenants } from "./tenants.ts";
 import { ties } from "./ties.ts";
+import { uuidVersions } from "./uuid-versions.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, pages];
+export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, uuidVersions, pages];
 
 export type { Unit } from "./unit.ts";

@@ -559,6 +559,11 @@ export const VIOLATIONS: Violation[] = [
     find: "const out = { type: 'tool_use', id: raw.id, name: raw.name,", replace: "const out = { type: 'tool_use', id: typeof raw.id === 'string' ? raw.id.slice(0, 64) : raw.id, name: raw.name," },
   { name: "a chat's source cut at 32 characters", breaks: "Chat: source (string or null)", rule: "cover.long-values",
     find: "const out = { id: c.id, object: 'chat', title: c.title, source: c.source,", replace: "const out = { id: c.id, object: 'chat', title: c.title, source: typeof c.source === 'string' ? c.source.slice(0, 32) : c.source," },
+  // Set 76 (ids of every UUID version, as validators read them): every id a run sent was of version 4 or 5.
+  { name: "a messages cursor read as a UUID only in versions 1 to 8 (no nil or max)", breaks: "Resources: all ids are UUID strings; Errors 5", rule: "chats.no-such-message",
+    find: "    if (!UUID_ANYCASE_RE.test(sas[0])) details.push", replace: "    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(sas[0])) details.push" },
+  { name: "an interview's path id read as a UUID only in versions 1 to 5 (400)", breaks: "Endpoints: GET /v1/interviews/:id, 404 if absent; Errors 1", rule: "cover.uuid-versions",
+    find: "  const iv = interviews.get(id);\n  if (!iv || iv.projectId !== project.id) return fail(res, 404, 'There is no interview with this id');", replace: "  if (!/^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000)$/i.test(id)) return fail(res, 400, 'id must be a UUID');\n  const iv = interviews.get(id);\n  if (!iv || iv.projectId !== project.id) return fail(res, 404, 'There is no interview with this id');" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
