@@ -1,6 +1,7 @@
 /** Every unit of the covering phase, one file each, in the order they are listed in the report. */
 import { burst } from "./burst.ts";
 import { chats } from "./chats.ts";
+import { clientHeaders } from "./client-headers.ts";
 import { counts } from "./counts.ts";
 import { cursors } from "./cursors.ts";
 import { experiments } from "./experiments.ts";
@@ -20,6 +21,6 @@ import { ties } from "./ties.ts";
 import { uuidVersions } from "./uuid-versions.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, uuidVersions, pages];
+export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, uuidVersions, clientHeaders, pages];
 
 export type { Unit } from "./unit.ts";

@@ -50,7 +50,8 @@ function publicParts(): { planted: Part[]; want: unknown[] } {
     { type: "file", url: "https://files.example.com/b.png", media_type: "image/PNG", filename: null },
     { type: "file", url: "https://files.example.com/c.bin", media_type: "application/octet-stream" },
     ...STATES.map((state, k) => ({ type: "tool_use", id: `toolu_state_${k}`, name: "query", summary: `a call left ${state}`, input: { k }, state }) as Part),
-    { type: "tool_result", tool_use_id: "toolu_state_1", content: [{ rows: 3 }], is_error: false },
+    // An array with repeated items, kept as recorded: a store that keeps an array as a set collapses them.
+    { type: "tool_result", tool_use_id: "toolu_state_1", content: [{ rows: 3 }, { rows: 3 }, "row", "row"], is_error: false },
     { type: "tool_result", tool_use_id: "toolu_state_2", content: "failed", is_error: true },
   ];
   // A file recorded without a name reads `filename: null` ("null if none given"), not without the field.
@@ -83,11 +84,11 @@ const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens:
 const PARTIAL_USAGE = { input_tokens: 7, output_tokens: null, cache_read_input_tokens: null, cache_creation_input_tokens: null, cost_usd: null };
 
 /**
- * A tool's input and result at JSON's edges, passed through as recorded: nulls and empties as members and as items, an
- * empty key, the key `__proto__` (an own member, as JSON.parse makes it: a copy made by assignment loses it) and 40
+ * A tool's input and result at JSON's edges, passed through as recorded: nulls and empties as members and as items,
+ * repeated items, an empty key, the key `__proto__` (an own member, as JSON.parse makes it: a copy made by assignment loses it) and 40
  * levels of nesting.
  */
-const jsonEdges = (): Record<string, unknown> => JSON.parse(`{"n":null,"list":[],"obj":{},"items":[null,0,"",false,[],{}],"":"an empty key","__proto__":{"x":1},"deep":${"[".repeat(40)}1${"]".repeat(40)}}`);
+const jsonEdges = (): Record<string, unknown> => JSON.parse(`{"n":null,"list":[],"obj":{},"items":[null,0,"",false,[],{}],"twice":[1,1,"a","a",{"k":1},{"k":1}],"":"an empty key","__proto__":{"x":1},"deep":${"[".repeat(40)}1${"]".repeat(40)}}`);
 
 /** Zeros and empties, each a value the API must keep: planted and read the same. */
 function edgeValues(): { parts: Part[]; sources: NonNullable<Msg["sources"]> } {

@@ -564,6 +564,17 @@ export const VIOLATIONS: Violation[] = [
     find: "    if (!UUID_ANYCASE_RE.test(sas[0])) details.push", replace: "    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(sas[0])) details.push" },
   { name: "an interview's path id read as a UUID only in versions 1 to 5 (400)", breaks: "Endpoints: GET /v1/interviews/:id, 404 if absent; Errors 1", rule: "cover.uuid-versions",
     find: "  const iv = interviews.get(id);\n  if (!iv || iv.projectId !== project.id) return fail(res, 404, 'There is no interview with this id');", replace: "  if (!/^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|00000000-0000-0000-0000-000000000000)$/i.test(id)) return fail(res, 400, 'id must be a UUID');\n  const iv = interviews.get(id);\n  if (!iv || iv.projectId !== project.id) return fail(res, 404, 'There is no interview with this id');" },
+  // Set 77 (collections a store keeps as sets, maps or sorted tables): no tool result's array held an item twice.
+  { name: "a tool result's array content kept as a set", breaks: "Part types: tool_result content (tool-specific); Truncation (only a value past the cap is replaced)", rule: "cover.message-whole",
+    find: "      const out = { type: 'tool_result', tool_use_id: raw.tool_use_id, content: raw.content === undefined ? null : raw.content,", replace: "      const out = { type: 'tool_result', tool_use_id: raw.tool_use_id, content: raw.content === undefined ? null : Array.isArray(raw.content) ? [...new Map(raw.content.map((x) => [JSON.stringify(x), x])).values()] : raw.content," },
+  // Set 78 (what frameworks do with the headers browsers and generated clients send): every request the suite sent
+  // accepted */* alone, and carried a content type only with a body, written one way.
+  { name: "errors rendered as HTML for a browser's Accept", breaks: "Conventions: all responses are JSON except 204", rule: "cover.client-headers",
+    find: "const fail = (res, status, message, extra = {}, headers = {}) => send(res, status, { status, message, ...extra }, headers);", replace: "const fail = (res, status, message, extra = {}, headers = {}) => (/text\\/html/.test(res.req?.headers.accept ?? '') ? sendText(res, status, `<html><body><h1>${status}</h1><p>${message}</p></body></html>`, { ...headers, 'content-type': 'text/html; charset=utf-8' }) : send(res, status, { status, message, ...extra }, headers));" },
+  { name: "a DELETE with a JSON content type and no body refused", breaks: "Endpoints: DELETE /v1/webhooks, 204", rule: "cover.client-headers",
+    find: "function deleteWebhook(req, res, { project }) {\n", replace: "function deleteWebhook(req, res, { project }) {\n  if (/json/i.test(req.headers['content-type'] ?? '') && !(Number(req.headers['content-length']) > 0)) return fail(res, 400, \"Body cannot be empty when content-type is set to 'application/json'\");\n" },
+  { name: "a webhook PUT refusing a JSON content type with a charset", breaks: "Endpoints: PUT /v1/webhooks, JSON body", rule: "cover.client-headers",
+    find: "async function putWebhook(req, res, { project }) {\n", replace: "async function putWebhook(req, res, { project }) {\n  if (req.headers['content-type'] !== 'application/json') return fail(res, 415, 'Content-Type must be application/json');\n" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
