@@ -15,6 +15,11 @@ export const responseRules = rules("response", {
   body: seed("Resources and their fields", "a 2xx body of a seed endpoint has the seed's fields and types", ["resources.ids", "resources.object", "list.object", "list.data", "service.study-link", "study.id", "study.object", "study.name", "study.status", "study.interview-link", "study.languages", "study.limits", "study.monthly-limit", "study.weekly-limit", "study.created-at", "interview.id", "interview.object", "interview.study-id", "interview.status", "interview.language", "interview.quality-score", "interview.duration", "interview.headline", "interview.summary", "interview.started-at", "interview.completed-at", "interview.created-at", "interview.time-in-call", "interview.transcript", "interview.question-index", "release.id", "release.object", "release.status", "release.chat-id", "release.pr-number", "release.pr-title", "release.pr-description", "release.pr-url", "release.pr-author", "release.merged-at", "release.last-analysis", "release.created-at", "chat.id", "chat.object", "chat.title", "chat.source", "chat.is-streaming", "chat.message-count", "chat.created-at", "chat.updated-at", "message.id", "message.object", "message.chat-id", "message.role", "message.parts", "message.sources", "message.feedback", "message.usage", "message.created-at", "message.completed-at", "source.fields", "usage.fields", "part.discriminated", "part.text", "part.thinking", "part.redacted-thinking", "part.file", "part.tool-use", "part.tool-result", "endpoints.get-interview", "endpoints.get-release", "endpoints.get-study", "states.study", "states.interview", "states.release", "states.tool-use"]),
   timestamps: seed("Resources and their fields: all timestamps are ISO 8601 strings (UTC, millisecond precision)", "every timestamp field of a body (`*_at`) is YYYY-MM-DDTHH:MM:SS.mmm in UTC (Z or +00:00)", ["resources.timestamps"]),
   "detail-only": seed("Resources and their fields: detail-only fields", "detail-only fields (research_goal, transcript, vcs_pr_description, message_count, ...) never appear in list items", ["study.detail-only", "interview.detail-only", "release.pr-description", "chat.message-count", "endpoints.list-studies", "endpoints.list-interviews", "endpoints.list-chats"]),
+  // A browser's fetch keeps what an answer's headers let it keep, and a CDN in front of the service too: an answer kept
+  // fresh hides an interview's completion, a new message or a webhook's change; one a shared cache may keep for every
+  // key gives one project's data to another. Only the studies may be cached ("callers may cache the study list for a
+  // few minutes"), and the participant config for its time-to-live.
+  cacheable: seed("What the service does: every API key is scoped to exactly one project; Endpoints: callers may cache the study list for a few minutes; Participant endpoints: config with a time-to-live the client caches for", "no answer to a keyed GET lets a shared cache keep it for another key (Cache-Control public or s-maxage without Vary naming Authorization), and none but the studies' and the participant config carries a freshness lifetime (max-age or s-maxage above 0, an Expires ahead, or a Last-Modified a browser derives one from): interviews complete, messages arrive and webhooks change between reads", ["service.key-scope", "auth.scope", "states.interview", "endpoints.list-interviews", "endpoints.get-interview", "endpoints.list-messages", "endpoints.get-webhook"]),
   status: contract("declared responses", "every status answered is one the operation declares"),
   "body-shape": contract("shapes the seed does not show", "a 2xx body of the experiments, participant and simulation endpoints matches the contract"),
   envelope: contract("error envelope", "every error body is {\"error\": {\"type\", \"message\", \"details\"?}}"),
@@ -22,6 +27,35 @@ export const responseRules = rules("response", {
   undeclared: contract("closed response schemas", "no field the contract does not declare appears in a response"),
   headers: contract("declared response headers", "every header the contract marks required is present"),
 });
+
+/** Operations whose answers may be kept fresh: the studies (the seed lets callers cache their list) and the participant config (its time-to-live). */
+const MAY_BE_FRESH = new Set(["listStudies", "getStudy", "getParticipantConfig"]);
+
+/** What a successful GET's caching headers let a browser or a shared cache do that the seed does not, or "". */
+export function cacheProblem(reply: Pick<Reply, "method" | "status" | "headers">, operationId: string | undefined): string {
+  if (reply.method !== "GET" || reply.status < 200 || reply.status >= 300) return "";
+  const cc = (reply.headers.get("cache-control") ?? "").toLowerCase();
+  const directives = new Map(cc.split(",").map((d) => d.trim()).filter(Boolean).map((d) => {
+    const [k, v] = d.split("=");
+    return [k.trim(), (v ?? "").trim().replace(/^"|"$/g, "")] as const;
+  }));
+  if (directives.has("no-store")) return "";
+  const vary = (reply.headers.get("vary") ?? "").toLowerCase().split(",").map((v) => v.trim());
+  const shared = !directives.has("private") && (directives.has("public") || directives.has("s-maxage"));
+  if (shared && !vary.includes("authorization") && !vary.includes("*")) return `Cache-Control: ${cc} lets a shared cache keep this answer and give it to a request with another key (it varies on no Authorization)`;
+  if ((operationId && MAY_BE_FRESH.has(operationId)) || directives.has("no-cache")) return "";
+  const seconds = (k: string) => Number(directives.get(k) ?? 0) || 0;
+  if (seconds("max-age") > 0 || (!directives.has("private") && seconds("s-maxage") > 0)) return `Cache-Control: ${cc} keeps this answer fresh, so a browser or a cache serves it again unchanged after the resource changed`;
+  if (directives.has("max-age") || directives.has("s-maxage")) return "";
+  const expires = reply.headers.get("expires");
+  if (expires !== null) {
+    const at = Date.parse(expires);
+    const now = Date.parse(reply.headers.get("date") ?? "") || Date.now();
+    return Number.isFinite(at) && at > now ? `Expires: ${expires} keeps this answer fresh, so a browser or a cache serves it again unchanged after the resource changed` : "";
+  }
+  const modified = reply.headers.get("last-modified");
+  return modified !== null ? `Last-Modified: ${modified} without Cache-Control or Expires: a browser keeps the answer fresh for a tenth of its age (heuristic freshness) and serves it again unchanged after the resource changed` : "";
+}
 
 /** UTC with millisecond precision; `+00:00` is UTC too. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}(Z|\+00:00)$/;
@@ -129,6 +163,7 @@ export class Contract {
     if (!operation) return out;
     out.push(r.status);
     if (reply.status < 300 && reply.status !== 204) out.push(CONTRACT_SHAPED.has(operation.tag) ? r["body-shape"] : r.body, r.timestamps, r["pinned-fields"], r["detail-only"], r.undeclared, r.headers);
+    if (reply.method === "GET" && reply.status >= 200 && reply.status < 300 && operation.tag !== "Simulation") out.push(r.cacheable);
     return out;
   }
 
@@ -155,6 +190,8 @@ export class Contract {
       return problems;
     }
     if (reply.status >= 300 || reply.status === 204) return problems;
+    const cached = operation.tag === "Simulation" ? "" : cacheProblem(reply, operation.operationId);
+    if (cached) add(r.cacheable, cached);
     for (const [name, h] of Object.entries<any>(declared.headers ?? {})) {
       if (h.required && !reply.headers.has(name)) add(r.headers, `missing required header ${name}`);
     }

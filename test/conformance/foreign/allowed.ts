@@ -125,6 +125,8 @@ export const ALLOWED: Allowance[] = [
     find: "  return { object: 'list', data: data.map(view), has_more: rest.length > limit };", replace: "  return { object: 'list', data: data.map(view), has_more: rest.length > limit, url: 'list' };" },
   { name: "every connection closed after its answer", leaves: "All responses are JSON except `204`.",
     find: "'x-request-id': crypto.randomUUID(), vary: 'Authorization', ...headers });", replace: "'x-request-id': crypto.randomUUID(), vary: 'Authorization', connection: 'close', ...headers });" },
+  { name: "the study list kept fresh for a few minutes", leaves: "Study capacity changes rarely; callers may cache the study list for a few minutes.",
+    find: "  const text = JSON.stringify(body);", replace: "  if (status === 200 && /\\/v1\\/studies(\\?|$)/.test(res.req?.url ?? '')) headers = { 'cache-control': 'private, max-age=300', ...headers };\n  const text = JSON.stringify(body);" },
 ];
 
 /** A copy of the foreign server with every change of `list` made; returns its path. Each edit must apply exactly once. */

@@ -575,6 +575,11 @@ export const VIOLATIONS: Violation[] = [
     find: "function deleteWebhook(req, res, { project }) {\n", replace: "function deleteWebhook(req, res, { project }) {\n  if (/json/i.test(req.headers['content-type'] ?? '') && !(Number(req.headers['content-length']) > 0)) return fail(res, 400, \"Body cannot be empty when content-type is set to 'application/json'\");\n" },
   { name: "a webhook PUT refusing a JSON content type with a charset", breaks: "Endpoints: PUT /v1/webhooks, JSON body", rule: "cover.client-headers",
     find: "async function putWebhook(req, res, { project }) {\n", replace: "async function putWebhook(req, res, { project }) {\n  if (req.headers['content-type'] !== 'application/json') return fail(res, 415, 'Content-Type must be application/json');\n" },
+  // Set 79 (freshness and sharing headers added for speed): no verdict read an answer's caching headers.
+  { name: "every answer public for five minutes", breaks: "What the service does: every API key is scoped to exactly one project", rule: "response.cacheable",
+    find: "res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });", replace: "res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'public, max-age=300', ...headers });" },
+  { name: "answers with a Last-Modified and no Cache-Control (heuristic freshness)", breaks: "States and transitions: Interview status", rule: "response.cacheable",
+    find: "res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });", replace: "res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'last-modified': new Date(Date.now() - 30 * 86400e3).toUTCString(), ...headers });" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
