@@ -39,22 +39,25 @@ export function cacheProblem(reply: Pick<Reply, "method" | "status" | "headers">
     const [k, v] = d.split("=");
     return [k.trim(), (v ?? "").trim().replace(/^"|"$/g, "")] as const;
   }));
-  if (directives.has("no-store")) return "";
-  const vary = (reply.headers.get("vary") ?? "").toLowerCase().split(",").map((v) => v.trim());
-  const shared = !directives.has("private") && (directives.has("public") || directives.has("s-maxage"));
-  if (shared && !vary.includes("authorization") && !vary.includes("*")) return `Cache-Control: ${cc} lets a shared cache keep this answer and give it to a request with another key (it varies on no Authorization)`;
-  if ((operationId && MAY_BE_FRESH.has(operationId)) || directives.has("no-cache")) return "";
-  const seconds = (k: string) => Number(directives.get(k) ?? 0) || 0;
-  if (seconds("max-age") > 0 || (!directives.has("private") && seconds("s-maxage") > 0)) return `Cache-Control: ${cc} keeps this answer fresh, so a browser or a cache serves it again unchanged after the resource changed`;
-  if (directives.has("max-age") || directives.has("s-maxage")) return "";
+  if (directives.has("no-store") || directives.has("no-cache")) return "";
+  const seconds = (k: string) => (directives.has(k) ? Number(directives.get(k)) || 0 : undefined);
   const expires = reply.headers.get("expires");
-  if (expires !== null) {
-    const at = Date.parse(expires);
-    const now = Date.parse(reply.headers.get("date") ?? "") || Date.now();
-    return Number.isFinite(at) && at > now ? `Expires: ${expires} keeps this answer fresh, so a browser or a cache serves it again unchanged after the resource changed` : "";
-  }
+  const expiresAhead = expires !== null && Date.parse(expires) > (Date.parse(reply.headers.get("date") ?? "") || Date.now());
   const modified = reply.headers.get("last-modified");
-  return modified !== null ? `Last-Modified: ${modified} without Cache-Control or Expires: a browser keeps the answer fresh for a tenth of its age (heuristic freshness) and serves it again unchanged after the resource changed` : "";
+  // How long a cache may serve the answer without asking: max-age (s-maxage for a shared cache) over Expires, and
+  // without either a lifetime a browser derives from Last-Modified (heuristic freshness).
+  const lifetime = (shared: boolean) => {
+    const explicit = (shared ? seconds("s-maxage") : undefined) ?? seconds("max-age");
+    if (explicit !== undefined) return explicit > 0 ? `Cache-Control: ${cc}` : "";
+    if (expires !== null) return expiresAhead ? `Expires: ${expires}` : "";
+    return modified !== null ? `Last-Modified: ${modified} without Cache-Control or Expires (a browser keeps it fresh for a tenth of its age)` : "";
+  };
+  const vary = (reply.headers.get("vary") ?? "").toLowerCase().split(",").map((v) => v.trim());
+  const shared = !directives.has("private") && (directives.has("public") || directives.has("s-maxage")) ? lifetime(true) : "";
+  if (shared && !vary.includes("authorization") && !vary.includes("*")) return `${shared} lets a shared cache keep this answer and give it to a request with another key (it varies on no Authorization)`;
+  if (operationId && MAY_BE_FRESH.has(operationId)) return "";
+  const fresh = lifetime(false);
+  return fresh ? `${fresh} keeps this answer fresh, so a browser or a cache serves it again unchanged after the resource changed` : "";
 }
 
 /** UTC with millisecond precision; `+00:00` is UTC too. */

@@ -27,6 +27,8 @@ export interface RequestInit {
   headers?: Record<string, string>;
   body?: unknown;
   rawBody?: string;
+  /** Bytes sent as they are (what no string can carry: bytes that are not UTF-8). */
+  rawBytes?: Uint8Array<ArrayBuffer>;
 }
 
 /** A UUID, as the seed's ids are. */
@@ -34,11 +36,13 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 export const redact = (value: string) => value.replace(/((?:svc|pk)_live_)[A-Za-z0-9_]+/g, "$1…REDACTED");
 
-export function curlOf(url: string, method: string, headers: Record<string, string>, body?: string): string {
+export function curlOf(url: string, method: string, headers: Record<string, string>, body?: string | Uint8Array): string {
   const parts = ["curl", "-sS", "-i"];
   if (method !== "GET") parts.push("-X", method);
   for (const [k, v] of Object.entries(headers)) parts.push("-H", `'${redact(`${k}: ${v}`).replace(/'/g, "'\\''")}'`);
-  if (body !== undefined) parts.push("--data-raw", `'${body.replace(/'/g, "'\\''")}'`);
+  // Bytes in bash's $'...' quoting: printable ASCII as it is, every other byte as \xHH.
+  if (body instanceof Uint8Array) parts.push("--data-binary", `$'${[...body].map((c) => (c >= 0x20 && c < 0x7f && c !== 0x27 && c !== 0x5c ? String.fromCharCode(c) : `\\x${c.toString(16).padStart(2, "0")}`)).join("")}'`);
+  else if (body !== undefined) parts.push("--data-raw", `'${body.replace(/'/g, "'\\''")}'`);
   // A key may travel in the query string too (the auth check sends one there to see it refused).
   parts.push(`'${redact(url).replace(/'/g, "'\\''")}'`);
   return parts.join(" ");
@@ -201,7 +205,7 @@ export class Http {
     const headers: Record<string, string> = { ...init.headers };
     const key = init.key === undefined ? this.apiKey : init.key;
     if (key !== null && headers.authorization === undefined && headers.Authorization === undefined) headers.authorization = `Bearer ${key}`;
-    let body = init.rawBody;
+    let body: string | Uint8Array<ArrayBuffer> | undefined = init.rawBytes ?? init.rawBody;
     if (init.body !== undefined) {
       body = JSON.stringify(init.body);
       headers["content-type"] ??= "application/json";

@@ -280,6 +280,7 @@ describe("the proxy in front of broken variants", () => {
     "no Sunset header": ["deprecated.headers"],
     "release-generated chats retrievable by id": ["chats.release-chats"],
     "a 500 on bad input": ["response.no-5xx"],
+    "every answer public for five minutes": ["response.cacheable"],
   };
   const all = variants();
   for (const [name, rules] of Object.entries(expected)) {

@@ -3,6 +3,7 @@ import { burst } from "./burst.ts";
 import { chats } from "./chats.ts";
 import { clientHeaders } from "./client-headers.ts";
 import { counts } from "./counts.ts";
+import { decoders } from "./decoders.ts";
 import { cursors } from "./cursors.ts";
 import { experiments } from "./experiments.ts";
 import { filteredWalks } from "./filtered-walks.ts";
@@ -21,6 +22,6 @@ import { ties } from "./ties.ts";
 import { uuidVersions } from "./uuid-versions.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, uuidVersions, clientHeaders, pages];
+export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, uuidVersions, clientHeaders, decoders, pages];
 
 export type { Unit } from "./unit.ts";

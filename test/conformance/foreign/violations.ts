@@ -580,6 +580,11 @@ export const VIOLATIONS: Violation[] = [
     find: "res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });", replace: "res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'public, max-age=300', ...headers });" },
   { name: "answers with a Last-Modified and no Cache-Control (heuristic freshness)", breaks: "States and transitions: Interview status", rule: "response.cacheable",
     find: "res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });", replace: "res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'last-modified': new Date(Date.now() - 30 * 86400e3).toUTCString(), ...headers });" },
+  // Set 80 (bytes a decoder throws on): every value the suite sent was encoded, every body JSON it wrote, every key ASCII.
+  { name: "query values decoded with decodeURIComponent (a malformed escape throws)", breaks: "Errors: 400 invalid request body or parameters", rule: "cover.decoders",
+    find: "  const query = new URLSearchParams(qi < 0 ? '' : target.slice(qi + 1));", replace: "  const query = new URLSearchParams();\n  for (const kv of (qi < 0 ? '' : target.slice(qi + 1)).split('&').filter(Boolean)) { const at = kv.indexOf('='); const k = at < 0 ? kv : kv.slice(0, at); const v = at < 0 ? '' : kv.slice(at + 1); query.append(decodeURIComponent(k.replace(/\\+/g, ' ')), decodeURIComponent(v.replace(/\\+/g, ' '))); }" },
+  { name: "a key compared with timingSafeEqual over its UTF-8 bytes (a key beyond ASCII throws)", breaks: "Authentication 4: when the key is missing or invalid, every endpoint returns 401", rule: "cover.decoders",
+    find: "  const m = /^Bearer ([!-~]+)$/i.exec(h);\n  return m ? m[1] : undefined;", replace: "  const m = /^Bearer (\\S+)$/i.exec(h);\n  if (m) for (const p of projects.values()) if (p.apiKey.length === m[1].length) crypto.timingSafeEqual(Buffer.from(p.apiKey), Buffer.from(m[1]));\n  return m ? m[1] : undefined;" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
