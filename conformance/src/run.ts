@@ -163,6 +163,32 @@ async function reachable(base: string, timeoutMs: number): Promise<void> {
   }
 }
 
+/**
+ * How a check that threw ended: NOT TESTED, not applicable, stopped at its failure limit, failed on the rule a
+ * property threw (recording it may itself reach the limit: the check has stopped all the same), or crashed.
+ */
+export function checkEnded(err: unknown, findings: Findings, name: string): { status: Status; reason?: string } {
+  if (err instanceof NotTested) {
+    findings.untested.push({ capability: err instanceof Lacking ? `the whole check (needs ${describeCapability(err.capability)})` : "the whole check", reason: err instanceof Lacking ? err.why : err.message });
+    return { status: "not_tested", reason: err.message };
+  }
+  if (err instanceof NotApplicable) return { status: "not_applicable", reason: err.message };
+  if (err instanceof Abort) return { status: "passed", reason: `stopped early: ${err.message}` };
+  if (err instanceof CheckFailure && err.rule) {
+    try {
+      findings.record(err.rule, false, err.message, err.reply, err.details);
+    } catch (stop) {
+      if (!(stop instanceof Abort)) throw stop;
+      return { status: "passed", reason: `stopped early: ${stop.message}` };
+    }
+    return { status: "passed" };
+  }
+  // A walk that cannot go on, or a crash: recorded as a failure of the check itself.
+  const f = err instanceof CheckFailure ? err : new CheckFailure(`crashed: ${(err as Error)?.stack ?? err}`, {});
+  findings.failures.push({ rule: `${name}.completes`, level: "seed", message: f.message, curl: f.reply?.curl, details: f.details });
+  return { status: "passed", reason: "stopped early" };
+}
+
 export async function runConformance(given: RunOptions): Promise<Report> {
   const started = Date.now();
   const limitedBefore = rateLimits(given.baseUrl);
@@ -211,23 +237,7 @@ export async function runConformance(given: RunOptions): Promise<Report> {
       await check.run(ctx);
     } catch (err) {
       ranToEnd = false;
-      if (err instanceof NotTested) {
-        status = "not_tested";
-        reason = err.message;
-        findings.untested.push({ capability: err instanceof Lacking ? `the whole check (needs ${describeCapability(err.capability)})` : "the whole check", reason: err instanceof Lacking ? err.why : err.message });
-      } else if (err instanceof NotApplicable) {
-        status = "not_applicable";
-        reason = err.message;
-      } else if (err instanceof Abort) {
-        reason = `stopped early: ${err.message}`;
-      } else if (err instanceof CheckFailure && err.rule) {
-        findings.record(err.rule, false, err.message, err.reply, err.details);
-      } else {
-        // A walk that cannot go on, or a crash: recorded as a failure of the check itself.
-        const f = err instanceof CheckFailure ? err : new CheckFailure(`crashed: ${(err as Error)?.stack ?? err}`, {});
-        findings.failures.push({ rule: `${check.name}.completes`, level: "seed", message: f.message, curl: f.reply?.curl, details: f.details });
-        reason = "stopped early";
-      }
+      ({ status, reason } = checkEnded(err, findings, check.name));
     }
     if (scope) {
       // Its requests are the run's: counted, and their operations judged by coverage.

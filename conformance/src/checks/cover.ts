@@ -51,9 +51,10 @@ async function runUnit(ctx: Ctx, unit: Unit, receiver: Receiver | null, answers:
     async hook(name): Promise<Hook | null> {
       if (!receiver) return null;
       const url = new URL(receiver.url);
-      url.pathname = `/cover/${name}`;
-      // A query of escapes, + and & in the URL: the deliveries must come to it as given (the path compared with it
-      // holds the query), never decoded or dropped.
+      // A path of case twins, an empty segment, an escaped slash, an escaped character beyond ASCII and a lowercase
+      // escape, ending in a slash; a query of escapes, + and & after it: the deliveries must come to it as given (the
+      // path compared with it holds the query), never lowercased, decoded, collapsed, trimmed or dropped.
+      url.pathname = `/cover/${name}/Twin-twin//a%2Fb%C3%A9%7e/`;
       url.search = `?unit=${encodeURIComponent(name)}&k=a%2Bb+c%41`;
       const reply: Reply = await http.req("/v1/webhooks", { method: "PUT", body: { url: url.toString(), events: ["interview.completed"] } });
       hooked = true;

@@ -585,6 +585,10 @@ export const VIOLATIONS: Violation[] = [
     find: "  const query = new URLSearchParams(qi < 0 ? '' : target.slice(qi + 1));", replace: "  const query = new URLSearchParams();\n  for (const kv of (qi < 0 ? '' : target.slice(qi + 1)).split('&').filter(Boolean)) { const at = kv.indexOf('='); const k = at < 0 ? kv : kv.slice(0, at); const v = at < 0 ? '' : kv.slice(at + 1); query.append(decodeURIComponent(k.replace(/\\+/g, ' ')), decodeURIComponent(v.replace(/\\+/g, ' '))); }" },
   { name: "a key compared with timingSafeEqual over its UTF-8 bytes (a key beyond ASCII throws)", breaks: "Authentication 4: when the key is missing or invalid, every endpoint returns 401", rule: "cover.decoders",
     find: "  const m = /^Bearer ([!-~]+)$/i.exec(h);\n  return m ? m[1] : undefined;", replace: "  const m = /^Bearer (\\S+)$/i.exec(h);\n  if (m) for (const p of projects.values()) if (p.apiKey.length === m[1].length) crypto.timingSafeEqual(Buffer.from(p.apiKey), Buffer.from(m[1]));\n  return m ? m[1] : undefined;" },
+  { name: "a delivery's path with its repeated slashes collapsed", breaks: "Events: sent to the URL set by PUT /v1/webhooks", rule: "cover.recreation",
+    find: "  try { url = new URL(event.url); } catch { return settle(false, 'bad url'); }", replace: "  try { url = new URL(event.url); url.pathname = url.pathname.replace(/\\/{2,}/g, '/'); } catch { return settle(false, 'bad url'); }" },
+  { name: "a delivery's path with its trailing slash removed", breaks: "Events: sent to the URL set by PUT /v1/webhooks", rule: "cover.recreation",
+    find: "  try { url = new URL(event.url); } catch { return settle(false, 'bad url'); }", replace: "  try { url = new URL(event.url); if (url.pathname.length > 1) url.pathname = url.pathname.replace(/\\/+$/, ''); } catch { return settle(false, 'bad url'); }" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
