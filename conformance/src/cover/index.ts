@@ -17,11 +17,12 @@ import { receiverAnswers } from "./receiver-answers.ts";
 import { recreation } from "./recreation.ts";
 import { referenceIds } from "./reference-ids.ts";
 import { releases } from "./releases.ts";
+import { repeatedParams } from "./repeated-params.ts";
 import { tenants } from "./tenants.ts";
 import { ties } from "./ties.ts";
 import { uuidVersions } from "./uuid-versions.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, uuidVersions, clientHeaders, decoders, pages];
+export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, uuidVersions, clientHeaders, decoders, repeatedParams, pages];
 
 export type { Unit } from "./unit.ts";

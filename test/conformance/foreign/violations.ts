@@ -589,6 +589,13 @@ export const VIOLATIONS: Violation[] = [
     find: "  try { url = new URL(event.url); } catch { return settle(false, 'bad url'); }", replace: "  try { url = new URL(event.url); url.pathname = url.pathname.replace(/\\/{2,}/g, '/'); } catch { return settle(false, 'bad url'); }" },
   { name: "a delivery's path with its trailing slash removed", breaks: "Events: sent to the URL set by PUT /v1/webhooks", rule: "cover.recreation",
     find: "  try { url = new URL(event.url); } catch { return settle(false, 'bad url'); }", replace: "  try { url = new URL(event.url); if (url.pathname.length > 1) url.pathname = url.pathname.replace(/\\/+$/, ''); } catch { return settle(false, 'bad url'); }" },
+  { name: "limit checked on its first value, applied with its last", breaks: "Endpoints: limit (integer, default 20, min 1, max 100); Limits: page size maximum 100", rule: "cover.repeated-params",
+    find: "  if (all.length > 1) return { error: 'limit was given more than once' };", replace: "  if (all.length > 1 && /^\\d{1,12}$/.test(all[0]) && +all[0] >= 1 && +all[0] <= 100) return { value: Number(all[all.length - 1]) };" },
+  { name: "study_id checked on its first value, filtered by its last, across projects", breaks: "What the service does: a caller only sees that project's data", rule: "cover.repeated-params",
+    find: "    if (all.length > 1) return fail(res, 400, `${name} was given more than once`);\n    if (all.length) filters[name] = all[0];\n  }\n  const universe = [...interviews.values()].filter((i) => i.projectId === project.id).sort(cmpAsc('createdAt'));",
+    replace: "    if (all.length > 1 && name === 'study_id') { const s0 = studies.get(all[0]); if (!s0 || s0.projectId !== project.id) return fail(res, 404, 'There is no study with this id'); filters.study_id = all[all.length - 1]; filters.cross = true; continue; }\n    if (all.length > 1) return fail(res, 400, `${name} was given more than once`);\n    if (all.length) filters[name] = all[0];\n  }\n  const universe = [...interviews.values()].filter((i) => filters.cross || i.projectId === project.id).sort(cmpAsc('createdAt'));" },
+  { name: "starting_after given twice taken as none (the first page again)", breaks: "Endpoints: starting_after, the id of the last item of the previous page", rule: "cover.repeated-params",
+    find: "  if (sa.length > 1) return { error: 'starting_after was given more than once' };", replace: "  if (sa.length > 1) return { limit: lim.value, cursor: undefined };" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
