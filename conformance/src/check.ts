@@ -132,6 +132,11 @@ export interface Ctx {
    * it, NOT TESTED, naming the capability and what it would have judged.
    */
   part(what: string, fn: () => Promise<void>): Promise<void>;
+  /**
+   * This check's context for work that runs beside the rest of it (a covering unit beside the others): its properties
+   * are its own, so a failure it records while another part's property runs is recorded, not thrown as that property's.
+   */
+  separately(): Ctx;
   /** Prints a progress line (stderr in the CLI). */
   progress(message: string): void;
   /** Notes recorded in the report without failing. */
@@ -179,6 +184,11 @@ export function enforced(rule: Rule, options: RunOptions): boolean {
   return rule.level === "seed" || (options.level ?? "contract") === "contract";
 }
 
+/** Whose properties make a failure throw: a check's (its Findings), or a part of it running beside the rest. */
+export interface PropertyScope {
+  inProperty: number;
+}
+
 /** The per-check recorder behind Ctx's assertion methods. */
 export class Findings {
   readonly failures: Finding[] = [];
@@ -195,12 +205,15 @@ export class Findings {
   readonly classes: ClassOutcome[] = [];
   /** Every property run: cases run against cases asked, and whether its time limit cut it short. */
   readonly counts: PropertyCount[] = [];
-  /** > 0 while a fast-check property runs: enforced failures then throw, so the property fails and shrinks. */
+  /**
+   * > 0 while a fast-check property of this check runs: enforced failures then throw, so the property fails and shrinks.
+   * Work of the check that runs beside a property (a covering unit beside another's) asserts through a scope of its own.
+   */
   inProperty = 0;
 
   constructor(readonly options: RunOptions) {}
 
-  record(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown, shows?: string[]): boolean {
+  record(rule: Rule, ok: unknown, message: string, reply?: Reply, details?: unknown, shows?: string[], scope: PropertyScope = this): boolean {
     let seen = this.exercised.get(rule.id);
     if (!seen) this.exercised.set(rule.id, (seen = { rule, failed: false, shown: new Set() }));
     if (!ok) seen.failed = true;
@@ -212,7 +225,7 @@ export class Findings {
       if (this.warnings.length < MAX_FAILURES && !this.warnings.some((w) => w.rule === rule.id && w.message === message)) this.warnings.push(finding);
       return false;
     }
-    if (this.inProperty > 0) throw new CheckFailure(message, { reply, details, rule });
+    if (scope.inProperty > 0) throw new CheckFailure(message, { reply, details, rule });
     if (!this.failures.some((f) => f.rule === rule.id && f.message === message)) this.failures.push(finding);
     if (this.failures.length >= MAX_FAILURES) throw new Abort(`stopped after ${MAX_FAILURES} failures`);
     return false;
@@ -245,12 +258,12 @@ export interface Check {
  * fails the property; the shrunk counterexample, seed and path, and the curl of the failing request are
  * recorded under the failing rule, and the check goes on.
  */
-async function holds<T>(options: RunOptions, findings: Findings, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = options.propertyTimeMs ?? PROPERTY_TIME_MS, counted?: Counted): Promise<{ runs: number }> {
+async function holds<T>(options: RunOptions, findings: Findings, scope: PropertyScope, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = options.propertyTimeMs ?? PROPERTY_TIME_MS, counted?: Counted): Promise<{ runs: number }> {
   let lastFailure: CheckFailure | undefined;
   // The case running when the time limit struck: fast-check stops waiting for it, the check does not (a case left
   // running would go on talking to the server, and judging, after its check has cleaned up).
   let running: Promise<unknown> = Promise.resolve();
-  findings.inProperty++;
+  scope.inProperty++;
   let result: fc.RunDetails<[T]>;
   try {
     result = await fc.check(
@@ -271,7 +284,7 @@ async function holds<T>(options: RunOptions, findings: Findings, label: string, 
     );
     await running;
   } finally {
-    findings.inProperty--;
+    scope.inProperty--;
   }
   // A case cut off by the time limit is not a failure (fast-check reports it without an error): the property was cut short.
   const cutOff = result.failed && result.interrupted && !lastFailure && result.errorInstance == null;
@@ -294,14 +307,14 @@ async function holds<T>(options: RunOptions, findings: Findings, label: string, 
   if (lastFailure?.rule) {
     const shown = explain && result.counterexample ? await explain(result.counterexample[0]) : undefined;
     const reply = shown?.curl !== undefined ? ({ ...(lastFailure.reply ?? {}), curl: shown.curl } as Reply) : lastFailure.reply;
-    findings.record(lastFailure.rule, false, `${label}: ${err?.message ?? "property failed"}`, reply, shown ? { ...evidence, counterexample: undefined, ...(shown.details as object) } : evidence);
+    findings.record(lastFailure.rule, false, `${label}: ${err?.message ?? "property failed"}`, reply, shown ? { ...evidence, counterexample: undefined, ...(shown.details as object) } : evidence, undefined, scope);
     return { runs: result.numRuns };
   }
   throw new Error(`${label}: ${err?.stack ?? err}`);
 }
 
 /** Makes the Ctx assertion methods for one check. */
-export function assertions(findings: Findings, contract: Contract): Pick<Ctx, "expect" | "must" | "conforms" | "untested" | "holds" | "reached" | "covered"> {
+export function assertions(findings: Findings, contract: Contract, scope: PropertyScope = findings): Pick<Ctx, "expect" | "must" | "conforms" | "untested" | "holds" | "reached" | "covered"> {
   return {
     covered(outcomes) {
       findings.classes.push(...outcomes);
@@ -312,10 +325,10 @@ export function assertions(findings: Findings, contract: Contract): Pick<Ctx, "e
         findings.reached.get(id)!.add(by);
       }
     },
-    holds: (label, arb, predicate, runs, explain, timeLimitMs, counted) => holds(findings.options, findings, label, arb, predicate, runs, explain, timeLimitMs, counted),
-    expect: (rule, ok, message, reply, details) => findings.record(rule, ok, message, reply, details),
+    holds: (label, arb, predicate, runs, explain, timeLimitMs, counted) => holds(findings.options, findings, scope, label, arb, predicate, runs, explain, timeLimitMs, counted),
+    expect: (rule, ok, message, reply, details) => findings.record(rule, ok, message, reply, details, undefined, scope),
     must(rule, ok, message, reply, details) {
-      const held = findings.record(rule, ok, message, reply, details);
+      const held = findings.record(rule, ok, message, reply, details, undefined, scope);
       if (!held && enforced(rule, findings.options)) throw new Abort(message);
       return held;
     },
@@ -326,7 +339,7 @@ export function assertions(findings: Findings, contract: Contract): Pick<Ctx, "e
       // statements a reply of this operation can show.
       for (const rule of contract.judgedRules(reply)) {
         const mine = problems.filter((p) => p.rule === rule.id);
-        findings.record(rule, mine.length === 0, `${what}: ${mine.map((p) => p.message).join("; ")}`, reply, undefined, statementsShownBy(rule.cites, operation));
+        findings.record(rule, mine.length === 0, `${what}: ${mine.map((p) => p.message).join("; ")}`, reply, undefined, statementsShownBy(rule.cites, operation), scope);
       }
     },
     untested(capability, reason) {

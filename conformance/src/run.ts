@@ -213,17 +213,19 @@ export async function runConformance(given: RunOptions): Promise<Report> {
     const notes: string[] = [];
     const findings = new Findings(options);
     const judge = assertions(findings, contract);
-    const ctx: Ctx = {
-      http: scope?.http ?? http, other, contract, options, states: scope?.states ?? states, experimentsRemoved, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...judge,
+    const contextOf = (asserting: typeof judge): Ctx => ({
+      http: scope?.http ?? http, other, contract, options, states: scope?.states ?? states, experimentsRemoved, progress: (m) => options.onProgress?.(`  ${m}`), note: (m) => notes.push(m), ...asserting,
       async part(what, fn) {
         try {
           await fn();
         } catch (err) {
           if (!(err instanceof Lacking)) throw err;
-          judge.untested(`${what} (needs ${describeCapability(err.capability)})`, err.why);
+          asserting.untested(`${what} (needs ${describeCapability(err.capability)})`, err.why);
         }
       },
-    };
+      separately: () => contextOf(assertions(findings, contract, { inProperty: 0 })),
+    });
+    const ctx = contextOf(judge);
     // The simulation surface's answers are the contract's too: judged in the check that caused them.
     if (viaHttp && !scope) viaHttp.onReply = (reply, what) => judge.conforms(reply, what);
     const t = Date.now();

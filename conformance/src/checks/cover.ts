@@ -30,7 +30,10 @@ interface Running {
 }
 
 /** Runs a unit's operation with every class of its inputs (its exploration comes later, one unit at a time). */
-async function runUnit(ctx: Ctx, unit: Unit, receiver: Receiver | null, answers: Map<string, number[]>, separate: boolean): Promise<Running> {
+async function runUnit(check: Ctx, unit: Unit, receiver: Receiver | null, answers: Map<string, number[]>, separate: boolean): Promise<Running> {
+  // Units run side by side, and some hold properties: each asserts in a scope of its own, so another unit's property
+  // never turns its failures into that property's (which stopped it at its first failure).
+  const ctx = check.separately();
   const classes = unit.classes(ctx);
   const reached = new Set<string>();
   const statements = [...new Set(unit.rules.flatMap((rule) => rule.cites))];

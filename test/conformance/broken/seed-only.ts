@@ -39,6 +39,9 @@ async function all(ex: Exchange, path: string, query: URLSearchParams): Promise<
 async function repaginate(ex: Exchange): Promise<void> {
   const spec = LISTS[ex.path];
   if (!spec || ex.method !== "GET" || ex.status === 401) return;
+  // A parameter given twice is the upstream's to answer (a 400): read as one, it would be a reading of neither value.
+  const names = [...ex.query.keys()];
+  if (new Set(names).size < names.length) return;
   const limitText = ex.query.get("limit");
   const limit = limitText === null ? 20 : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100 || !/^\d+$/.test(limitText ?? "20")) return; // upstream's 400 stands
