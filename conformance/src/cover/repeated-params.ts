@@ -10,12 +10,11 @@
  * only that none is a 5xx: the answers are predicted here, over lists of known items.
  */
 import { randomUUID } from "node:crypto";
-import type { Ctx } from "../check.ts";
-import { Http, type Reply } from "../http.ts";
+import type { Reply } from "../http.ts";
 import { untilCompleted, completionWaitMs } from "../judge/completion.ts";
-import type { ProjectRef } from "../states/types.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
+import { strangerOf, strangerProject } from "./tenants.ts";
 
 const C = {
   oneValue: "a filter given twice with one value",
@@ -42,8 +41,6 @@ const ids = (reply: Reply): unknown[] => (Array.isArray(reply.body?.data) ? repl
 const shape = (reply: Reply) => (reply.status === 200 ? `200 ${JSON.stringify(ids(reply))} has_more ${reply.body?.has_more}` : `${reply.status}`);
 const told = (reply: Reply) => (reply.status === 200 ? `200 with ${ids(reply).length} items (has_more ${reply.body?.has_more})` : `${reply.status}`);
 
-const otherProject = (ctx: Ctx): "created" | "other" | null => (ctx.states.has("create-project") ? "created" : ctx.other ? "other" : null);
-
 export const repeatedParams: Unit = {
   name: "repeated-params",
   doc: "each list's limit and starting_after given twice (one value twice, two values, one of them out of range), the interviews' filters and the releases' status given twice (one value, two values), study_id of this project beside another's and beside one of nothing, and bracket forms (limit[]=0, status[]=, reference_id[]=), over lists of known items: each refused with 400 or answered as one reading of it (the parameter given once with one of its values, a filter's values together, the bracket form ignored), never otherwise",
@@ -51,7 +48,7 @@ export const repeatedParams: Unit = {
   rules: [r["repeated-params"]],
   classes: (ctx) => {
     const interviews = ctx.states.has("plant-interview", "hold", "complete");
-    return [C.limit, C.cursor, C.brackets, ...(interviews || ctx.states.has("plant-release") ? [C.oneValue, C.twoValues] : []), ...(interviews && otherProject(ctx) ? [C.studies] : [])];
+    return [C.limit, C.cursor, C.brackets, ...(interviews || ctx.states.has("plant-release") ? [C.oneValue, C.twoValues] : []), ...(interviews && strangerOf(ctx) ? [C.studies] : [])];
   },
   async run(env) {
     const { ctx } = env;
@@ -165,17 +162,13 @@ function makeJudge(env: CoverEnv): Judge {
  */
 async function studyIds(env: CoverEnv, study: string, judge: Judge): Promise<void> {
   const { ctx } = env;
-  const kind = otherProject(ctx);
+  const stranger = await strangerProject(ctx, "Cover repeated-params, the other");
   let theirs: string | null = null;
-  let stranger: Http | null = null;
-  if (kind) {
-    const made = kind === "created" ? await ctx.states.createProject("Cover repeated-params, the other") : null;
-    const b: ProjectRef = made ? { apiKey: made.api_key } : { apiKey: ctx.options.otherKey! };
-    stranger = made ? new Http(ctx.http.baseUrl, b.apiKey, ctx.contract, ctx.options.timeoutMs) : null;
-    theirs = (await ctx.states.plantStudy({ name: "Repeated parameters, the other project's", weekly_limit: null, monthly_limit: null }, b)).id;
-    const held = (await ctx.states.plantInterview({ study_id: theirs, hold: true, reference_id: "repeated_params_theirs" }, b)).id;
-    await ctx.states.completeInterview(held, b);
-    await untilCompleted(stranger ?? ctx.other!, held, completionWaitMs(ctx.options));
+  if (stranger) {
+    theirs = (await ctx.states.plantStudy({ name: "Repeated parameters, the other project's", weekly_limit: null, monthly_limit: null }, stranger.b)).id;
+    const held = (await ctx.states.plantInterview({ study_id: theirs, hold: true, reference_id: "repeated_params_theirs" }, stranger.b)).id;
+    await ctx.states.completeInterview(held, stranger.b);
+    await untilCompleted(stranger.http, held, completionWaitMs(ctx.options));
   }
   try {
     const at = (...q: string[]) => url("/v1/interviews", ...q, "limit=100");
@@ -186,6 +179,6 @@ async function studyIds(env: CoverEnv, study: string, judge: Judge): Promise<voi
     if (!theirs) ctx.note("cover repeated-params: no second project (neither created nor --other-key): study_id beside another project's could not be sent; beside one of nothing it was");
     if (ok && theirs) env.reach(C.studies, r["repeated-params"].cites);
   } finally {
-    if (stranger) ctx.http.absorb(stranger);
+    stranger?.done();
   }
 }

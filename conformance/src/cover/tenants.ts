@@ -31,7 +31,20 @@ const CLASSES = {
 const DAY = 86_400_000;
 
 /** B: a project of the unit's own beside A where the target creates projects, else the run's other key's (or none). */
-const strangerOf = (ctx: Ctx): "created" | "other" | null => (ctx.states.has("create-project") ? "created" : ctx.other ? "other" : null);
+export const strangerOf = (ctx: Ctx): "created" | "other" | null => (ctx.states.has("create-project") ? "created" : ctx.other ? "other" : null);
+
+/**
+ * B made (or taken): its project and a client with its key; `done` counts a created project's client's requests in the
+ * run's. Null where there is no B.
+ */
+export async function strangerProject(ctx: Ctx, name: string): Promise<{ b: ProjectRef; http: Http; done(): void } | null> {
+  const kind = strangerOf(ctx);
+  if (kind === null) return null;
+  const made = kind === "created" ? await ctx.states.createProject(name) : null;
+  const b: ProjectRef = made ? { apiKey: made.api_key } : { apiKey: ctx.options.otherKey! };
+  const http = made ? new Http(ctx.http.baseUrl, b.apiKey, ctx.contract, ctx.options.timeoutMs) : ctx.other!;
+  return { b, http, done: () => void (made && ctx.http.absorb(http)) };
+}
 
 /** A's item, as B asks for it. */
 interface Item {
@@ -54,15 +67,12 @@ export const tenants: Unit = {
   ]),
   async run(env) {
     const { ctx } = env;
-    const kind = strangerOf(ctx);
-    if (kind === null) return;
-    const made = kind === "created" ? await ctx.states.createProject("Cover tenants, the other") : null;
-    const b: ProjectRef = made ? { apiKey: made.api_key } : { apiKey: ctx.options.otherKey! };
-    const stranger = made ? new Http(ctx.http.baseUrl, b.apiKey, ctx.contract, ctx.options.timeoutMs) : ctx.other!;
+    const stranger = await strangerProject(ctx, "Cover tenants, the other");
+    if (!stranger) return;
     try {
-      await judgeFrom(env, b, stranger);
+      await judgeFrom(env, stranger.b, stranger.http);
     } finally {
-      if (made) ctx.http.absorb(stranger);
+      stranger.done();
     }
   },
 };
