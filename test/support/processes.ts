@@ -17,10 +17,13 @@ export function freePort(): Promise<number> {
 
 /**
  * Ends `pid` when this test process is gone, even killed with -9 (no exit hook runs then): a watchdog outside it. It
- * kills only a process whose command line still holds `mark`, never another one that took a reused pid.
+ * kills only a process whose command line still holds `mark`, never another one that took a reused pid. It ends as
+ * soon as `pid` has ended: a watchdog that outlived its process went on forking a `sleep` every second until the
+ * test process ended, and the 232 foreign copies of the covering phase's test file left as many, which took half of
+ * the 2-core machine's time in the kernel by the file's end (tests starved past their timeouts).
  */
 export function reapWhenGone(pid: number, mark: string): void {
-  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; if tr '\\0' ' ' < /proc/${pid}/cmdline 2>/dev/null | grep -qF -- '${mark}'; then kill -9 ${pid}; fi`;
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do kill -0 ${pid} 2>/dev/null || exit 0; sleep 1; done; if tr '\\0' ' ' < /proc/${pid}/cmdline 2>/dev/null | grep -qF -- '${mark}'; then kill -9 ${pid}; fi`;
   spawn("sh", ["-c", script], { detached: true, stdio: "ignore" }).unref();
 }
 
