@@ -2,6 +2,7 @@
 // next state; effects"), against the real reference server on a shared fake clock; then the edges around them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/src/testing.ts";
+import { waitFor } from "../../test/support/wait.ts";
 import { CONFIG_TTL_S, discoverFixtures, fakeClock, freshUser, makeClient, settle, startParticipantServer, TOKEN_TTL_MS, type FixtureFacts } from "./setup.ts";
 
 const clock = fakeClock();
@@ -101,10 +102,14 @@ describe("invite lifecycle: one test per row of the seed's table", () => {
     const h = await ready();
     h.client.track(fx.eventFor.webview);
     h.client.dismissPendingInvite();
+    // The event is posted fire-and-forget: waited for (a fixed pause missed it on a loaded machine), then a pause for
+    // any other that should not come.
+    const phases = () => h.requests.filter((r) => r.path.endsWith("/prompt-events")).map((r) => (r.body as { phase: string }).phase);
+    await waitFor("the dismissed event", () => (phases().length ? true : undefined));
     await settle();
     expect(h.client.getSnapshot()).toEqual({ pendingInvite: null, activeLaunch: null });
     expect(h.count("launches")).toBe(0);
-    expect(h.requests.filter((r) => r.path.endsWith("/prompt-events")).map((r) => (r.body as { phase: string }).phase)).toEqual(["dismissed"]);
+    expect(phases()).toEqual(["dismissed"]);
   });
 
   it("any + setUser (new identity) -> no invite; trigger config refetched, in-flight launch of the previous user discarded", async () => {
@@ -290,8 +295,12 @@ describe("around the table", () => {
     h.client.reportPromptShown();
     h.client.reportPromptShown();
     await h.client.startPendingInvite();
+    // Each phase is posted fire-and-forget: the three waited for (CI once saw the third miss a fixed 30 ms pause beside
+    // another layer), then a pause for any other that should not come.
+    const posted = () => h.requests.filter((r) => r.path.endsWith("/prompt-events")).map((r) => r.body as Record<string, unknown>);
+    await waitFor("three prompt events", () => (posted().length >= 3 ? true : undefined));
     await settle();
-    const events = h.requests.filter((r) => r.path.endsWith("/prompt-events")).map((r) => r.body as Record<string, unknown>);
+    const events = posted();
     const outcome = { webview: "launched", external_browser: "fallback_opened", not_eligible: "not_eligible" }[fx.audienceUser.audienceMode];
     expect(events.map((e) => e.phase)).toEqual(["shown", "accepted", outcome]);
     for (const e of events) {

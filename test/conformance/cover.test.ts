@@ -18,10 +18,16 @@ import { DEFAULT_TIMEOUT_MS } from "../../conformance/src/check.ts";
 const DELAYS = [300, 600, 900];
 const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
 
-/** The cover check alone through the README's states module, on a foreign server (or a changed copy) of its own. */
-async function cover(server?: string, only = ["cover"], coverUnits?: string[], level: "seed" | "contract" = "seed", delays = DELAYS): Promise<Report> {
+/**
+ * The cover check alone through the README's states module, on a foreign server (or a changed copy) of its own.
+ * `signal`: the test's, aborted when it times out: the server is killed then, so the run ends at once instead of going
+ * on beside the tests that follow (vitest starts the next while a timed-out test's work still runs).
+ */
+async function cover(server?: string, only = ["cover"], coverUnits?: string[], level: "seed" | "contract" = "seed", delays = DELAYS, signal?: AbortSignal): Promise<Report> {
   const dir = mkdtempSync(join(tmpdir(), "foreign-cover-"));
   const foreign = await startForeign({ WEBHOOK_CA_FILE: join(dir, "ca.pem"), WEBHOOK_RETRY_DELAYS_MS: delays.join(","), WEBHOOK_TIMEOUT_MS: "2000", SIM_TALK_MS: "50", SIM_PROCESSING_MS: "100" }, server);
+  const stop = () => void foreign.close();
+  signal?.addEventListener("abort", stop, { once: true });
   try {
     return await runConformance({
       baseUrl: foreign.baseUrl, apiKey: FOREIGN.acme, otherKey: FOREIGN.globex, publicKey: FOREIGN.publicKey, sim: false, seed: randomSeed(), runs: 4, level,
@@ -29,6 +35,7 @@ async function cover(server?: string, only = ["cover"], coverUnits?: string[], l
       states: join(process.cwd(), "conformance/examples/foreign-states.ts"), only, coverUnits,
     });
   } finally {
+    signal?.removeEventListener("abort", stop);
     await foreign.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -37,15 +44,15 @@ async function cover(server?: string, only = ["cover"], coverUnits?: string[], l
 const cover_ = (report: Report, check = "cover") => report.results.find((r) => r.name === check)!;
 
 describe("the covering phase", () => {
-  it("passes the foreign server with every class reached, and lists the classes that reached each statement", async () => {
-    const report = await cover();
+  it("passes the foreign server with every class reached, and lists the classes that reached each statement", async ({ signal }) => {
+    const report = await cover(undefined, ["cover"], undefined, "seed", DELAYS, signal);
     const result = cover_(report);
     expect(result.failures, `seed ${report.seed}`).toEqual([]);
     expect(report.untested).toEqual([]);
     const classes = result.classes ?? [];
     expect(classes.length).toBeGreaterThan(60);
     expect(classes.filter((c) => !c.reached)).toEqual([]);
-    for (const cls of ["answer 4xx", "answer timeout", "answer 200 late, inside the timeout", "payload beyond ASCII", "% and two hex digits", "count 101", "messages 101", "messages 150", "studies walked past 100", "chats walked past 100", "a study's interviews walked past 100", "a reference id's interviews walked past 100", "101 retried at once", "role system", "usage on user", "mcp_tool_use at 32769 bytes", "re-created at the same URL by two PUTs at once", "refused updates over it", "its URL taken by another project's webhook too", "cursor padded with a space", "releases by status", "URLs of nearly 500 characters", "URLs a parser writes otherwise, kept as set", "another project's paused study", "another project's ids as list cursors", "a reference id both projects tagged", "an interview of it answering all 50 questions", "a message of 50 parts and 50 sources", "source slack", "studies, paused and draft ones among them", "messages, hidden ones among them", "repeats kept: two identical parts, two sources of one id, a question twice", "text and thinking past the payload cap", "interview completed", "counts with an interview abandoned", "counts with an interview created a year ago", "the list read before the plants and again after", "101 completed at once", "two of one reference id", "limit given twice", "a filter given two values", "study_id of this project given with another's, and with one of nothing", "a study, read again after one of its interviews completed", "the webhook, read again after it moved"]) {
+    for (const cls of ["answer 4xx", "answer timeout", "answer 200 late, inside the timeout", "payload beyond ASCII", "% and two hex digits", "count 101", "messages 101", "messages 150", "studies walked past 100", "chats walked past 100", "a study's interviews walked past 100", "a reference id's interviews walked past 100", "101 retried at once", "role system", "usage on user", "mcp_tool_use at 32769 bytes", "re-created at the same URL by two PUTs at once", "refused updates over it", "its URL taken by another project's webhook too", "cursor padded with a space", "releases by status", "URLs of nearly 500 characters", "URLs a parser writes otherwise, kept as set", "another project's paused study", "another project's ids as list cursors", "a reference id both projects tagged", "an interview of it answering all 50 questions", "a message of 50 parts and 50 sources", "source slack", "studies, paused and draft ones among them", "messages, hidden ones among them", "repeats kept: two identical parts, two sources of one id, a question twice", "text and thinking past the payload cap", "interview completed", "counts with an interview abandoned", "counts with an interview created a year ago", "the list read before the plants and again after", "101 completed at once", "two of one reference id", "limit given twice", "a filter given two values", "study_id of this project given with another's, and with one of nothing", "a study, read again after one of its interviews completed", "the webhook, read again after it moved", "limit= on every list", "empty filters (study_id=, status=, reference_id=, quality_score=, a release's status=)"]) {
       expect(classes.some((c) => c.cls === cls), cls).toBe(true);
     }
     // The report names, statement by statement, the classes that reached it.
@@ -76,13 +83,13 @@ describe("the covering phase", () => {
 
   describe.concurrent("catches every planted violation on every run", () => {
     for (const v of VIOLATIONS) {
-      it(`${v.name} (${v.rule})`, async () => {
+      it(`${v.name} (${v.rule})`, async ({ signal }) => {
         const dir = mkdtempSync(join(tmpdir(), "foreign-violation-"));
         try {
           const check = v.check ?? "cover";
           // A rule no unit owns (a response's body, judged on every reply) needs the whole phase.
           const owners = UNITS.filter((u) => u.rules.some((rule) => rule.id === v.rule)).map((u) => u.name);
-          const report = await cover(plant(v, dir), [check], check === "cover" && owners.length ? owners : undefined, v.level);
+          const report = await cover(plant(v, dir), [check], check === "cover" && owners.length ? owners : undefined, v.level, DELAYS, signal);
           const failed = cover_(report, check).failures.map((f) => f.rule);
           expect(failed, `seed ${report.seed}: ${cover_(report, check).failures.map((f) => f.message).join("\n").slice(0, 2000)}`).toContain(v.rule);
           expect(report.exitCode).toBe(1);

@@ -18,12 +18,13 @@ import { recreation } from "./recreation.ts";
 import { referenceIds } from "./reference-ids.ts";
 import { releases } from "./releases.ts";
 import { repeatedParams } from "./repeated-params.ts";
+import { emptyValues } from "./empty-values.ts";
 import { revalidation } from "./revalidation.ts";
 import { tenants } from "./tenants.ts";
 import { ties } from "./ties.ts";
 import { uuidVersions } from "./uuid-versions.ts";
 import type { Unit } from "./unit.ts";
 
-export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, uuidVersions, clientHeaders, decoders, repeatedParams, revalidation, pages];
+export const UNITS: Unit[] = [receiverAnswers, recreation, burst, referenceIds, counts, messages, cursors, chats, ties, leftCursors, filteredWalks, lists, releases, tenants, experiments, launches, longValues, uuidVersions, clientHeaders, decoders, repeatedParams, emptyValues, revalidation, pages];
 
 export type { Unit } from "./unit.ts";

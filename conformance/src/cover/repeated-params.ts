@@ -11,6 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Reply } from "../http.ts";
+import type { Rule } from "../rules.ts";
 import { untilCompleted, completionWaitMs } from "../judge/completion.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
@@ -46,6 +47,9 @@ export const repeatedParams: Unit = {
   doc: "each list's limit and starting_after given twice (one value twice, two values, one of them out of range), the interviews' filters and the releases' status given twice (one value, two values), study_id of this project beside another's and beside one of nothing, and bracket forms (limit[]=0, status[]=, reference_id[]=), over lists of known items: each refused with 400 or answered as one reading of it (the parameter given once with one of its values, a filter's values together, the bracket form ignored), never otherwise",
   needs: ["plant-study"],
   rules: [r["repeated-params"]],
+  // Its reads and plants beside receiver-answers made a store that answers on its event loop (SQLite in WebAssembly)
+  // send retries late on a loaded machine: it runs after the others, beside the burst only.
+  alone: true,
   classes: (ctx) => {
     const interviews = ctx.states.has("plant-interview", "hold", "complete");
     return [C.limit, C.cursor, C.brackets, ...(interviews || ctx.states.has("plant-release") ? [C.oneValue, C.twoValues] : []), ...(interviews && strangerOf(ctx) ? [C.studies] : [])];
@@ -132,18 +136,25 @@ export const repeatedParams: Unit = {
   },
 };
 
-type Judge = (what: string, form: string, readings: string[], together?: string[]) => Promise<boolean>;
+export type Judge = (what: string, form: string, readings: string[], together?: string[], matching?: (item: any) => boolean) => Promise<boolean>;
 
 /**
- * Judges the answer to `form`: a 400, or the answer to one of `readings` (status, items in order, has_more), or, given
- * `together`, a 200 listing exactly the items of those lists combined (has_more false: each is well under a page).
+ * Judges the answer to `form` under `rule`: a 400, or the answer to one of `readings` (status, items in order,
+ * has_more), or, given `together`, a 200 listing exactly the items of those lists combined (has_more false: each is
+ * well under a page), or, given `matching`, a 200 listing exactly the items of the first reading's list that match
+ * (a filter's value as the list shows its items: none, when no item has it).
  */
-function makeJudge(env: CoverEnv): Judge {
-  return async (what, form, readings, together) => {
+export function makeJudge(env: CoverEnv, rule: Rule = r["repeated-params"]): Judge {
+  return async (what, form, readings, together, matching) => {
     const reply = await env.req(form);
     if (reply.status === 400) return true;
     const answers = await Promise.all(readings.map((u) => env.req(u)));
     if (answers.some((a) => shape(a) === shape(reply))) return true;
+    if (matching && reply.status === 200 && reply.body?.has_more === false && answers[0]?.status === 200 && Array.isArray(answers[0].body?.data)) {
+      const want = new Set(answers[0].body.data.filter(matching).map((x: { id?: unknown }) => x?.id));
+      const got = ids(reply);
+      if (got.length === want.size && got.every((id) => want.has(id))) return true;
+    }
     if (together && reply.status === 200 && reply.body?.has_more === false) {
       const parts = await Promise.all(together.map((u) => env.req(u)));
       const all = new Set(parts.flatMap(ids));
@@ -151,7 +162,7 @@ function makeJudge(env: CoverEnv): Judge {
       if (parts.every((p) => p.status === 200) && got.length === all.size && got.every((id) => all.has(id))) return true;
     }
     const read = readings.map((u, k) => `${u}: ${told(answers[k])}`).join("; ");
-    return env.expect(r["repeated-params"], false, `GET ${form} (${what}) answered ${told(reply)}: neither 400 nor any reading of it (${read}${together ? "; nor the items of those together" : ""})`, reply);
+    return env.expect(rule, false, `GET ${form} (${what}) answered ${told(reply)}: neither 400 nor any reading of it (${read}${together ? "; nor the items of those together" : ""}${matching ? "; nor the items of the first that match" : ""})`, reply);
   };
 }
 

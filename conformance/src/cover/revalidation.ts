@@ -88,6 +88,9 @@ export const revalidation: Unit = {
   doc: "a study, the study list's page that holds it, an interview, a study's interviews, the deprecated report, the releases, the chats and the webhook each read, changed (an interview completed, or a study planted; a release, a chat planted; the webhook moved) and read again with If-Modified-Since and the ETag the first answer gave: never a 304 where the answer changed",
   needs: ["plant-study"],
   rules: [r.revalidated],
+  // Its reads and plants beside receiver-answers made a store that answers on its event loop (SQLite in WebAssembly)
+  // send retries late on a loaded machine: it runs after the others, beside the burst only.
+  alone: true,
   classes: (ctx) => [
     C.studies,
     ...(ctx.states.has("plant-interview", "hold", "complete") ? [C.study, C.interview, C.interviews, C.report] : []),

@@ -127,7 +127,9 @@ export const ALLOWED: Allowance[] = [
     find: "'x-request-id': crypto.randomUUID(), vary: 'Authorization', ...headers });", replace: "'x-request-id': crypto.randomUUID(), vary: 'Authorization', connection: 'close', ...headers });" },
   { name: "the study list kept fresh for a few minutes", leaves: "Study capacity changes rarely; callers may cache the study list for a few minutes.",
     find: "  const text = JSON.stringify(body);", replace: "  if (status === 200 && /\\/v1\\/studies(\\?|$)/.test(res.req?.url ?? '')) headers = { 'cache-control': 'private, max-age=300', ...headers };\n  const text = JSON.stringify(body);" },
-  { name: "an ETag of each answer's bytes, and a 304 to a read that names the current one", leaves: "the seed names no validators and no conditional reads (HTTP's own, RFC 9110 8.8 and 13.1): an ETag that changes with the answer, revalidated, is correct",
+  // The seed names no validators; a cache it lets callers keep revalidates with HTTP's own (RFC 9110 8.8 and 13.1): an
+  // ETag that changes with the answer, and its 304, are correct.
+  { name: "an ETag of each answer's bytes, and a 304 to a read that names the current one", leaves: "Study capacity changes rarely; callers may cache the study list for a few minutes.",
     find: "  const text = JSON.stringify(body);", replace: "  const text = JSON.stringify(body);\n  if (status === 200 && res.req?.method === 'GET') { const tag = '\"' + crypto.createHash('sha256').update(text).digest('base64url') + '\"'; headers = { ...headers, etag: tag }; if (res.req.headers['if-none-match'] === tag) { res.writeHead(304, { etag: tag, 'cache-control': 'no-store' }); return res.end(); } }" },
 ];
 

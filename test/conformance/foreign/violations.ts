@@ -600,6 +600,13 @@ export const VIOLATIONS: Violation[] = [
     find: "function send(res, status, body, headers = {}) {\n  if (status === 204) {", replace: "function send(res, status, body, headers = {}) {\n  if (status === 200 && body?.id && body?.created_at) { const tag = 'W/\"' + body.id + '-' + Date.parse(body.created_at) + '\"'; headers = { ...headers, etag: tag }; if (res.req?.headers['if-none-match'] === tag) { res.writeHead(304, { etag: tag }); return res.end(); } }\n  if (status === 204) {" },
   { name: "If-Modified-Since honoured by a resource's created_at (304 after it changed)", breaks: "Study: limits.*.used, interview_count; Interview: status", rule: "cover.revalidated",
     find: "function send(res, status, body, headers = {}) {\n  if (status === 204) {", replace: "function send(res, status, body, headers = {}) {\n  const ims = res.req?.headers['if-modified-since'];\n  if (status === 200 && body?.created_at && ims && Date.parse(ims) >= Date.parse(new Date(body.created_at).toUTCString())) { res.writeHead(304, {}); return res.end(); }\n  if (status === 204) {" },
+  { name: "an empty limit= read as parseInt's NaN (an empty page)", breaks: "Endpoints: limit (integer, default 20, min 1, max 100)", rule: "cover.empty-values",
+    find: "  if (raw === undefined || raw === '') return { value: 20 };\n  if (!/^\\d{1,12}$/.test(raw)) return { error: 'limit must be a whole number from 1 to 100' };\n  const n = Number(raw);",
+    replace: "  if (raw === undefined) return { value: 20 };\n  if (raw !== '' && !/^\\d{1,12}$/.test(raw)) return { error: 'limit must be a whole number from 1 to 100' };\n  const n = parseInt(raw, 10);" },
+  { name: "reference_id= matching the interviews without one (stored as '', shown as null)", breaks: "Endpoints: GET /v1/interviews reference_id", rule: "cover.empty-values",
+    find: "id: iv.id, object: 'interview', study_id: iv.studyId, status: iv.status, reference_id: iv.referenceId,", replace: "id: iv.id, object: 'interview', study_id: iv.studyId, status: iv.status, reference_id: iv.referenceId === '' ? null : iv.referenceId," },
+  { name: "quality_score= matching the unscored interviews (COALESCE(quality_score, ''))", breaks: "Endpoints: GET /v1/interviews quality_score (insightful, successful, unsuccessful)", rule: "cover.empty-values",
+    find: "(i.status !== 'completed' || i.outcome.qualityScore !== filters.quality_score)", replace: "(((i.status === 'completed' ? i.outcome.qualityScore : null) ?? '') !== filters.quality_score)" },
 ];
 
 /** A copy of the foreign server with `v` planted; returns its path. The edit must apply exactly once. */
