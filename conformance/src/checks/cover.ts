@@ -136,11 +136,12 @@ export const coverCheck: Check = {
     for (const u of units) if (!runnable.includes(u)) ctx.untested(`cover ${u.name}: ${u.classes(ctx).join(", ")}`, "no receiver the service accepts (see the webhooks check)");
     try {
       // Each unit in a project of its own runs beside the others, but for those whose load would spoil the others'
-      // timing, which run after them.
+      // timing, which run after them one at a time (together, the burst and three units of reads kept a service at
+      // its own timings, under a loaded CI machine, from answering a read within the request timeout).
       const beside = runnable.filter((u) => !u.alone);
       const after = runnable.filter((u) => u.alone);
       const running = separate
-        ? [...(await settledAll(beside.map((u) => runUnit(ctx, u, receiver, answers, true)))), ...(await settledAll(after.map((u) => runUnit(ctx, u, receiver, answers, true))))]
+        ? [...(await settledAll(beside.map((u) => runUnit(ctx, u, receiver, answers, true)))), ...(await inTurn(after.map((u) => () => runUnit(ctx, u, receiver, answers, true))))]
         : await inTurn(runnable.map((u) => () => runUnit(ctx, u, receiver, answers, false)));
       // Then values drawn from the contract's domain, one property at a time (a failure must reach its own property).
       for (const u of running) {

@@ -32,7 +32,7 @@ export const emptyValues: Unit = {
   needs: ["plant-study"],
   rules: [r["empty-values"]],
   // Its reads and plants beside receiver-answers made a store that answers on its event loop (SQLite in WebAssembly)
-  // send retries late on a loaded machine: it runs after the others, beside the burst only.
+  // send retries late on a loaded machine: it runs after the others, one alone unit at a time.
   alone: true,
   classes: (ctx) => [C.limit, C.cursor, ...(ctx.states.has("plant-interview", "hold", "complete") || ctx.states.has("plant-release") ? [C.filters] : [])],
   async run(env) {

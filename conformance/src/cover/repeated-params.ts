@@ -48,7 +48,7 @@ export const repeatedParams: Unit = {
   needs: ["plant-study"],
   rules: [r["repeated-params"]],
   // Its reads and plants beside receiver-answers made a store that answers on its event loop (SQLite in WebAssembly)
-  // send retries late on a loaded machine: it runs after the others, beside the burst only.
+  // send retries late on a loaded machine: it runs after the others, one alone unit at a time.
   alone: true,
   classes: (ctx) => {
     const interviews = ctx.states.has("plant-interview", "hold", "complete");

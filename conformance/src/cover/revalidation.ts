@@ -89,7 +89,7 @@ export const revalidation: Unit = {
   needs: ["plant-study"],
   rules: [r.revalidated],
   // Its reads and plants beside receiver-answers made a store that answers on its event loop (SQLite in WebAssembly)
-  // send retries late on a loaded machine: it runs after the others, beside the burst only.
+  // send retries late on a loaded machine: it runs after the others, one alone unit at a time.
   alone: true,
   classes: (ctx) => [
     C.studies,

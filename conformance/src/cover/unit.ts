@@ -58,7 +58,7 @@ export interface Unit {
   /**
    * Whether it runs once the other units are done: its load (a burst of deliveries, or hundreds of reads) would otherwise
    * spoil their timing judgements (a retry the service sends late because it is busy delivering someone else's hundred
-   * events, or answering a unit's hundreds of reads). Units run so judge no timing themselves.
+   * events, or answering a unit's hundreds of reads). Such units run one at a time, and judge no timing themselves.
    */
   alone?: boolean;
   /** Why the unit does not apply to this run (what it judges is gone, as the seed allows), or undefined. */

@@ -20,7 +20,8 @@ const LISTS: Record<string, { key: string; desc: boolean; tieDesc: boolean }> = 
 const KNOWN = new Set(["limit", "starting_after", "study_id", "status", "reference_id", "quality_score", "interview_id", "referenceId"]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-async function all(ex: Exchange, path: string, query: URLSearchParams): Promise<any[]> {
+/** Every item the upstream lists for `query`; null when it refuses the query (its refusal then stands). */
+async function all(ex: Exchange, path: string, query: URLSearchParams): Promise<any[] | null> {
   const items: any[] = [];
   let after: string | undefined;
   for (;;) {
@@ -28,7 +29,7 @@ async function all(ex: Exchange, path: string, query: URLSearchParams): Promise<
     q.set("limit", "100");
     if (after) q.set("starting_after", after);
     const page = await ex.upstream(`${path}?${q}`, { headers: { authorization: ex.requestHeaders.authorization ?? "" } });
-    if (page.status !== 200) return items;
+    if (page.status !== 200) return after ? items : null;
     items.push(...page.body.data);
     if (!page.body.has_more) return items;
     after = page.body.data[page.body.data.length - 1].id;
@@ -48,7 +49,11 @@ async function repaginate(ex: Exchange): Promise<void> {
   const filters = new URLSearchParams(ex.query);
   filters.delete("limit");
   filters.delete("starting_after");
-  const items = await all(ex, ex.path, filters);
+  const found = await all(ex, ex.path, filters);
+  // A filter the upstream refused (an empty reference_id=, say) is its 400 to give: served as an empty list, it is a
+  // reading of no value (the covering phase's empty-values unit caught it).
+  if (found === null) return;
+  const items = found;
   const cmp = (a: any, b: any) => (a[spec.key] < b[spec.key] ? -1 : a[spec.key] > b[spec.key] ? 1 : 0) * (spec.desc ? -1 : 1) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) * (spec.tieDesc ? -1 : 1);
   items.sort(cmp);
   const after = ex.query.get("starting_after");
