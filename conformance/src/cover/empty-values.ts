@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import type { Unit } from "./unit.ts";
 import { r } from "./rules.ts";
-import { makeJudge } from "./repeated-params.ts";
+import { makeJudge, url } from "./repeated-params.ts";
 
 const C = {
   limit: "limit= on every list",
@@ -21,10 +21,6 @@ const C = {
   filters: "empty filters (study_id=, status=, reference_id=, quality_score=, a release's status=)",
 } as const;
 
-const url = (path: string, ...query: string[]) => {
-  const q = query.filter(Boolean).join("&");
-  return q ? `${path}?${q}` : path;
-};
 
 export const emptyValues: Unit = {
   name: "empty-values",

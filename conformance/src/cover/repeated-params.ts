@@ -33,7 +33,8 @@ interface Listed {
   base: string;
 }
 
-const url = (path: string, ...query: string[]) => {
+/** A path with the query parts given (empty ones left out). */
+export const url = (path: string, ...query: string[]) => {
   const q = query.filter(Boolean).join("&");
   return q ? `${path}?${q}` : path;
 };
