@@ -123,6 +123,13 @@ export class Receiver {
   readonly deliveries: Delivery[] = [];
   /** TLS handshakes that failed (the service did not trust the certificate, or spoke plain HTTP). */
   readonly tlsErrors: string[] = [];
+  /**
+   * When an attempt was seen lost on its way in: a TLS handshake that failed, or a request whose body never came (the
+   * service gave up on it, its own timeout run out while a loaded machine kept the handshake waiting). The service
+   * counts such an attempt failed and owes the next; the receiver never sees its event, so a judge of "the retry never
+   * came" weighs its evidence against these.
+   */
+  readonly lostAt: number[] = [];
   /** Status to answer for the n-th (1-based) delivery about an interview (RESET: close the connection); 200 by default. */
   policy: (interviewId: string | null, attempt: number) => number = () => 200;
   /** Read before an attempt is answered (e.g. the resource it names, through the REST API), kept as `observed`. */
@@ -146,8 +153,11 @@ export class Receiver {
       const startedAt = socket.acceptedAt !== undefined && !socket.served ? socket.acceptedAt : Date.now();
       socket.served = true;
       const chunks: Buffer[] = [];
+      let ended = false;
+      req.on("close", () => void (ended || this.lostAt.push(Date.now())));
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
+        ended = true;
         const raw = Buffer.concat(chunks);
         // Deliveries are grouped by interview: its interview_id, or its session_id (the seed's de-duplication key)
         // when interview_id is not a UUID, so one broken field does not hide the whole delivery.
@@ -199,7 +209,10 @@ export class Receiver {
       const { pems, caFile } = await certificate(this.options.certDir, host);
       this.caFile = caFile;
       const server = createHttps({ key: pems.private, cert: pems.cert }, handler);
-      server.on("tlsClientError", (err) => this.tlsErrors.push(err.message));
+      server.on("tlsClientError", (err) => {
+        this.tlsErrors.push(err.message);
+        this.lostAt.push(Date.now());
+      });
       this.server = server;
     } else {
       this.server = createHttp(handler);

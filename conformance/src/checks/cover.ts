@@ -84,7 +84,7 @@ async function runUnit(check: Ctx, unit: Unit, receiver: Receiver | null, answer
     // Its requests are the run's: counted, and their operations judged by coverage.
     ctx.http.absorb(http);
     const missing = classes.filter((c) => !reached.has(c));
-    if (missing.length) ctx.untested(`cover ${unit.name}: classes never reached: ${missing.join(", ")}`, "the observation that judges them did not come (see this check's failures)");
+    if (missing.length) ctx.untested(`cover ${unit.name}: classes never reached: ${missing.join(", ")}`, "the observation that judges them did not come (see this check's failures and notes)");
     return outcome();
   };
   try {

@@ -46,29 +46,46 @@ export const burst: Unit = {
     }
     // Each first attempt failed, so every event's retry is pending at once.
     for (const p of planted) env.answers.set(p.id, [500]);
+    // Attempts the receiver saw lost on their way in (see Receiver.lostAt) since a moment.
+    const lostSince = (from: number) => env.receiver.lostAt.filter((t) => t >= from).length;
+    const since = Date.now();
     await Promise.all(planted.map((p) => ctx.states.completeInterview(p.id, env.project)));
     const wait = completionWaitMs(ctx.options);
-    const [firstDelay, nextDelay] = ctx.options.webhookRetryDelaysMs ?? SEED_RETRY_DELAYS_MS;
+    const delays = ctx.options.webhookRetryDelaysMs ?? SEED_RETRY_DELAYS_MS;
+    const timeout = ctx.options.webhookTimeoutMs ?? SEED_TIMEOUT_MS;
     const of = (id: string) => env.receiver.deliveries.filter((d) => d.interviewId === id && d.path.startsWith(hook.path));
-    const retried = () => planted.every((p) => of(p.id).length >= 2);
-    let waited = wait + firstDelay * 1.5 + 10_000;
+    const short = () => planted.filter((p) => of(p.id).length < 2);
+    const retried = () => short().length === 0;
+    let waited = wait + delays[0]! * 1.5 + 10_000;
+    let done = await until(retried, waited, 100);
     // An attempt lost on its way never reaches the receiver: a loaded service whose own timeout runs out before it
-    // connects counts it failed and sends the next at the schedule's next step. The receiver cannot tell that from a
-    // retry never sent, so an event still short of two attempts is waited for through that step too.
-    if (!(await until(retried, waited, 100)) && nextDelay !== undefined) {
-      const more = nextDelay * 1.2 + (ctx.options.webhookTimeoutMs ?? SEED_TIMEOUT_MS) + 10_000;
-      const short = planted.filter((p) => of(p.id).length < 2).length;
-      await until(retried, more, 100);
+    // connects (a hundred TLS handshakes at once) counts it failed and sends the next at the schedule's next step. The
+    // receiver cannot tell that from a retry never sent (nor see every lost one: a service may give up before it
+    // connects), so an event still short of two attempts is waited for through the schedule's later steps.
+    for (let step = 1; !done && step < delays.length; step++) {
+      const more = delays[step]! * 1.2 + timeout + 10_000;
+      const before = short().length;
+      done = await until(retried, more, 100);
       waited += more;
-      const late = short - planted.filter((p) => of(p.id).length < 2).length;
-      if (late) ctx.note(`cover burst: ${late} of ${COUNT} events had their second attempt only at the schedule's next step (${nextDelay} ms): an attempt lost on its way, or a retry skipped, which the receiver cannot tell apart (the retries check judges the schedule)`);
+      const late = before - short().length;
+      if (late) ctx.note(`cover burst: ${late} of ${COUNT} events had their second attempt only at the schedule's step ${step + 1} (${delays[step]} ms), ${lostSince(since)} attempts seen lost on their way in so far: an attempt lost, or a retry skipped, which the receiver cannot tell apart (the retries check judges the schedule)`);
     }
     // Each read completed (the service's processing may outlast its first delivery's wait above only if it is slower).
     const missing = planted.filter((p) => of(p.id).length === 0);
     const notCompleted: string[] = [];
     for (const p of missing) if ((await untilCompleted(env.http, p.id, 1_000)).reply.body?.status !== "completed") notCompleted.push(p.id);
-    const lost = missing.filter((p) => !notCompleted.includes(p.id));
-    env.expect(r["burst-delivered"], lost.length === 0 && notCompleted.length === 0, `of ${COUNT} interviews completed at once, ${lost.length} read completed and were never delivered within ${waited} ms (${lost.slice(0, 5).map((p) => `${p.id} reference ${JSON.stringify(p.reference)}`).join(", ")})${notCompleted.length ? `, and ${notCompleted.length} never read completed (${notCompleted.slice(0, 3).join(", ")})` : ""}`);
+    const undelivered = missing.filter((p) => !notCompleted.includes(p.id));
+    const unretried = planted.filter((p) => of(p.id).length === 1);
+    // Once every other event had its retry, only the events still short were owed attempts: when the receiver saw at
+    // least as many attempts lost on their way in since then, each may be one of theirs, and the evidence never came
+    // (NOT TESTED, the class unreached); when it saw fewer, some event's attempt was never sent. (Losses before then,
+    // when every event was owed attempts, excuse nothing.)
+    const shortfall = undelivered.length + unretried.length;
+    const othersDone = Math.max(since, ...planted.map((p) => of(p.id)).filter((ds) => ds.length >= 2).map((ds) => ds[1]!.at));
+    const seenLost = env.receiver.lostAt.filter((t) => t > othersDone).length;
+    const excused = shortfall > 0 && shortfall <= seenLost;
+    if (excused) ctx.note(`cover burst: after ${waited} ms, ${undelivered.length} events read completed had no attempt and ${unretried.length} had no retry, while the receiver saw ${seenLost} attempts lost on their way in after every other event had its retry (TLS handshakes or requests the service gave up on, its machine too loaded for its own timeout): each may be one of those, so "each delivered and retried" is NOT TESTED in this run`);
+    env.expect(r["burst-delivered"], excused || (undelivered.length === 0 && notCompleted.length === 0), `of ${COUNT} interviews completed at once, ${undelivered.length} read completed and were never delivered within ${waited} ms (${undelivered.slice(0, 5).map((p) => `${p.id} reference ${JSON.stringify(p.reference)}`).join(", ")})${notCompleted.length ? `, and ${notCompleted.length} never read completed (${notCompleted.slice(0, 3).join(", ")})` : ""}${seenLost ? `; the receiver saw only ${seenLost} attempts lost on their way in after every other event had its retry` : ""}`);
     let whole = true;
     for (const p of planted) {
       for (const [k, d] of of(p.id).entries()) {
@@ -85,9 +102,8 @@ export const burst: Unit = {
         whole = env.expect(r["burst-delivered"], !differs, `${label} does not carry its own interview: ${differs}`, undefined, payload) && whole;
       }
     }
-    const unretried = planted.filter((p) => of(p.id).length === 1);
-    env.expect(r["burst-delivered"], unretried.length === 0, `of ${COUNT} interviews completed at once, each first attempt answered 500, ${unretried.length} were never retried within ${waited} ms (e.g. ${unretried.slice(0, 3).map((p) => p.id).join(", ")}): a retry is owed to every event, however many are pending`);
-    if (lost.length || notCompleted.length || !whole) return;
+    env.expect(r["burst-delivered"], excused || unretried.length === 0, `of ${COUNT} interviews completed at once, each first attempt answered 500, ${unretried.length} were never retried within ${waited} ms (e.g. ${unretried.slice(0, 3).map((p) => p.id).join(", ")})${seenLost ? `, and the receiver saw only ${seenLost} attempts lost on their way in after every other event had its retry` : ""}: a retry is owed to every event, however many are pending`);
+    if (undelivered.length || notCompleted.length || !whole) return;
     if (!unretried.length) env.reach(RETRIED, r["burst-delivered"].cites);
     env.reach(AT_ONCE, r["burst-delivered"].cites);
     env.reach(SHARED, r["burst-delivered"].cites);
