@@ -81,33 +81,6 @@ describe("the covering phase", () => {
     }
   }, 120_000);
 
-  // Kept from a CI run of the defaults beside the other layers: the copy of ../shared/foreign built a TLS context per
-  // attempt for 101 attempts at once, its own timeout ran out before most handshakes ended (the receiver saw them
-  // reset), and 7 events had no retry within the burst's wait. An event short of its retry while the receiver saw as
-  // many attempts lost on their way in is evidence that never came: NOT TESTED, never a failure.
-  it("judges NOT TESTED, never failed, a burst whose retries the receiver saw lost on their way in at every step", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "foreign-lossy-"));
-    try {
-      const lossy = plant({ name: "every retry of one burst event in ten reset once it connects", breaks: "", rule: "",
-        find: "  let req;\n  const timer = setTimeout(() => { settle(false, 'timeout'); req?.destroy(); }, WEBHOOK_TIMEOUT_MS);\n  try {\n    req = lib.request(url, opts, (res) => {\n      clearTimeout(timer);\n      res.resume();\n      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);\n    });\n  } catch (err) { clearTimeout(timer); return settle(false, `error ${err.code ?? err.message}`); }\n  req.on('error', (err) => { clearTimeout(timer); settle(false, `error ${err.code ?? err.message}`); });\n",
-        replace: "  // Lossy: a fresh connection, reset as it opens (mid-handshake), counted a timeout.\n  const lossy = n >= 1 && /^Burst-\\d+-\\d*7$/.test(event.iv.referenceId ?? '');\n  if (lossy) opts.agent = false;\n  let req;\n  const timer = setTimeout(() => { settle(false, 'timeout'); req?.destroy(); }, WEBHOOK_TIMEOUT_MS);\n  try {\n    req = lib.request(url, opts, (res) => {\n      clearTimeout(timer);\n      res.resume();\n      settle(res.statusCode >= 200 && res.statusCode < 300, `status ${res.statusCode}`);\n    });\n  } catch (err) { clearTimeout(timer); return settle(false, `error ${err.code ?? err.message}`); }\n  req.on('error', (err) => { clearTimeout(timer); settle(false, `error ${err.code ?? err.message}`); });\n  if (lossy) req.on('socket', (s) => s.once('connect', () => { clearTimeout(timer); settle(false, 'timeout'); req.destroy(); }));\n" }, dir);
-      const report = await cover(lossy, ["cover"], ["burst"], "seed", [300, 600, 900]);
-      const result = cover_(report);
-      expect(result.failures, `seed ${report.seed}`).toEqual([]);
-      // The ten it loses, each with its first attempt (which the copy's own 2 s timeout may lose too, under the burst's load).
-      const excuse = /(\d+) events read completed had no attempt and (\d+) had no retry, while the receiver saw (\d+) attempts lost on their way in after every other event had its retry .* is NOT TESTED in this run/.exec(result.notes.join("\n"));
-      expect(excuse, result.notes.join("\n")).not.toBeNull();
-      expect(Number(excuse![1]) + Number(excuse![2])).toBe(10);
-      expect(Number(excuse![3])).toBeGreaterThanOrEqual(10);
-      // Unreached: the retried class, and, when an event had no attempt at all, the burst's other classes too.
-      const unreached = result.classes!.filter((c) => !c.reached).map((c) => c.cls);
-      expect(unreached).toEqual(excuse![1] === "0" ? ["101 retried at once"] : ["101 completed at once", "two of one reference id", "two reference ids in two cases", "101 retried at once"]);
-      expect(report.untested.join("\n")).toContain("101 retried at once");
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 120_000);
-
   describe.concurrent("catches every planted violation on every run", () => {
     for (const v of VIOLATIONS) {
       it(`${v.name} (${v.rule})`, async ({ signal }) => {

@@ -76,16 +76,12 @@ export const burst: Unit = {
     for (const p of missing) if ((await untilCompleted(env.http, p.id, 1_000)).reply.body?.status !== "completed") notCompleted.push(p.id);
     const undelivered = missing.filter((p) => !notCompleted.includes(p.id));
     const unretried = planted.filter((p) => of(p.id).length === 1);
-    // Once every other event had its retry, only the events still short were owed attempts: when the receiver saw at
-    // least as many attempts lost on their way in since then, each may be one of theirs, and the evidence never came
-    // (NOT TESTED, the class unreached); when it saw fewer, some event's attempt was never sent. (Losses before then,
-    // when every event was owed attempts, excuse nothing.)
-    const shortfall = undelivered.length + unretried.length;
-    const othersDone = Math.max(since, ...planted.map((p) => of(p.id)).filter((ds) => ds.length >= 2).map((ds) => ds[1]!.at));
-    const seenLost = env.receiver.lostAt.filter((t) => t > othersDone).length;
-    const excused = shortfall > 0 && shortfall <= seenLost;
-    if (excused) ctx.note(`cover burst: after ${waited} ms, ${undelivered.length} events read completed had no attempt and ${unretried.length} had no retry, while the receiver saw ${seenLost} attempts lost on their way in after every other event had its retry (TLS handshakes or requests the service gave up on, its machine too loaded for its own timeout): each may be one of those, so "each delivered and retried" is NOT TESTED in this run`);
-    env.expect(r["burst-delivered"], excused || (undelivered.length === 0 && notCompleted.length === 0), `of ${COUNT} interviews completed at once, ${undelivered.length} read completed and were never delivered within ${waited} ms (${undelivered.slice(0, 5).map((p) => `${p.id} reference ${JSON.stringify(p.reference)}`).join(", ")})${notCompleted.length ? `, and ${notCompleted.length} never read completed (${notCompleted.slice(0, 3).join(", ")})` : ""}${seenLost ? `; the receiver saw only ${seenLost} attempts lost on their way in after every other event had its retry` : ""}`);
+    // Said beside a failure: attempts the receiver saw lost on their way in, which a loaded machine may explain (a
+    // service that gives up before it connects leaves nothing to see, so they cannot excuse an event: a run at the
+    // seed's own timings waits through the whole schedule instead, a loaded service's later attempts being spread out).
+    const seenLost = lostSince(since);
+    const losses = seenLost ? `; the receiver saw ${seenLost} attempts lost on their way in (a TLS handshake that failed, a request whose body never came: is either machine overloaded?)` : "";
+    env.expect(r["burst-delivered"], undelivered.length === 0 && notCompleted.length === 0, `of ${COUNT} interviews completed at once, ${undelivered.length} read completed and were never delivered within ${waited} ms (${undelivered.slice(0, 5).map((p) => `${p.id} reference ${JSON.stringify(p.reference)}`).join(", ")})${notCompleted.length ? `, and ${notCompleted.length} never read completed (${notCompleted.slice(0, 3).join(", ")})` : ""}${losses}`);
     let whole = true;
     for (const p of planted) {
       for (const [k, d] of of(p.id).entries()) {
@@ -102,7 +98,7 @@ export const burst: Unit = {
         whole = env.expect(r["burst-delivered"], !differs, `${label} does not carry its own interview: ${differs}`, undefined, payload) && whole;
       }
     }
-    env.expect(r["burst-delivered"], excused || unretried.length === 0, `of ${COUNT} interviews completed at once, each first attempt answered 500, ${unretried.length} were never retried within ${waited} ms (e.g. ${unretried.slice(0, 3).map((p) => p.id).join(", ")})${seenLost ? `, and the receiver saw only ${seenLost} attempts lost on their way in after every other event had its retry` : ""}: a retry is owed to every event, however many are pending`);
+    env.expect(r["burst-delivered"], unretried.length === 0, `of ${COUNT} interviews completed at once, each first attempt answered 500, ${unretried.length} were never retried within ${waited} ms (e.g. ${unretried.slice(0, 3).map((p) => p.id).join(", ")}): a retry is owed to every event, however many are pending${losses}`);
     if (undelivered.length || notCompleted.length || !whole) return;
     if (!unretried.length) env.reach(RETRIED, r["burst-delivered"].cites);
     env.reach(AT_ONCE, r["burst-delivered"].cites);

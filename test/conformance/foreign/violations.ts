@@ -607,8 +607,8 @@ export const VIOLATIONS: Violation[] = [
     find: "id: iv.id, object: 'interview', study_id: iv.studyId, status: iv.status, reference_id: iv.referenceId,", replace: "id: iv.id, object: 'interview', study_id: iv.studyId, status: iv.status, reference_id: iv.referenceId === '' ? null : iv.referenceId," },
   { name: "quality_score= matching the unscored interviews (COALESCE(quality_score, ''))", breaks: "Endpoints: GET /v1/interviews quality_score (insightful, successful, unsuccessful)", rule: "cover.empty-values",
     find: "(i.status !== 'completed' || i.outcome.qualityScore !== filters.quality_score)", replace: "(((i.status === 'completed' ? i.outcome.qualityScore : null) ?? '') !== filters.quality_score)" },
-  // Kept from the burst's new judgement of lost attempts (it excuses an event short of its retry only when the receiver
-  // saw as many attempts lost on their way in): a queue that drops retries past its bound loses none on the way.
+  // Kept when the burst came to wait through the whole schedule: a queue that drops retries past its bound, on a machine
+  // loaded enough to lose attempts on their way in too, is still failed.
   { name: "at most 50 retries pending per project, the rest dropped", breaks: "Delivery rules: 2. On a non-2xx answer or a timeout, delivery is retried up to 3 times", rule: "cover.burst-delivered",
     find: "    if (n < WEBHOOK_RETRY_DELAYS_MS.length) setTimeout(() => attempt(event, n + 1), WEBHOOK_RETRY_DELAYS_MS[n]);",
     replace: "    if (n < WEBHOOK_RETRY_DELAYS_MS.length && (project.pendingRetries ?? 0) < 50) { project.pendingRetries = (project.pendingRetries ?? 0) + 1; setTimeout(() => { project.pendingRetries--; attempt(event, n + 1); }, WEBHOOK_RETRY_DELAYS_MS[n]); }" },
