@@ -126,8 +126,8 @@ export class Receiver {
   /**
    * When an attempt was seen lost on its way in: a TLS handshake that failed, or a request whose body never came (the
    * service gave up on it, its own timeout run out while a loaded machine kept the handshake waiting). The service
-   * counts such an attempt failed and owes the next; the receiver never sees its event, so a judge of "the retry never
-   * came" weighs its evidence against these.
+   * counts such an attempt failed and owes the next; the receiver never sees its event, so a failure of "the retry never
+   * came" says how many it saw (they excuse nothing: a service that gives up before it connects leaves nothing here).
    */
   readonly lostAt: number[] = [];
   /** Status to answer for the n-th (1-based) delivery about an interview (RESET: close the connection); 200 by default. */

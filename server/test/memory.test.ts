@@ -73,7 +73,10 @@ describe("bounded memory", () => {
     await reader.cancel();
     console.log(`stream listeners that never read: RSS ${before.toFixed(0)} MB before 15,000 events, ${after.toFixed(0)} MB after; a new listener reads "${first.split("\n")[0]}"`);
     expect(first).toContain(": 1 listener(s) on this project");
-    // Unbounded, twenty listeners hold about 600 MB of unread events (less what the kernel buffers), measured at +250 MB and more; bounded, at most 20 x 256 KB plus the garbage of 15,000 requests.
-    expect(after - before).toBeLessThan(130);
+    // Unbounded, twenty listeners hold about 600 MB of unread events (less what the kernel buffers): +250 MB and more,
+    // +650 MB with the drop disabled in the run that set this bound. Bounded, at most 20 x 256 KB plus the garbage of
+    // 15,000 requests not yet collected, which is up to the collector: +17, +85 and +132 MB in three runs (the last in a
+    // CI run, which the earlier bound of 130 MB failed).
+    expect(after - before).toBeLessThan(200);
   }, 120_000);
 });
