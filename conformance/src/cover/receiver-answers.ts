@@ -145,20 +145,24 @@ export const receiverAnswers: Unit = {
         }
         // A late 200 that this process itself sent too late, or whose connection it saw late (its event loop stalled),
         // shows nothing about the service's timeout; nor does a retry of any 2xx that went out that late.
-        const late = ok(p.answer) ? (got[0].answeredAt ?? Infinity) - got[0].startedAt + got[0].lagMs : 0;
-        const retriedOk = ok(p.answer) && got.length > due(p.answers);
-        const said = p.answer === LATE_2XX ? "the late 200" : `the ${describeAnswer(p.answer)}`;
+        // The attempt answered 2xx: the class's own answer, or the 200 after its failed ones.
+        const k = due(p.answers) - 1;
+        const okAttempt = got[k];
+        const okAnswer = p.answers[k] ?? 200;
+        const late = okAttempt && ok(okAnswer) ? (okAttempt.answeredAt ?? Infinity) - okAttempt.startedAt + okAttempt.lagMs : 0;
+        const retriedOk = okAttempt !== undefined && ok(okAnswer) && got.length > due(p.answers);
+        const said = okAnswer === LATE_2XX ? "the late 200" : `the ${describeAnswer(okAnswer)} to attempt ${k + 1}`;
         if ((p.answer === LATE_2XX || retriedOk) && late > timeoutMs - timeoutSlack(timeoutMs)) {
           ctx.note(`cover receiver-answers: ${said} went ${late === Infinity ? "unsent" : `${late} ms after the attempt's connection`}, too near the ${timeoutMs} ms timeout to judge (this process stalled)`);
           unjudged.push([p.cls, p.answers]);
           continue;
         }
-        // Nor does a retry of a 2xx from a service that may have timed it from long before it connected: the clock a
+        // Nor does an attempt after a 2xx from a service that may have timed it from long before it connected: the clock a
         // service starts before it connects (timeoutSlack), and on top of it as long as it left its API unanswered just
         // before (a busy service is slow to connect too). Kept from a run of four copies at once that failed a correct
         // server: its 200 went 1311 ms after the connection, inside a 2000 ms timeout, and the service, slow just then,
-        // retried it; and from a CI run where a 299 answered at once was retried by a service that slow.
-        const slowBefore = retriedOk ? env.http.slowness(got[0].startedAt - timeoutMs, got[0].startedAt).ms : 0;
+        // retried it; and from CI runs where a 299 answered at once, and a retry answered 200 after a 300, were retried.
+        const slowBefore = retriedOk ? env.http.slowness(okAttempt.startedAt - timeoutMs, okAttempt.startedAt).ms : 0;
         if (retriedOk && late > timeoutMs - timeoutSlack(timeoutMs) - slowBefore) {
           ctx.note(`cover receiver-answers: ${said} went ${late} ms after the attempt's connection and was retried, but the service, ${slowBefore} ms slow just before, may have started its ${timeoutMs} ms clock that much earlier: not judged`);
           unjudged.push([p.cls, p.answers]);
