@@ -46,9 +46,9 @@ export const burst: Unit = {
     }
     // Each first attempt failed, so every event's retry is pending at once.
     for (const p of planted) env.answers.set(p.id, [500]);
-    // Attempts the receiver saw lost on their way in (see Receiver.lostAt) since a moment.
-    const lostSince = (from: number) => env.receiver.lostAt.filter((t) => t >= from).length;
+    // Attempts the receiver saw lost on their way in (see Receiver.lostAt) since the burst began.
     const since = Date.now();
+    const lostSoFar = () => env.receiver.lostAt.filter((t) => t >= since).length;
     await Promise.all(planted.map((p) => ctx.states.completeInterview(p.id, env.project)));
     const wait = completionWaitMs(ctx.options);
     const delays = ctx.options.webhookRetryDelaysMs ?? SEED_RETRY_DELAYS_MS;
@@ -68,7 +68,7 @@ export const burst: Unit = {
       done = await until(retried, more, 100);
       waited += more;
       const late = before - short().length;
-      if (late) ctx.note(`cover burst: ${late} of ${COUNT} events had their second attempt only at the schedule's step ${step + 1} (${delays[step]} ms), ${lostSince(since)} attempts seen lost on their way in so far: an attempt lost, or a retry skipped, which the receiver cannot tell apart (the retries check judges the schedule)`);
+      if (late) ctx.note(`cover burst: ${late} of ${COUNT} events had their second attempt only at the schedule's step ${step + 1} (${delays[step]} ms), ${lostSoFar()} attempts seen lost on their way in so far: an attempt lost, or a retry skipped, which the receiver cannot tell apart (the retries check judges the schedule)`);
     }
     // Each read completed (the service's processing may outlast its first delivery's wait above only if it is slower).
     const missing = planted.filter((p) => of(p.id).length === 0);
@@ -79,7 +79,7 @@ export const burst: Unit = {
     // Said beside a failure: attempts the receiver saw lost on their way in, which a loaded machine may explain (a
     // service that gives up before it connects leaves nothing to see, so they cannot excuse an event: a run at the
     // seed's own timings waits through the whole schedule instead, a loaded service's later attempts being spread out).
-    const seenLost = lostSince(since);
+    const seenLost = lostSoFar();
     const losses = seenLost ? `; the receiver saw ${seenLost} attempts lost on their way in (a TLS handshake that failed, a request whose body never came: is either machine overloaded?)` : "";
     env.expect(r["burst-delivered"], undelivered.length === 0 && notCompleted.length === 0, `of ${COUNT} interviews completed at once, ${undelivered.length} read completed and were never delivered within ${waited} ms (${undelivered.slice(0, 5).map((p) => `${p.id} reference ${JSON.stringify(p.reference)}`).join(", ")})${notCompleted.length ? `, and ${notCompleted.length} never read completed (${notCompleted.slice(0, 3).join(", ")})` : ""}${losses}`);
     let whole = true;
