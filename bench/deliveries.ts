@@ -2,13 +2,19 @@
  * Webhook delivery end to end: interviews completed through the API (`POST /_sim/interviews` with a past
  * `created_at`, which completes at once) on 16 connections, each in a study of its own, each event signed and sent to a receiver on loopback
  * that answers 204; the figure is events delivered per second, from the first request until the receiver has every
- * one. On the memory store and on one process over PostgreSQL.
+ * one. On the memory store and on one process over PostgreSQL, and on the memory store to an https receiver whose
+ * certificate only WEBHOOK_CA_FILE vouches for (what the conformance suite's receiver asks a service to trust).
  *
  *   npx tsx bench/deliveries.ts                 # this tree
  *   npx tsx bench/deliveries.ts --against DIR   # and a checkout of another commit (with node_modules), alternating
  */
-import { createServer } from "node:http";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import selfsigned from "selfsigned";
 import { parseArgs } from "node:util";
 import { startPostgres } from "../server/test/cluster/postgres.ts";
 import { median } from "./load.ts";
@@ -19,20 +25,22 @@ const EVENTS = 1_500;
 const CONNECTIONS = 16;
 const ROUNDS = Number(process.env.DELIVERIES_ROUNDS ?? 3);
 
-async function receiver() {
+/** A receiver answering 204: plain http, or https with `tls`'s certificate. */
+async function receiver(tls?: { key: string; cert: string }) {
   let got = 0;
   let waiter: { n: number; done: () => void } | null = null;
-  const server = createServer((req, res) => {
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on("end", () => {
       res.writeHead(204).end();
       got++;
       if (waiter && got >= waiter.n) waiter.done();
     });
-  });
+  };
+  const server = tls ? createTlsServer(tls, answer) : createServer(answer);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    url: `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     /** Resolves once `n` more requests than now have arrived. */
     next(n: number) {
       const target = got + n;
@@ -49,8 +57,8 @@ const call = async (base: string, path: string, method = "GET", body?: unknown) 
 };
 
 /** Events delivered per second through one sandbox started from `cwd`. */
-async function round(cwd: string, env: Record<string, string>): Promise<number> {
-  const hook = await receiver();
+async function round(cwd: string, env: Record<string, string>, tls?: { key: string; cert: string }): Promise<number> {
+  const hook = await receiver(tls);
   const proc = await startReference({ MAX_PLANTED_PER_TENANT: "10000000", ...env }, cwd);
   try {
     await call(proc.baseUrl, "/v1/webhooks", "PUT", { url: hook.url, events: ["interview.completed"] });
@@ -77,18 +85,34 @@ async function main() {
   const { values } = parseArgs({ options: { against: { type: "string" } } });
   const trees: Array<[string, string]> = [["this tree", process.cwd()], ...(values.against ? [["against", values.against] as [string, string]] : [])];
   const pg = await startPostgres();
+  // The https receiver's certificate, self-signed, and the CA file the sandbox is told to trust.
+  const pems = await selfsigned.generate([{ name: "commonName", value: "deliveries bench receiver" }], {
+    keySize: 2048,
+    algorithm: "sha256",
+    extensions: [{ name: "basicConstraints", cA: true }, { name: "subjectAltName", altNames: [{ type: 7 as const, ip: "127.0.0.1" }] }],
+  });
+  const certDir = mkdtempSync(join(tmpdir(), "deliveries-bench-"));
+  const caFile = join(certDir, "ca.pem");
+  writeFileSync(caFile, pems.cert);
+  const tls = { key: pems.private, cert: pems.cert };
   try {
     console.log(`| store | ${trees.map(([name]) => `${name}: events/s (rounds)`).join(" | ")} |${values.against ? " this / against |" : ""}`);
     console.log(`|---|${trees.map(() => "---|").join("")}${values.against ? "---:|" : ""}`);
-    for (const [store, envOf] of [["memory", () => ({})], ["PostgreSQL, one process", (i: number) => ({ DATABASE_URL: pg.database(`deliveries_${i}`) })]] as const) {
+    const cases: Array<[string, (i: number) => Record<string, string>, typeof tls | undefined]> = [
+      ["memory", () => ({}), undefined],
+      ["PostgreSQL, one process", (i) => ({ DATABASE_URL: pg.database(`deliveries_${i}`) }), undefined],
+      ["memory, https receiver (WEBHOOK_CA_FILE)", () => ({ WEBHOOK_CA_FILE: caFile }), tls],
+    ];
+    for (const [store, envOf, receiverTls] of cases) {
       const rates = trees.map(() => [] as number[]);
       let db = 0;
-      for (let r = 0; r < ROUNDS; r++) for (const [i, [, cwd]] of trees.entries()) rates[i].push(await round(cwd, envOf(db++)));
+      for (let r = 0; r < ROUNDS; r++) for (const [i, [, cwd]] of trees.entries()) rates[i].push(await round(cwd, envOf(db++), receiverTls));
       const m = rates.map(median);
       console.log(`| ${store} | ${rates.map((rs, i) => `${Math.round(m[i])} (${rs.map(Math.round).join(", ")})`).join(" | ")} |${values.against ? ` ${(m[0] / m[1]).toFixed(2)}x |` : ""}`);
     }
   } finally {
     pg.stop();
+    rmSync(certDir, { recursive: true, force: true });
   }
 }
 
