@@ -19,12 +19,12 @@ const DELAYS = [300, 600, 900];
 const BURST_DELAYS = [20_000, 900, 900];
 /**
  * The copy's receiver timeout: 2 s keeps the runs short. A case whose evidence is the copy reading a receiver's answer
- * (the retry rules) gives it its own default, 10 s: it builds a TLS context per attempt (84 ms of its CPU), so the
- * receiver-answers unit's 19 attempts at once stalled it past 2 s on a loaded CI machine, its own timer fired before
- * it read a 429, and the planted "Retry-After waited out" never showed.
+ * in time (the retry rules) or a burst gives it its own default, 10 s: it builds a TLS context per attempt (84 ms of
+ * its CPU), so the receiver-answers unit's 19 attempts at once stalled it past 2 s on a loaded CI machine, its own
+ * timer fired before it read a 429, and the planted "Retry-After waited out" never showed.
  */
 const TIMEOUT_MS = 2000;
-const READS_ANSWERS_TIMEOUT_MS = 10_000;
+const FOREIGN_DEFAULT_TIMEOUT_MS = 10_000;
 const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
 
 /**
@@ -60,7 +60,7 @@ describe("the covering phase", () => {
     // events (the receiver saw 154 handshakes fail); with only the second step 20 s on, the third fell inside the storm
     // the second began, and 8 events lost all three (CI of b3394eb). Each step past the storm the one before began meets
     // fewer attempts at once; the burst waits through the whole schedule.
-    const report = await cover(undefined, ["cover"], undefined, "seed", [300, 20_000, 20_000], signal, READS_ANSWERS_TIMEOUT_MS);
+    const report = await cover(undefined, ["cover"], undefined, "seed", [300, 20_000, 20_000], signal, FOREIGN_DEFAULT_TIMEOUT_MS);
     const result = cover_(report);
     expect(result.failures, `seed ${report.seed}`).toEqual([]);
     expect(report.untested).toEqual([]);
@@ -87,7 +87,7 @@ describe("the covering phase", () => {
       // Both later steps 25 s on: the attempts due at one step of 300 or 900 ms fall inside the copy's storm of TLS
       // contexts (84 ms each) that the step before began, and a loaded machine lost 23 events' every attempt that way.
       // And the copy's own 10 s timeout: at 2 s, a loaded CI machine lost 11 events' every attempt to its storms anyway.
-      const report = await cover(lossy, ["cover"], ["burst"], "seed", [300, 25_000, 25_000], undefined, READS_ANSWERS_TIMEOUT_MS);
+      const report = await cover(lossy, ["cover"], ["burst"], "seed", [300, 25_000, 25_000], undefined, FOREIGN_DEFAULT_TIMEOUT_MS);
       const result = cover_(report);
       expect(result.failures, `seed ${report.seed}`).toEqual([]);
       expect(result.classes!.filter((c) => !c.reached)).toEqual([]);
@@ -107,7 +107,7 @@ describe("the covering phase", () => {
           const check = v.check ?? "cover";
           // A rule no unit owns (a response's body, judged on every reply) needs the whole phase.
           const owners = UNITS.filter((u) => u.rules.some((rule) => rule.id === v.rule)).map((u) => u.name);
-          const timeout = v.rule === "cover.answer-retried" || v.rule === "cover.burst-delivered" ? READS_ANSWERS_TIMEOUT_MS : TIMEOUT_MS;
+          const timeout = v.rule === "cover.answer-retried" || v.rule === "cover.burst-delivered" ? FOREIGN_DEFAULT_TIMEOUT_MS : TIMEOUT_MS;
           // A burst's retries pending at once only if the first delay outlasts the copy's storm of first attempts: at
           // 300 ms each retry went out before the storm had failed the next, the pending ones stayed under 50, and a
           // queue bounded at 50 was not caught (CI of 41f807d).
