@@ -56,14 +56,30 @@ export function curlOf(url: string, method: string, headers: Record<string, stri
  */
 const slowAnswers = new Map<string, Array<{ sent: number; answered: number; what: string }>>();
 
-/** The longest time, within [from, to], that one request to `baseUrl`'s service went unanswered, and which request. */
+/**
+ * How long, within [from, to], `baseUrl`'s service had a request of ours unanswered (the union of those spans: a time
+ * two requests waited together counts once), and the request that waited longest. The union, not the longest one: a
+ * starved service is slow at every step of a retry (its timer, its database, its connection), each queued behind the
+ * rest, so its lateness adds up over the stalls of a window (the CI of 77445cf: a retry after a 300 ms delay came 2.3 s
+ * late with one read left unanswered 980 ms, the others too, one after another).
+ */
 export function serviceSlowness(baseUrl: string, from: number, to: number): { ms: number; what: string } {
   let worst = { ms: 0, what: "" };
+  const spans: Array<[number, number]> = [];
   for (const a of slowAnswers.get(new URL(baseUrl).origin) ?? []) {
-    const ms = Math.min(a.answered, to) - Math.max(a.sent, from);
-    if (ms > worst.ms) worst = { ms, what: a.what };
+    const [start, end] = [Math.max(a.sent, from), Math.min(a.answered, to)];
+    if (end <= start) continue;
+    spans.push([start, end]);
+    if (end - start > worst.ms) worst = { ms: end - start, what: a.what };
   }
-  return worst;
+  spans.sort((a, b) => a[0] - b[0]);
+  let [total, reach] = [0, -Infinity];
+  for (const [start, end] of spans) {
+    if (end <= reach) continue;
+    total += end - Math.max(start, reach);
+    reach = end;
+  }
+  return { ms: total, what: worst.what };
 }
 
 function noteAnswerTime(baseUrl: string, sent: number, what: string): void {

@@ -168,7 +168,18 @@ export const receiverAnswers: Unit = {
           unjudged.push([p.cls, p.answers]);
           continue;
         }
-        env.expect(r["answer-retried"], got.length === due(p.answers), `${label}: ${got.length} attempt(s) came; ${due(p.answers)} were due (${ok(p.answer) ? "a 2xx ends the delivery" : "each failed attempt is retried after its delay, until one is answered 200"}${p.answer === LATE_2XX ? `; the 200 was sent ${late} ms after the attempt's connection, inside the ${timeoutMs} ms receiver timeout` : ""})`);
+        // Nor from a service that left its API unanswered from the answer until its timeout was (nearly) due: a process
+        // whose event loop wakes past a timer's time runs the timer before it reads what came meanwhile (Node's order),
+        // so it timed out an answer it had been sent in time. Kept from the CI of 77445cf: on PostgreSQL, under load, a
+        // 200 to the retry after a 429 was retried at a 1000 ms timeout.
+        const answeredAt = okAttempt?.answeredAt ?? okAttempt?.at ?? 0;
+        const slowAfter = retriedOk ? env.http.slowness(okAttempt.startedAt, okAttempt.startedAt + timeoutMs).ms : 0;
+        if (retriedOk && slowAfter >= okAttempt.startedAt + timeoutMs - answeredAt - timeoutSlack(timeoutMs) - slowBefore) {
+          ctx.note(`cover receiver-answers: ${said} went ${late} ms after the attempt's connection and was retried, but the service left its API unanswered ${slowAfter} ms from then until its ${timeoutMs} ms timeout was due: not judged`);
+          unjudged.push([p.cls, p.answers]);
+          continue;
+        }
+        env.expect(r["answer-retried"], got.length === due(p.answers), `${label}: ${got.length} attempt(s) came; ${due(p.answers)} were due (${ok(p.answer) ? "a 2xx ends the delivery" : "each failed attempt is retried after its delay, until one is answered 200"}${p.answer === LATE_2XX || retriedOk ? `; ${said} was sent ${late} ms after the attempt's connection, inside the ${timeoutMs} ms receiver timeout, the service ${slowBefore} ms slow before it and ${slowAfter} ms after` : ""})`);
         // Each failed attempt's retry, after the delay of its turn.
         for (let n = 0; n + 1 < got.length && n < p.answers.length && !ok(p.answers[n]); n++) {
           const answer = p.answers[n];

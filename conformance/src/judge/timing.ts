@@ -27,6 +27,6 @@ export const timeoutEarly = (timeoutMs: number, lagMs: number, serviceSlowMs: nu
 
 /** What a retry's window allowed for, in a failure message: the suite's stalls, and the service's own slowness. */
 export function stallWords(suiteMs: number, service: { ms: number; what: string }): string {
-  const parts = [suiteMs > 0 ? `${suiteMs} ms this process's event loop stalled` : "", service.ms > 0 ? `${service.ms} ms the service left ${service.what} unanswered meanwhile` : ""].filter(Boolean);
+  const parts = [suiteMs > 0 ? `${suiteMs} ms this process's event loop stalled` : "", service.ms > 0 ? `${service.ms} ms the service had our requests unanswered meanwhile (the longest ${service.what})` : ""].filter(Boolean);
   return parts.length ? `, allowing for ${parts.join(" and ")}` : "";
 }

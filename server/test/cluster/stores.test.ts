@@ -74,7 +74,7 @@ const STORES: Array<[string, () => StoreUnderTest]> = [
   ["PostgreSQL (--database-url)", postgres],
 ];
 
-/** The conformance suite's full run (--sim) against `base`: the names of the checks that failed, and its output's end. */
+/** The conformance suite's full run (--sim) against `base`: the checks that failed (each with its failures), and its output's end. */
 async function conformance(base: string): Promise<{ failed: string[]; passed: number; tail: string }> {
   const dir = mkdtempSync(join(tmpdir(), "stores-conformance-"));
   dirs.push(dir);
@@ -93,8 +93,10 @@ async function conformance(base: string): Promise<{ failed: string[]; passed: nu
     child.on("exit", () => resolve(text));
   });
   if (!existsSync(report)) return { failed: ["(no report)"], passed: 0, tail: out.slice(-4_000) };
-  const r = JSON.parse(readFileSync(report, "utf8")) as { results: Array<{ name: string; status: string }>; passed: number };
-  return { failed: r.results.filter((c) => c.status === "failed").map((c) => c.name), passed: r.passed, tail: out.slice(-6_000) };
+  const r = JSON.parse(readFileSync(report, "utf8")) as { results: Array<{ name: string; status: string; failures: Array<{ rule: string; message: string }> }>; passed: number };
+  // Each failed check with its failures' rules and messages: a CI log keeps the diff when it cuts the output's tail.
+  const failed = r.results.filter((c) => c.status === "failed").map((c) => [c.name, ...c.failures.map((f) => `${f.rule}: ${f.message}`.slice(0, 1_500))].join(" | "));
+  return { failed, passed: r.passed, tail: out.slice(-6_000) };
 }
 
 // The conformance suite's full run on each durable store, one process each (the memory store's is npm test's
