@@ -28,9 +28,13 @@ function commands(heading: string): string[] {
     .filter(Boolean);
 }
 
-/** The README's ports, mapped to this run's free ones. */
-const localize = (line: string) =>
-  line.replaceAll("127.0.0.1:4010", `127.0.0.1:${ports.sandbox}`).replaceAll("127.0.0.1:4011", `127.0.0.1:${ports.mock}`).replaceAll("127.0.0.1:4020", `127.0.0.1:${ports.receiver}`);
+/**
+ * The README's ports, mapped to this run's free ones in one pass: replaced one after another, a free port beginning
+ * with a later one's digits was replaced again (the CI of 289442b: the sandbox's URL got another port and a digit
+ * more, past 65535, and curl refused it).
+ */
+const README_PORTS: Record<string, keyof typeof ports> = { "4010": "sandbox", "4011": "mock", "4020": "receiver" };
+const localize = (line: string) => line.replace(/127\.0\.0\.1:(4010|4011|4020)\b/g, (_, port: string) => `127.0.0.1:${ports[README_PORTS[port]]}`);
 
 const env = () => ({ ...process.env, KEY, PORT: String(ports.sandbox), MOCK_PORT: String(ports.mock), MOCK_QUIET: "1", LOG_LEVEL: "silent", SIM_PROCESSING_MS: "50" });
 
