@@ -25,6 +25,14 @@ const BURST_DELAYS = [20_000, 900, 900];
  */
 const TIMEOUT_MS = 2000;
 const FOREIGN_DEFAULT_TIMEOUT_MS = 10_000;
+/** A violation case's copy timings, by the rule that must catch it; any other rule's: DELAYS at TIMEOUT_MS. */
+const TIMINGS: Record<string, { delays: number[]; timeoutMs: number }> = {
+  "cover.answer-retried": { delays: DELAYS, timeoutMs: FOREIGN_DEFAULT_TIMEOUT_MS },
+  // A burst's retries are pending at once only if the first delay outlasts the copy's storm of first attempts: at
+  // 300 ms each retry went out before the storm had failed the next, the pending ones stayed under 50, and a queue
+  // bounded at 50 was not caught (CI of 41f807d).
+  "cover.burst-delivered": { delays: BURST_DELAYS, timeoutMs: FOREIGN_DEFAULT_TIMEOUT_MS },
+};
 const randomSeed = () => Math.floor(Math.random() * 2_147_483_647);
 
 /**
@@ -107,12 +115,8 @@ describe("the covering phase", () => {
           const check = v.check ?? "cover";
           // A rule no unit owns (a response's body, judged on every reply) needs the whole phase.
           const owners = UNITS.filter((u) => u.rules.some((rule) => rule.id === v.rule)).map((u) => u.name);
-          const timeout = v.rule === "cover.answer-retried" || v.rule === "cover.burst-delivered" ? FOREIGN_DEFAULT_TIMEOUT_MS : TIMEOUT_MS;
-          // A burst's retries pending at once only if the first delay outlasts the copy's storm of first attempts: at
-          // 300 ms each retry went out before the storm had failed the next, the pending ones stayed under 50, and a
-          // queue bounded at 50 was not caught (CI of 41f807d).
-          const delays = v.rule === "cover.burst-delivered" ? BURST_DELAYS : DELAYS;
-          const report = await cover(plant(v, dir), [check], check === "cover" && owners.length ? owners : undefined, v.level, delays, signal, timeout);
+          const { delays, timeoutMs } = TIMINGS[v.rule] ?? { delays: DELAYS, timeoutMs: TIMEOUT_MS };
+          const report = await cover(plant(v, dir), [check], check === "cover" && owners.length ? owners : undefined, v.level, delays, signal, timeoutMs);
           const failed = cover_(report, check).failures.map((f) => f.rule);
           expect(failed, `seed ${report.seed}: ${cover_(report, check).failures.map((f) => f.message).join("\n").slice(0, 2000)}`).toContain(v.rule);
           expect(report.exitCode).toBe(1);

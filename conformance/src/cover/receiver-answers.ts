@@ -143,9 +143,9 @@ export const receiverAnswers: Unit = {
           env.expect(r["answer-retried"], false, `${label}: no attempt came within ${firstWait} ms of its completion`, read);
           continue;
         }
-        // A late 200 that this process itself sent too late, or whose connection it saw late (its event loop stalled),
-        // shows nothing about the service's timeout; nor does a retry of any 2xx that went out that late.
-        // The attempt answered 2xx: the class's own answer, or the 200 after its failed ones.
+        // The attempt answered 2xx (the class's own answer, or the 200 after its failed ones). A late 200 that this
+        // process itself sent too late, or whose connection it saw late (its event loop stalled), shows nothing about
+        // the service's timeout; nor does a retry of any 2xx that went out that late.
         const k = due(p.answers) - 1;
         const okAttempt = got[k];
         const okAnswer = p.answers[k] ?? 200;
@@ -168,14 +168,15 @@ export const receiverAnswers: Unit = {
           unjudged.push([p.cls, p.answers]);
           continue;
         }
-        // Nor from a service that left its API unanswered from the answer until its timeout was (nearly) due: a process
-        // whose event loop wakes past a timer's time runs the timer before it reads what came meanwhile (Node's order),
-        // so it timed out an answer it had been sent in time. Kept from the CI of 77445cf: on PostgreSQL, under load, a
-        // 200 to the retry after a 429 was retried at a 1000 ms timeout.
+        // Nor from a service that left its API unanswered from the answer until its timeout was (nearly) due (measured
+        // from the connection, which the answer follows at once but for a late 200): a process whose event loop wakes
+        // past a timer's time runs the timer before it reads what came meanwhile (Node's order), so it timed out an
+        // answer it had been sent in time. Kept from the CI of 77445cf: on PostgreSQL, under load, a 200 to the retry
+        // after a 429 was retried at a 1000 ms timeout.
         const answeredAt = okAttempt?.answeredAt ?? okAttempt?.at ?? 0;
         const slowAfter = retriedOk ? env.http.slowness(okAttempt.startedAt, okAttempt.startedAt + timeoutMs).ms : 0;
         if (retriedOk && slowAfter >= okAttempt.startedAt + timeoutMs - answeredAt - timeoutSlack(timeoutMs) - slowBefore) {
-          ctx.note(`cover receiver-answers: ${said} went ${late} ms after the attempt's connection and was retried, but the service left its API unanswered ${slowAfter} ms from then until its ${timeoutMs} ms timeout was due: not judged`);
+          ctx.note(`cover receiver-answers: ${said} went ${late} ms after the attempt's connection and was retried, but the service had our requests unanswered ${slowAfter} ms of the time from that connection until its ${timeoutMs} ms timeout was due: not judged`);
           unjudged.push([p.cls, p.answers]);
           continue;
         }
