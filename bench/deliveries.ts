@@ -14,9 +14,9 @@ import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import selfsigned from "selfsigned";
 import { parseArgs } from "node:util";
 import { startPostgres } from "../server/test/cluster/postgres.ts";
+import { loopbackCertificate, type Certificate } from "../test/support/tls.ts";
 import { median } from "./load.ts";
 import { startReference } from "./servers.ts";
 
@@ -26,7 +26,7 @@ const CONNECTIONS = 16;
 const ROUNDS = Number(process.env.DELIVERIES_ROUNDS ?? 3);
 
 /** A receiver answering 204: plain http, or https with `tls`'s certificate. */
-async function receiver(tls?: { key: string; cert: string }) {
+async function receiver(tls?: Certificate) {
   let got = 0;
   let waiter: { n: number; done: () => void } | null = null;
   const answer = (req: IncomingMessage, res: ServerResponse) => {
@@ -57,7 +57,7 @@ const call = async (base: string, path: string, method = "GET", body?: unknown) 
 };
 
 /** Events delivered per second through one sandbox started from `cwd`. */
-async function round(cwd: string, env: Record<string, string>, tls?: { key: string; cert: string }): Promise<number> {
+async function round(cwd: string, env: Record<string, string>, tls?: Certificate): Promise<number> {
   const hook = await receiver(tls);
   const proc = await startReference({ MAX_PLANTED_PER_TENANT: "10000000", ...env }, cwd);
   try {
@@ -86,19 +86,14 @@ async function main() {
   const trees: Array<[string, string]> = [["this tree", process.cwd()], ...(values.against ? [["against", values.against] as [string, string]] : [])];
   const pg = await startPostgres();
   // The https receiver's certificate, self-signed, and the CA file the sandbox is told to trust.
-  const pems = await selfsigned.generate([{ name: "commonName", value: "deliveries bench receiver" }], {
-    keySize: 2048,
-    algorithm: "sha256",
-    extensions: [{ name: "basicConstraints", cA: true }, { name: "subjectAltName", altNames: [{ type: 7 as const, ip: "127.0.0.1" }] }],
-  });
+  const tls = await loopbackCertificate("deliveries bench receiver");
   const certDir = mkdtempSync(join(tmpdir(), "deliveries-bench-"));
   const caFile = join(certDir, "ca.pem");
-  writeFileSync(caFile, pems.cert);
-  const tls = { key: pems.private, cert: pems.cert };
+  writeFileSync(caFile, tls.cert);
   try {
     console.log(`| store | ${trees.map(([name]) => `${name}: events/s (rounds)`).join(" | ")} |${values.against ? " this / against |" : ""}`);
     console.log(`|---|${trees.map(() => "---|").join("")}${values.against ? "---:|" : ""}`);
-    const cases: Array<[string, (i: number) => Record<string, string>, typeof tls | undefined]> = [
+    const cases: Array<[string, (i: number) => Record<string, string>, Certificate | undefined]> = [
       ["memory", () => ({}), undefined],
       ["PostgreSQL, one process", (i) => ({ DATABASE_URL: pg.database(`deliveries_${i}`) }), undefined],
       ["memory, https receiver (WEBHOOK_CA_FILE)", () => ({ WEBHOOK_CA_FILE: caFile }), tls],

@@ -3,9 +3,9 @@
 // context is built once per CA text, not once per attempt, and never outlives the text it was built from).
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import selfsigned from "selfsigned";
 import { afterEach, describe, expect, it } from "vitest";
 import { postWebhook } from "../src/webhooks/delivery.ts";
+import { loopbackCertificate } from "../../test/support/tls.ts";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -13,16 +13,11 @@ afterEach(async () => {
 });
 
 async function receiver(): Promise<{ url: string; ca: string }> {
-  const pems = await selfsigned.generate([{ name: "commonName", value: "tls test receiver" }], {
-    keySize: 2048,
-    algorithm: "sha256",
-    notAfterDate: new Date(Date.now() + 86_400_000),
-    extensions: [{ name: "basicConstraints", cA: true }, { name: "subjectAltName", altNames: [{ type: 7 as const, ip: "127.0.0.1" }] }],
-  });
-  const server = createServer({ key: pems.private, cert: pems.cert }, (_req, res) => res.writeHead(204).end());
+  const tls = await loopbackCertificate("tls test receiver");
+  const server = createServer(tls, (_req, res) => res.writeHead(204).end());
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, ca: pems.cert };
+  return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, ca: tls.cert };
 }
 
 const post = (url: string, extraCa?: string) => postWebhook({ url, body: Buffer.from("{}"), headers: { "content-type": "application/json" }, timeoutMs: 5_000, extraCa });

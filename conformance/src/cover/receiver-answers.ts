@@ -173,9 +173,9 @@ export const receiverAnswers: Unit = {
         // past a timer's time runs the timer before it reads what came meanwhile (Node's order), so it timed out an
         // answer it had been sent in time. Kept from the CI of 77445cf: on PostgreSQL, under load, a 200 to the retry
         // after a 429 was retried at a 1000 ms timeout.
-        const answeredAt = okAttempt?.answeredAt ?? okAttempt?.at ?? 0;
         const slowAfter = retriedOk ? env.http.slowness(okAttempt.startedAt, okAttempt.startedAt + timeoutMs).ms : 0;
-        if (retriedOk && slowAfter >= okAttempt.startedAt + timeoutMs - answeredAt - timeoutSlack(timeoutMs) - slowBefore) {
+        const leftAfterAnswer = retriedOk ? okAttempt.startedAt + timeoutMs - (okAttempt.answeredAt ?? okAttempt.at) : 0;
+        if (retriedOk && slowAfter >= leftAfterAnswer - timeoutSlack(timeoutMs) - slowBefore) {
           ctx.note(`cover receiver-answers: ${said} went ${late} ms after the attempt's connection and was retried, but the service had our requests unanswered ${slowAfter} ms of the time from that connection until its ${timeoutMs} ms timeout was due: not judged`);
           unjudged.push([p.cls, p.answers]);
           continue;

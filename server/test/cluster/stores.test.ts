@@ -4,7 +4,7 @@
  * to it; a restart closes the app and opens a new one on the same data dir or database.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -17,6 +17,7 @@ import { startServer, type RunningServer } from "../../src/testing.ts";
 import { ACME, GLOBEX, call, listen, ok, receiver, sleep, streamsOpen, waitFor, type Receiver } from "./client.ts";
 import { ROOT } from "./processes.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
+import { failedChecks } from "./conformance-report.ts";
 
 let db: Postgres;
 const dirs: string[] = [];
@@ -93,10 +94,7 @@ async function conformance(base: string): Promise<{ failed: string[]; passed: nu
     child.on("exit", () => resolve(text));
   });
   if (!existsSync(report)) return { failed: ["(no report)"], passed: 0, tail: out.slice(-4_000) };
-  const r = JSON.parse(readFileSync(report, "utf8")) as { results: Array<{ name: string; status: string; failures: Array<{ rule: string; message: string }> }>; passed: number };
-  // Each failed check with its failures' rules and messages: a CI log keeps the diff when it cuts the output's tail.
-  const failed = r.results.filter((c) => c.status === "failed").map((c) => [c.name, ...c.failures.map((f) => `${f.rule}: ${f.message}`.slice(0, 1_500))].join(" | "));
-  return { failed, passed: r.passed, tail: out.slice(-6_000) };
+  return { ...failedChecks(report), tail: out.slice(-6_000) };
 }
 
 // The conformance suite's full run on each durable store, one process each (the memory store's is npm test's
