@@ -3,26 +3,9 @@
  * machine), one temporary root per run removed at its end, and the states entry's name resolved to its source.
  */
 import { defineConfig } from "vitest/config";
-import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/**
- * Starts the files named in `first` (by their name without `.test.ts`) in that order, then the rest in vitest's: on a
- * fresh clone vitest orders files by size, and a long file started last left one worker busy while the others idled.
- */
-function startingWith(first: string[]) {
-  const rank = (spec: TestSpecification) => {
-    const i = first.findIndex((name) => spec.moduleId.endsWith(`/${name}.test.ts`));
-    return i < 0 ? first.length : i;
-  };
-  return class StartingWith extends BaseSequencer {
-    async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-      return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
-    }
-  };
-}
-
-export function layerConfig(test: { include: string[]; exclude?: string[]; testTimeout?: number; hookTimeout?: number; maxWorkers?: number; fileParallelism?: boolean; isolate?: boolean; first?: string[] }) {
-  const { first, ...rest } = test;
+export function layerConfig(test: { include: string[]; exclude?: string[]; testTimeout?: number; hookTimeout?: number; maxWorkers?: number; fileParallelism?: boolean; isolate?: boolean; sequencer?: new (...args: any[]) => any }) {
+  const { sequencer, ...rest } = test;
   return defineConfig({
     // A states module imports the suite's states entry by its package name; in this checkout that is the source.
     resolve: { alias: { "@service/api-conformance/states": new URL("./conformance/src/states/index.ts", import.meta.url).pathname } },
@@ -31,7 +14,7 @@ export function layerConfig(test: { include: string[]; exclude?: string[]; testT
       hookTimeout: 60_000,
       maxWorkers: 2,
       ...rest,
-      ...(first ? { sequence: { sequencer: startingWith(first) } } : {}),
+      ...(sequencer ? { sequence: { sequencer } } : {}),
       exclude: ["**/node_modules/**", ...(rest.exclude ?? [])],
       // One temporary root per run, removed at its end even when tests fail (test/support/temp-root.ts); the packages
       // built from the sources as they stand (test/support/built-packages.ts).

@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # `npm run test:all` and .ci/run: every test layer of test/layers.ts, in two lanes, measured on the 2-core machine
-# (user+system time over wall time, CI of 2026-12-07):
-# - one lane mostly waits: the foreign layer (the default runs on ../shared/foreign wait nine minutes on the seed's
-#   retry schedule at a few percent of a core; the covering phase's retry-schedule cases at a fifth of one; the proxy's
-#   file, 222 s of CPU, after them), then the cluster layer (its soak is five minutes of kills and light writes under
-#   half a core; it ran its files one at a time, 168 s of CPU over 527 s);
-# - the other keeps the machine busy: `npm test` (315 s of CPU over 327 s), then the processes layer (334 over 241),
-#   then the install matrices (packages, 382 over 301, which also wait on the npm registry) beside the store matrix
-#   (145 over 334), then the conformance layer (870 over 639 before its retry-schedule cases moved to the foreign
-#   layer; its runs wait on retry windows about a third of the time, so it takes three workers).
-# The cluster layer ran beside the conformance layer, whose end bounded the whole run; after the foreign layer it
-# overlaps the install matrices and the store matrix instead, and the conformance layer ends alone.
+# (user+system time over wall time):
+# - the default run on ../shared/foreign (test:foreign) waits nine minutes on the seed's own retry schedule at 2% of
+#   one core, with the proxy in front of ../shared/foreign (a minute of both cores) in its other worker. This lane
+#   mostly waits, so it runs beside the other from the start;
+# - the other lane keeps the machine busy: `npm test`, then the processes layer, then the install matrices
+#   (packages, which also wait on the npm registry) beside the store matrix, then the conformance layer (its runs
+#   wait on retry windows about a third of the time, so it takes its three workers) beside the cluster layer, whose
+#   soak is five minutes of kills and light writes under half a core and which runs its files one at a time. The
+#   cluster layer starts there, not after test:foreign: by then the foreign run only waits, and the two lanes end
+#   about together (after test:foreign it made the whole run a minute and a half longer).
 # The layers install what they need with apt-get, one at a time (a lock in the install scripts).
 # Each layer's output is kept in a log and printed whole when the layer ends (never interleaved); the end repeats each
 # layer's time and its failed tests, so the last lines of a long log say what failed.
@@ -50,8 +49,7 @@ report() {
   [ "$code" = 0 ] || summary+="$(sed 's/\x1b\[[0-9;]*m//g' "$logs/$layer.log" | grep -E '^ *([A-Za-z]*Error[:\[]|[-+] |Received|Expected)' | head -60)"$'\n'
 }
 
-# The waiting lane: the foreign layer, then the cluster layer.
-( run_layer test:foreign quiet; run_layer test:cluster quiet ) &
+run_layer test:foreign quiet &
 waiting=$!
 run_layer test live; report test
 run_layer test:processes live; report test:processes
@@ -61,10 +59,13 @@ run_layer test:stores live
 wait "$packages"
 report test:stores
 report test:packages
+run_layer test:cluster quiet &
+cluster=$!
 run_layer test:conformance live
 report test:conformance
 wait "$waiting"
 report test:foreign
+wait "$cluster"
 report test:cluster
 echo "===== summary after ${SECONDS} s ====="
 printf '%s' "$summary"
