@@ -154,7 +154,7 @@ export interface Ctx {
   /** Records that `by` (a model command, say) exercised these seed statements, for the per-statement report. */
   reached(statements: string[], by: string): void;
   /** Runs a fast-check property; its shrunk failure is recorded under the rule the predicate broke. */
-  holds<T>(label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs?: number, explain?: Explain<T>, timeLimitMs?: number, counted?: Counted): Promise<{ runs: number }>;
+  holds<T>(label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs?: number, explain?: Explain<T>, timeLimitMs?: number, counted?: Counted, examples?: T[]): Promise<{ runs: number }>;
 }
 
 /**
@@ -258,7 +258,7 @@ export interface Check {
  * fails the property; the shrunk counterexample, seed and path, and the curl of the failing request are
  * recorded under the failing rule, and the check goes on.
  */
-async function holds<T>(options: RunOptions, findings: Findings, scope: PropertyScope, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = options.propertyTimeMs ?? PROPERTY_TIME_MS, counted?: Counted): Promise<{ runs: number }> {
+async function holds<T>(options: RunOptions, findings: Findings, scope: PropertyScope, label: string, arb: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, runs = options.runs, explain?: Explain<T>, timeLimitMs = options.propertyTimeMs ?? PROPERTY_TIME_MS, counted?: Counted, examples: T[] = []): Promise<{ runs: number }> {
   let lastFailure: CheckFailure | undefined;
   // The case running when the time limit struck: fast-check stops waiting for it, the check does not (a case left
   // running would go on talking to the server, and judging, after its check has cleaned up).
@@ -280,7 +280,8 @@ async function holds<T>(options: RunOptions, findings: Findings, scope: Property
         return run;
       }),
       // Shrinking a walk is costly (each step walks a list again); after 20 s the smallest failure found so far is reported.
-      { seed: options.seed, numRuns: runs, endOnFailure: false, interruptAfterTimeLimit: timeLimitMs },
+      // Examples run first, every run, and count among the runs; fast-check does not shrink them (they are fixed).
+      { seed: options.seed, numRuns: runs, endOnFailure: false, interruptAfterTimeLimit: timeLimitMs, examples: examples.map((x) => [x] as [T]) },
     );
     await running;
   } finally {
@@ -325,7 +326,7 @@ export function assertions(findings: Findings, contract: Contract, scope: Proper
         findings.reached.get(id)!.add(by);
       }
     },
-    holds: (label, arb, predicate, runs, explain, timeLimitMs, counted) => holds(findings.options, findings, scope, label, arb, predicate, runs, explain, timeLimitMs, counted),
+    holds: (label, arb, predicate, runs, explain, timeLimitMs, counted, examples) => holds(findings.options, findings, scope, label, arb, predicate, runs, explain, timeLimitMs, counted, examples),
     expect: (rule, ok, message, reply, details) => findings.record(rule, ok, message, reply, details, undefined, scope),
     must(rule, ok, message, reply, details) {
       const held = findings.record(rule, ok, message, reply, details, undefined, scope);

@@ -4,13 +4,16 @@
  * and chats planted, the other project's reads and webhook, forged keys), runs them against the service, and after
  * every command compares each answer and every delivery the suite's receiver got (with the REST state it read when
  * the delivery arrived) with a model written from the seed. A failure shrinks to the shortest sequence, printed as
- * runnable curl lines with the seed and path that replay it. `--runs` scales the number of sequences.
+ * runnable curl lines with the seed and path that replay it. `--runs` scales the number of sequences. The opening's
+ * fixed sequences (model/opening.ts) run first, every run: each command with every class of its input.
  */
 import fc from "fast-check";
 import type { Check, Ctx } from "../check.ts";
 import { byHeadroom } from "../data.ts";
 import { Http } from "../http.ts";
 import { AbandonInterview, COMMANDS, COMMAND_STATEMENTS, KIND_NEEDS, PlantChat, settle, StartInterview, TIMEOUT, type DrawOptions, type MessageKind } from "../model/commands/index.ts";
+import type { Cmd } from "../model/commands/base.ts";
+import { openings } from "../model/opening.ts";
 import { r } from "../model/rules.ts";
 import { EMPTY_BASE, newModel, type Judge, type Model, type World } from "../model/world.ts";
 import type { Receiver } from "../receiver.ts";
@@ -95,10 +98,16 @@ export const modelCheck: Check = {
     receiver.delay = (id, attempt) => (answerOf(id, attempt) === TIMEOUT ? (ctx.options.webhookTimeoutMs ?? 10_000) + 500 : 0);
     let seq = 0;
     const judge: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
-    const batches = Math.ceil(wanted / workers);
     const given = ctx.options.modelBudgetMs;
-    const { arbitraries, left } = commandArbitraries({ caps: ctx.states.caps, retryDelaysMs: ctx.options.webhookRetryDelaysMs, receiverTimeoutMs: ctx.options.webhookTimeoutMs ?? 10_000, withOther: !!ctx.other, withPublicKey: !!ctx.options.publicKey, experimentsRemoved: !!ctx.experimentsRemoved });
+    const drawOptions: DrawOptions = { caps: ctx.states.caps, retryDelaysMs: ctx.options.webhookRetryDelaysMs, receiverTimeoutMs: ctx.options.webhookTimeoutMs ?? 10_000, withOther: !!ctx.other, withPublicKey: !!ctx.options.publicKey, experimentsRemoved: !!ctx.experimentsRemoved };
+    const { arbitraries, left } = commandArbitraries(drawOptions);
     for (const l of left) ctx.note(`model: not drawn: ${l}`);
+    // The opening's fixed sequences, `workers` at a time, before any random batch: every command with each class of
+    // its input, every run (model/opening.ts).
+    const opening = openings(drawOptions);
+    const openingBatches: Cmd[][][] = [];
+    for (let k = 0; k < opening.length; k += workers) openingBatches.push(opening.slice(k, k + workers).map((x) => x.commands));
+    const batches = Math.ceil(wanted / workers) + openingBatches.length;
     const once = new Set<string>();
     const slotFor = async (k: number): Promise<Slot> => {
       if (!slots[k]) {
@@ -159,11 +168,13 @@ export const modelCheck: Check = {
           return { curl: logs.map((log, k) => [`# sequence ${k + 1} of ${logs.length}${workers > 1 ? ", side by side" : ""}`, ...log].join("\n")).join("\n"), details: { sequence: all.map(String).join(" || "), replayed: first || "the replay did not fail again (a timing-dependent failure)" } };
         },
         given ?? MODEL_HARD_CAP_MS,
-        { ran: () => ran, asked: wanted },
+        { ran: () => ran, asked: wanted + opening.length },
+        openingBatches,
       );
       // Say how many ran, side by side or not, and what bounded them.
       const budget = given !== undefined ? `the ${given / 1000} s budget (--model-budget-ms)` : `the budget measured on the target (${Math.round((deadline - started) / 1000)} s: three times the mean batch's time for each of ${batches} batches)`;
-      ctx.note(`model: ${ran} of ${wanted} sequences ran, ${workers} at a time${workers > 1 ? ", each worker in a project of its own" : ""}${ran < wanted ? ` within ${budget}` : ""}`);
+      const asked = wanted + opening.length;
+      ctx.note(`model: ${ran} of ${asked} sequences ran (the opening's ${opening.length} fixed ones first, then ${wanted} random), ${workers} at a time${workers > 1 ? ", each worker in a project of its own" : ""}${ran < asked ? ` within ${budget}` : ""}`);
     } finally {
       for (const slot of slots) {
         await slot.http.req("/v1/webhooks", { method: "DELETE" }).catch(() => undefined);

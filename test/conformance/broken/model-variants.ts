@@ -11,11 +11,11 @@ import { ACME, GLOBEX, isList, type Variant } from "./variants.ts";
 type Change = Omit<Mutation, "name">;
 
 const model = (rule: string, breaks: string[], name: string, change: Change): Variant => ({
+  // At the runner's one run (three random sequences) and the budget measured on the target: the model's opening
+  // (conformance/src/model/opening.ts) reaches the revealing order every run. Random reach once missed some at 100
+  // sequences and a 150 s budget under CI's load ("a hidden message's id accepted as starting_after" at seed
+  // 1963984336; "deliveries go to the first webhook URL after a URL change" at seed 531272666).
   caughtBy: "model", only: ["model"], seedRule: true, rule, breaks, mutation: { name, ...change },
-  // Enough random sequences, and time for them on a busy machine, that the revealing order comes up at any seed: 40
-  // missed "deliveries go to the first webhook URL after a URL change" at seed 531272666, alone in CI. The budget is a
-  // cap (a run stops at its first failure); 60 s ran too few beside the install matrices to catch two.
-  options: { runs: 100, modelBudgetMs: 150_000 },
 });
 
 const isWebhook = (ex: { path: string }) => ex.path === "/api/v1/webhooks";
@@ -108,7 +108,6 @@ export function modelVariants(): Variant[] {
     // A hidden message's id is accepted as a cursor: the list continues after the message before it.
     model("model.message-cursor", ["errors.no-such-message", "endpoints.messages-unknown-cursor"], "a hidden message's id accepted as starting_after", {
       request(ex, proxy) {
-        if (ex.method === "POST" && ex.path === "/api/_sim/chats") proxy.memory.set("planting", ex.requestBody);
         const m = /^\/api\/v1\/chats\/([0-9a-f-]{36})\/messages$/.exec(ex.path);
         const after = ex.query.get("starting_after");
         const hidden = after ? proxy.memory.get(`hidden ${after}`) : undefined;
@@ -119,7 +118,8 @@ export function modelVariants(): Variant[] {
       },
       response(ex, proxy) {
         if (ex.method !== "POST" || ex.path !== "/api/_sim/chats" || ex.status !== 201) return;
-        const planted = proxy.memory.get("planting");
+        // The planting this answer is for (never a shared slot: sequences side by side plant chats at once).
+        const planted = ex.requestBody;
         const ids: string[] = ex.body?.message_ids ?? [];
         let lastVisible = "";
         planted?.messages?.forEach((msg: any, n: number) => {
@@ -152,13 +152,16 @@ export function modelVariants(): Variant[] {
         }
       },
     }),
-    // Keys are compared without regard to case.
+    // Keys are compared without regard to case: every key, the fixtures' and the projects created during the run.
     model("model.credentials", ["auth.401"], "API keys compared case-insensitively", {
-      request(ex) {
+      request(ex, proxy) {
         const m = /^Bearer (.+)$/.exec(ex.requestHeaders.authorization ?? "");
         if (!m) return;
-        const lower = m[1].toLowerCase();
-        for (const real of [ACME, GLOBEX]) if (lower === real.toLowerCase()) ex.requestHeaders.authorization = `Bearer ${real}`;
+        const real = [ACME, GLOBEX].find((k) => k.toLowerCase() === m[1].toLowerCase()) ?? proxy.memory.get(`key ${m[1].toLowerCase()}`);
+        if (real) ex.requestHeaders.authorization = `Bearer ${real}`;
+      },
+      response(ex, proxy) {
+        if (ex.method === "POST" && ex.path === "/api/_sim/projects" && ex.status < 300 && typeof ex.body?.api_key === "string") proxy.memory.set(`key ${ex.body.api_key.toLowerCase()}`, ex.body.api_key);
       },
     }),
     // Visible chats without a source are dropped from the list (a `source NOT IN (eval, releases)` that loses NULLs).
