@@ -43,7 +43,7 @@ describe("the model's opening", () => {
     expect(without.every((o) => o.commands.length > 0)).toBe(true);
     // The seed's schedule (10 s, 1 min, 5 min) does not fit a sequence: not drawn, so not opened.
     const seedSchedule = openedCommands(options([], { retryDelaysMs: [10_000, 60_000, 300_000], receiverTimeoutMs: 10_000 }));
-    for (const gone of ["completeWithAnswers", "completeSeries", "recreateWithRetry"]) expect(seedSchedule.has(gone), gone).toBe(false);
+    for (const gone of ["completeSeries", "recreateWithRetry"]) expect(seedSchedule.has(gone), gone).toBe(false);
     expect(seedSchedule.has("completeInterview")).toBe(true);
   });
 });

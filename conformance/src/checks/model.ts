@@ -77,7 +77,11 @@ export const modelCheck: Check = {
     await ctx.http.req("/v1/webhooks", { method: "DELETE" });
     // Sequences side by side need a project each (one webhook per project): the run's, and ones created for them.
     const wanted = sequencesFor(ctx.options.runs);
-    const workers = ctx.states.has("create-project", "plant-study") ? Math.min(wanted, Math.max(1, ctx.options.modelWorkers ?? MODEL_WORKERS)) : 1;
+    const drawOptions: DrawOptions = { caps: ctx.states.caps, retryDelaysMs: ctx.options.webhookRetryDelaysMs, receiverTimeoutMs: ctx.options.webhookTimeoutMs ?? 10_000, withOther: !!ctx.other, withPublicKey: !!ctx.options.publicKey, experimentsRemoved: !!ctx.experimentsRemoved };
+    // The opening's fixed sequences, one batch before any random one: every command with each class of its input,
+    // every run (model/opening.ts).
+    const opening = openings(drawOptions);
+    const workers = ctx.states.has("create-project", "plant-study") ? Math.min(Math.max(wanted, opening.length), Math.max(1, ctx.options.modelWorkers ?? MODEL_WORKERS)) : 1;
     const slots: Slot[] = [{ project: ctx.states.project, http: ctx.http, other: ctx.other, projectPool: [] }];
     const live = new Map<number, { model: Model; key: string }>();
     // The receiver reads the resource a delivery names at the moment it arrives, with its sequence's key (not logged).
@@ -99,15 +103,12 @@ export const modelCheck: Check = {
     let seq = 0;
     const judge: Judge = { expect: ctx.expect, conforms: ctx.conforms, reached: ctx.reached };
     const given = ctx.options.modelBudgetMs;
-    const drawOptions: DrawOptions = { caps: ctx.states.caps, retryDelaysMs: ctx.options.webhookRetryDelaysMs, receiverTimeoutMs: ctx.options.webhookTimeoutMs ?? 10_000, withOther: !!ctx.other, withPublicKey: !!ctx.options.publicKey, experimentsRemoved: !!ctx.experimentsRemoved };
     const { arbitraries, left } = commandArbitraries(drawOptions);
     for (const l of left) ctx.note(`model: not drawn: ${l}`);
-    // The opening's fixed sequences, `workers` at a time, before any random batch: every command with each class of
-    // its input, every run (model/opening.ts).
-    const opening = openings(drawOptions);
-    const openingBatches: Cmd[][][] = [];
-    for (let k = 0; k < opening.length; k += workers) openingBatches.push(opening.slice(k, k + workers).map((x) => x.commands));
-    const batches = Math.ceil(wanted / workers) + openingBatches.length;
+    const openingBatch: Cmd[][] = opening.map((x) => x.commands);
+    // A random batch: a sequence per worker, never more than were asked.
+    const perBatch = Math.min(wanted, workers);
+    const batches = Math.ceil(wanted / perBatch) + (opening.length ? 1 : 0);
     const once = new Set<string>();
     const slotFor = async (k: number): Promise<Slot> => {
       if (!slots[k]) {
@@ -117,12 +118,22 @@ export const modelCheck: Check = {
       return slots[k];
     };
     const sequence = async (k: number, cmds: Iterable<fc.AsyncCommand<Model, World>>, j: Judge) => runSequence(ctx, receiver, ++seq, await slotFor(k), cmds, j, (m, key) => live.set(m.seq, { model: m, key }), (m) => live.delete(m.seq), once);
-    // A batch: one sequence per worker, side by side; the first failure, once all have ended.
+    // A batch: its sequences side by side, each worker taking the next as it ends its own (the opening's batch holds
+    // more sequences than workers, and its slowest, which wait on the retry schedule, come first). After a failure
+    // no new sequence starts; the first failure is thrown once those running have ended. Returns each one's curl log.
+    let failedAt = -1; // the sequence of the last batch that failed first
     const batch = async (all: Array<Iterable<fc.AsyncCommand<Model, World>>>, j: Judge) => {
-      const settled = await Promise.allSettled(all.map((cmds, k) => sequence(k, cmds, j)));
-      const failed = settled.find((x): x is PromiseRejectedResult => x.status === "rejected");
+      const logs: string[][] = [];
+      let next = 0;
+      let failed: { reason: unknown } | undefined;
+      await Promise.all(Array.from({ length: Math.min(workers, all.length) }, async (_, k) => {
+        while (!failed && next < all.length) {
+          const n = next++;
+          logs[n] = await sequence(k, all[n], j).catch((reason) => ((failed ??= { reason }), (failedAt = n), [] as string[]));
+        }
+      }));
       if (failed) throw failed.reason;
-      return settled.map((x) => (x as PromiseFulfilledResult<string[]>).value);
+      return logs;
     };
     // The budget: --model-budget-ms when given; otherwise measured on the target: three times what a batch took on the
     // mean so far, for every batch asked (a slower target gets a longer budget, never a constant tuned to one server).
@@ -138,7 +149,7 @@ export const modelCheck: Check = {
     try {
       await ctx.holds(
         "model-based run",
-        fc.array(commands, { minLength: workers, maxLength: workers }),
+        fc.array(commands, { minLength: perBatch, maxLength: perBatch }),
         async (all) => {
           // Past the budget, or past the time left for shrinking once a batch failed: a case does nothing (and so
           // passes), which ends drawing and shrinking alike.
@@ -164,12 +175,16 @@ export const modelCheck: Check = {
           // Replayed once more from a fresh start, recording what each command sent: the shortest batch as curl lines.
           let first = "";
           const quiet: Judge = { expect: (_rule, ok, message) => ((!ok && !first && (first = message)), !!ok), conforms: () => undefined, reached: () => undefined };
-          const logs = await batch(all.map((cmds) => [...cmds]), quiet).catch((err) => [[`# the replay stopped: ${(err as Error).message}`]]);
-          return { curl: logs.map((log, k) => [`# sequence ${k + 1} of ${logs.length}${workers > 1 ? ", side by side" : ""}`, ...log].join("\n")).join("\n"), details: { sequence: all.map(String).join(" || "), replayed: first || "the replay did not fail again (a timing-dependent failure)" } };
+          // The opening's batch (fixed sequences, more than the workers) replays the sequence that failed alone; a
+          // random batch replays whole, side by side, as it ran.
+          const at = failedAt;
+          const replayed = all === openingBatch && at >= 0 ? [all[at]] : all;
+          const logs = await batch(replayed.map((cmds) => [...cmds]), quiet).catch((err) => [[`# the replay stopped: ${(err as Error).message}`]]);
+          return { curl: logs.map((log, k) => [`# sequence ${k + 1} of ${logs.length}${logs.length > 1 && workers > 1 ? `, ${Math.min(workers, logs.length)} at a time` : ""}`, ...log].join("\n")).join("\n"), details: { ...(replayed !== all ? { opening: opening[at].what } : {}), sequence: replayed.map(String).join(" || "), replayed: first || "the replay did not fail again (a timing-dependent failure)" } };
         },
         given ?? MODEL_HARD_CAP_MS,
         { ran: () => ran, asked: wanted + opening.length },
-        openingBatches,
+        opening.length ? [openingBatch] : [],
       );
       // Say how many ran, side by side or not, and what bounded them.
       const budget = given !== undefined ? `the ${given / 1000} s budget (--model-budget-ms)` : `the budget measured on the target (${Math.round((deadline - started) / 1000)} s: three times the mean batch's time for each of ${batches} batches)`;

@@ -10,13 +10,12 @@
  * three interviews. A command whose capabilities the target lacks is left out of its sequence, as from the draw.
  */
 import {
-  AbandonInterview, ChangeUrlThenComplete, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteSeries, CompleteWhileReading, CompleteWithAnswers, COMMAND_NEEDS, CreateProject,
+  AbandonInterview, ChangeUrlThenComplete, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteSeries, CompleteWhileReading, COMMAND_NEEDS, CreateProject,
   DeleteWebhook, ForgedKey, GetWebhook, Launch, ListByReference, ListInterviews, ListMessages, MessageCursor, OtherProject, PauseStudy, PlantChat,
-  PlantStudy, PutWebhook, ReadChat, RecreateWithRetry, SEQUENCE_TIMEOUT_MS, TIMEOUT, ReadExperiments, ReadInterview, ReadStudy, StartBackdated, StartInterview, WalkChats, WalkInterviews,
+  PlantStudy, PutWebhook, ReadChat, RecreateWithRetry, ReadExperiments, ReadInterview, ReadStudy, StartBackdated, StartInterview, WalkChats, WalkInterviews,
   WalkWhileOthersRead, COMMANDS, KIND_NEEDS, type DrawOptions, type MessageKind,
 } from "./commands/index.ts";
 import type { Command } from "./commands/base.ts";
-import { RESET } from "../receiver.ts";
 
 /** One fixed sequence: what it shows, and its commands. */
 export interface Opening {
@@ -27,6 +26,7 @@ export interface Opening {
 /** Commands the opening leaves to the covering phase, and why (the covering phase reaches their classes every run). */
 export const LEFT_TO_COVER: Record<string, string> = {
   manyInterviews: "101 to 105 interviews: the covering phase's counts unit plants 101 interviews in a study capped at 101, and its burst unit completes 101 at once, every run",
+  completeWithAnswers: "each class of receiver answer (2xx, 3xx, 4xx, 5xx, a reset, no answer in time), retried or not: the covering phase's receiver-answers unit, every run",
 };
 
 /** The opening's sequences for this run: each command kept only where its capabilities are offered and it is drawn. */
@@ -36,31 +36,19 @@ export function openings(o: DrawOptions): Opening[] {
   // Every attempt answered 500: the first event of a series is dropped after its last retry.
   const failAll = new Array<number>(o.retryDelaysMs.length + 1).fill(500);
   const all: Opening[] = [
-    // The quick ones first (a batch ends with its slowest sequence), those that wait on the retry schedule last.
+    // The slowest first (they wait on the retry schedule and the service's timers): the run's workers each take the
+    // next sequence as they end one, so the quick ones fill in beside the slow.
+    // Events completed during another's retries and after its drop; the webhook re-created while a retry is pending.
+    // Drawn, and so opened, only where the retry schedule fits a sequence; one a sequence, so that they wait side by side.
+    { what: "an event completed during another's retries", commands: [new PutWebhook("change", true), new CompleteSeries(failAll, [200], "during the retries")] },
+    { what: "an event completed after another's drop", commands: [new PutWebhook("change", true), new CompleteSeries(failAll, [500, 200], "after the drop")] },
+    { what: "the webhook re-created at its URL while a retry is pending", commands: [new PutWebhook("change", true), new RecreateWithRetry(true)] },
+    { what: "the webhook re-created at a new URL while a retry is pending", commands: [new PutWebhook("change", true), new RecreateWithRetry(false)] },
     {
-      what: "a chat's messages at every limit, each message's id as a cursor, chats of every visibility with null titles and sources",
+      what: "interviews back-dated into last week, this week and last month, the study paused and drafted, a completion on the service's timer",
       commands: [
-        new ListMessages(0, 1), new ListMessages(0, 2), new ListMessages(0, 100), new MessageCursor(0, 0), new MessageCursor(0, 1),
-        new MessageCursor(0, 2), new MessageCursor(0, 3), new ReadChat(0),
-        new PlantChat("visible", null, "web", kinds("visible", "hidden", "visible")), new PlantChat("visible", "Model chat", null, kinds("internal", "visible")),
-        new PlantChat("internal", "Model chat", "analyst", kinds("visible")), new PlantChat("evaluation", null, null, kinds("visible")),
-        new PlantChat("release", "Model chat", "mcp", kinds("visible")), new ReadChat(1), new ReadChat(2), new ReadChat(3), new ReadChat(4), new ReadChat(5),
-        new MessageCursor(1, 1), new MessageCursor(2, 0), new WalkChats(2),
-      ],
-    },
-    {
-      what: "keys forged, other projects, studies planted in every status, the experiments report, a launch",
-      commands: [
-        new ForgedKey("case"), new OtherProject(true), new OtherProject(false), new WalkWhileOthersRead(2), new CreateProject(),
-        new PlantStudy("active", 0), new PlantStudy("paused", null), new PlantStudy("draft", 1), new ReadExperiments(), new Launch(),
-      ],
-    },
-    {
-      what: "filtered lists read just before and after a completion, an abandonment, walks by status",
-      commands: [
-        new ListInterviews(null), new StartInterview(), new ListInterviews("started"), new ListInterviews("completed"), new CompleteInterview(0),
-        new ListInterviews("started"), new ListInterviews("completed"), new ReadInterview(1), new StartInterview(), new AbandonInterview(0),
-        new CompleteAbandoned(1), new ReadInterview(2), new WalkInterviews("started", 1), new WalkInterviews(null, 1), new ReadStudy(),
+        new StartBackdated("last week"), new StartBackdated("this week"), new StartBackdated("last month"), new ReadStudy(),
+        new PauseStudy("paused"), new PauseStudy("draft"), new ReadExperiments(), new CompleteWhileReading(),
       ],
     },
     {
@@ -69,6 +57,14 @@ export function openings(o: DrawOptions): Opening[] {
         new GetWebhook(), new PutWebhook("change", true), new GetWebhook(), new PutWebhook("same", true), new CompleteInterview(0),
         new PutWebhook("change", false), new GetWebhook(), new CompleteInterview(0), new PutWebhook("same", true), new DeleteWebhook(),
         new GetWebhook(), new DeleteWebhook(), new CompleteInterview(0), new PutWebhook("change", true), new GetWebhook(), new CompleteAbandoned(0),
+      ],
+    },
+    {
+      what: "filtered lists read just before and after a completion, an abandonment, walks by status",
+      commands: [
+        new ListInterviews(null), new StartInterview(), new ListInterviews("started"), new ListInterviews("completed"), new CompleteInterview(0),
+        new ListInterviews("started"), new ListInterviews("completed"), new ReadInterview(1), new StartInterview(), new AbandonInterview(0),
+        new CompleteAbandoned(1), new ReadInterview(2), new WalkInterviews("started", 1), new WalkInterviews(null, 1), new ReadStudy(),
       ],
     },
     {
@@ -86,30 +82,22 @@ export function openings(o: DrawOptions): Opening[] {
       ? [{ what: "interviews started through the study's link", commands: [new StartInterview(true, "plain"), new StartInterview(true, "encoded"), new ListByReference(1), new ListByReference(2), new ReadInterview(2)] }]
       : []),
     {
-      what: "interviews back-dated into last week, this week and last month, the study paused and drafted, a completion on the service's timer",
+      what: "a chat's messages at every limit, each message's id as a cursor, chats of every visibility with null titles and sources",
       commands: [
-        new StartBackdated("last week"), new StartBackdated("this week"), new StartBackdated("last month"), new ReadStudy(),
-        new PauseStudy("paused"), new PauseStudy("draft"), new ReadExperiments(), new CompleteWhileReading(),
+        new ListMessages(0, 1), new ListMessages(0, 2), new ListMessages(0, 100), new MessageCursor(0, 0), new MessageCursor(0, 1),
+        new MessageCursor(0, 2), new MessageCursor(0, 3), new ReadChat(0),
+        new PlantChat("visible", null, "web", kinds("visible", "hidden", "visible")), new PlantChat("visible", "Model chat", null, kinds("internal", "visible")),
+        new PlantChat("internal", "Model chat", "analyst", kinds("visible")), new PlantChat("evaluation", null, null, kinds("visible")),
+        new PlantChat("release", "Model chat", "mcp", kinds("visible")), new ReadChat(1), new ReadChat(2), new ReadChat(3), new ReadChat(4), new ReadChat(5),
+        new MessageCursor(1, 1), new MessageCursor(2, 0), new WalkChats(2),
       ],
     },
-    // The receiver's answers, each class (2xx, 3xx, 4xx, 5xx, a reset, no answer in time) on an attempt, retried or
-    // dropped; events completed during another's retries and after its drop; the webhook re-created while a retry is
-    // pending. Drawn, and so opened, only where the retry schedule fits a sequence.
     {
-      what: "receiver answers of every class on first attempts and retries, one event failing until it is dropped",
-      commands: [new PutWebhook("change", true), new CompleteWithAnswers([301, 202]), new CompleteWithAnswers([404, 502, 299]), new CompleteWithAnswers([RESET, ...failAll.slice(1)])],
-    },
-    {
-      what: "receiver answers: no answer within the timeout (where it fits a sequence), 4xx that are not 404, 3xx that are not 301",
-      commands: [new PutWebhook("change", true), new CompleteWithAnswers(o.receiverTimeoutMs <= SEQUENCE_TIMEOUT_MS ? [TIMEOUT, 200] : [429, 204]), new CompleteWithAnswers([410, 302, 401, 200]), new CompleteWithAnswers([400, 503, 200])],
-    },
-    {
-      what: "an event completed during another's retries, then the webhook re-created at its URL while a retry is pending",
-      commands: [new PutWebhook("change", true), new CompleteSeries(failAll, [200], "during the retries"), new RecreateWithRetry(true)],
-    },
-    {
-      what: "an event completed after another's drop, then the webhook re-created at a new URL while a retry is pending",
-      commands: [new PutWebhook("change", true), new CompleteSeries(failAll, [500, 200], "after the drop"), new RecreateWithRetry(false)],
+      what: "keys forged, other projects, studies planted in every status, the experiments report, a launch",
+      commands: [
+        new ForgedKey("case"), new OtherProject(true), new OtherProject(false), new WalkWhileOthersRead(2), new CreateProject(),
+        new PlantStudy("active", 0), new PlantStudy("paused", null), new PlantStudy("draft", 1), new ReadExperiments(), new Launch(),
+      ],
     },
   ];
   return all.map((x) => ({ ...x, commands: x.commands.filter(offered).filter((c) => drawable(o, c)) })).filter((x) => x.commands.length > 0);
