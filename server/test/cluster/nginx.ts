@@ -12,6 +12,8 @@ import { sleep } from "../../../test/support/wait.ts";
 export interface Proxy {
   port: number;
   base: string;
+  /** nginx's error log so far (its upstream errors: a 502's cause), for a failed check's message. */
+  errors(): string;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startNginx(confFile: string, upstreams: Record<string, num
   return {
     port,
     base: `http://127.0.0.1:${port}/api`,
+    errors: () => err,
     async stop() {
       if (child.exitCode === null) {
         child.kill("SIGQUIT");
