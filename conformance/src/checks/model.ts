@@ -108,6 +108,7 @@ export const modelCheck: Check = {
     const openingBatch: Cmd[][] = opening.map((x) => x.commands);
     // A random batch: a sequence per worker, never more than were asked.
     const perBatch = Math.min(wanted, workers);
+    const asked = wanted + opening.length;
     const batches = Math.ceil(wanted / perBatch) + (opening.length ? 1 : 0);
     const once = new Set<string>();
     const slotFor = async (k: number): Promise<Slot> => {
@@ -183,12 +184,11 @@ export const modelCheck: Check = {
           return { curl: logs.map((log, k) => [`# sequence ${k + 1} of ${logs.length}${logs.length > 1 && workers > 1 ? `, ${Math.min(workers, logs.length)} at a time` : ""}`, ...log].join("\n")).join("\n"), details: { ...(replayed !== all ? { opening: opening[at].what } : {}), sequence: replayed.map(String).join(" || "), replayed: first || "the replay did not fail again (a timing-dependent failure)" } };
         },
         given ?? MODEL_HARD_CAP_MS,
-        { ran: () => ran, asked: wanted + opening.length },
+        { ran: () => ran, asked },
         opening.length ? [openingBatch] : [],
       );
       // Say how many ran, side by side or not, and what bounded them.
       const budget = given !== undefined ? `the ${given / 1000} s budget (--model-budget-ms)` : `the budget measured on the target (${Math.round((deadline - started) / 1000)} s: three times the mean batch's time for each of ${batches} batches)`;
-      const asked = wanted + opening.length;
       ctx.note(`model: ${ran} of ${asked} sequences ran (the opening's ${opening.length} fixed ones first, then ${wanted} random), ${workers} at a time${workers > 1 ? ", each worker in a project of its own" : ""}${ran < asked ? ` within ${budget}` : ""}`);
     } finally {
       for (const slot of slots) {

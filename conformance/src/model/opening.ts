@@ -10,7 +10,7 @@
  * three interviews. A command whose capabilities the target lacks is left out of its sequence, as from the draw.
  */
 import {
-  AbandonInterview, ChangeUrlThenComplete, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteSeries, CompleteWhileReading, COMMAND_NEEDS, CreateProject,
+  AbandonInterview, ChangeUrlThenComplete, CompleteAbandoned, CompleteInterview, CompleteMany, CompleteSeries, CompleteWhileReading, CreateProject,
   DeleteWebhook, ForgedKey, GetWebhook, Launch, ListByReference, ListInterviews, ListMessages, MessageCursor, OtherProject, PauseStudy, PlantChat,
   PlantStudy, PutWebhook, ReadChat, RecreateWithRetry, ReadExperiments, ReadInterview, ReadStudy, StartBackdated, StartInterview, WalkChats, WalkInterviews,
   WalkWhileOthersRead, COMMANDS, KIND_NEEDS, type DrawOptions, type MessageKind,
@@ -31,7 +31,9 @@ export const LEFT_TO_COVER: Record<string, string> = {
 
 /** The opening's sequences for this run: each command kept only where its capabilities are offered and it is drawn. */
 export function openings(o: DrawOptions): Opening[] {
-  const offered = (c: Command) => !o.caps.lacking(...(COMMAND_NEEDS[c.name] ?? []));
+  // The commands this run draws, by the draw's own rule (commandArbitraries): capabilities offered, and the spec's
+  // arbitrary given (not its reason for leaving the command out, an option being absent).
+  const drawn = new Set(COMMANDS.filter((s) => !o.caps.lacking(...s.needs) && typeof s.draw(o, () => undefined) !== "string").map((s) => s.name));
   const kinds = (...k: MessageKind[]) => k.filter((x) => o.caps.has(...KIND_NEEDS[x]));
   // Every attempt answered 500: the first event of a series is dropped after its last retry.
   const failAll = new Array<number>(o.retryDelaysMs.length + 1).fill(500);
@@ -100,13 +102,7 @@ export function openings(o: DrawOptions): Opening[] {
       ],
     },
   ];
-  return all.map((x) => ({ ...x, commands: x.commands.filter(offered).filter((c) => drawable(o, c)) })).filter((x) => x.commands.length > 0);
-}
-
-/** Whether the run draws the command at all (its spec answers why not where an option it needs is absent). */
-function drawable(o: DrawOptions, c: Command): boolean {
-  const spec = COMMANDS.find((s) => s.name === c.name);
-  return !!spec && typeof spec.draw(o, () => undefined) !== "string";
+  return all.map((x) => ({ ...x, commands: x.commands.filter((c) => drawn.has(c.name)) })).filter((x) => x.commands.length > 0);
 }
 
 /** The commands the opening runs, by name (for the test that every command is opened or left to the covering phase). */
