@@ -65,11 +65,14 @@ async function withSlowService(fn: (http: Http) => Promise<void>): Promise<void>
   }
 }
 
-/** The retry schedule (300 ms, a 2000 ms timeout) judged over two attempts the receiver saw; the rules that failed. */
-async function scheduleJudged(http: Http, first: Delivery, retry: Delivery, answer: number | typeof TIMEOUT | typeof RESET): Promise<string[]> {
+/**
+ * The retry schedule (300 ms, a 2000 ms timeout) judged over two attempts the receiver saw; the rules that failed
+ * (and the notes the judgement wrote, into `notes`).
+ */
+async function scheduleJudged(http: Http, first: Delivery, retry: Delivery, answer: number | typeof TIMEOUT | typeof RESET, notes: string[] = []): Promise<string[]> {
   const failed: string[] = [];
   const judge: Judge = { expect: (rule: Rule, ok) => (ok ? true : (failed.push(rule.id), false)), conforms: () => undefined, reached: () => undefined };
-  const w = { ctx: { contract, expect: judge.expect, options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http, receiver: { deliveries: [first, retry] } } as unknown as World;
+  const w = { ctx: { contract, expect: judge.expect, note: (n: string) => void notes.push(n), options: { webhookRetryDelaysMs: [300], webhookTimeoutMs: 2_000, webhookWaitMs: 0 } }, judge, http, receiver: { deliveries: [first, retry] } } as unknown as World;
   await watchSchedule(newModel(1), w, ID, [answer]);
   return failed;
 }
@@ -166,6 +169,27 @@ describe("the model's judgement of deliveries", () => {
       };
       expect(await run(10)).toEqual(["model.timeout-retried"]);
       expect(await run(420)).toEqual([]);
+    });
+  });
+
+  it("does not count an attempt after a 2xx from a service that left its API unanswered until its timeout was due", async () => {
+    // As the covering phase's receiver-answers (CI of 77445cf: on PostgreSQL, under load, a 200 answered at once was
+    // retried at a 1000 ms timeout): a starved process that wakes past its timer runs the timer before it reads the
+    // answer. Here a 200 sent 5 ms after the connection is attempted again 2.1 s on; a service that answered a read in
+    // 10 ms meanwhile broke the rule, one that left it 1.7 s of the 2 s timeout unanswered shows nothing about it.
+    await withSlowService(async (http) => {
+      const run = async (serviceMs: number) => {
+        const startedAt = Date.now();
+        await http.req(`/v1/interviews/${ID}?ms=${serviceMs}`);
+        const first = { ...delivery("/hook/m1/a", "s1"), at: startedAt, startedAt, answeredAt: startedAt + 5, lagMs: 0 };
+        const again = { ...delivery("/hook/m1/a", "s1"), at: startedAt + 2_100, startedAt: startedAt + 2_100, lagMs: 0 };
+        const notes: string[] = [];
+        return { failed: await scheduleJudged(http, first, again, 200, notes), notes };
+      };
+      expect(await run(10)).toEqual({ failed: ["model.retries"], notes: [] });
+      const stalled = await run(1_700);
+      expect(stalled.failed).toEqual([]);
+      expect(stalled.notes).toEqual([expect.stringMatching(/^model: interview .+: the 200 to attempt 1 went 5 ms after the attempt's connection and was retried, but the service had our requests unanswered 1\d{3} ms of the time from that connection until its 2000 ms timeout was due: not judged$/)]);
     });
   });
 

@@ -14,7 +14,8 @@
  */
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
-import { stallWords, timeoutEarly, timeoutSlack } from "../judge/timing.ts";
+import { judgeRetried2xx } from "../judge/retried-2xx.ts";
+import { stallWords, timeoutEarly } from "../judge/timing.ts";
 import { describeAnswer, LATE_2XX, sequenceWindow, TIMEOUT } from "../model/interview-steps.ts";
 import { RESET, type Delivery } from "../receiver.ts";
 import { fieldsDiffer, sameEvents, sameUrl } from "../judge/same.ts";
@@ -143,40 +144,16 @@ export const receiverAnswers: Unit = {
           env.expect(r["answer-retried"], false, `${label}: no attempt came within ${firstWait} ms of its completion`, read);
           continue;
         }
-        // The attempt answered 2xx (the class's own answer, or the 200 after its failed ones). A late 200 that this
-        // process itself sent too late, or whose connection it saw late (its event loop stalled), shows nothing about
-        // the service's timeout; nor does a retry of any 2xx that went out that late.
+        // The attempt answered 2xx (the class's own answer, or the 200 after its failed ones): a retry of it, or a late
+        // 200, is judged only where it can show the rule (judge/retried-2xx.ts).
         const k = due(p.answers) - 1;
         const okAttempt = got[k];
         const okAnswer = p.answers[k] ?? 200;
-        const late = okAttempt && ok(okAnswer) ? (okAttempt.answeredAt ?? Infinity) - okAttempt.startedAt + okAttempt.lagMs : 0;
         const retriedOk = okAttempt !== undefined && ok(okAnswer) && got.length > due(p.answers);
         const said = okAnswer === LATE_2XX ? "the late 200" : `the ${describeAnswer(okAnswer)} to attempt ${k + 1}`;
-        if ((p.answer === LATE_2XX || retriedOk) && late > timeoutMs - timeoutSlack(timeoutMs)) {
-          ctx.note(`cover receiver-answers: ${said} went ${late === Infinity ? "unsent" : `${late} ms after the attempt's connection`}, too near the ${timeoutMs} ms timeout to judge (this process stalled)`);
-          unjudged.push([p.cls, p.answers]);
-          continue;
-        }
-        // Nor does an attempt after a 2xx from a service that may have timed it from long before it connected: the clock a
-        // service starts before it connects (timeoutSlack), and on top of it as long as it left its API unanswered just
-        // before (a busy service is slow to connect too). Kept from a run of four copies at once that failed a correct
-        // server: its 200 went 1311 ms after the connection, inside a 2000 ms timeout, and the service, slow just then,
-        // retried it; and from CI runs where a 299 answered at once, and a retry answered 200 after a 300, were retried.
-        const slowBefore = retriedOk ? env.http.slowness(okAttempt.startedAt - timeoutMs, okAttempt.startedAt).ms : 0;
-        if (retriedOk && late > timeoutMs - timeoutSlack(timeoutMs) - slowBefore) {
-          ctx.note(`cover receiver-answers: ${said} went ${late} ms after the attempt's connection and was retried, but the service, ${slowBefore} ms slow just before, may have started its ${timeoutMs} ms clock that much earlier: not judged`);
-          unjudged.push([p.cls, p.answers]);
-          continue;
-        }
-        // Nor from a service that left its API unanswered from the answer until its timeout was (nearly) due (measured
-        // from the connection, which the answer follows at once but for a late 200): a process whose event loop wakes
-        // past a timer's time runs the timer before it reads what came meanwhile (Node's order), so it timed out an
-        // answer it had been sent in time. Kept from the CI of 77445cf: on PostgreSQL, under load, a 200 to the retry
-        // after a 429 was retried at a 1000 ms timeout.
-        const slowAfter = retriedOk ? env.http.slowness(okAttempt.startedAt, okAttempt.startedAt + timeoutMs).ms : 0;
-        const leftAfterAnswer = retriedOk ? okAttempt.startedAt + timeoutMs - (okAttempt.answeredAt ?? okAttempt.at) : 0;
-        if (retriedOk && slowAfter >= leftAfterAnswer - timeoutSlack(timeoutMs) - slowBefore) {
-          ctx.note(`cover receiver-answers: ${said} went ${late} ms after the attempt's connection and was retried, but the service had our requests unanswered ${slowAfter} ms of the time from that connection until its ${timeoutMs} ms timeout was due: not judged`);
+        const { late, slowBefore, slowAfter, why } = okAttempt && ok(okAnswer) ? judgeRetried2xx(env.http, okAttempt, timeoutMs, retriedOk, p.answer === LATE_2XX) : { late: 0, slowBefore: 0, slowAfter: 0, why: undefined };
+        if (why) {
+          ctx.note(`cover receiver-answers: ${said} ${why}`);
           unjudged.push([p.cls, p.answers]);
           continue;
         }

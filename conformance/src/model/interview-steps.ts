@@ -5,6 +5,7 @@
  */
 import { same } from "../judge/same.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
+import { judgeRetried2xx } from "../judge/retried-2xx.ts";
 import { retryWindow, sleep, stallWords, timeoutEarly, timeoutSlack } from "../judge/timing.ts";
 import { RESET } from "../receiver.ts";
 import { refusal } from "../states/types.ts";
@@ -152,10 +153,16 @@ export async function watchSchedule(m: Model, w: World, id: string, answers: num
   }
   const got = deliveriesOf(m, w, id);
   const answered = got.map((_, k) => describeAnswer(answers[k] ?? 200));
+  // An attempt after the 2xx is judged only where it can show the rule (judge/retried-2xx.ts), as the covering phase's
+  // receiver-answers judges it: a service stalled around the 2xx may have timed it out.
+  const okAnswer = answers[want - 1] ?? 200;
+  const excused = got.length > want && ok(okAnswer) ? judgeRetried2xx(w.http, got[want - 1], timeoutMs, true, false).why : undefined;
+  if (excused) w.ctx.note(`model: interview ${id}: the ${describeAnswer(okAnswer)} to attempt ${want} ${excused}`);
   // With an attempt left unanswered, the count says whether a timeout was taken for a failure: its own rule.
   const countRule = answers.slice(0, want - 1).includes(TIMEOUT) ? r["timeout-retried"] : r.retries;
-  w.judge.expect(countRule, got.length === want, `interview ${id}: the receiver answered ${answered.join(", ") || "nothing"}; ${want} attempt(s) were due (retries after a failed attempt, at most ${delays.length}, none after a 2xx), ${got.length} came`, undefined, { answers, delays });
-  for (let k = 1; k < got.length && k <= delays.length; k++) {
+  if (!excused) w.judge.expect(countRule, got.length === want, `interview ${id}: the receiver answered ${answered.join(", ") || "nothing"}; ${want} attempt(s) were due (retries after a failed attempt, at most ${delays.length}, none after a 2xx), ${got.length} came`, undefined, { answers, delays });
+  // Each due retry's timing (an attempt past the due ones is the count's to judge, not a retry of a failed attempt).
+  for (let k = 1; k < Math.min(got.length, want) && k <= delays.length; k++) {
     // From the answer that failed (the receiver reads the interview before it answers, which the delay does not
     // include), or from the receiver timeout when there was no answer in time.
     const failedAt = answers[k - 1] === TIMEOUT ? got[k - 1].startedAt + timeoutMs : got[k - 1].answeredAt ?? got[k - 1].at;
