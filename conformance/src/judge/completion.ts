@@ -33,4 +33,3 @@ export async function untilCompleted(http: Http, id: string, waitMs: number): Pr
     await sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())));
   }
 }
-
