@@ -33,6 +33,12 @@ export function loadOpenApi(path: string = OPENAPI_PATH): OpenApiDoc {
   return JSON.parse(readFileSync(path, "utf8")) as OpenApiDoc;
 }
 
+let generated: OpenApiDoc | undefined;
+/** generated/openapi.json, read once per process: one object, so what is compiled from it can be kept per process. Never changed by its readers. */
+export function contractDoc(): OpenApiDoc {
+  return (generated ??= loadOpenApi());
+}
+
 /** ajv's discriminator keyword rejects `mapping`; the `oneOf` branches already carry the `type` constants. */
 function stripDiscriminatorMapping(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(stripDiscriminatorMapping);
@@ -79,6 +85,21 @@ export function createContractAjv(doc: OpenApiDoc = loadOpenApi(), options: Opti
     },
     compile: (schema) => ajv.compile(schema),
   };
+}
+
+const kept = new WeakMap<OpenApiDoc, Map<string, ContractAjv>>();
+/**
+ * One ajv per document and options for the whole process, its validators compiled on first use and kept: the suite's
+ * runs and the apps a test process builds each compiled the same schemas afresh (about half a second of CPU each). A
+ * compiled validator keeps nothing between calls but its `errors`, which every caller reads at once.
+ */
+export function sharedContractAjv(doc: OpenApiDoc = contractDoc(), options: Options = {}): ContractAjv {
+  let byOptions = kept.get(doc);
+  if (!byOptions) kept.set(doc, (byOptions = new Map()));
+  const key = JSON.stringify(options);
+  let ajv = byOptions.get(key);
+  if (!ajv) byOptions.set(key, (ajv = createContractAjv(doc, options)));
+  return ajv;
 }
 
 /** One line per ajv error: `/data/0/id must match format "uuid"`. */

@@ -4,7 +4,7 @@
  * (JSON bodies, the resources' fields, detail-only fields, no 5xx) apart from what only our contract pins
  * (the error envelope, declared error statuses, the shapes of endpoints the seed does not show).
  */
-import { createContractAjv, describeErrors, type ContractAjv, type OpenApiDoc } from "../../lib/openapi-ajv.ts";
+import { describeErrors, sharedContractAjv, type ContractAjv, type OpenApiDoc } from "../../lib/openapi-ajv.ts";
 import type { Reply } from "./http.ts";
 import { contract, rules, seed, type Rule } from "./rules.ts";
 
@@ -111,7 +111,8 @@ export class Contract {
   readonly operations: Operation[] = [];
 
   constructor(doc?: OpenApiDoc) {
-    this.ajv = createContractAjv(doc);
+    // Shared by every run in the process: validators are compiled once, not once per run.
+    this.ajv = sharedContractAjv(doc);
     this.doc = this.ajv.doc;
     for (const [path, item] of Object.entries<any>(this.doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {

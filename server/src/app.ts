@@ -9,7 +9,7 @@ import { assetPath } from "../../lib/assets.ts";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 import type { Logger } from "pino";
 import type { FixtureDataset } from "../../fixtures/types.ts";
-import { loadOpenApi } from "../../lib/openapi-ajv.ts";
+import { contractDoc } from "../../lib/openapi-ajv.ts";
 import { systemClock, type Clock } from "./clock.ts";
 import { experimentsHandlers } from "./handlers/experiments.ts";
 import { chatsHandlers } from "./handlers/chats.ts";
@@ -149,7 +149,7 @@ export function createApp(options: AppOptions = {}): App {
     logger: options.logger || undefined,
   });
   const { store, projects, streams, faults, webhooks } = parts;
-  const doc = loadOpenApi();
+  const doc = contractDoc();
   // Launch tokens stay valid across restarts with a data dir: their key is kept there.
   let tokenKey = backend.getMeta("launch_token_secret");
   if (tokenKey === undefined) backend.setMeta("launch_token_secret", (tokenKey = randomBytes(32).toString("hex")));

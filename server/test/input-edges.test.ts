@@ -114,3 +114,24 @@ describe("validation", () => {
     expect((await api.req("/v1/interviews?reference_id=a%01b")).status).toBe(200);
   });
 });
+
+// A process's apps share the validators compiled from the contract (ValidatorFactory.of, sharedContractAjv): a second
+// app builds in a fraction of the first's time. Sharing them must not mix answers: a compiled function keeps its last
+// `errors`, read at once by each caller.
+describe("apps in one process share the compiled validators", () => {
+  it("two apps answer interleaved invalid requests each with its own issues, and validate responses alike", async () => {
+    const other = await startApi({ validateResponses: true });
+    try {
+      const asks = Array.from({ length: 20 }, (_, k) => (k % 2 ? api : other).req(k % 4 < 2 ? `/v1/interviews?limit=${k}x` : "/v1/webhooks", k % 4 < 2 ? {} : { method: "PUT", body: { url: `https://hooks.example.com/${k}`, events: [`nope${k}`] } }));
+      const answers = await Promise.all(asks);
+      answers.forEach((res, k) => {
+        expect(res.status, `request ${k}`).toBe(400);
+        if (k % 4 < 2) expect(res.body.error.details, `request ${k}`).toEqual([{ location: "query", field: "limit", message: "must be an integer" }]);
+        else expect(res.body.error.details.map((d: { field: string }) => d.field), `request ${k}`).toEqual(["events/0"]);
+      });
+      expect((await other.req("/v1/studies")).status).toBe(200);
+    } finally {
+      await other.server.close();
+    }
+  });
+});

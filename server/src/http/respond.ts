@@ -5,7 +5,7 @@
  */
 import type { Response } from "express";
 import type { RouteDef } from "../../../generated/routes.ts";
-import { createContractAjv, describeErrors, type ContractAjv, type OpenApiDoc } from "../../../lib/openapi-ajv.ts";
+import { describeErrors, sharedContractAjv, type ContractAjv, type OpenApiDoc } from "../../../lib/openapi-ajv.ts";
 import { ApiError } from "./errors.ts";
 import { toJson } from "./serialize.ts";
 
@@ -13,7 +13,7 @@ export class ResponseWriter {
   private readonly ajv: ContractAjv | null;
 
   constructor(doc: OpenApiDoc, validate: boolean) {
-    this.ajv = validate ? createContractAjv(doc) : null;
+    this.ajv = validate ? sharedContractAjv(doc) : null;
   }
 
   /** Sends the result; returns the JSON bytes sent (for the response cache), or null for an empty body. */

@@ -86,7 +86,7 @@ function assertWellFormedQuery(url: string): void {
  * prefix trimming and layer walk cost every request (issue #63).
  */
 export function buildRouter(options: RouterOptions): { dispatch: RouteHandler; fast: FastLane; routes: RouteDef[] } {
-  const factory = new ValidatorFactory(options.doc);
+  const factory = ValidatorFactory.of(options.doc);
   const writer = new ResponseWriter(options.doc, options.validateResponses);
   // The fast lane serves cached bodies on the embedded stores only: a shared store's requests wait for its readiness
   // and read their projects and faults from the database.

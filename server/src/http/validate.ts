@@ -126,19 +126,39 @@ function paramObjectSchema(params: RouteParam[]) {
   };
 }
 
+const factories = new WeakMap<OpenApiDoc, ValidatorFactory>();
+
 export class ValidatorFactory {
   private readonly coercing: ContractAjv;
   private readonly strict: ContractAjv;
   /** Stops at the first error: a large invalid body costs one error's work, not one per item. */
   private readonly firstError: ContractAjv;
+  private readonly routes = new Map<RouteDef, RequestValidator>();
 
-  constructor(private readonly doc: OpenApiDoc) {
+  /**
+   * The factory of a document, one per process: every app a process builds (a test file builds dozens) shares the
+   * validators compiled for the first, instead of compiling its own (a third of a second of CPU each).
+   */
+  static of(doc: OpenApiDoc): ValidatorFactory {
+    let factory = factories.get(doc);
+    if (!factory) factories.set(doc, (factory = new ValidatorFactory(doc)));
+    return factory;
+  }
+
+  private constructor(private readonly doc: OpenApiDoc) {
     this.coercing = createContractAjv(doc, { coerceTypes: true });
     this.strict = createContractAjv(doc);
     this.firstError = createContractAjv(doc, { allErrors: false });
   }
 
+  /** The route's validator, compiled on first use and kept (its functions keep nothing between requests). */
   forRoute(route: RouteDef): RequestValidator {
+    let validator = this.routes.get(route);
+    if (!validator) this.routes.set(route, (validator = this.compile(route)));
+    return validator;
+  }
+
+  private compile(route: RouteDef): RequestValidator {
     const queryParams = route.parameters.filter((p) => p.in === "query");
     const pathParams = route.parameters.filter((p) => p.in === "path");
     const defaults = queryParams
