@@ -15,8 +15,9 @@
 import { judgeAttempt, signed } from "../judge/attempts.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { judgeRetried2xx } from "../judge/retried-2xx.ts";
-import { stallWords, timeoutEarly } from "../judge/timing.ts";
-import { describeAnswer, LATE_2XX, sequenceWindow, TIMEOUT } from "../model/interview-steps.ts";
+import { retryGap } from "../judge/retry-gap.ts";
+import { sequenceWindow } from "../judge/timing.ts";
+import { describeAnswer, LATE_2XX, TIMEOUT } from "../model/interview-steps.ts";
 import { RESET, type Delivery } from "../receiver.ts";
 import { fieldsDiffer, sameEvents, sameUrl } from "../judge/same.ts";
 import { textOfLength, until, type CoverEnv, type Hook, type Unit } from "./unit.ts";
@@ -162,18 +163,8 @@ export const receiverAnswers: Unit = {
         for (let n = 0; n + 1 < got.length && n < p.answers.length && !ok(p.answers[n]); n++) {
           const answer = p.answers[n];
           const [failed, retry] = [got[n], got[n + 1]];
-          const failedAt = answer === TIMEOUT ? failed.startedAt + timeoutMs : failed.answeredAt ?? failed.at;
-          const gap = retry.at - failedAt;
-          // The suite's own stalls: an attempt (whose timeout the failure is counted from) read late makes the gap
-          // look short; a retry read late makes it look long. Neither is the service's doing. Nor is a timeout clock the
-          // service started before it connected (timeoutSlack).
-          const before = answer === TIMEOUT ? env.http.slowness(failed.startedAt - timeoutMs, failed.startedAt) : { ms: 0, what: "" };
-          const earlyStall = answer === TIMEOUT ? timeoutEarly(timeoutMs, failed.lagMs, before.ms) : 0;
-          const [early, late] = sequenceWindow(delays[n]);
-          // The service's own: a retry late while the service also left its API unanswered that long.
-          const slow = env.http.slowness(failedAt, retry.at);
-          const [lo, hi] = [early - earlyStall, late + Math.max(retry.lagMs, slow.ms)];
-          env.expect(r["answer-retried"], gap >= lo && gap <= hi, `${label}: retry ${n + 1} came ${gap} ms after attempt ${n + 1} failed (${describeAnswer(answer)}); its delay is ${delays[n]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${stallWords(failed.lagMs + retry.lagMs, slow.ms >= before.ms ? slow : before)}${answer === TIMEOUT ? `, and ${Math.round(earlyStall - failed.lagMs)} ms the service may have run its timeout's clock before it connected` : ""})`);
+          const { gap, lo, hi, allowing } = retryGap(env.http, failed, retry, answer === TIMEOUT, timeoutMs, delays[n]);
+          env.expect(r["answer-retried"], gap >= lo && gap <= hi, `${label}: retry ${n + 1} came ${gap} ms after attempt ${n + 1} failed (${describeAnswer(answer)}); its delay is ${delays[n]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${allowing})`);
         }
         env.reach(`answer ${p.cls}`, r["answer-retried"].cites);
         for (const [k, d] of got.entries()) {

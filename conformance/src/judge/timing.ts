@@ -10,6 +10,13 @@ export const sleep = (ms: number) => new Promise<void>((res) => setTimeout(res, 
 export const retryWindow = (delayMs: number): [number, number] => [delayMs - Math.max(100, delayMs * 0.1), delayMs + Math.max(250, delayMs * 0.2)];
 
 /**
+ * How far a retry may land from its delay inside a sequence: early as the retries check allows (max(100 ms, 10%)),
+ * late by max(1 s, 50%). The retries check holds the schedule's precision on a quiet receiver; a sequence holds the
+ * count, the order and the spacing while the service and the suite are busy with everything else the sequence did.
+ */
+export const sequenceWindow = (delayMs: number): [number, number] => [retryWindow(delayMs)[0], delayMs + Math.max(1_000, delayMs * 0.5)];
+
+/**
  * How much earlier than `timeout + delay` after an unanswered attempt arrived its retry may come: a service may start
  * its receiver-timeout clock before it connects (its own TLS set-up, a certificate file read at every attempt), which
  * the receiver cannot see. A fifth of the timeout, at least 250 ms.

@@ -6,7 +6,8 @@
 import { same } from "../judge/same.ts";
 import { completionWaitMs, untilCompleted } from "../judge/completion.ts";
 import { judgeRetried2xx } from "../judge/retried-2xx.ts";
-import { retryWindow, sleep, stallWords, timeoutEarly, timeoutSlack } from "../judge/timing.ts";
+import { retryGap } from "../judge/retry-gap.ts";
+import { sequenceWindow, sleep, timeoutSlack } from "../judge/timing.ts";
 import { RESET } from "../receiver.ts";
 import { refusal } from "../states/types.ts";
 import { completed, deliveriesOf } from "./commands/base.ts";
@@ -68,13 +69,6 @@ export async function completeNow(m: Model, w: World, id: string): Promise<void>
   w.judge.expect(r["interview-status"], reply.status === 200 && reply.body?.status === "completed" && forward, reply.status !== 200 ? `GET /v1/interviews/${id} after its respondent finished answered ${reply.status}` : !forward ? `after its respondent finished, interview ${id} went ${path.join(" -> ")}: not forward` : `interview ${id} still read ${JSON.stringify(reply.body?.status)} ${wait} ms after its respondent finished`, reply);
   completed(m, w, id);
 }
-
-/**
- * How far a retry may land from its delay inside a sequence: early as the retries check allows (max(100 ms, 10%)),
- * late by max(1 s, 50%). The retries check holds the schedule's precision on a quiet receiver; a sequence holds the
- * count, the order and the spacing while the service and the suite are busy with everything else the sequence did.
- */
-export const sequenceWindow = (delayMs: number): [number, number] => [retryWindow(delayMs)[0], delayMs + Math.max(1_000, delayMs * 0.5)];
 
 /** An answer of `TIMEOUT` is no answer within the receiver timeout: the service gives up on the attempt and retries. */
 export const TIMEOUT = 0;
@@ -163,23 +157,9 @@ export async function watchSchedule(m: Model, w: World, id: string, answers: num
   if (!excused) w.judge.expect(countRule, got.length === want, `interview ${id}: the receiver answered ${answered.join(", ") || "nothing"}; ${want} attempt(s) were due (retries after a failed attempt, at most ${delays.length}, none after a 2xx), ${got.length} came`, undefined, { answers, delays });
   // Each due retry's timing (an attempt past the due ones is the count's to judge, not a retry of a failed attempt).
   for (let k = 1; k < Math.min(got.length, want) && k <= delays.length; k++) {
-    // From the answer that failed (the receiver reads the interview before it answers, which the delay does not
-    // include), or from the receiver timeout when there was no answer in time.
-    const failedAt = answers[k - 1] === TIMEOUT ? got[k - 1].startedAt + timeoutMs : got[k - 1].answeredAt ?? got[k - 1].at;
-    const gap = got[k].at - failedAt;
-    // The suite's own stalls: an attempt the failure is counted from (a timeout) read late makes the gap look short; a
-    // retry read late makes it look long. Neither is the service's doing.
-    // A timeout clock the service started before it connected is not seen by the receiver either (timeoutSlack).
-    // The service's time before it connected: a fifth of the timeout, and as long as it left its API unanswered just before.
-    const before = answers[k - 1] === TIMEOUT ? w.http.slowness(got[k - 1].startedAt - timeoutMs, got[k - 1].startedAt).ms : 0;
-    const earlyStall = answers[k - 1] === TIMEOUT ? timeoutEarly(timeoutMs, got[k - 1].lagMs, before) : 0;
-    // And the service's own: a retry late while the service also left its API unanswered that long.
-    const slow = w.http.slowness(failedAt, got[k].at);
-    const lateStall = Math.max(got[k].lagMs, slow.ms);
-    const [windowEarly, windowLate] = sequenceWindow(delays[k - 1]);
-    const [early, late] = [windowEarly - earlyStall, windowLate + lateStall];
-    const stalled = stallWords(earlyStall + got[k].lagMs, slow);
-    w.judge.expect(answers[k - 1] === TIMEOUT ? r["timeout-retried"] : r.retries, gap >= early && gap <= late, `interview ${id}: retry ${k} came ${gap} ms after the attempt before it failed (${answers[k - 1] === TIMEOUT ? `no answer within the ${timeoutMs} ms receiver timeout` : describeAnswer(answers[k - 1])}); the configured delay is ${delays[k - 1]} ms (${Math.round(early)} to ${Math.round(late)} accepted${stalled})`);
+    const timedOut = answers[k - 1] === TIMEOUT;
+    const { gap, lo, hi, allowing } = retryGap(w.http, got[k - 1], got[k], timedOut, timeoutMs, delays[k - 1]);
+    w.judge.expect(timedOut ? r["timeout-retried"] : r.retries, gap >= lo && gap <= hi, `interview ${id}: retry ${k} came ${gap} ms after the attempt before it failed (${timedOut ? `no answer within the ${timeoutMs} ms receiver timeout` : describeAnswer(answers[k - 1])}); the configured delay is ${delays[k - 1]} ms (${Math.round(lo)} to ${Math.round(hi)} accepted${allowing})`);
     w.judge.expect(r.retries, got[k].raw.equals(got[0].raw) || JSON.parse(got[k].raw.toString()).data?.session_id === JSON.parse(got[0].raw.toString()).data?.session_id, `interview ${id}: retry ${k} is not the same event (session_id differs)`);
   }
 }

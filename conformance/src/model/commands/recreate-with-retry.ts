@@ -1,7 +1,7 @@
 /** `recreateWithRetry`: an interview whose first attempt fails, then the webhook deleted and created again (a new secret, maybe a new URL) while its retry is pending: a retry, if one still comes, goes where the webhook pointed when the interview completed, signed with that webhook's secret; the new webhook hears only of what completes after it. */
 import fc from "fast-check";
-import { sleep } from "../../judge/timing.ts";
-import { completeNow, sequenceWindow, start } from "../interview-steps.ts";
+import { sequenceWindow, sleep } from "../../judge/timing.ts";
+import { completeNow, start } from "../interview-steps.ts";
 import { r } from "../rules.ts";
 import { hookPath, type Model, type World } from "../world.ts";
 import { Command, deliveriesOf, openInterviews, type CommandSpec } from "./base.ts";
