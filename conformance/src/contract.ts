@@ -5,7 +5,7 @@
  * (the error envelope, declared error statuses, the shapes of endpoints the seed does not show).
  */
 import { describeErrors, sharedContractAjv, type ContractAjv, type OpenApiDoc } from "../../lib/openapi-ajv.ts";
-import type { Reply } from "./http.ts";
+import { isEventStreamType, isJsonType, type Reply } from "./http.ts";
 import { contract, rules, seed, type Rule } from "./rules.ts";
 
 export const responseRules = rules("response", {
@@ -154,7 +154,7 @@ export class Contract {
 
   /** Whether the reply is a `text/event-stream` that its operation declares for that status. */
   private declaredStream(reply: Reply, operation: Operation | undefined): boolean {
-    return /^text\/event-stream\b/.test(reply.headers.get("content-type") ?? "") && !!operation?.op.responses[String(reply.status)]?.content?.["text/event-stream"];
+    return isEventStreamType(reply.headers.get("content-type")) && !!operation?.op.responses[String(reply.status)]?.content?.["text/event-stream"];
   }
 
   /** The response rules that apply to a reply (each is exercised by judging it). */
@@ -182,7 +182,7 @@ export class Contract {
       if (reply.text !== "") add(r["empty-204"], "a 204 must have an empty body");
     } else if (this.declaredStream(reply, operation)) {
       // A stream the operation declares (text/event-stream): its status and headers are judged, not a JSON body.
-    } else if (!/^application\/json\b/.test(type) || (reply.body === undefined && reply.text !== "null")) add(r.json, `content-type is ${JSON.stringify(type)}${reply.body === undefined ? " and the body is not JSON" : ""}`);
+    } else if (!isJsonType(type) || (reply.body === undefined && reply.text !== "null")) add(r.json, `content-type is ${JSON.stringify(type)}${reply.body === undefined ? " and the body is not JSON" : ""}`);
     if (reply.status >= 400) {
       const v = this.ajv.validator("#/components/schemas/ErrorEnvelope");
       if (!v(reply.body)) add(r.envelope, `error body is not the envelope: ${describeErrors(v.errors)}`);

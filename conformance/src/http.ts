@@ -31,6 +31,15 @@ export interface RequestInit {
   rawBytes?: Uint8Array<ArrayBuffer>;
 }
 
+/**
+ * Whether a Content-Type names JSON: `application/json`, parameters allowed. A media type's name is case-insensitive
+ * (RFC 9110, 8.3.1), so `Application/JSON` is JSON; `application/json-patch+json` is another type.
+ */
+export const isJsonType = (type: string | null | undefined): boolean => /^\s*application\/json\s*(;|$)/i.test(type ?? "");
+
+/** Whether a Content-Type names an event stream (`text/event-stream`, any case, parameters allowed). */
+export const isEventStreamType = (type: string | null | undefined): boolean => /^\s*text\/event-stream\s*(;|$)/i.test(type ?? "");
+
 /** A UUID, as the seed's ids are. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -251,7 +260,7 @@ export class Http {
       await new Promise((ok) => setTimeout(ok, wait));
     }
     // A stream is judged by its status and headers: its body never ends while the stream is live, so it is not read.
-    const streaming = /^text\/event-stream\b/.test(res.headers.get("content-type") ?? "");
+    const streaming = isEventStreamType(res.headers.get("content-type"));
     if (streaming) await res.body?.cancel().catch(() => undefined);
     const text = streaming ? "" : await res.text();
     let parsed: unknown;

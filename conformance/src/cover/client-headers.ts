@@ -9,7 +9,7 @@
  *
  * Each request is sent plain and with the client's headers: the two answers must agree (status and JSON body).
  */
-import { errorMessage, type Reply } from "../http.ts";
+import { errorMessage, isJsonType, type Reply } from "../http.ts";
 import { NEVER_ID } from "../data.ts";
 import type { CoverEnv, Unit } from "./unit.ts";
 import { r } from "./rules.ts";
@@ -20,7 +20,7 @@ const ACCEPTS: Array<[string, string]> = [
   ["Accept with a charset", "application/json; charset=utf-8"],
 ];
 
-const isJson = (reply: Reply) => /^application\/json\b/i.test(reply.headers.get("content-type") ?? "") && reply.body !== undefined;
+const isJson = (reply: Reply) => isJsonType(reply.headers.get("content-type")) && reply.body !== undefined;
 
 /** Why `got` (sent with the client's headers) is not answered as `plain` was, or "" when it is. */
 function disagreement(plain: Reply, got: Reply): string {

@@ -5,6 +5,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Ctx } from "../check.ts";
+import { isJsonType } from "../http.ts";
 import type { Delivery } from "../receiver.ts";
 import { rules, seed } from "../rules.ts";
 
@@ -46,7 +47,7 @@ export function payloadFieldsOf(rest: any): Array<[string, unknown]> {
 export function judgeAttempt(ctx: Pick<Ctx, "expect" | "contract">, secret: string | string[] | null, d: Delivery, label: string): void {
   const keys = typeof secret === "string" ? [secret] : secret;
   ctx.expect(r.headers, d.method === "POST", `${label} came as ${d.method}, not POST`);
-  ctx.expect(r.headers, String(d.headers["content-type"]).startsWith("application/json"), `${label}: Content-Type is ${JSON.stringify(d.headers["content-type"])}, not application/json`);
+  ctx.expect(r.headers, isJsonType(d.headers["content-type"]), `${label}: Content-Type is ${JSON.stringify(d.headers["content-type"])}, not application/json`);
   ctx.expect(r.headers, d.headers["x-webhook-event"] === "interview.completed", `${label}: X-Webhook-Event is ${JSON.stringify(d.headers["x-webhook-event"])}, not interview.completed`);
   // null: the secret is not known here (the proxy saw none issued), so only the header's form can be judged.
   if (keys === null) ctx.expect(r.signature, /^sha256=[0-9a-f]{64}$/.test(String(d.headers["x-webhook-signature"])), `${label}: X-Webhook-Signature ${JSON.stringify(d.headers["x-webhook-signature"])} is not sha256= followed by the 64 lowercase hex digits of an HMAC-SHA256`, undefined, { body: d.raw.toString("utf8").slice(0, 500) });

@@ -8,6 +8,7 @@
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
+import { isEventStreamType } from "../http.ts";
 import { decoded, type Exchange } from "./exchange.ts";
 
 /** Hop-by-hop headers (RFC 9110 7.6.1): each connection's own, never passed on. */
@@ -174,7 +175,7 @@ export class Forwarder {
       }
       if (this.o.via) raw.push("Via", VIA);
       // An event stream may be silent for long between events: only its opening is timed.
-      if (/^text\/event-stream\b/i.test(String(ur.headers["content-type"] ?? ""))) up.setTimeout(0);
+      if (isEventStreamType(ur.headers["content-type"])) up.setTimeout(0);
       res.writeHead(status, ur.statusMessage, raw);
       ur.on("data", (c: Buffer) => resCapture.add(c));
       ur.on("end", () => finish(true));

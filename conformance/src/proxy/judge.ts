@@ -9,7 +9,7 @@ import { deprecationVerdicts } from "../judge/deprecation.ts";
 import { invalidParametersVerdicts, noSuchMessageVerdicts } from "../judge/messages-errors.ts";
 import { messageVerdicts } from "../judge/truncation.ts";
 import { responseRules, type Contract, type Operation } from "../contract.ts";
-import { UUID, type Reply } from "../http.ts";
+import { isJsonType, UUID, type Reply } from "../http.ts";
 import type { Rule } from "../rules.ts";
 import { createContractAjv, INTEGER_TEXT } from "../../../lib/openapi-ajv.ts";
 import { decodedSegment, jsonOf, type Exchange } from "./exchange.ts";
@@ -172,7 +172,7 @@ export class RequestJudge {
     if (c.body && ex.requestBody !== null) {
       const type = ex.requestHeaders["content-type"] ?? "";
       const body = jsonOf(ex.requestBody);
-      if (!/^application\/json\b/i.test(type)) messages.push(`the body is sent as ${JSON.stringify(type)}, not application/json`), invalid.add("(body)");
+      if (!isJsonType(type)) messages.push(`the body is sent as ${JSON.stringify(type)}, not application/json`), invalid.add("(body)");
       else if (!c.body(body)) {
         invalid.add("(body)");
         messages.push(`the body ${(c.body.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || "(root)"} ${e.message}`).join("; ")}`);
