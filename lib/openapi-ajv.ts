@@ -28,6 +28,9 @@ export const OPENAPI_PATH = assetPath("generated/openapi.json");
  */
 export const INTEGER_TEXT = /^-?\d{1,15}$/;
 
+/** A UUID as text: the 8-4-4-4-12 hex digits, nothing around them (no `urn:uuid:`, no braces). */
+export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Reads generated/openapi.json (or another document) as plain JSON. */
 export function loadOpenApi(path: string = OPENAPI_PATH): OpenApiDoc {
   return JSON.parse(readFileSync(path, "utf8")) as OpenApiDoc;
@@ -72,6 +75,9 @@ export function createContractAjv(doc: OpenApiDoc = loadOpenApi(), options: Opti
     ...options,
   });
   addFormats(ajv);
+  // ajv-formats' uuid takes a URN (`urn:uuid:...`) too: a server would read it as an id, and a body holding one would
+  // pass. The seed's ids are UUID strings, its canonical form only (any case: RFC 9562 reads hex digits either way).
+  ajv.addFormat("uuid", UUID_TEXT);
   ajv.addFormat("int32", INT32);
   ajv.addFormat("double", { type: "number", validate: (n: number) => Number.isFinite(n) });
   ajv.addSchema(copy, "openapi.json");

@@ -97,6 +97,23 @@ describe("messages", () => {
     expect(res.body.error.details.map((d: any) => d.field).sort()).toEqual(["limit", "starting_after"]);
   });
 
+  // The seed's ids are UUID strings: a visible message's id as a URN, in braces or without its hyphens is not one (ajv's
+  // uuid format took the URN and answered "No such message: urn:uuid:..."). A chat's id in those forms is not one either.
+  it("400 Invalid parameters for a visible message's id written as a URN, in braces or without hyphens; a chat's id so written is refused too", async () => {
+    const c = chatsWithMessages[0];
+    const id = (await api.req(`/v1/chats/${c.id}/messages?limit=1`)).body.data[0].id as string;
+    for (const form of [`urn:uuid:${id}`, `{${id}}`, id.replace(/-/g, "")]) {
+      const res = await api.req(`/v1/chats/${c.id}/messages?starting_after=${encodeURIComponent(form)}`);
+      expect(res.status, form).toBe(400);
+      expect(res.body.error, form).toMatchObject({ message: "Invalid parameters", details: [{ location: "query", field: "starting_after" }] });
+      const chat = await api.req(`/v1/chats/${encodeURIComponent(`urn:uuid:${c.id}`)}`);
+      expect(chat.status, form).toBe(400);
+      expect(chat.body.error.details, form).toEqual([expect.objectContaining({ location: "path", field: "id" })]);
+    }
+    // Upper case is the same UUID (RFC 9562 reads hex digits in either case): a cursor, not a malformed one.
+    expect((await api.req(`/v1/chats/${c.id}/messages?starting_after=${id.toUpperCase()}`)).body.error?.message).not.toBe("Invalid parameters");
+  });
+
   it("400 No such message for a UUID that is not a visible message of the chat", async () => {
     const c = chatsWithMessages[0];
     for (const id of [NEVER, want.hiddenMessages[0].id]) {
