@@ -4,6 +4,7 @@
  */
 import { createParser } from "eventsource-parser";
 import type { Rule } from "./rules.ts";
+import { UUID_TEXT } from "../../lib/openapi-ajv.ts";
 
 /** What the client needs of the contract: which operation a request is (the Contract class has this shape). */
 export interface OperationMatcher {
@@ -40,8 +41,8 @@ export const isJsonType = (type: string | null | undefined): boolean => /^\s*app
 /** Whether a Content-Type names an event stream (`text/event-stream`, any case, parameters allowed). */
 export const isEventStreamType = (type: string | null | undefined): boolean => /^\s*text\/event-stream\s*(;|$)/i.test(type ?? "");
 
-/** A UUID, as the seed's ids are. */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A UUID, as the seed's ids are: the pattern the contract's `uuid` format validates with, not a copy of it. */
+export const UUID = UUID_TEXT;
 
 export const redact = (value: string) => value.replace(/((?:svc|pk)_live_)[A-Za-z0-9_]+/g, "$1…REDACTED");
 

@@ -6,7 +6,7 @@
  */
 import leven from "leven";
 import type { RouteDef, RouteParam } from "../../../generated/routes.ts";
-import { createContractAjv, INTEGER_TEXT, type ContractAjv, type ErrorObject, type OpenApiDoc, type ValidateFunction } from "../../../lib/openapi-ajv.ts";
+import { INTEGER_TEXT, sharedContractAjv, type ContractAjv, type ErrorObject, type OpenApiDoc, type ValidateFunction } from "../../../lib/openapi-ajv.ts";
 import { invalidParameters, type ValidationIssue } from "./errors.ts";
 
 type Location = ValidationIssue["location"];
@@ -146,9 +146,9 @@ export class ValidatorFactory {
   }
 
   private constructor(private readonly doc: OpenApiDoc) {
-    this.coercing = createContractAjv(doc, { coerceTypes: true });
-    this.strict = createContractAjv(doc);
-    this.firstError = createContractAjv(doc, { allErrors: false });
+    this.coercing = sharedContractAjv(doc, { coerceTypes: true });
+    this.strict = sharedContractAjv(doc);
+    this.firstError = sharedContractAjv(doc, { allErrors: false });
   }
 
   /** The route's validator, compiled on first use and kept (its functions keep nothing between requests). */
