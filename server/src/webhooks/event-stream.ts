@@ -141,10 +141,14 @@ export class EventStreams {
       do {
         p.again = false;
         if (p.listeners.size === 0) break;
+        // The listeners as they are now: one that subscribes during the read below may be behind `from`, and is sent
+        // its events by the next round (its subscribe wakes the project), never told they are gone.
+        const batch = [...p.listeners];
         let from = Infinity;
-        for (const l of p.listeners) from = Math.min(from, l.after);
+        for (const l of batch) from = Math.min(from, l.after);
         const events = await this.log.after(projectId, from);
-        for (const l of p.listeners) {
+        for (const l of batch) {
+          if (!p.listeners.has(l)) continue;
           const fresh = events.filter((e) => e.seq > l.after);
           if (fresh.length === 0) continue;
           // Dropped while this listener was behind (more than the stream holds came at once): said, never skipped.
@@ -218,7 +222,8 @@ export class EventStreams {
     const seq = Number(m[2]);
     if (seq > last) return { after: last, reset: `unknown_id: this stream has numbered only ${last} events` };
     const oldest = (await this.log.oldest(projectId)) ?? last + 1;
-    if (seq + 1 < oldest) return { after: seq, reset: `events_expired: events ${seq + 1} to ${oldest - 1} are no longer held; the held ones follow` };
+    // Said once, here: the listener then starts at the oldest held event, so the first send does not say it again.
+    if (seq + 1 < oldest) return { after: oldest - 1, reset: `events_expired: events ${seq + 1} to ${oldest - 1} are no longer held; the held ones follow` };
     return { after: seq };
   }
 
