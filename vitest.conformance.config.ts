@@ -3,11 +3,13 @@ import { LAYERS } from "./test/layers.ts";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { layerConfig } from "./vitest.layer.ts";
 
-// The longest files first (measured in CI: 255, 238, 173, 126 and 114 s of the layer's 1118 test-s): on a fresh
-// clone vitest orders files by size, and the longest started last, leaving one worker busy while the others idled.
+// The longest files first (measured alone on 2026-12-07: cover 325 s, foreign 265, surfaces 208, selftest 159,
+// variants-http 126 of the layer's 1255 test-s; cover had grown from 126 s with the violations planted since, and
+// starting fourth it ran alone for the layer's last 95 s): on a fresh clone vitest orders files by size, and the
+// longest started last, leaving one worker busy while the others idled.
 // Both variants files started together, beside the surfaces, loaded the machine so that the self-test's reference
 // server sent a retry 987 ms after a 400 ms delay (CI, 2026-12-04): they start after the self-test, never at once.
-const LONGEST = ["surfaces", "selftest", "foreign", "cover", "variants-webhooks", "variants-http"];
+const LONGEST = ["cover", "foreign", "surfaces", "selftest", "variants-http", "variants-webhooks"];
 const rank = (spec: TestSpecification) => {
   const i = LONGEST.findIndex((name) => spec.moduleId.endsWith(`/${name}.test.ts`));
   return i < 0 ? LONGEST.length : i;
