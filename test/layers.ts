@@ -33,7 +33,7 @@ export const LAYERS = {
   },
   foreign: {
     // Nine minutes at 2% of one core (13.9 s user, 1.6 s system over 540 s): it waits on the seed's own timings, so it
-    // runs beside every other layer (scripts/test/all.sh, with the cluster layer after it), where the load moves nothing
+    // runs beside every other layer (a lane of its own in scripts/test/all.sh), where the load moves nothing
     // it judges (its windows are seconds wide: a fifth of a 1-minute delay).
     // The proxy's file (half a minute of both cores) runs in the other worker from the start, while `npm test` builds
     // and type-checks on one core: off the conformance layer, which bounds the last lane.
@@ -48,15 +48,23 @@ export const LAYERS = {
     needs: "the npm registry",
   },
   stores: {
-    // The database's own tests run here, beside the install matrices, not in the timing-sensitive cluster layer: they
-    // wait for outcomes (30 s bounds), never time them.
+    // The database's own tests run here, not in the timing-sensitive cluster layer: they wait for outcomes (30 s
+    // bounds), never time them, so they run after the soak in a lane beside the busy one (scripts/test/all.sh).
     files: ["server/test/cluster/stores.test.ts", "server/test/cluster/database.test.ts", "server/test/cluster/tables.test.ts", "server/test/cluster/delivery-core-pg.test.ts"],
     proves: "the same behaviour tests and the conformance suite's full run over every store: memory, SQLite and PostgreSQL; every resource in PostgreSQL's tables (held by no process, a transition made once, the planted quota in four rows per tenant (passing the cap by at most the plants in flight, never making them all wait on one row), the project quota one row per tenant, fault settings one row every request reads, created projects, webhooks, listener secrets and forwards read through either process, the stream numbered by one row per project and sent to listeners on every process, a change's statements sent with its COMMIT, a study's caps under racing processes, an older database's log moved in, a team given every turn on a process while another team is served on another process, the live processes counted); PostgreSQL crashed and restarted under writes on three processes, and ten processes within its default connection limit; the delivery core's cases over PostgreSQL's attempt queue, to the millisecond on a manual clock",
     needs: "PostgreSQL (Debian's, installed by scripts/deploy/install-postgresql.sh)",
   },
   cluster: {
-    files: ["server/test/cluster/cluster.test.ts", "server/test/cluster/compose.test.ts", "server/test/cluster/soak.test.ts"],
-    proves: "several sandbox processes on one PostgreSQL: reads across processes, one delivery per event, no lock over a tenant (a tenant waiting on its own row holds nothing another needs), claims of each tenant's deliveries apart, a refused change nowhere, timers as rows, the compose file's services behind nginx, and five minutes of kill -9 under load with two tenants",
+    files: ["server/test/cluster/cluster.test.ts", "server/test/cluster/compose.test.ts"],
+    proves: "several sandbox processes on one PostgreSQL: reads across processes, one delivery per event, no lock over a tenant (a tenant waiting on its own row holds nothing another needs), claims of each tenant's deliveries apart, a refused change nowhere, timers as rows, the compose file's services behind nginx",
+    needs: "PostgreSQL and nginx (Debian's, installed by scripts/deploy/install-postgresql.sh)",
+  },
+  soak: {
+    // Five minutes of kills and light writes (about 80 s of CPU over seven minutes), judged with the stalls it measures
+    // (a retry may be late by as long as a process left a read unanswered meanwhile): it runs from the start of
+    // scripts/test/all.sh beside the other lanes, not in the cluster layer at the end, whose lane it made the longest.
+    files: ["server/test/cluster/soak.test.ts"],
+    proves: "three sandbox processes on one PostgreSQL through five minutes of kill -9 under writes of two tenants (one receiver slow and failing): nothing acknowledged lost, every retry on its schedule, nothing delivered again after a 2xx, the event stream and api-sandbox listen through nginx missing and repeating nothing, the other tenant's deliveries within the seed's time",
     needs: "PostgreSQL and nginx (Debian's, installed by scripts/deploy/install-postgresql.sh)",
   },
 } satisfies Record<string, Layer>;

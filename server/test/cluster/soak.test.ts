@@ -173,7 +173,8 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
       }
     })();
     // A light read of every process every 200 ms all along: how long one went unanswered is the machine's stall (CI
-    // shares two cores with the install and conformance matrices), which a retry's lateness is allowed (see below).
+    // runs it on two cores beside `npm test`, the processes layer and the install matrices), which a retry's lateness
+    // is allowed (see below).
     const pulses: Array<{ sent: number; answered: number }> = [];
     const pulse = (async () => {
       while (Date.now() < end) {
@@ -237,7 +238,7 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
         if (succeeded.length === 0) expect(list.length, where).toBe(DELAYS.length + 1);
         for (let n = 1; n < list.length; n++) {
           // Scheduled the configured delay after the failure before it, and sent at that time: late by at most the
-          // claim loop's wake-up on a machine CI shares with the install and conformance matrices (the run prints the
+          // claim loop's wake-up on a machine CI shares with the other layers' lanes (the run prints the
           // latest it measured).
           expect(Date.parse(list[n].scheduled_at) - Date.parse(list[n - 1].finished_at), where).toBe(DELAYS[n - 1]);
           const [due, sent] = [Date.parse(list[n].scheduled_at), Date.parse(list[n].sent_at)];
