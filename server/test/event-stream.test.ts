@@ -28,13 +28,13 @@ afterEach(() => {
   for (const fn of cleanup.splice(0)) fn();
 });
 
-/** A stream over a memory log whose `after` reads wait while `held` is set, behind a real HTTP server. */
-async function start() {
+/** A stream over a memory log holding `keep` events, whose `after` reads wait while held (`hold`), behind a real HTTP server. */
+async function start(keep?: number) {
   const backend = new MemoryBackend();
   let gate: { open: Promise<void>; release: () => void } | null = null;
   let reads = 0;
-  const streams = new EventStreams(backend, (epoch, keep) => {
-    const log = new MemoryStream(backend, epoch, keep);
+  const streams = new EventStreams(backend, (epoch, held) => {
+    const log = new MemoryStream(backend, epoch, keep ?? held);
     const after = log.after.bind(log);
     log.after = async (projectId, seq) => {
       reads++;
@@ -63,7 +63,8 @@ async function start() {
     reads: () => reads,
     hold() {
       let release!: () => void;
-      gate = { open: new Promise<void>((r) => (release = r)), release: () => release() };
+      const open = new Promise<void>((r) => (release = r));
+      gate = { open, release };
     },
     release() {
       gate?.release();
@@ -122,27 +123,10 @@ describe("the delivery stream's fan-out", () => {
   });
 
   it("still says `reset` when the events after the id are no longer held", async () => {
-    const backend = new MemoryBackend();
-    const streams = new EventStreams(backend, (epoch) => new MemoryStream(backend, epoch, 3));
-    const server = createServer((req, res) => void streams.subscribe(project, res, req.headers["last-event-id"] as string, "127.0.0.1"));
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    const controller = new AbortController();
-    cleanup.push(() => {
-      controller.abort();
-      streams.dispose();
-      server.closeAllConnections();
-      server.close();
-    });
-    const events = [1, 2, 3, 4, 5, 6].map((n) => streams.publish(project.id, event(n)) as StreamEvent);
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { headers: { "last-event-id": events[0].id }, signal: controller.signal });
-    const frames: Array<{ event?: string; id?: string }> = [];
-    const parser = createParser({ onEvent: (e) => void frames.push({ event: e.event, id: e.id }) });
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      if (frames.length >= 4) break;
-    }
-    expect(frames).toEqual([{ event: "reset", id: undefined }, ...events.slice(3).map((e) => ({ event: "interview.completed", id: e.id }))]);
+    const s = await start(3);
+    const events = [1, 2, 3, 4, 5, 6].map((n) => s.publish(n));
+    const frames = await s.open(events[0].id);
+    await until("the reset and the three held events", () => frames.length >= 4);
+    expect(frames.map((f) => ({ event: f.event, id: f.id }))).toEqual([{ event: "reset", id: undefined }, ...events.slice(3).map((e) => ({ event: "interview.completed", id: e.id }))]);
   });
 });

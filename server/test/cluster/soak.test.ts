@@ -123,9 +123,10 @@ describe("three processes on one PostgreSQL, killed with -9 over five minutes", 
       let errors = "";
       const keep = (d: Buffer) => (listenerLogs[i] = (listenerLogs[i] + d).slice(-6_000));
       child.stdout!.on("data", keep);
-      child.stderr!.on("data", (d) => ((errors += d), keep(d)));
-      // A reset the sandbox told it (printed as a warning) is a gap the stream admitted: none is due in this run.
       child.stderr!.on("data", (d: Buffer) => {
+        errors += d;
+        keep(d);
+        // A reset the sandbox told it (printed as a warning) is a gap the stream admitted: none is due in this run.
         for (const line of String(d).split("\n")) if (line.includes("reset the stream")) listenerResets.push(`${t.name}: ${line}`);
       });
       // A listener that stops before the end is a failure of its own, with what it said.
