@@ -5,6 +5,7 @@
 import { createParser } from "eventsource-parser";
 import type { Rule } from "./rules.ts";
 import { UUID_TEXT } from "../../lib/openapi-ajv.ts";
+import { send, textOf, type Exchange } from "./transport.ts";
 
 /** What the client needs of the contract: which operation a request is (the Contract class has this shape). */
 export interface OperationMatcher {
@@ -161,8 +162,7 @@ export class Http {
       while (on) {
         const sent = Date.now();
         try {
-          const res = await fetch(url, { headers, signal: AbortSignal.timeout(this.timeoutMs) });
-          await res.arrayBuffer();
+          await send(url, { headers, timeoutMs: this.timeoutMs });
         } catch {
           // A pulse that fails says nothing a check judges; its time still counts below.
         }
@@ -240,12 +240,13 @@ export class Http {
     const curl = curlOf(url, method, headers, body);
     this.count++;
     this.tap?.(curl);
-    let res: Response;
+    let res: Exchange;
     let sent: number;
     for (let attempt = 0; ; attempt++) {
       sent = Date.now();
       try {
-        res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs), redirect: "manual" });
+        // A stream is judged by its status and headers: its body never ends while the stream is live, so it is not read.
+        res = await send(url, { method, headers, body, timeoutMs: this.timeoutMs, keepBody: (h) => !isEventStreamType(h.get("content-type")) });
       } catch (err) {
         throw new Error(`request failed (${(err as Error).message})\n  reproduce: ${curl}`);
       }
@@ -254,16 +255,12 @@ export class Http {
       if (res.status !== 429 || attempt >= RATE_RETRIES) break;
       const wait = retryAfterMs(res.headers.get("retry-after"), attempt);
       if (wait > MAX_RATE_WAIT_MS) break;
-      await res.arrayBuffer().catch(() => undefined);
       const origin = new URL(this.baseUrl).origin;
       const tally = rateLimited.get(origin) ?? { requests: 0, waitedMs: 0 };
       rateLimited.set(origin, { requests: tally.requests + 1, waitedMs: tally.waitedMs + wait });
       await new Promise((ok) => setTimeout(ok, wait));
     }
-    // A stream is judged by its status and headers: its body never ends while the stream is live, so it is not read.
-    const streaming = isEventStreamType(res.headers.get("content-type"));
-    if (streaming) await res.body?.cancel().catch(() => undefined);
-    const text = streaming ? "" : await res.text();
+    const text = textOf(res.bytes);
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
