@@ -13,6 +13,9 @@ export function layerConfig(test: { include: string[]; exclude?: string[]; testT
       testTimeout: 30_000,
       hookTimeout: 60_000,
       maxWorkers: 2,
+      // A young generation of 32 MB semi-spaces (16 by default): the suite, its servers and their HTTP allocate short-lived
+      // objects by the gigabyte, and fewer scavenges took the conformance layer from 520 s of CPU to 479 s (alone, 4 workers).
+      execArgv: ["--max-semi-space-size=32"],
       ...rest,
       ...(sequencer ? { sequence: { sequencer } } : {}),
       exclude: ["**/node_modules/**", ...(rest.exclude ?? [])],
