@@ -54,16 +54,20 @@ export interface RunningProxy {
 }
 
 /** The worker's file: beside this one when run from source (through tsx), `proxy-worker.js` beside the bundle. */
-function workerFile(): URL {
+/** The judge worker's code: the published bundle beside cli.js, or from source one built for this process. */
+async function workerFile(): Promise<URL> {
   const here = import.meta.url;
-  return new URL(here.endsWith(".ts") ? "./worker-source.mjs" : "./proxy-worker.js", here);
+  if (!here.endsWith(".ts")) return new URL("./proxy-worker.js", here);
+  // Named by a variable so that the published build leaves it out (and esbuild, which only the source run needs).
+  const fromSource: string = "./worker-bundle.ts";
+  return ((await import(fromSource)) as typeof import("./worker-bundle.ts")).sourceWorker();
 }
 
 export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const target = new URL(o.target);
   const print = o.print ?? (() => undefined);
   const data: JudgingOptions = { target: target.href, level: o.level ?? "contract", caps: o.caps, webhookRetryDelaysMs: o.webhookRetryDelaysMs, webhookTimeoutMs: o.webhookTimeoutMs };
-  const worker = new Worker(workerFile(), { workerData: data });
+  const worker = new Worker(await workerFile(), { workerData: data });
   const maxPending = o.maxPending ?? 2_000;
   const memoryBudget = o.memoryBudget ?? 256 * 1_048_576;
   /** Bytes of each exchange waiting for the judge, in the order posted (the worker answers in that order). */
