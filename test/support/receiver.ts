@@ -34,6 +34,7 @@ export const answer = (status: number, body = "") => (_n: number, _req: Incoming
 
 export async function startReceiver(behaviour: Behaviour): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
+  const onSocket = new WeakMap<import("node:net").Socket, ReceivedRequest[]>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -43,7 +44,17 @@ export async function startReceiver(behaviour: Behaviour): Promise<Receiver> {
         body: Buffer.concat(chunks), at: performance.now(), closedAt: null,
       };
       requests.push(record);
-      req.socket.once("close", () => void (record.closedAt = performance.now()));
+      // One listener per connection, stamping every request it carried: one per request piled up on a kept-alive
+      // connection past node's limit of ten (a MaxListenersExceededWarning in CI, 2026-12-08).
+      let carried = onSocket.get(req.socket);
+      if (!carried) {
+        const list: ReceivedRequest[] = [];
+        onSocket.set(req.socket, (carried = list));
+        req.socket.once("close", () => {
+          for (const r of list) r.closedAt = performance.now();
+        });
+      }
+      carried.push(record);
       behaviour(record.n, req, res);
     });
   });
