@@ -199,6 +199,7 @@ export class Http {
     let status = 0;
     let contentType: string | null = null;
     try {
+      // fetch here, not the transport: a stream's body is read as it comes, and a run opens only a handful.
       const res = await fetch(url, { headers: all, signal: stop.signal });
       clearTimeout(headersTimer);
       status = res.status;
