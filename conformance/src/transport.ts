@@ -8,6 +8,7 @@
  * read as fetch reads it (UTF-8, a leading BOM dropped, bad bytes replaced).
  */
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import { constants } from "node:buffer";
 import { request as httpsRequest } from "node:https";
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 
@@ -42,21 +43,25 @@ const NORMALISED = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
 const EXPECTS_BODY = new Set(["POST", "PUT", "PATCH"]);
 
 export async function send(url: string, init: SendInit): Promise<Exchange> {
+  const method = methodOf(init.method);
   try {
-    return await attempt(url, init);
+    return await attempt(url, method, init);
   } catch (err) {
     // A kept-alive connection the server closed while idle fails as it is reused (node's documentation, at
     // request.reusedSocket): an idempotent request is sent again on a fresh one (RFC 9110, 9.2.2); a POST or PATCH
     // the server may have acted on is not, and its failure is reported.
-    if ((err as { reusedSocket?: boolean }).reusedSocket && IDEMPOTENT.has((init.method ?? "GET").toUpperCase())) return attempt(url, init);
+    if ((err as { reusedSocket?: boolean }).reusedSocket && IDEMPOTENT.has(method.toUpperCase())) return attempt(url, method, init);
     throw err;
   }
 }
 
-function attempt(url: string, init: SendInit): Promise<Exchange> {
+/** fetch's normalisation: these six in any case are sent in capitals, any other method as it is written. */
+function methodOf(written = "GET"): string {
+  return NORMALISED.has(written.toUpperCase()) ? written.toUpperCase() : written;
+}
+
+function attempt(url: string, method: string, init: SendInit): Promise<Exchange> {
   const target = new URL(url);
-  // fetch's normalisation: these six in any case are sent in capitals, any other method as it is written.
-  const method = NORMALISED.has((init.method ?? "GET").toUpperCase()) ? (init.method ?? "GET").toUpperCase() : init.method!;
   const headers: OutgoingHttpHeaders = {};
   const given = new Set<string>();
   for (const [k, v] of Object.entries(init.headers ?? {})) {
@@ -96,7 +101,7 @@ function attempt(url: string, init: SendInit): Promise<Exchange> {
       });
     });
     const timer = setTimeout(() => req.destroy(new RequestTimeout(init.timeoutMs)), init.timeoutMs);
-    req.on("error", (e) => finish(Object.assign(e, { reusedSocket: req.reusedSocket && !settled && (e as NodeJS.ErrnoException).code === "ECONNRESET" })));
+    req.on("error", (e) => finish(Object.assign(e, { reusedSocket: req.reusedSocket && (e as NodeJS.ErrnoException).code === "ECONNRESET" })));
     // Without a length node sends a method it does not know (a probe's PURGE) chunked; fetch sends it with no body at all.
     if (body === undefined && !EXPECTS_BODY.has(method)) req.useChunkedEncodingByDefault = false;
     req.end(body);
@@ -115,12 +120,20 @@ function decode(bytes: Buffer, encoding: string | null): Buffer {
   const codings = (encoding ?? "").toLowerCase().split(",").map((c) => c.trim()).filter((c) => c && c !== "identity");
   let out = bytes;
   for (const coding of codings.reverse()) {
-    if (coding === "gzip" || coding === "x-gzip") out = gunzipSync(out);
-    else if (coding === "deflate") out = inflateSync(out);
-    else if (coding === "br") out = brotliDecompressSync(out);
-    else throw new Error(`unknown Content-Encoding ${coding}`);
+    const undone = undoCoding(out, coding);
+    if (!undone) throw new Error(`unknown Content-Encoding ${coding}`);
+    out = undone;
   }
   return out;
+}
+
+/** One content coding undone, at most `maxBytes` out (zlib throws past it); null for a coding it does not know. */
+export function undoCoding(bytes: Buffer, coding: string, maxBytes: number = constants.MAX_LENGTH): Buffer | null {
+  const bound = { maxOutputLength: maxBytes };
+  if (coding === "gzip" || coding === "x-gzip") return gunzipSync(bytes, bound);
+  if (coding === "deflate") return inflateSync(bytes, bound);
+  if (coding === "br") return brotliDecompressSync(bytes, bound);
+  return null;
 }
 
 /** A body's text as fetch's `text()` reads it: UTF-8, a leading BOM dropped, invalid bytes replaced. */

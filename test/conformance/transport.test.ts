@@ -117,11 +117,10 @@ describe("the suite's transport reads answers as fetch read them", () => {
   });
 
   it("fails a request past its time with fetch's words", async () => {
-    const started = Date.now();
+    // The evidence is the error, not a stopwatch: a request that waited for /slow's answer (2 s) would have resolved.
     const err = await send(`${origin}/slow`, { timeoutMs: 300 }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(RequestTimeout);
     expect((err as Error).message).toMatch(/aborted due to timeout/);
-    expect(Date.now() - started).toBeLessThan(1_500);
   });
 
   it("sends an idempotent request again on a fresh connection when a reused one is reset, and never a POST", async () => {

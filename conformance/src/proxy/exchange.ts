@@ -1,5 +1,5 @@
 /** One request and its answer as the proxy forwarded them, with what it kept of the bodies to judge. */
-import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
+import { undoCoding } from "../transport.ts";
 import { curlOf } from "../http.ts";
 
 export interface Exchange {
@@ -45,10 +45,8 @@ export function decoded(raw: Buffer, encoding: string | null, maxBytes: number):
   const e = (encoding ?? "identity").trim().toLowerCase();
   try {
     if (e === "identity" || e === "") return { body: raw };
-    if (e === "gzip" || e === "x-gzip") return { body: gunzipSync(raw, { maxOutputLength: maxBytes }) };
-    if (e === "deflate") return { body: inflateSync(raw, { maxOutputLength: maxBytes }) };
-    if (e === "br") return { body: brotliDecompressSync(raw, { maxOutputLength: maxBytes }) };
-    return { body: null, why: `content-encoding ${e} is not one the proxy decodes` };
+    const body = undoCoding(raw, e, maxBytes);
+    return body ? { body } : { body: null, why: `content-encoding ${e} is not one the proxy decodes` };
   } catch (err) {
     return { body: null, why: `the ${e} body could not be decoded within ${maxBytes} bytes (${(err as Error).message})` };
   }

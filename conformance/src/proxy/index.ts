@@ -53,7 +53,6 @@ export interface RunningProxy {
   close(failOnClient?: boolean): Promise<Report>;
 }
 
-/** The worker's file: beside this one when run from source (through tsx), `proxy-worker.js` beside the bundle. */
 /** The judge worker's code: the published bundle beside cli.js, or from source one built for this process. */
 async function workerFile(): Promise<URL> {
   const here = import.meta.url;
